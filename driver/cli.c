@@ -1,0 +1,40 @@
+/* cli.c — option and error helpers shared by the subcommands. */
+#include "cli.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+int ks_cli_usage_error(const ks_cmd *pCmd, const char *zFmt, ...) {
+  va_list ap;
+  fprintf(stderr, "kernelskill%s%s: error: ", pCmd ? " " : "", pCmd ? pCmd->zName : "");
+  va_start(ap, zFmt);
+  vfprintf(stderr, zFmt, ap);
+  va_end(ap);
+  fprintf(stderr, "\n(see 'kernelskill %s%s--help')\n", pCmd ? pCmd->zName : "", pCmd ? " " : "");
+  return KS_EXIT_ENV;
+}
+
+int ks_cli_fail(int rc) {
+  const char *zMsg = ks_error_msg();
+  fprintf(stderr, "kernelskill: error: %s\n", zMsg[0] ? zMsg : ks_error_name(rc));
+  return ks_error_exit_code(rc);
+}
+
+int ks_cli_is_help(const char *zArg) {
+  return strcmp(zArg, "-h") == 0 || strcmp(zArg, "--help") == 0;
+}
+
+int ks_cli_opt_value(int argc, char **argv, int *pi, const char *zName, const char **pzVal) {
+  const char *zArg = argv[*pi];
+  size_t n = strlen(zName);
+  if (strncmp(zArg, zName, n) != 0) return 0;
+  if (zArg[n] == '=') {
+    *pzVal = zArg + n + 1;
+    return 1;
+  }
+  if (zArg[n] != 0) return 0;
+  if (*pi + 1 >= argc) return -1;
+  *pzVal = argv[++*pi];
+  return 1;
+}

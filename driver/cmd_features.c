@@ -1,0 +1,94 @@
+/* cmd_features.c — `kernelskill features`: the Feature Extractor's CLI. */
+#include "cli.h"
+#include "kernelskill/features.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char zUsage[] =
+    "usage: kernelskill features FILE.cu [--kernel NAME] [--json] [--device] [-- CLANG_ARGS...]\n"
+    "\n"
+    "Parse FILE.cu with libclang as a CUDA compile sees it (CUDA headers, clang 19)\n"
+    "and report static features of each __global__ kernel, and the file's launch sites.\n"
+    "\n"
+    "Options:\n"
+    "  --kernel NAME   only this kernel (exit 1 if the file has no such kernel)\n"
+    "  --json          versioned JSON (\"ks_features\": 1; see docs/features.md)\n"
+    "  --device        parse the device side (--cuda-device-only) instead of the host side\n"
+    "  --arch SM       GPU architecture to parse for (default sm_90)\n"
+    "  -- ARGS...      more clang arguments (-I, -D, -std=...)\n"
+    "\n"
+    "Exit codes: 0 parsed cleanly (a file with no kernels is fine); 1 missing file,\n"
+    "not CUDA, syntax errors (diagnostics on stderr; kernels that parsed are still\n"
+    "reported), or unknown --kernel; 2 usage or environment error.\n";
+
+extern const ks_cmd ks_cmd_features;
+
+static int run_features(int argc, char **argv) {
+  const char *zFile = NULL, *zKernel = NULL, *zArch = NULL;
+  int bJson = 0, bDevice = 0, iExtra = argc;
+  for (int i = 1; i < argc; i++) {
+    const char *zVal;
+    int m;
+    if (strcmp(argv[i], "--") == 0) {
+      iExtra = i + 1;
+      break;
+    } else if (strcmp(argv[i], "--json") == 0) {
+      bJson = 1;
+    } else if (strcmp(argv[i], "--device") == 0) {
+      bDevice = 1;
+    } else if ((m = ks_cli_opt_value(argc, argv, &i, "--kernel", &zVal)) != 0) {
+      if (m < 0) return ks_cli_usage_error(&ks_cmd_features, "--kernel needs a value");
+      zKernel = zVal;
+    } else if ((m = ks_cli_opt_value(argc, argv, &i, "--arch", &zVal)) != 0) {
+      if (m < 0) return ks_cli_usage_error(&ks_cmd_features, "--arch needs a value");
+      zArch = zVal;
+    } else if (argv[i][0] == '-' && argv[i][1]) {
+      return ks_cli_usage_error(&ks_cmd_features, "unknown option '%s'", argv[i]);
+    } else if (!zFile) {
+      zFile = argv[i];
+    } else {
+      return ks_cli_usage_error(&ks_cmd_features, "one file at a time (got '%s' and '%s')", zFile, argv[i]);
+    }
+  }
+  if (!zFile) return ks_cli_usage_error(&ks_cmd_features, "no input file");
+
+  ks_parse_opts po = KS_PARSE_OPTS_INIT;
+  po.azExtraArgs = (const char *const *)(argv + iExtra);
+  po.nExtraArgs = argc - iExtra;
+  po.bDeviceSide = bDevice;
+  po.zGpuArch = zArch;
+  ks_tu *pTu = NULL;
+  ks_buf out = KS_BUF_INIT, diags = KS_BUF_INIT;
+  int rc = ks_tu_parse(zFile, &po, &pTu);
+  if (rc < 0) {
+    int ec = ks_cli_fail(rc);
+    ks_buf_free(&out);
+    return ec;
+  }
+  ks_features_opts fo = KS_FEATURES_OPTS_INIT;
+  fo.zKernel = zKernel;
+  rc = bJson ? ks_features_json(pTu, &fo, &out) : ks_features_text(pTu, &fo, &out);
+  int nErr = ks_tu_error_count(pTu);
+  ks_tu_diagnostics(pTu, &diags);
+  fputs(ks_buf_cstr(&diags), stderr);
+  int ec = KS_EXIT_OK;
+  if (rc < 0) {
+    ec = ks_cli_fail(rc);
+  } else {
+    fputs(ks_buf_cstr(&out), stdout);
+    if (nErr > 0) {
+      fprintf(stderr, "kernelskill: error: %s: %d error%s in the source; kernels that parsed are reported\n",
+              zFile, nErr, nErr == 1 ? "" : "s");
+      ec = KS_EXIT_INPUT;
+    }
+  }
+  ks_buf_free(&out);
+  ks_buf_free(&diags);
+  ks_tu_free(pTu);
+  return ec;
+}
+
+const ks_cmd ks_cmd_features = {"features", "static features of each kernel in a .cu file (libclang)", zUsage,
+                                run_features, 10};

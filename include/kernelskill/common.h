@@ -1,0 +1,109 @@
+/* kernelskill/common.h — error codes, the last-error message, growable buffers,
+ * file and path helpers shared by every module of libkernelskill.
+ *
+ * Conventions (all modules):
+ *   - functions are named ks_<module>_<verb>; they return KS_OK (0) or a
+ *     negative KS_E* code, and set a message retrievable by ks_error_msg();
+ *   - variable prefixes tell their kind: z = NUL-terminated string,
+ *     n = count or size, p = pointer to an object, a = array, i/j = index,
+ *     b = boolean flag, r = double, e = enum value, x = function pointer,
+ *     rc = return code;
+ *   - option structs begin with an `unsigned version` field and have an
+ *     *_INIT macro, so fields can be added without breaking callers. */
+#ifndef KERNELSKILL_COMMON_H
+#define KERNELSKILL_COMMON_H
+
+#include <stdarg.h>
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define KS_VERSION_STRING "0.1.0"
+
+/* Error codes. Negative so that `if (rc < 0)` reads naturally. */
+enum {
+  KS_OK = 0,
+  KS_ERROR = -1,     /* internal error: a bug of ours */
+  KS_ENOMEM = -2,    /* out of memory */
+  KS_EIO = -3,       /* reading or writing a file failed */
+  KS_EINVAL = -4,    /* the input is wrong (bad file contents, bad value) */
+  KS_ENOTFOUND = -5, /* a named thing does not exist (file, kernel, skill) */
+  KS_EPARSE = -6,    /* the input does not parse (C/CUDA, JSON, a condition) */
+  KS_EPRECOND = -7,  /* a rewrite rule's preconditions do not hold */
+  KS_ENOCHANGE = -8, /* nothing to do: e.g. a rule already applied */
+  KS_EUNAVAIL = -9,  /* the environment lacks something (GPU, tool, library) */
+  KS_EUSAGE = -10    /* the command line is wrong */
+};
+
+/* Process exit codes of the CLI tools. */
+enum { KS_EXIT_OK = 0, KS_EXIT_INPUT = 1, KS_EXIT_ENV = 2 };
+
+/* Set the thread's last error message (printf-style) and return rc. */
+int ks_error_set(int rc, const char *zFmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+/* The last error message set on this thread ("" if none). */
+const char *ks_error_msg(void);
+/* A short name for an error code ("invalid input", ...). */
+const char *ks_error_name(int rc);
+/* Map a KS_E* code to the CLI exit code convention. */
+int ks_error_exit_code(int rc);
+void ks_error_clear(void);
+
+/* Growable, always NUL-terminated byte buffer. A zeroed ks_buf is empty. */
+typedef struct ks_buf {
+  char *z;    /* contents, NUL-terminated once anything was added */
+  size_t n;   /* bytes used, not counting the NUL */
+  size_t nAlloc;
+} ks_buf;
+
+#define KS_BUF_INIT {0, 0, 0}
+
+int ks_buf_grow(ks_buf *p, size_t nExtra);
+int ks_buf_append(ks_buf *p, const char *z, size_t n);
+int ks_buf_puts(ks_buf *p, const char *z);
+int ks_buf_printf(ks_buf *p, const char *zFmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+int ks_buf_vprintf(ks_buf *p, const char *zFmt, va_list ap);
+/* Append z as a JSON string literal (with quotes, escaped). */
+int ks_buf_json_string(ks_buf *p, const char *z);
+/* The contents ("" when empty); never NULL. */
+const char *ks_buf_cstr(const ks_buf *p);
+void ks_buf_clear(ks_buf *p);
+void ks_buf_free(ks_buf *p);
+/* Hand the contents to the caller (who frees them) and reset the buffer. */
+char *ks_buf_detach(ks_buf *p);
+
+/* Read a whole file. On success *pzOut is malloc'd and NUL-terminated. */
+int ks_file_read(const char *zPath, char **pzOut, size_t *pnOut);
+/* Write a file atomically: temp file in the same folder, fsync, rename. */
+int ks_file_write_atomic(const char *zPath, const char *z, size_t n);
+int ks_file_exists(const char *zPath);
+int ks_dir_exists(const char *zPath);
+/* mkdir -p */
+int ks_dir_make(const char *zPath);
+
+/* Folder part of a path ("." if none); malloc'd. */
+char *ks_path_dirname(const char *zPath);
+/* Join two path parts with one '/'; an absolute zRel is returned as is. */
+char *ks_path_join(const char *zDir, const char *zRel);
+/* The folder holding the running executable; malloc'd, or NULL. */
+char *ks_path_exe_dir(void);
+/* The data folder (share/kernelskill): $KS_DATADIR, else next to the
+ * executable (../share/kernelskill), else the configured install prefix. */
+int ks_path_datadir(char **pzOut);
+
+/* strdup that reports KS_ENOMEM through the error channel when it fails. */
+char *ks_strdup(const char *z);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,68 @@
+/* kernelskill/features.h — the Feature Extractor: parse a CUDA file with libclang
+ * exactly as a CUDA compile sees it, and report static features per __global__
+ * kernel as versioned JSON ("ks_features": 1; docs/features.md has every field). */
+#ifndef KERNELSKILL_FEATURES_H
+#define KERNELSKILL_FEATURES_H
+
+#include <stddef.h>
+
+#include "kernelskill/common.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define KS_FEATURES_FORMAT 1
+
+/* A parsed translation unit, reusable: ks_tu_reparse() after an edit is much
+ * faster than a fresh parse (libclang keeps a precompiled preamble). */
+typedef struct ks_tu ks_tu;
+
+typedef struct ks_parse_opts {
+  unsigned version;
+  const char *const *azExtraArgs; /* more clang arguments (-I, -D, ...) */
+  int nExtraArgs;
+  int bDeviceSide;         /* parse the device side (--cuda-device-only) */
+  const char *zGpuArch;    /* "sm_90" by default */
+  const char *zCudaPath;   /* default: $CUDA_PATH, else the configured toolkit */
+  const char *zResourceDir;/* default: $KS_CLANG_RESOURCE_DIR, else libclang's own */
+  const char *zContents;   /* parse this text instead of the file's bytes */
+  size_t nContents;
+} ks_parse_opts;
+
+#define KS_PARSE_OPTS_VERSION 1
+#define KS_PARSE_OPTS_INIT {KS_PARSE_OPTS_VERSION, 0, 0, 0, 0, 0, 0, 0, 0}
+
+/* Parse zFile. Fails (KS_ENOTFOUND, KS_EPARSE) only when nothing usable came
+ * out; syntax errors in user code are kept as diagnostics (ks_tu_error_count). */
+int ks_tu_parse(const char *zFile, const ks_parse_opts *pOpts, ks_tu **ppTu);
+/* Re-parse after the main file changed; zContents NULL re-reads the file. */
+int ks_tu_reparse(ks_tu *pTu, const char *zContents, size_t nContents);
+void ks_tu_free(ks_tu *pTu);
+/* Errors clang reported in the user's code. */
+int ks_tu_error_count(const ks_tu *pTu);
+/* Append the user-code diagnostics as "file:line:col: error: msg" lines. */
+int ks_tu_diagnostics(const ks_tu *pTu, ks_buf *pOut);
+/* The main file's text as parsed. */
+const char *ks_tu_source(const ks_tu *pTu, size_t *pnSrc);
+double ks_tu_parse_seconds(const ks_tu *pTu);
+
+typedef struct ks_features_opts {
+  unsigned version;
+  const char *zKernel; /* only this kernel (NULL: all) */
+} ks_features_opts;
+
+#define KS_FEATURES_OPTS_VERSION 1
+#define KS_FEATURES_OPTS_INIT {KS_FEATURES_OPTS_VERSION, 0}
+
+/* Write the features document {"ks_features":1, "file":..., "kernels":[...],
+ * "launches":[...], "diagnostics":[...]} as JSON into pOut.
+ * KS_ENOTFOUND if zKernel names no kernel of the file. */
+int ks_features_json(ks_tu *pTu, const ks_features_opts *pOpts, ks_buf *pOut);
+/* The same, as a short human-readable summary. */
+int ks_features_text(ks_tu *pTu, const ks_features_opts *pOpts, ks_buf *pOut);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,83 @@
+/* kernelskill/rewrite.h — the offline Optimizer: deterministic source rewrites.
+ * A rule reads the libclang AST of one kernel (and its launch sites), and
+ * queues byte-range edits of the main file; the engine applies them, adds the
+ * provenance comment, and leaves every other byte of the file as it was. */
+#ifndef KERNELSKILL_REWRITE_H
+#define KERNELSKILL_REWRITE_H
+
+#include "kernelskill/common.h"
+#include "kernelskill/features.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct ks_rewrite ks_rewrite; /* one rule application in progress */
+
+/* A rule. One per file lib/rewrite/rules/<id>.c defining `ks_rule_<id>` (dashes
+ * become underscores); docs/rules/<id>.md and test/rewrite/<id>.cu go with it. */
+typedef struct ks_rule {
+  const char *zId;       /* "vectorize" */
+  const char *zSummary;  /* one line */
+  const char *const *azParams; /* accepted parameter names, NULL-terminated (may be NULL) */
+  /* Check preconditions and queue edits through ks_rewrite_* calls. Returns
+   * KS_OK (edits queued), KS_EPRECOND (message says which precondition failed),
+   * KS_ENOCHANGE (already applied: message says so). */
+  int (*xApply)(ks_rewrite *p);
+} ks_rule;
+
+/* The rule table (generated from lib/rewrite/rules/), NULL-terminated. */
+extern const ks_rule *const ks_rule_table[];
+const ks_rule *ks_rule_find(const char *zId);
+
+typedef struct ks_rewrite_opts {
+  unsigned version;
+  const char *zKernel;   /* the kernel to rewrite (required) */
+  const char *zRule;     /* rule id (required) */
+  const char *const *azParams; /* "k=v" strings */
+  int nParams;
+  const char *zSkill;    /* skill id for the provenance comment (default: "rule:<id>") */
+  int iRound;            /* loop round for the provenance comment (0: none) */
+} ks_rewrite_opts;
+
+#define KS_REWRITE_OPTS_VERSION 1
+#define KS_REWRITE_OPTS_INIT {KS_REWRITE_OPTS_VERSION, 0, 0, 0, 0, 0, 0}
+
+/* Apply one rule to the parsed file pTu. On KS_OK *pzOut (malloc'd) holds the
+ * whole new file. KS_EPRECOND / KS_ENOCHANGE: nothing is produced, and
+ * ks_error_msg() says why. */
+int ks_rewrite_apply(ks_tu *pTu, const ks_rewrite_opts *pOpts, char **pzOut, size_t *pnOut);
+
+/* ---- For rules (called from xApply) ---- */
+
+ks_tu *ks_rewrite_tu(ks_rewrite *p);
+const char *ks_rewrite_kernel_name(ks_rewrite *p);
+const char *ks_rewrite_source(ks_rewrite *p, size_t *pnSrc);
+/* A parameter's value, or zDefault when not given. */
+const char *ks_rewrite_param(ks_rewrite *p, const char *zName, const char *zDefault);
+/* Replace main-file bytes [iStart, iEnd) by zText (iStart == iEnd inserts).
+ * Edits must not overlap; KS_EINVAL if they do. */
+int ks_rewrite_replace(ks_rewrite *p, unsigned iStart, unsigned iEnd, const char *zText);
+/* Put one provenance comment line above the line holding iOffset, with that
+ * line's indentation:  // kernelskill: <skill> (rule <id>[, round N]) <zWhat>
+ * (several notes above one line merge into one comment line). */
+int ks_rewrite_note(ks_rewrite *p, unsigned iOffset, const char *zWhat);
+/* Refuse: set the message and return KS_EPRECOND / KS_ENOCHANGE. */
+int ks_rewrite_refuse(ks_rewrite *p, const char *zFmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+int ks_rewrite_already(ks_rewrite *p, const char *zFmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+/* A unified diff (---/+++ headers naming zPath) between two texts. */
+int ks_rewrite_diff(const char *zPath, const char *zOld, size_t nOld, const char *zNew, size_t nNew, ks_buf *pOut);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

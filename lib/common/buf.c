@@ -1,0 +1,100 @@
+/* buf.c — growable NUL-terminated byte buffers (ks_buf). */
+#include "kernelskill/common.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int ks_buf_grow(ks_buf *p, size_t nExtra) {
+  size_t nNeed = p->n + nExtra + 1;
+  if (nNeed <= p->nAlloc) return KS_OK;
+  size_t nNew = p->nAlloc ? p->nAlloc : 64;
+  while (nNew < nNeed) nNew *= 2;
+  char *z = realloc(p->z, nNew);
+  if (!z) return ks_error_set(KS_ENOMEM, "out of memory (%zu bytes)", nNew);
+  p->z = z;
+  p->nAlloc = nNew;
+  return KS_OK;
+}
+
+int ks_buf_append(ks_buf *p, const char *z, size_t n) {
+  int rc = ks_buf_grow(p, n);
+  if (rc < 0) return rc;
+  if (n) memcpy(p->z + p->n, z, n);
+  p->n += n;
+  p->z[p->n] = 0;
+  return KS_OK;
+}
+
+int ks_buf_puts(ks_buf *p, const char *z) { return ks_buf_append(p, z, strlen(z)); }
+
+int ks_buf_vprintf(ks_buf *p, const char *zFmt, va_list ap) {
+  va_list ap2;
+  va_copy(ap2, ap);
+  int n = vsnprintf(NULL, 0, zFmt, ap2);
+  va_end(ap2);
+  if (n < 0) return ks_error_set(KS_ERROR, "bad format string");
+  int rc = ks_buf_grow(p, (size_t)n);
+  if (rc < 0) return rc;
+  vsnprintf(p->z + p->n, (size_t)n + 1, zFmt, ap);
+  p->n += (size_t)n;
+  return KS_OK;
+}
+
+int ks_buf_printf(ks_buf *p, const char *zFmt, ...) {
+  va_list ap;
+  va_start(ap, zFmt);
+  int rc = ks_buf_vprintf(p, zFmt, ap);
+  va_end(ap);
+  return rc;
+}
+
+int ks_buf_json_string(ks_buf *p, const char *z) {
+  int rc = ks_buf_append(p, "\"", 1);
+  for (const unsigned char *u = (const unsigned char *)z; rc == KS_OK && *u; u++) {
+    switch (*u) {
+    case '"': rc = ks_buf_puts(p, "\\\""); break;
+    case '\\': rc = ks_buf_puts(p, "\\\\"); break;
+    case '\n': rc = ks_buf_puts(p, "\\n"); break;
+    case '\r': rc = ks_buf_puts(p, "\\r"); break;
+    case '\t': rc = ks_buf_puts(p, "\\t"); break;
+    default:
+      if (*u < 0x20) rc = ks_buf_printf(p, "\\u%04x", *u);
+      else rc = ks_buf_append(p, (const char *)u, 1);
+    }
+  }
+  if (rc == KS_OK) rc = ks_buf_append(p, "\"", 1);
+  return rc;
+}
+
+const char *ks_buf_cstr(const ks_buf *p) { return p->z ? p->z : ""; }
+
+void ks_buf_clear(ks_buf *p) {
+  p->n = 0;
+  if (p->z) p->z[0] = 0;
+}
+
+void ks_buf_free(ks_buf *p) {
+  free(p->z);
+  p->z = NULL;
+  p->n = p->nAlloc = 0;
+}
+
+char *ks_buf_detach(ks_buf *p) {
+  char *z = p->z;
+  if (!z) z = calloc(1, 1);
+  p->z = NULL;
+  p->n = p->nAlloc = 0;
+  return z;
+}
+
+char *ks_strdup(const char *z) {
+  size_t n = strlen(z) + 1;
+  char *zCopy = malloc(n);
+  if (!zCopy) {
+    ks_error_set(KS_ENOMEM, "out of memory");
+    return NULL;
+  }
+  memcpy(zCopy, z, n);
+  return zCopy;
+}

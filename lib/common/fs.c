@@ -1,0 +1,171 @@
+/* fs.c — file and path helpers: whole-file reads, atomic writes, the data folder. */
+#define _GNU_SOURCE
+#include "kernelskill/common.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#ifndef KS_INSTALL_DATADIR
+#define KS_INSTALL_DATADIR "/usr/local/share/kernelskill"
+#endif
+
+int ks_file_read(const char *zPath, char **pzOut, size_t *pnOut) {
+  int rc = KS_OK;
+  char *z = NULL;
+  FILE *f = fopen(zPath, "rb");
+  if (!f) {
+    if (errno == ENOENT) return ks_error_set(KS_ENOTFOUND, "%s: no such file", zPath);
+    return ks_error_set(KS_EIO, "%s: cannot open: %s", zPath, strerror(errno));
+  }
+  ks_buf b = KS_BUF_INIT;
+  char aChunk[65536];
+  size_t n;
+  while ((n = fread(aChunk, 1, sizeof aChunk, f)) > 0) {
+    rc = ks_buf_append(&b, aChunk, n);
+    if (rc < 0) goto done;
+  }
+  if (ferror(f)) {
+    rc = ks_error_set(KS_EIO, "%s: read error", zPath);
+    goto done;
+  }
+  if (pnOut) *pnOut = b.n;
+  z = ks_buf_detach(&b);
+  *pzOut = z;
+done:
+  fclose(f);
+  ks_buf_free(&b);
+  return rc;
+}
+
+int ks_file_write_atomic(const char *zPath, const char *z, size_t n) {
+  int rc = KS_OK;
+  int fd = -1;
+  ks_buf tmp = KS_BUF_INIT;
+  if ((rc = ks_buf_printf(&tmp, "%s.ks-tmp-%ld", zPath, (long)getpid())) < 0) goto done;
+  fd = open(tmp.z, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    rc = ks_error_set(KS_EIO, "%s: cannot create: %s", tmp.z, strerror(errno));
+    goto done;
+  }
+  /* Keep the permissions of a file being replaced. */
+  struct stat st;
+  if (stat(zPath, &st) == 0) fchmod(fd, st.st_mode & 07777);
+  size_t nDone = 0;
+  while (nDone < n) {
+    ssize_t w = write(fd, z + nDone, n - nDone);
+    if (w < 0) {
+      if (errno == EINTR) continue;
+      rc = ks_error_set(KS_EIO, "%s: write error: %s", tmp.z, strerror(errno));
+      goto done;
+    }
+    nDone += (size_t)w;
+  }
+  if (fsync(fd) != 0) {
+    rc = ks_error_set(KS_EIO, "%s: fsync: %s", tmp.z, strerror(errno));
+    goto done;
+  }
+  close(fd);
+  fd = -1;
+  if (rename(tmp.z, zPath) != 0) {
+    rc = ks_error_set(KS_EIO, "%s: rename: %s", zPath, strerror(errno));
+    goto done;
+  }
+done:
+  if (fd >= 0) close(fd);
+  if (rc < 0 && tmp.z) unlink(tmp.z);
+  ks_buf_free(&tmp);
+  return rc;
+}
+
+int ks_file_exists(const char *zPath) {
+  struct stat st;
+  return stat(zPath, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+int ks_dir_exists(const char *zPath) {
+  struct stat st;
+  return stat(zPath, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+int ks_dir_make(const char *zPath) {
+  char *z = ks_strdup(zPath);
+  if (!z) return KS_ENOMEM;
+  int rc = KS_OK;
+  for (char *p = z + 1;; p++) {
+    if (*p == '/' || *p == 0) {
+      char c = *p;
+      *p = 0;
+      if (mkdir(z, 0755) != 0 && errno != EEXIST) {
+        rc = ks_error_set(KS_EIO, "%s: cannot create folder: %s", z, strerror(errno));
+        break;
+      }
+      *p = c;
+      if (c == 0) break;
+    }
+  }
+  free(z);
+  return rc;
+}
+
+char *ks_path_dirname(const char *zPath) {
+  const char *zSlash = strrchr(zPath, '/');
+  if (!zSlash) return ks_strdup(".");
+  if (zSlash == zPath) return ks_strdup("/");
+  size_t n = (size_t)(zSlash - zPath);
+  char *z = malloc(n + 1);
+  if (!z) return NULL;
+  memcpy(z, zPath, n);
+  z[n] = 0;
+  return z;
+}
+
+char *ks_path_join(const char *zDir, const char *zRel) {
+  if (zRel[0] == '/' || !zDir || !zDir[0]) return ks_strdup(zRel);
+  ks_buf b = KS_BUF_INIT;
+  size_t nDir = strlen(zDir);
+  if (ks_buf_printf(&b, "%s%s%s", zDir, zDir[nDir - 1] == '/' ? "" : "/", zRel) < 0) {
+    ks_buf_free(&b);
+    return NULL;
+  }
+  return ks_buf_detach(&b);
+}
+
+char *ks_path_exe_dir(void) {
+  char aPath[4096];
+  ssize_t n = readlink("/proc/self/exe", aPath, sizeof aPath - 1);
+  if (n <= 0) return NULL;
+  aPath[n] = 0;
+  return ks_path_dirname(aPath);
+}
+
+int ks_path_datadir(char **pzOut) {
+  const char *zEnv = getenv("KS_DATADIR");
+  if (zEnv && zEnv[0]) {
+    if (!ks_dir_exists(zEnv))
+      return ks_error_set(KS_EUNAVAIL, "KS_DATADIR=%s is not a folder", zEnv);
+    *pzOut = ks_strdup(zEnv);
+    return *pzOut ? KS_OK : KS_ENOMEM;
+  }
+  char *zExe = ks_path_exe_dir();
+  if (zExe) {
+    char *zCand = ks_path_join(zExe, "../share/kernelskill");
+    free(zExe);
+    if (zCand && ks_dir_exists(zCand)) {
+      *pzOut = zCand;
+      return KS_OK;
+    }
+    free(zCand);
+  }
+  if (ks_dir_exists(KS_INSTALL_DATADIR)) {
+    *pzOut = ks_strdup(KS_INSTALL_DATADIR);
+    return *pzOut ? KS_OK : KS_ENOMEM;
+  }
+  return ks_error_set(KS_EUNAVAIL,
+                      "cannot find KernelSkill's data folder (share/kernelskill); "
+                      "set KS_DATADIR or reinstall");
+}

@@ -1,0 +1,280 @@
+/* ast.c — cursor helpers over a parsed file: main-file offsets through macro
+ * expansions, kernel lookup, and host launch sites `k<<<...>>>(...)`. */
+#include "features/ast.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+long ks_ast_offset(ks_tu *pTu, CXSourceLocation loc) {
+  CXFile file;
+  unsigned iOff;
+  clang_getExpansionLocation(loc, &file, NULL, NULL, &iOff);
+  if (!file) return -1;
+  CXFile mainFile = clang_getFile(pTu->pTu, pTu->zFile);
+  if (!mainFile || !clang_File_isEqual(file, mainFile)) return -1;
+  return (long)iOff;
+}
+
+int ks_ast_extent(ks_tu *pTu, CXCursor c, unsigned *piStart, unsigned *piEnd) {
+  CXSourceRange r = clang_getCursorExtent(c);
+  long iStart = ks_ast_offset(pTu, clang_getRangeStart(r));
+  long iEnd = ks_ast_offset(pTu, clang_getRangeEnd(r));
+  if (iStart < 0 || iEnd < 0 || iEnd < iStart || (size_t)iEnd > pTu->nSrc) return -1;
+  *piStart = (unsigned)iStart;
+  *piEnd = (unsigned)iEnd;
+  return 0;
+}
+
+void ks_ast_line_col(ks_tu *pTu, unsigned iOffset, unsigned *piLine, unsigned *piCol) {
+  unsigned iLine = 1, iCol = 1;
+  for (unsigned i = 0; i < iOffset && i < pTu->nSrc; i++) {
+    if (pTu->zSrc[i] == '\n') {
+      iLine++;
+      iCol = 1;
+    } else {
+      iCol++;
+    }
+  }
+  if (piLine) *piLine = iLine;
+  if (piCol) *piCol = iCol;
+}
+
+static char *dup_range(ks_tu *pTu, unsigned iStart, unsigned iEnd) {
+  if (iEnd < iStart || iEnd > pTu->nSrc) return NULL;
+  char *z = malloc(iEnd - iStart + 1);
+  if (!z) return NULL;
+  memcpy(z, pTu->zSrc + iStart, iEnd - iStart);
+  z[iEnd - iStart] = 0;
+  return z;
+}
+
+char *ks_ast_text(ks_tu *pTu, CXCursor c) {
+  unsigned iStart, iEnd;
+  if (ks_ast_extent(pTu, c, &iStart, &iEnd) < 0) return NULL;
+  return dup_range(pTu, iStart, iEnd);
+}
+
+static enum CXChildVisitResult find_attr(CXCursor c, CXCursor parent, CXClientData pData) {
+  (void)parent;
+  if (clang_getCursorKind(c) == *(enum CXCursorKind *)pData) {
+    *(enum CXCursorKind *)pData = CXCursor_InvalidCode;
+    return CXChildVisit_Break;
+  }
+  return CXChildVisit_Continue;
+}
+
+static int has_attr(CXCursor c, enum CXCursorKind eAttr) {
+  enum CXCursorKind e = eAttr;
+  clang_visitChildren(c, find_attr, &e);
+  return e == CXCursor_InvalidCode;
+}
+
+int ks_ast_is_kernel(CXCursor c) {
+  enum CXCursorKind e = clang_getCursorKind(c);
+  if (e != CXCursor_FunctionDecl && e != CXCursor_FunctionTemplate) return 0;
+  return has_attr(c, CXCursor_CUDAGlobalAttr);
+}
+
+int ks_ast_is_device_fn(CXCursor c) {
+  enum CXCursorKind e = clang_getCursorKind(c);
+  if (e != CXCursor_FunctionDecl && e != CXCursor_FunctionTemplate) return 0;
+  return has_attr(c, CXCursor_CUDADeviceAttr) && !has_attr(c, CXCursor_CUDAGlobalAttr);
+}
+
+int ks_ast_in_main_file(CXCursor c) {
+  return clang_Location_isFromMainFile(clang_getCursorLocation(c));
+}
+
+/* Walk namespaces, linkage specs and classes for kernel definitions. */
+typedef struct kernel_walk {
+  ks_tu *pTu;
+  ks_ast_kernel_fn xFn;
+  void *pArg;
+} kernel_walk;
+
+static enum CXChildVisitResult walk_kernels(CXCursor c, CXCursor parent, CXClientData pData) {
+  (void)parent;
+  kernel_walk *pW = pData;
+  enum CXCursorKind e = clang_getCursorKind(c);
+  if (!ks_ast_in_main_file(c)) return CXChildVisit_Continue;
+  if (e == CXCursor_Namespace || e == CXCursor_LinkageSpec || e == CXCursor_StructDecl ||
+      e == CXCursor_ClassDecl || e == CXCursor_UnexposedDecl)
+    return CXChildVisit_Recurse;
+  if (ks_ast_is_kernel(c) && clang_isCursorDefinition(c)) pW->xFn(pW->pTu, c, pW->pArg);
+  return CXChildVisit_Continue;
+}
+
+void ks_ast_each_kernel(ks_tu *pTu, ks_ast_kernel_fn xFn, void *pArg) {
+  kernel_walk w = {pTu, xFn, pArg};
+  clang_visitChildren(clang_getTranslationUnitCursor(pTu->pTu), walk_kernels, &w);
+}
+
+typedef struct find_kernel {
+  const char *zName;
+  CXCursor found;
+} find_kernel;
+
+static void match_kernel(ks_tu *pTu, CXCursor c, void *pArg) {
+  (void)pTu;
+  find_kernel *pF = pArg;
+  if (!clang_Cursor_isNull(pF->found)) return;
+  CXString s = clang_getCursorSpelling(c);
+  if (strcmp(clang_getCString(s), pF->zName) == 0) pF->found = c;
+  clang_disposeString(s);
+}
+
+CXCursor ks_ast_find_kernel(ks_tu *pTu, const char *zName) {
+  find_kernel f = {zName, clang_getNullCursor()};
+  ks_ast_each_kernel(pTu, match_kernel, &f);
+  return f.found;
+}
+
+/* ---- launch sites ---- */
+
+typedef struct launch_walk {
+  ks_tu *pTu;
+  const char *zKernel;
+  ks_launch *a;
+  int n, nAlloc;
+  int rc;
+  CXCursor hostFn;
+} launch_walk;
+
+static enum CXChildVisitResult find_config(CXCursor c, CXCursor parent, CXClientData pData) {
+  (void)parent;
+  if (clang_getCursorKind(c) == CXCursor_CallExpr) {
+    CXString s = clang_getCursorSpelling(c);
+    int bCfg = strcmp(clang_getCString(s), "__cudaPushCallConfiguration") == 0;
+    clang_disposeString(s);
+    if (bCfg) {
+      *(int *)pData = 1;
+      return CXChildVisit_Break;
+    }
+  }
+  return CXChildVisit_Continue;
+}
+
+static int is_launch(CXCursor c) {
+  if (clang_getCursorKind(c) != CXCursor_CallExpr) return 0;
+  int bCfg = 0;
+  clang_visitChildren(c, find_config, &bCfg);
+  return bCfg;
+}
+
+/* Split the <<< >>> text of a launch at top-level commas. */
+static void split_config(ks_tu *pTu, ks_launch *pL) {
+  const char *z = pTu->zSrc;
+  unsigned i = pL->iCfgStart, iPart = pL->iCfgStart;
+  int nDepth = 0, iSlot = 0;
+  for (; i <= pL->iCfgEnd && iSlot < 4; i++) {
+    char ch = i < pL->iCfgEnd ? z[i] : ',';
+    if (ch == '(' || ch == '[' || ch == '{') nDepth++;
+    else if (ch == ')' || ch == ']' || ch == '}') nDepth--;
+    else if (ch == ',' && nDepth == 0) {
+      unsigned a = iPart, b = i;
+      while (a < b && (z[a] == ' ' || z[a] == '\t' || z[a] == '\n')) a++;
+      while (b > a && (z[b - 1] == ' ' || z[b - 1] == '\t' || z[b - 1] == '\n')) b--;
+      pL->azCfg[iSlot++] = dup_range(pTu, a, b);
+      iPart = i + 1;
+    }
+  }
+}
+
+static int record_launch(launch_walk *pW, CXCursor c) {
+  ks_tu *pTu = pW->pTu;
+  CXCursor callee = clang_getCursorReferenced(c);
+  CXString sName = clang_getCursorSpelling(callee);
+  const char *zName = clang_getCString(sName);
+  int rc = KS_OK;
+  if (pW->zKernel && strcmp(zName, pW->zKernel) != 0) goto done;
+  unsigned iStart, iEnd;
+  if (ks_ast_extent(pTu, c, &iStart, &iEnd) < 0) goto done;
+  /* Find <<< and >>> by scanning the launch text (tokens of a macro-free
+   * launch expression; we only look outside string literals). */
+  const char *z = pTu->zSrc;
+  unsigned iOpen = 0, iClose = 0;
+  for (unsigned i = iStart; i + 2 < iEnd; i++) {
+    if (!iOpen && z[i] == '<' && z[i + 1] == '<' && z[i + 2] == '<') iOpen = i + 3;
+    else if (iOpen && z[i] == '>' && z[i + 1] == '>' && z[i + 2] == '>') {
+      iClose = i;
+      break;
+    }
+  }
+  if (!iOpen || !iClose) goto done; /* launch written through a macro: not reported */
+  if (pW->n == pW->nAlloc) {
+    int nNew = pW->nAlloc ? pW->nAlloc * 2 : 8;
+    ks_launch *a = realloc(pW->a, sizeof(ks_launch) * (size_t)nNew);
+    if (!a) {
+      rc = ks_error_set(KS_ENOMEM, "out of memory");
+      goto done;
+    }
+    pW->a = a;
+    pW->nAlloc = nNew;
+  }
+  ks_launch *pL = &pW->a[pW->n++];
+  memset(pL, 0, sizeof *pL);
+  pL->zKernel = ks_strdup(zName);
+  CXString sHost = clang_getCursorSpelling(pW->hostFn);
+  pL->zHostFn = ks_strdup(clang_Cursor_isNull(pW->hostFn) ? "" : clang_getCString(sHost));
+  clang_disposeString(sHost);
+  pL->iStart = iStart;
+  pL->iEnd = iEnd;
+  pL->iCfgStart = iOpen;
+  pL->iCfgEnd = iClose;
+  pL->zText = dup_range(pTu, iStart, iEnd);
+  ks_ast_line_col(pTu, iStart, &pL->iLine, NULL);
+  split_config(pTu, pL);
+  int nArgs = clang_Cursor_getNumArguments(c);
+  if (nArgs > 0) {
+    pL->azArg = calloc((size_t)nArgs, sizeof(char *));
+    for (int i = 0; pL->azArg && i < nArgs; i++) pL->azArg[i] = ks_ast_text(pTu, clang_Cursor_getArgument(c, (unsigned)i));
+    pL->nArgs = pL->azArg ? nArgs : 0;
+  }
+done:
+  clang_disposeString(sName);
+  return rc;
+}
+
+static enum CXChildVisitResult walk_launches(CXCursor c, CXCursor parent, CXClientData pData) {
+  (void)parent;
+  launch_walk *pW = pData;
+  if (pW->rc < 0) return CXChildVisit_Break;
+  if (!ks_ast_in_main_file(c)) return CXChildVisit_Continue;
+  enum CXCursorKind e = clang_getCursorKind(c);
+  if (e == CXCursor_FunctionDecl || e == CXCursor_FunctionTemplate || e == CXCursor_CXXMethod) {
+    CXCursor saved = pW->hostFn;
+    pW->hostFn = c;
+    clang_visitChildren(c, walk_launches, pW);
+    pW->hostFn = saved;
+    return CXChildVisit_Continue;
+  }
+  if (is_launch(c)) {
+    pW->rc = record_launch(pW, c);
+    /* Launches do not nest in their arguments in practice, but walk on. */
+  }
+  return CXChildVisit_Recurse;
+}
+
+int ks_ast_launches(ks_tu *pTu, const char *zKernel, ks_launch **paOut, int *pnOut) {
+  launch_walk w = {pTu, zKernel, NULL, 0, 0, KS_OK, clang_getNullCursor()};
+  clang_visitChildren(clang_getTranslationUnitCursor(pTu->pTu), walk_launches, &w);
+  if (w.rc < 0) {
+    ks_ast_launches_free(w.a, w.n);
+    return w.rc;
+  }
+  *paOut = w.a;
+  *pnOut = w.n;
+  return KS_OK;
+}
+
+void ks_ast_launches_free(ks_launch *a, int n) {
+  for (int i = 0; i < n; i++) {
+    free(a[i].zKernel);
+    free(a[i].zHostFn);
+    free(a[i].zText);
+    for (int j = 0; j < 4; j++) free(a[i].azCfg[j]);
+    for (int j = 0; j < a[i].nArgs; j++) free(a[i].azArg[j]);
+    free(a[i].azArg);
+  }
+  free(a);
+}

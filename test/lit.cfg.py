@@ -1,0 +1,36 @@
+# lit configuration for KernelSkill's test suite. Each folder of test/ is a suite
+# of .cu / .test / .json files with RUN lines; tools are substituted below.
+import os
+import lit.formats
+
+config.name = "kernelskill"
+config.test_format = lit.formats.ShTest(execute_external=False)
+config.suffixes = [".cu", ".test", ".cuh"]
+config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py.in", "unit", "fuzz"]
+
+site = lit_config.params.get("site")
+if site:
+    lit_config.load_config(config, site)
+    config.test_source_root = os.path.dirname(__file__)
+    config.test_exec_root = os.path.join(config.ks_test_build_dir, "lit-out")
+
+config.environment["KS_DATADIR"] = config.ks_data_dir
+config.environment["PATH"] = os.pathsep.join(
+    [config.ks_bin_dir, config.llvm_bin_dir, os.path.dirname(config.ks_nvcc), config.environment.get("PATH", "")])
+for var in ["HOME", "TMPDIR", "CUDA_PATH", "KS_CLANG_RESOURCE_DIR", "LD_LIBRARY_PATH", "KS_GPU_TESTS"]:
+    if var in os.environ:
+        config.environment[var] = os.environ[var]
+# Tests must not read a user's configuration or talk to an LLM.
+for var in ["KS_LLM_URL", "KS_LLM_API_KEY", "KS_LLM_API_KEY_FILE", "KS_SKILLS_PATH", "KS_STORE"]:
+    config.environment.pop(var, None)
+
+config.substitutions.append(("%kernelskill", os.path.join(config.ks_bin_dir, "kernelskill")))
+config.substitutions.append(("%nvcc", config.ks_nvcc))
+config.substitutions.append(("%clang19", config.ks_clang))
+config.substitutions.append(("%python", config.python))
+config.substitutions.append(("%datadir", config.ks_data_dir))
+config.substitutions.append(("%srcroot", config.ks_source_dir))
+
+# GPU tests say `REQUIRES: gpu`; they run only where a GPU answers.
+if os.environ.get("KS_GPU_TESTS") == "1":
+    config.available_features.add("gpu")
