@@ -28,10 +28,13 @@ typedef struct ks_parse_opts {
   const char *zResourceDir;/* default: $KS_CLANG_RESOURCE_DIR, else libclang's own */
   const char *zContents;   /* parse this text instead of the file's bytes */
   size_t nContents;
+  int bReparse;            /* will be re-parsed after edits: build the
+                              precompiled preamble now (slower first parse,
+                              much faster ks_tu_reparse) */
 } ks_parse_opts;
 
 #define KS_PARSE_OPTS_VERSION 1
-#define KS_PARSE_OPTS_INIT {KS_PARSE_OPTS_VERSION, 0, 0, 0, 0, 0, 0, 0, 0}
+#define KS_PARSE_OPTS_INIT {KS_PARSE_OPTS_VERSION, 0, 0, 0, 0, 0, 0, 0, 0, 0}
 
 /* Parse zFile. Fails (KS_ENOTFOUND, KS_EPARSE) only when nothing usable came
  * out; syntax errors in user code are kept as diagnostics (ks_tu_error_count). */

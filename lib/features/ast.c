@@ -154,6 +154,69 @@ static enum CXChildVisitResult find_config(CXCursor c, CXCursor parent, CXClient
   return CXChildVisit_Continue;
 }
 
+/* Constant value of an integer expression, looking through the implicit
+ * conversions and dim3(...) constructor that a launch configuration carries.
+ * Returns 0 when it is not a compile-time constant. */
+typedef struct child_list {
+  CXCursor a[8];
+  int n;
+} child_list;
+
+static enum CXChildVisitResult collect_child(CXCursor c, CXCursor parent, CXClientData pData) {
+  (void)parent;
+  child_list *pL = pData;
+  if (pL->n < 8) pL->a[pL->n++] = c;
+  return CXChildVisit_Continue;
+}
+
+static long long eval_threads(CXCursor c) {
+  CXEvalResult r = clang_Cursor_Evaluate(c);
+  if (r) {
+    long long v = clang_EvalResult_getKind(r) == CXEval_Int ? clang_EvalResult_getAsLongLong(r) : 0;
+    clang_EvalResult_dispose(r);
+    if (v > 0) return v;
+  }
+  child_list kids = {{{0}}, 0};
+  clang_visitChildren(c, collect_child, &kids);
+  if (clang_getCursorKind(c) == CXCursor_CallExpr && kids.n >= 1) {
+    CXString s = clang_getCursorSpelling(c);
+    int bDim3 = strcmp(clang_getCString(s), "dim3") == 0;
+    clang_disposeString(s);
+    if (bDim3) {
+      long long nProd = 1;
+      for (int i = 0; i < kids.n; i++) {
+        long long v = eval_threads(kids.a[i]);
+        if (v <= 0) return 0;
+        nProd *= v;
+      }
+      return nProd;
+    }
+  }
+  if (kids.n == 1) return eval_threads(kids.a[0]);
+  return 0;
+}
+
+static enum CXChildVisitResult find_config_call(CXCursor c, CXCursor parent, CXClientData pData) {
+  (void)parent;
+  if (clang_getCursorKind(c) == CXCursor_CallExpr) {
+    CXString s = clang_getCursorSpelling(c);
+    int bCfg = strcmp(clang_getCString(s), "__cudaPushCallConfiguration") == 0;
+    clang_disposeString(s);
+    if (bCfg) {
+      *(CXCursor *)pData = c;
+      return CXChildVisit_Break;
+    }
+  }
+  return CXChildVisit_Continue;
+}
+
+static long long launch_block_threads(CXCursor launch) {
+  CXCursor cfg = clang_getNullCursor();
+  clang_visitChildren(launch, find_config_call, &cfg);
+  if (clang_Cursor_isNull(cfg) || clang_Cursor_getNumArguments(cfg) < 2) return 0;
+  return eval_threads(clang_Cursor_getArgument(cfg, 1));
+}
+
 static int is_launch(CXCursor c) {
   if (clang_getCursorKind(c) != CXCursor_CallExpr) return 0;
   int bCfg = 0;
@@ -224,6 +287,7 @@ static int record_launch(launch_walk *pW, CXCursor c) {
   pL->zText = dup_range(pTu, iStart, iEnd);
   ks_ast_line_col(pTu, iStart, &pL->iLine, NULL);
   split_config(pTu, pL);
+  pL->nBlockThreads = launch_block_threads(c);
   int nArgs = clang_Cursor_getNumArguments(c);
   if (nArgs > 0) {
     pL->azArg = calloc((size_t)nArgs, sizeof(char *));

@@ -71,6 +71,7 @@ typedef struct ks_launch {
   unsigned iCfgStart, iCfgEnd; /* text between <<< and >>> */
   char *zText;        /* the whole launch expression's text */
   char *azCfg[4];     /* grid, block, smem, stream: text, or NULL if absent */
+  long long nBlockThreads; /* threads per block when constant (dim3 product), else 0 */
   int nArgs;          /* kernel arguments */
   char **azArg;       /* their text */
 } ks_launch;

@@ -153,9 +153,11 @@ int ks_tu_parse(const char *zFile, const ks_parse_opts *pOpts, ks_tu **ppTu) {
 
   pTu->pIndex = clang_createIndex(0, 0);
   struct CXUnsavedFile unsaved = {pTu->zFile, pTu->zSrc, (unsigned long)pTu->nSrc};
+  /* A one-shot parse skips building the preamble (it would cost more than it
+   * saves); a TU that the loop re-parses every round keeps one. */
   unsigned flags = CXTranslationUnit_DetailedPreprocessingRecord | CXTranslationUnit_KeepGoing |
-                   CXTranslationUnit_PrecompiledPreamble | CXTranslationUnit_CreatePreambleOnFirstParse |
-                   CXTranslationUnit_RetainExcludedConditionalBlocks;
+                   CXTranslationUnit_PrecompiledPreamble;
+  if (pOpts->bReparse) flags |= CXTranslationUnit_CreatePreambleOnFirstParse;
   double t0 = now_sec();
   enum CXErrorCode e = clang_parseTranslationUnit2(pTu->pIndex, pTu->zFile, (const char *const *)pTu->azArgs,
                                                    pTu->nArgs, &unsaved, 1, flags, &pTu->pTu);
