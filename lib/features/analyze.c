@@ -115,6 +115,7 @@ static ks_cls cls_join_flags(ks_cls a, ks_cls b, ks_cls r) {
 typedef struct var_cls {
   CXCursor decl;
   ks_cls cls;
+  CXCursor init;   /* its initializer, or a null cursor */
   int iAliasParam; /* a local pointer into a parameter: which one, else -1 */
   int bShared;     /* a __shared__ array */
 } var_cls;
@@ -161,23 +162,26 @@ static int is_builtin_member(actx *pC, CXCursor c, const char *zBase, char *pcDi
   if (k.n < 1) return 0;
   CXCursor base = strip(k.a[0]);
   if (clang_getCursorKind(base) != CXCursor_DeclRefExpr || !spelled(base, zBase)) return 0;
-  char *zText = ks_ast_text(pC->pTu, c);
-  char cDim = 0;
-  if (zText) {
-    const char *zDot = strrchr(zText, '.');
-    if (zDot) {
-      zDot++;
-      while (*zDot == ' ') zDot++;
-      cDim = *zDot;
+  /* Read `threadIdx . x` at the spelling location of the expression's start,
+   * which is the base identifier even inside a macro like IDX. */
+  (void)pC;
+  char cDim = '?';
+  CXFile file;
+  unsigned iOff;
+  clang_getSpellingLocation(clang_getRangeStart(clang_getCursorExtent(c)), &file, NULL, NULL, &iOff);
+  if (file) {
+    size_t n = 0;
+    const char *z = clang_getFileContents(clang_Cursor_getTranslationUnit(c), file, &n);
+    size_t nBase = strlen(zBase);
+    if (z && iOff + nBase < n && strncmp(z + iOff, zBase, nBase) == 0) {
+      size_t i = iOff + nBase;
+      while (i < n && (z[i] == ' ' || z[i] == '\t')) i++;
+      if (i < n && z[i] == '.') {
+        i++;
+        while (i < n && (z[i] == ' ' || z[i] == '\t')) i++;
+        if (i < n) cDim = z[i];
+      }
     }
-    free(zText);
-  }
-  if (!cDim) {
-    /* Spelled through a macro: take the member name libclang gives. */
-    CXString s = clang_getCursorSpelling(c);
-    const char *z = clang_getCString(s);
-    cDim = (z && z[0]) ? z[strlen(z) - 1] : '?';
-    clang_disposeString(s);
   }
   *pcDim = cDim;
   return 1;
@@ -413,6 +417,42 @@ static int base_param(actx *pC, CXCursor base, int *pbShared) {
   return -1;
 }
 
+/* Does expression c use variable zVar, directly or through the initializers of
+ * the locals it reads (yy = min(y + dy, H - 1) depends on dy)? */
+typedef struct dep_find {
+  actx *pC;
+  const char *zVar;
+  int nDepth;
+  int bFound;
+} dep_find;
+
+static enum CXChildVisitResult dep_cb(CXCursor c, CXCursor parent, CXClientData pData) {
+  (void)parent;
+  dep_find *pF = pData;
+  if (clang_getCursorKind(c) != CXCursor_DeclRefExpr) return CXChildVisit_Recurse;
+  if (spelled(c, pF->zVar)) {
+    pF->bFound = 1;
+    return CXChildVisit_Break;
+  }
+  var_cls *pV = find_var(pF->pC, clang_getCursorReferenced(c));
+  if (pV && !clang_Cursor_isNull(pV->init) && pF->nDepth < 4) {
+    pF->nDepth++;
+    clang_visitChildren(pV->init, dep_cb, pF);
+    if (!pF->bFound) dep_cb(pV->init, pV->init, pF);
+    pF->nDepth--;
+    if (pF->bFound) return CXChildVisit_Break;
+  }
+  return CXChildVisit_Continue;
+}
+
+static int depends_on(actx *pC, CXCursor c, const char *zVar) {
+  if (!zVar || clang_Cursor_isNull(c)) return 0;
+  dep_find f = {pC, zVar, 0, 0};
+  if (dep_cb(c, c, &f) == CXChildVisit_Break || f.bFound) return 1;
+  clang_visitChildren(c, dep_cb, &f);
+  return f.bFound;
+}
+
 static void record_access(actx *pC, int iParam, CXCursor expr, CXCursor index, int eMode) {
   ks_kernel *pK = pC->pK;
   if (eMode == MODE_ADDR) return; /* &a[i] passed somewhere: not an access here */
@@ -428,6 +468,14 @@ static void record_access(actx *pC, int iParam, CXCursor expr, CXCursor index, i
     pA->ePattern = cls_pattern(cls);
     pA->bThreadDep = cls.bTid;
     pA->iLoop = pC->nLoopDepth > 0 ? pC->aLoopStack[pC->nLoopDepth - 1] : -1;
+    /* Which enclosing loops' variables the index uses. */
+    for (int d = 0; d < pC->nLoopDepth && d < 32; d++) {
+      ks_loop *pL = &pK->aLoop[pC->aLoopStack[d]];
+      if (depends_on(pC, index, pL->zVar)) {
+        if (d == pC->nLoopDepth - 1) pA->bUsesLoopVar = 1;
+        if (pL->nTrip > 0 && pL->nTrip <= 16) pA->bUsesSmallLoopVar = 1;
+      }
+    }
     pA->iProduct = eKind == KS_ACC_LOAD ? pC->iProduct : 0;
     long iOff = ks_ast_offset(pC->pTu, clang_getCursorLocation(expr));
     if (iOff >= 0) ks_ast_line_col(pC->pTu, (unsigned)iOff, &pA->iLine, NULL);
@@ -813,6 +861,7 @@ static void walk_decl(actx *pC, CXCursor c) {
   pV->decl = c;
   pV->iAliasParam = -1;
   pV->bShared = bShared;
+  pV->init = init;
   pV->cls = clang_Cursor_isNull(init) ? CLS_UNIFORM : classify(pC, init);
   if (bShared) {
     GROW(pC, pK->aShared, pK->nShared, ks_shared);
@@ -1037,7 +1086,7 @@ static void find_launch_bounds(ks_tu *pTu, CXCursor c, ks_kernel *pK) {
           memcpy(zVal, z + a, b - a);
           zVal[b - a] = 0;
         }
-        if (iSlot == 0) pK->zLaunchMaxThreads = zVal;
+        if (iSlot == 0) pK->zLaunchMaxThreads = zVal, pK->bLaunchBounds = 1;
         else if (iSlot == 1) pK->zLaunchMinBlocks = zVal;
         else free(zVal);
         iSlot++;
@@ -1046,6 +1095,85 @@ static void find_launch_bounds(ks_tu *pTu, CXCursor c, ks_kernel *pK) {
     }
     return;
   }
+}
+
+/* __launch_bounds__ spelled inside a user macro (#define BOUNDED(n) ...
+ * __launch_bounds__(n)): the attribute is there but its arguments are not in
+ * the file's text. Recognize it by its spelling in the CUDA headers. */
+static enum CXChildVisitResult lb_attr_cb(CXCursor c, CXCursor parent, CXClientData pData) {
+  (void)parent;
+  if (clang_getCursorKind(c) != CXCursor_UnexposedAttr) return CXChildVisit_Continue;
+  CXFile file;
+  unsigned iOff;
+  clang_getSpellingLocation(clang_getCursorLocation(c), &file, NULL, NULL, &iOff);
+  if (!file) return CXChildVisit_Continue;
+  size_t n = 0;
+  const char *z = clang_getFileContents(clang_Cursor_getTranslationUnit(c), file, &n);
+  if (z && iOff + 13 <= n && strncmp(z + iOff, "launch_bounds", 13) == 0) {
+    *(int *)pData = 1;
+    return CXChildVisit_Break;
+  }
+  return CXChildVisit_Continue;
+}
+
+static void add_instantiation(ks_kernel *pK, const char *zArgs);
+
+/* `template __global__ void k<float>(...);` — explicit instantiations, found
+ * in the main file's tokens (libclang exposes no cursor for them). */
+static void find_explicit_instantiations(ks_tu *pTu, ks_kernel *pK) {
+  CXFile file = clang_getFile(pTu->pTu, pTu->zFile);
+  if (!file) return;
+  CXSourceRange r = clang_getRange(clang_getLocationForOffset(pTu->pTu, file, 0),
+                                   clang_getLocationForOffset(pTu->pTu, file, (unsigned)pTu->nSrc));
+  CXToken *aTok = NULL;
+  unsigned nTok = 0;
+  clang_tokenize(pTu->pTu, r, &aTok, &nTok);
+  for (unsigned i = 0; i + 1 < nTok; i++) {
+    CXString s = clang_getTokenSpelling(pTu->pTu, aTok[i]);
+    int bTemplate = strcmp(clang_getCString(s), "template") == 0;
+    clang_disposeString(s);
+    if (!bTemplate) continue;
+    CXString sNext = clang_getTokenSpelling(pTu->pTu, aTok[i + 1]);
+    int bAngle = strcmp(clang_getCString(sNext), "<") == 0;
+    clang_disposeString(sNext);
+    if (bAngle) continue; /* a template declaration, not an instantiation */
+    for (unsigned j = i + 1; j + 1 < nTok; j++) {
+      CXString sj = clang_getTokenSpelling(pTu->pTu, aTok[j]);
+      const char *zj = clang_getCString(sj);
+      int bEnd = strcmp(zj, ";") == 0 || strcmp(zj, "{") == 0;
+      int bName = strcmp(zj, pK->zName) == 0;
+      clang_disposeString(sj);
+      if (bEnd) break;
+      if (!bName) continue;
+      CXString sLt = clang_getTokenSpelling(pTu->pTu, aTok[j + 1]);
+      int bLt = strcmp(clang_getCString(sLt), "<") == 0;
+      clang_disposeString(sLt);
+      if (!bLt) break;
+      ks_buf b = KS_BUF_INIT;
+      int nDepth = 0;
+      for (unsigned t = j + 1; t < nTok; t++) {
+        CXString st = clang_getTokenSpelling(pTu->pTu, aTok[t]);
+        const char *zt = clang_getCString(st);
+        if (strcmp(zt, "<") == 0) nDepth++;
+        else if (strcmp(zt, ">") == 0) nDepth--;
+        else if (strcmp(zt, ">>") == 0) nDepth -= 2;
+        if (nDepth > 0 && !(nDepth == 1 && strcmp(zt, "<") == 0)) {
+          if (strcmp(zt, ",") == 0) ks_buf_puts(&b, ", ");
+          else {
+            if (b.n && b.z[b.n - 1] != ' ' && b.z[b.n - 1] != '<' && strcmp(zt, "*") != 0 && strcmp(zt, ">") != 0)
+              ks_buf_puts(&b, " ");
+            ks_buf_puts(&b, zt);
+          }
+        }
+        clang_disposeString(st);
+        if (nDepth <= 0) break;
+      }
+      if (b.n) add_instantiation(pK, b.z);
+      ks_buf_free(&b);
+      break;
+    }
+  }
+  clang_disposeTokens(pTu->pTu, aTok, nTok);
 }
 
 static void add_instantiation(ks_kernel *pK, const char *zArgs) {
@@ -1130,8 +1258,10 @@ static void analyze_one(ks_tu *pTu, CXCursor c, void *pArg) {
     clang_visitChildren(c, tparam_cb, pK);
     inst_walk w = {pK, c};
     clang_visitChildren(clang_getTranslationUnitCursor(pTu->pTu), inst_cb, &w);
+    find_explicit_instantiations(pTu, pK);
   }
   find_launch_bounds(pTu, c, pK);
+  if (!pK->bLaunchBounds) clang_visitChildren(c, lb_attr_cb, &pK->bLaunchBounds);
 
   actx ctx;
   memset(&ctx, 0, sizeof ctx);
@@ -1214,7 +1344,7 @@ static void classify_structure(ks_kernel *pK, ks_launch *aLaunch, int nLaunch) {
     for (int j = i + 1; j < pK->nAccess; j++) {
       ks_access *pB = &pK->aAccess[j];
       if (pB->iProduct != pA->iProduct || pB->iLoop != pA->iLoop) continue;
-      if (strstr(pA->zIndex, pL->zVar) && strstr(pB->zIndex, pL->zVar) && pA->bThreadDep && pB->bThreadDep) {
+      if (pA->bUsesLoopVar && pB->bUsesLoopVar && pA->bThreadDep && pB->bThreadDep) {
         pK->bNaiveGemm = 1;
         break;
       }
@@ -1227,8 +1357,7 @@ static void classify_structure(ks_kernel *pK, ks_launch *aLaunch, int nLaunch) {
     if (pA->eKind != KS_ACC_LOAD || pA->iLoop < 0) continue;
     ks_loop *pL = &pK->aLoop[pA->iLoop];
     if (pL->bGridStride || pL->nTrip >= 0 || !pL->zVar) continue;
-    if ((pA->ePattern == KS_PAT_STRIDED || pA->ePattern == KS_PAT_UNKNOWN) && strstr(pA->zIndex, pL->zVar) &&
-        !pK->bNaiveGemm)
+    if ((pA->ePattern == KS_PAT_STRIDED || pA->ePattern == KS_PAT_UNKNOWN) && pA->bUsesLoopVar && !pK->bNaiveGemm)
       pK->bRowLoop = 1;
   }
 
@@ -1254,12 +1383,7 @@ static void classify_structure(ks_kernel *pK, ks_launch *aLaunch, int nLaunch) {
         break;
       }
     }
-    if (!pK->bNaiveGemm && pA->iLoop >= 0) {
-      ks_loop *pL = &pK->aLoop[pA->iLoop];
-      if (pL->nTrip > 0 && pL->nTrip <= 16 && pL->zVar && strstr(pA->zIndex, pL->zVar) &&
-          pA->ePattern != KS_PAT_INDIRECT)
-        pK->bStencil = 1;
-    }
+    if (!pK->bNaiveGemm && pA->bUsesSmallLoopVar && pA->ePattern != KS_PAT_INDIRECT) pK->bStencil = 1;
   }
 
   int bUniformInLoop = 0;

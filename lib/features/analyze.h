@@ -43,6 +43,8 @@ typedef struct ks_access {
   ks_pattern ePattern;
   int bThreadDep;      /* the index depends on threadIdx (any dimension) */
   int iLoop;           /* innermost enclosing loop (index into aLoop), or -1 */
+  int bUsesLoopVar;    /* the index uses the innermost loop's variable */
+  int bUsesSmallLoopVar; /* ... or that of an enclosing loop of <= 16 constant trips */
   char *zIndex;        /* the index expression as written */
   char *zShape;        /* zIndex with literals and spaces removed (stencil test) */
   int iProduct;        /* id of the `x * y` this load is an operand of, or 0 */
@@ -67,7 +69,8 @@ typedef struct ks_kernel {
   int nTemplateParam;
   char **azInstantiation;
   int nInstantiation;
-  char *zLaunchMaxThreads, *zLaunchMinBlocks; /* __launch_bounds__ as written */
+  int bLaunchBounds;  /* __launch_bounds__ present */
+  char *zLaunchMaxThreads, *zLaunchMinBlocks; /* as written; NULL when spelled in a user macro */
   ks_param *aParam;
   int nParam;
   ks_loop *aLoop;

@@ -82,7 +82,14 @@ int ks_ast_is_device_fn(CXCursor c) {
 }
 
 int ks_ast_in_main_file(CXCursor c) {
-  return clang_Location_isFromMainFile(clang_getCursorLocation(c));
+  /* By expansion location: a declaration that starts inside a macro
+   * (`KERNEL void k()` with KERNEL = extern "C" __global__) still counts. */
+  CXFile file;
+  unsigned iOff;
+  clang_getExpansionLocation(clang_getCursorLocation(c), &file, NULL, NULL, &iOff);
+  if (!file) return 0;
+  CXTranslationUnit tu = clang_Cursor_getTranslationUnit(c);
+  return clang_Location_isFromMainFile(clang_getLocationForOffset(tu, file, iOff));
 }
 
 /* Walk namespaces, linkage specs and classes for kernel definitions. */
@@ -169,6 +176,22 @@ static enum CXChildVisitResult collect_child(CXCursor c, CXCursor parent, CXClie
   return CXChildVisit_Continue;
 }
 
+static long long eval_threads(CXCursor c);
+
+/* dim3(16, 16): the product of the constructor's expression arguments. */
+static long long eval_dim3_args(const child_list *pKids) {
+  long long nProd = 1;
+  int nArgs = 0;
+  for (int i = 0; i < pKids->n; i++) {
+    if (!clang_isExpression(clang_getCursorKind(pKids->a[i]))) continue; /* the TypeRef */
+    long long v = eval_threads(pKids->a[i]);
+    if (v <= 0) return 0;
+    nProd *= v;
+    nArgs++;
+  }
+  return nArgs ? nProd : 0;
+}
+
 static long long eval_threads(CXCursor c) {
   CXEvalResult r = clang_Cursor_Evaluate(c);
   if (r) {
@@ -182,17 +205,23 @@ static long long eval_threads(CXCursor c) {
     CXString s = clang_getCursorSpelling(c);
     int bDim3 = strcmp(clang_getCString(s), "dim3") == 0;
     clang_disposeString(s);
-    if (bDim3) {
-      long long nProd = 1;
-      for (int i = 0; i < kids.n; i++) {
-        long long v = eval_threads(kids.a[i]);
-        if (v <= 0) return 0;
-        nProd *= v;
-      }
-      return nProd;
-    }
+    if (bDim3) return eval_dim3_args(&kids);
   }
-  if (kids.n == 1) return eval_threads(kids.a[0]);
+  if (clang_getCursorKind(c) == CXCursor_DeclRefExpr) {
+    /* `dim3 block(16, 16); k<<<g, block>>>`: the variable's initializer. */
+    CXCursor decl = clang_getCursorReferenced(c);
+    if (clang_getCursorKind(decl) == CXCursor_VarDecl) {
+      child_list init = {{{0}}, 0};
+      clang_visitChildren(decl, collect_child, &init);
+      for (int i = 0; i < init.n; i++)
+        if (clang_isExpression(clang_getCursorKind(init.a[i]))) return eval_threads(init.a[i]);
+    }
+    return 0;
+  }
+  int iExpr = -1, nExpr = 0;
+  for (int i = 0; i < kids.n; i++)
+    if (clang_isExpression(clang_getCursorKind(kids.a[i]))) iExpr = i, nExpr++;
+  if (nExpr == 1) return eval_threads(kids.a[iExpr]);
   return 0;
 }
 

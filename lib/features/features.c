@@ -59,7 +59,7 @@ static cJSON *summary_json(const ks_kernel *pK) {
     if (pK->aShared[i].nBytes > 0) nShared += pK->aShared[i].nBytes;
 
   cJSON_AddBoolToObject(s, "is_template", pK->bTemplate);
-  cJSON_AddBoolToObject(s, "has_launch_bounds", pK->zLaunchMaxThreads != NULL);
+  cJSON_AddBoolToObject(s, "has_launch_bounds", pK->bLaunchBounds);
   cJSON_AddNumberToObject(s, "num_params", pK->nParam);
   cJSON_AddNumberToObject(s, "num_pointer_params", nPtr);
   cJSON_AddBoolToObject(s, "all_inputs_const", nPtr > 0 && bInputsConst);
@@ -113,9 +113,9 @@ static cJSON *kernel_json(const ks_kernel *pK) {
   for (int i = 0; i < pK->nTemplateParam; i++) cJSON_AddItemToArray(a, cJSON_CreateString(pK->azTemplateParam[i]));
   a = cJSON_AddArrayToObject(k, "instantiations");
   for (int i = 0; i < pK->nInstantiation; i++) cJSON_AddItemToArray(a, cJSON_CreateString(pK->azInstantiation[i]));
-  if (pK->zLaunchMaxThreads) {
+  if (pK->bLaunchBounds) {
     cJSON *lb = cJSON_AddObjectToObject(k, "launch_bounds");
-    cJSON_AddStringToObject(lb, "max_threads", pK->zLaunchMaxThreads);
+    cJSON_AddItemToObject(lb, "max_threads", str_or_null(pK->zLaunchMaxThreads));
     cJSON_AddItemToObject(lb, "min_blocks", str_or_null(pK->zLaunchMinBlocks));
   } else {
     cJSON_AddNullToObject(k, "launch_bounds");
@@ -287,6 +287,8 @@ static void kernel_text(ks_buf *pB, const ks_kernel *pK) {
   if (pK->zLaunchMaxThreads)
     ks_buf_printf(pB, "  __launch_bounds__(%s%s%s)\n", pK->zLaunchMaxThreads, pK->zLaunchMinBlocks ? ", " : "",
                   pK->zLaunchMinBlocks ? pK->zLaunchMinBlocks : "");
+  else if (pK->bLaunchBounds)
+    ks_buf_puts(pB, "  __launch_bounds__ (through a macro)\n");
   ks_buf_puts(pB, "  params:");
   for (int i = 0; i < pK->nParam; i++) {
     const ks_param *pP = &pK->aParam[i];
