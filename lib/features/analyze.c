@@ -757,6 +757,17 @@ static void walk_call(actx *pC, CXCursor c) {
     return;
   }
   int eArgMode = MODE_LOAD;
+  /* Struct assignment (float4 v = ...; out[i] = v) is a call to operator=. */
+  if (strcmp(zName, "operator=") == 0 || (starts_with(zName, "operator") && strlen(zName) == 10 && zName[9] == '=' &&
+                                          strchr("+-*/", zName[8]))) {
+    int nArgs = clang_Cursor_getNumArguments(c);
+    if (nArgs == 2) {
+      walk(pC, clang_Cursor_getArgument(c, 0), zName[8] == '=' ? MODE_STORE : MODE_RMW);
+      walk(pC, clang_Cursor_getArgument(c, 1), MODE_LOAD);
+      free(zName);
+      return;
+    }
+  }
   if (strcmp(zName, "__syncthreads") == 0 || strcmp(zName, "__syncthreads_count") == 0 ||
       strcmp(zName, "__syncthreads_and") == 0 || strcmp(zName, "__syncthreads_or") == 0) {
     pK->nSync++;

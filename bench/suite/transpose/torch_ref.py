@@ -1,0 +1,16 @@
+# PyTorch eager equivalent of the transpose task (convention: docs/suite.md).
+import os
+import sys
+
+import torch
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from suite_common import task_inputs  # noqa: E402
+
+
+def forward(x, y, rows, cols):
+    return {"y": x.t().contiguous()}
+
+
+def make_inputs(dims=None, device="cuda", seed=0):
+    return task_inputs(__file__, dims, device, seed)

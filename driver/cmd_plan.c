@@ -1,0 +1,235 @@
+/* cmd_plan.c — `kernelskill plan`: gather the evidence for one kernel
+ * (features from the source or a saved features document, a profile, the
+ * task's library permissions), run the planner policy over the skill corpus,
+ * filter by the journal, and print the ranked candidates with their reasons. */
+#include "cli.h"
+#include "kernelskill/features.h"
+#include "kernelskill/journal.h"
+#include "kernelskill/skills.h"
+
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char zUsage[] =
+    "usage: kernelskill plan FILE.cu --kernel K [options]\n"
+    "       kernelskill plan --features F.json --kernel K [options]\n"
+    "\n"
+    "Rank the skills that fit kernel K, with the evidence chain for each, and\n"
+    "list the skills ruled out (an `unless`, a policy veto, the journal) with why.\n"
+    "Without --profile the plan rests on static features alone, and says so.\n"
+    "\n"
+    "Options:\n"
+    "  --kernel K        the kernel to plan for (required)\n"
+    "  --features F      a saved `kernelskill features --json` document instead of FILE.cu\n"
+    "  --profile P       evidence JSON (`kernelskill bench --json`): kernels[K].profile,\n"
+    "                    or a top-level \"profile\" object\n"
+    "  --journal J       the task's journal: drop skills tried on this version or\n"
+    "                    applied to one of its ancestors\n"
+    "  --parent HASH     the version's source hash (default: hash of FILE.cu; needed\n"
+    "                    with --features for journal filtering)\n"
+    "  --flags STR       compile flags that enter the source hash (default none)\n"
+    "  --allow LIB       the task allows library LIB (cublas, cub); repeatable\n"
+    "  --task T.json     read the allowed libraries from a task file (\"libraries\")\n"
+    "  --skills DIR      more skills (override built-in ones with the same id); repeatable\n"
+    "  --top N           show the first N candidates (default 5; 0 = all)\n"
+    "  --verbose         also list the skills whose conditions are false, with why\n"
+    "  --evidence        print every evidence field (with derived reasons) first\n"
+    "  --json            JSON report (\"ks_plan\": 1)\n"
+    "  -- ARGS...        more clang arguments for parsing FILE.cu\n"
+    "\n"
+    "Exit codes: 0 planned (even with no candidate); 1 bad input (unknown kernel,\n"
+    "malformed evidence, journal or skill); 2 usage or environment error.\n";
+
+extern const ks_cmd ks_cmd_plan;
+
+static int allow_lib(ks_evidence *pEv, const char *zLib) {
+  ks_value v = {KS_VAL_BOOL, 1, 0, NULL};
+  if (strcmp(zLib, "cublas") == 0 || strcmp(zLib, "cublasLt") == 0 || strcmp(zLib, "cublaslt") == 0)
+    return ks_evidence_set(pEv, "task.allows_cublas", &v, "task allows cublas");
+  if (strcmp(zLib, "cub") == 0) return ks_evidence_set(pEv, "task.allows_cub", &v, "task allows cub");
+  return KS_OK; /* other libraries: no skill asks about them yet */
+}
+
+static int read_task_libraries(const char *zTask, ks_evidence *pEv) {
+  char *zText = NULL;
+  size_t nText = 0;
+  int rc = ks_file_read(zTask, &zText, &nText);
+  if (rc < 0) return rc;
+  cJSON *pDoc = cJSON_ParseWithLength(zText, nText);
+  free(zText);
+  if (!cJSON_IsObject(pDoc)) {
+    cJSON_Delete(pDoc);
+    return ks_error_set(KS_EPARSE, "%s: not a JSON object", zTask);
+  }
+  cJSON *pLibs = cJSON_GetObjectItemCaseSensitive(pDoc, "libraries"), *pI;
+  if (pLibs && !cJSON_IsArray(pLibs)) rc = ks_error_set(KS_EINVAL, "%s: \"libraries\" should be an array of names", zTask);
+  cJSON_ArrayForEach(pI, pLibs) {
+    if (rc < 0) break;
+    if (!cJSON_IsString(pI)) rc = ks_error_set(KS_EINVAL, "%s: \"libraries\" should be an array of names", zTask);
+    else rc = allow_lib(pEv, pI->valuestring);
+  }
+  cJSON_Delete(pDoc);
+  return rc;
+}
+
+/* Features of zKernel from a .cu file, through the Feature Extractor. */
+static int features_from_source(const char *zFile, const char *zKernel, char **azArgs, int nArgs, char **pzOut) {
+  ks_parse_opts po = KS_PARSE_OPTS_INIT;
+  po.azExtraArgs = (const char *const *)azArgs;
+  po.nExtraArgs = nArgs;
+  ks_tu *pTu = NULL;
+  ks_buf out = KS_BUF_INIT;
+  int rc = ks_tu_parse(zFile, &po, &pTu);
+  if (rc < 0) return rc;
+  ks_features_opts fo = KS_FEATURES_OPTS_INIT;
+  fo.zKernel = zKernel;
+  if ((rc = ks_features_json(pTu, &fo, &out)) == KS_OK)
+    rc = ks_evidence_pick_features(ks_buf_cstr(&out), out.n, zFile, zKernel, pzOut);
+  ks_buf_free(&out);
+  ks_tu_free(pTu);
+  return rc;
+}
+
+#define MAX_DIRS 16
+
+/* Options that take one string value. */
+typedef struct value_opt {
+  const char *zName;
+  const char **pzVar;
+} value_opt;
+
+static int match_value_opt(int argc, char **argv, int *pi, const value_opt *aOpts, const char **pzVal) {
+  for (int k = 0; aOpts[k].zName; k++) {
+    int m = ks_cli_opt_value(argc, argv, pi, aOpts[k].zName, pzVal);
+    if (m > 0) *aOpts[k].pzVar = *pzVal;
+    if (m != 0) return m;
+  }
+  return 0;
+}
+
+static int run_plan(int argc, char **argv) {
+  const char *zFile = NULL, *zKernel = NULL, *zFeatures = NULL, *zProfile = NULL, *zJournal = NULL;
+  const char *zParent = NULL, *zFlags = "", *zTask = NULL;
+  const char *azDirs[MAX_DIRS], *azAllow[MAX_DIRS];
+  int nDirs = 0, nAllow = 0, nTop = 5, bJson = 0, bVerbose = 0, bEvidence = 0, iExtra = argc;
+  const value_opt aOpts[] = {{"--kernel", &zKernel}, {"--features", &zFeatures}, {"--profile", &zProfile},
+                             {"--journal", &zJournal}, {"--parent", &zParent},     {"--flags", &zFlags},
+                             {"--task", &zTask},       {0, 0}};
+  for (int i = 1; i < argc; i++) {
+    const char *zVal;
+    int m;
+    if (strcmp(argv[i], "--") == 0) {
+      iExtra = i + 1;
+      break;
+    } else if (strcmp(argv[i], "--json") == 0) {
+      bJson = 1;
+    } else if (strcmp(argv[i], "--verbose") == 0 || strcmp(argv[i], "-v") == 0) {
+      bVerbose = 1;
+    } else if (strcmp(argv[i], "--evidence") == 0) {
+      bEvidence = 1;
+    } else if ((m = match_value_opt(argc, argv, &i, aOpts, &zVal)) != 0) {
+      if (m < 0) return ks_cli_usage_error(&ks_cmd_plan, "%s needs a value", argv[i]);
+    } else if ((m = ks_cli_opt_value(argc, argv, &i, "--skills", &zVal)) != 0) {
+      if (m < 0) return ks_cli_usage_error(&ks_cmd_plan, "--skills needs a folder");
+      if (nDirs == MAX_DIRS) return ks_cli_usage_error(&ks_cmd_plan, "at most %d --skills folders", MAX_DIRS);
+      azDirs[nDirs++] = zVal;
+    } else if ((m = ks_cli_opt_value(argc, argv, &i, "--allow", &zVal)) != 0) {
+      if (m < 0) return ks_cli_usage_error(&ks_cmd_plan, "--allow needs a library name");
+      if (strcmp(zVal, "cublas") && strcmp(zVal, "cub"))
+        return ks_cli_usage_error(&ks_cmd_plan, "--allow: unknown library '%s' (cublas, cub)", zVal);
+      if (nAllow == MAX_DIRS) return ks_cli_usage_error(&ks_cmd_plan, "too many --allow");
+      azAllow[nAllow++] = zVal;
+    } else if ((m = ks_cli_opt_value(argc, argv, &i, "--top", &zVal)) != 0) {
+      char *zEnd;
+      long n = m > 0 ? strtol(zVal, &zEnd, 10) : -1;
+      if (m < 0 || !zVal[0] || *zEnd || n < 0 || n > 1000)
+        return ks_cli_usage_error(&ks_cmd_plan, "--top needs a count 0..1000");
+      nTop = (int)n;
+    } else if (argv[i][0] == '-' && argv[i][1]) {
+      return ks_cli_usage_error(&ks_cmd_plan, "unknown option '%s'", argv[i]);
+    } else if (!zFile) {
+      zFile = argv[i];
+    } else {
+      return ks_cli_usage_error(&ks_cmd_plan, "one file at a time (got '%s' and '%s')", zFile, argv[i]);
+    }
+  }
+  if (!zKernel) return ks_cli_usage_error(&ks_cmd_plan, "--kernel is required");
+  if (!zFile == !zFeatures) return ks_cli_usage_error(&ks_cmd_plan, "give either FILE.cu or --features F.json");
+  if (zFeatures && iExtra < argc) return ks_cli_usage_error(&ks_cmd_plan, "clang arguments need FILE.cu");
+
+  int rc = KS_OK, ec = KS_EXIT_OK;
+  char *zSummary = NULL, *zText = NULL, *zProf = NULL, *zSrc = NULL;
+  size_t nText = 0;
+  char azHash[17];
+  ks_evidence *pEv = NULL;
+  ks_skillset *pSet = NULL;
+  ks_journal *pJournal = NULL;
+  ks_plan *pPlan = NULL;
+  ks_buf out = KS_BUF_INIT;
+
+  if ((rc = ks_evidence_new(&pEv)) < 0) goto done;
+  if (zFeatures) {
+    if ((rc = ks_file_read(zFeatures, &zText, &nText)) < 0) goto done;
+    if ((rc = ks_evidence_pick_features(zText, nText, zFeatures, zKernel, &zSummary)) < 0) goto done;
+  } else {
+    if ((rc = features_from_source(zFile, zKernel, argv + iExtra, argc - iExtra, &zSummary)) < 0) goto done;
+    if (!zParent) {
+      size_t nSrc = 0;
+      if ((rc = ks_file_read(zFile, &zSrc, &nSrc)) < 0) goto done;
+      ks_journal_hash(zSrc, nSrc, zFlags, azHash);
+      zParent = azHash;
+    }
+  }
+  if ((rc = ks_evidence_add_json(pEv, "features", zSummary, strlen(zSummary), zFeatures ? zFeatures : zFile, NULL)) < 0)
+    goto done;
+  if (zProfile) {
+    free(zText);
+    zText = NULL;
+    if ((rc = ks_file_read(zProfile, &zText, &nText)) < 0) goto done;
+    if ((rc = ks_evidence_pick_profile(zText, nText, zProfile, zKernel, &zProf)) < 0) goto done;
+    if ((rc = ks_evidence_add_json(pEv, "profile", zProf, strlen(zProf), zProfile, NULL)) < 0) goto done;
+  }
+  for (int i = 0; i < nAllow; i++)
+    if ((rc = allow_lib(pEv, azAllow[i])) < 0) goto done;
+  if (zTask && (rc = read_task_libraries(zTask, pEv)) < 0) goto done;
+  if ((rc = ks_evidence_derive(pEv)) < 0) goto done;
+
+  ks_skills_opts so = KS_SKILLS_OPTS_INIT;
+  so.azDirs = azDirs;
+  so.nDirs = nDirs;
+  if ((rc = ks_skills_load(&so, &pSet)) < 0) goto done;
+  if (zJournal) {
+    if ((rc = ks_journal_read(zJournal, &pJournal)) < 0) goto done;
+    if (!zParent) fprintf(stderr, "kernelskill plan: warning: --journal without --parent: no journal filtering\n");
+  }
+  ks_plan_opts po = KS_PLAN_OPTS_INIT;
+  po.zParent = zParent;
+  po.pJournal = pJournal;
+  po.zKernel = zKernel;
+  po.zSource = zFeatures ? zFeatures : zFile;
+  if ((rc = ks_plan_run(pSet, pEv, &po, &pPlan)) < 0) goto done;
+  if (bEvidence && !bJson) {
+    ks_buf_puts(&out, "evidence:\n");
+    ks_evidence_dump(pEv, NULL, &out);
+  }
+  rc = bJson ? ks_plan_json(pPlan, pEv, nTop, &out) : ks_plan_text(pPlan, nTop, bVerbose, &out);
+  if (rc < 0) goto done;
+  fputs(ks_buf_cstr(&out), stdout);
+done:
+  if (rc < 0) ec = ks_cli_fail(rc);
+  ks_buf_free(&out);
+  ks_plan_free(pPlan);
+  ks_journal_free(pJournal);
+  ks_skills_free(pSet);
+  ks_evidence_free(pEv);
+  free(zSummary);
+  free(zText);
+  free(zProf);
+  free(zSrc);
+  return ec;
+}
+
+const ks_cmd ks_cmd_plan = {"plan", "rank the skills that fit a kernel, with the evidence for each", zUsage, run_plan,
+                            30};

@@ -1,0 +1,129 @@
+/* cmd_skills.c — `kernelskill skills list|show ID|check`: browse the skill
+ * corpus (built-in + KS_SKILLS_PATH + --skills folders), write the catalogue
+ * (docs/skills.md), and validate every skill file (CI runs `skills check`). */
+#include "cli.h"
+#include "kernelskill/skills.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char zUsage[] =
+    "usage: kernelskill skills list [--json | --markdown] [--skills DIR]...\n"
+    "       kernelskill skills show ID [--json] [--skills DIR]...\n"
+    "       kernelskill skills check [--skills DIR]... [--only DIR]...\n"
+    "\n"
+    "The skill corpus: the built-in skills (share/kernelskill/skills), then the\n"
+    "folders of KS_SKILLS_PATH (colon-separated), then each --skills DIR; a later\n"
+    "skill with the same id overrides an earlier one (`show` says so).\n"
+    "\n"
+    "  list        one line per skill; --markdown writes the catalogue (docs/skills.md)\n"
+    "  show ID     everything about one skill\n"
+    "  check       validate every skill file: JSON, members, conditions (unknown\n"
+    "              fields, type errors, with file:line:col), rewrite rule ids and\n"
+    "              parameters against the rule table, duplicate ids, file and\n"
+    "              folder names. --only DIR checks just that folder.\n"
+    "\n"
+    "Exit codes: 0 ok; 1 a skill has a problem, or no such skill; 2 usage or\n"
+    "environment error.\n";
+
+extern const ks_cmd ks_cmd_skills;
+
+#define MAX_DIRS 16
+
+static int run_skills(int argc, char **argv) {
+  const char *azDirs[MAX_DIRS];
+  int nDirs = 0, bJson = 0, bMarkdown = 0, bOnly = 0;
+  const char *zVerb = NULL, *zId = NULL;
+  for (int i = 1; i < argc; i++) {
+    const char *zVal;
+    int m;
+    if (strcmp(argv[i], "--json") == 0) {
+      bJson = 1;
+    } else if (strcmp(argv[i], "--markdown") == 0) {
+      bMarkdown = 1;
+    } else if ((m = ks_cli_opt_value(argc, argv, &i, "--skills", &zVal)) != 0 ||
+               (m = -2 * ks_cli_opt_value(argc, argv, &i, "--only", &zVal)) != 0) {
+      /* m: 1 --skills, -2 --only, -1 / 2 a missing value */
+      if (m == -1 || m == 2) return ks_cli_usage_error(&ks_cmd_skills, "%s needs a folder", argv[i]);
+      if (nDirs == MAX_DIRS) return ks_cli_usage_error(&ks_cmd_skills, "at most %d folders", MAX_DIRS);
+      if (m == -2) bOnly = 1;
+      azDirs[nDirs++] = zVal;
+    } else if (argv[i][0] == '-' && argv[i][1]) {
+      return ks_cli_usage_error(&ks_cmd_skills, "unknown option '%s'", argv[i]);
+    } else if (!zVerb) {
+      zVerb = argv[i];
+    } else if (!zId && strcmp(zVerb, "show") == 0) {
+      zId = argv[i];
+    } else {
+      return ks_cli_usage_error(&ks_cmd_skills, "unexpected argument '%s'", argv[i]);
+    }
+  }
+  if (!zVerb) return ks_cli_usage_error(&ks_cmd_skills, "say list, show ID or check");
+  if (bJson && bMarkdown) return ks_cli_usage_error(&ks_cmd_skills, "--json or --markdown, not both");
+  if (bOnly && strcmp(zVerb, "check") != 0) return ks_cli_usage_error(&ks_cmd_skills, "--only goes with check");
+
+  ks_skills_opts so = KS_SKILLS_OPTS_INIT;
+  so.azDirs = azDirs;
+  so.nDirs = nDirs;
+  so.bNoBuiltin = bOnly;
+  so.bNoEnv = bOnly;
+  ks_buf out = KS_BUF_INIT;
+  ks_skillset *pSet = NULL;
+  int rc = KS_OK, ec = KS_EXIT_OK;
+
+  if (strcmp(zVerb, "check") == 0) {
+    int nProblems = 0, nSkills = 0;
+    if ((rc = ks_skills_check(&so, &out, &nProblems, &nSkills)) < 0) goto done;
+    fputs(ks_buf_cstr(&out), stderr);
+    if (nProblems) {
+      fprintf(stderr, "kernelskill skills check: %d problem%s in %d skill file%s\n", nProblems,
+              nProblems == 1 ? "" : "s", nSkills + 0, nSkills == 1 ? "" : "s");
+      ec = KS_EXIT_INPUT;
+    } else {
+      printf("kernelskill skills check: %d skill%s, no problems\n", nSkills, nSkills == 1 ? "" : "s");
+    }
+    goto done;
+  }
+  if (strcmp(zVerb, "list") && strcmp(zVerb, "show"))
+    return ks_cli_usage_error(&ks_cmd_skills, "unknown action '%s' (list, show, check)", zVerb);
+  if (strcmp(zVerb, "show") == 0 && !zId) return ks_cli_usage_error(&ks_cmd_skills, "show needs a skill id");
+  if (bMarkdown && strcmp(zVerb, "list") != 0) return ks_cli_usage_error(&ks_cmd_skills, "--markdown goes with list");
+  if ((rc = ks_skills_load(&so, &pSet)) < 0) goto done;
+  if (strcmp(zVerb, "show") == 0) {
+    const ks_skill *s = ks_skills_find(pSet, zId);
+    if (!s) {
+      rc = ks_error_set(KS_ENOTFOUND, "no skill '%s' (see 'kernelskill skills list')", zId);
+      goto done;
+    }
+    if (bJson) {
+      ks_skill_json(s, &out);
+      ks_buf_puts(&out, "\n");
+    } else {
+      ks_skill_describe(s, &out);
+    }
+  } else if (bMarkdown) {
+    ks_skills_markdown(pSet, &out);
+  } else if (bJson) {
+    ks_buf_puts(&out, "[");
+    for (int i = 0; i < pSet->n; i++) {
+      ks_buf_puts(&out, i ? ",\n " : "");
+      ks_skill_json(pSet->a[i], &out);
+    }
+    ks_buf_puts(&out, "]\n");
+  } else {
+    for (int i = 0; i < pSet->n; i++) {
+      const ks_skill *s = pSet->a[i];
+      ks_buf_printf(&out, "%-28s %-17s %3d  %s%s\n", s->zId, s->zCategory, s->iPriority, s->zTitle,
+                    s->zOverrides ? "  (user override)" : "");
+    }
+  }
+  fputs(ks_buf_cstr(&out), stdout);
+done:
+  if (rc < 0) ec = ks_cli_fail(rc);
+  ks_buf_free(&out);
+  ks_skills_free(pSet);
+  return ec;
+}
+
+const ks_cmd ks_cmd_skills = {"skills", "list, show and check the skill corpus", zUsage, run_skills, 31};

@@ -1,0 +1,306 @@
+/* journal.c — the per-task journal (short-term memory): the source hash,
+ * reading JSON Lines records, and appending one record durably (one write()
+ * on an O_APPEND descriptor, then fsync). */
+#include "kernelskill/journal.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char *const azVerdicts[] = {"accepted", "slower", "noise", "compile_error", "wrong_result",
+                                         "runtime_error", "timeout", "refused", 0};
+
+const char *const *ks_journal_verdicts(void) { return azVerdicts; }
+
+#define FNV_OFFSET 0xcbf29ce484222325ULL
+#define FNV_PRIME 0x100000001b3ULL
+
+static uint64_t fnv(uint64_t h, const char *z, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    h ^= (unsigned char)z[i];
+    h *= FNV_PRIME;
+  }
+  return h;
+}
+
+static int is_trailing_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
+
+void ks_journal_hash(const char *zSrc, size_t nSrc, const char *zFlags, char azOut[17]) {
+  uint64_t h = FNV_OFFSET;
+  size_t iLine = 0;
+  /* Hash line by line: each line without its trailing whitespace (which
+   * includes the CR of a CRLF), then the LF if there was one. */
+  while (iLine < nSrc) {
+    size_t iEnd = iLine;
+    while (iEnd < nSrc && zSrc[iEnd] != '\n') iEnd++;
+    size_t iTrim = iEnd;
+    while (iTrim > iLine && is_trailing_space(zSrc[iTrim - 1])) iTrim--;
+    h = fnv(h, zSrc + iLine, iTrim - iLine);
+    if (iEnd < nSrc) h = fnv(h, "\n", 1);
+    iLine = iEnd + 1;
+  }
+  h = fnv(h, "", 1); /* the NUL separating text and flags */
+  if (zFlags) h = fnv(h, zFlags, strlen(zFlags));
+  snprintf(azOut, 17, "%016llx", (unsigned long long)h);
+}
+
+static void entry_free(ks_journal_entry *e) {
+  free(e->zEvent);
+  free(e->zParent);
+  free(e->zHash);
+  free(e->zSkill);
+  free(e->zRule);
+  free(e->zVerdict);
+  free(e->zReason);
+  free(e->zJson);
+}
+
+void ks_journal_free(ks_journal *p) {
+  if (!p) return;
+  for (int i = 0; i < p->n; i++) entry_free(&p->a[i]);
+  free(p->a);
+  free(p->zPath);
+  free(p);
+}
+
+/* Copy an optional string member; a present member of another type is an error. */
+static int get_str(cJSON *pObj, const char *zKey, char **pz, const char *zPath, int iLine) {
+  cJSON *p = cJSON_GetObjectItemCaseSensitive(pObj, zKey);
+  if (!p || cJSON_IsNull(p)) return KS_OK;
+  if (!cJSON_IsString(p)) return ks_error_set(KS_EINVAL, "%s:%d: \"%s\" should be a string", zPath, iLine, zKey);
+  *pz = ks_strdup(p->valuestring);
+  return *pz ? KS_OK : KS_ENOMEM;
+}
+
+static int parse_line(const char *zPath, int iLine, const char *z, size_t n, ks_journal_entry *e) {
+  int rc = KS_OK;
+  memset(e, 0, sizeof *e);
+  e->iLine = iLine;
+  cJSON *pObj = cJSON_ParseWithLength(z, n);
+  if (!pObj || !cJSON_IsObject(pObj)) {
+    rc = ks_error_set(KS_EPARSE, "%s:%d: not a JSON object", zPath, iLine);
+    goto done;
+  }
+  cJSON *pFmt = cJSON_GetObjectItemCaseSensitive(pObj, "ks_journal");
+  if (!cJSON_IsNumber(pFmt) || pFmt->valuedouble != KS_JOURNAL_FORMAT) {
+    rc = ks_error_set(KS_EINVAL, "%s:%d: not a journal record (\"ks_journal\": %d missing)", zPath, iLine,
+                      KS_JOURNAL_FORMAT);
+    goto done;
+  }
+  if ((rc = get_str(pObj, "event", &e->zEvent, zPath, iLine)) < 0) goto done;
+  if (!e->zEvent) {
+    rc = ks_error_set(KS_EINVAL, "%s:%d: record without \"event\"", zPath, iLine);
+    goto done;
+  }
+  if ((rc = get_str(pObj, "parent", &e->zParent, zPath, iLine)) < 0) goto done;
+  if ((rc = get_str(pObj, "hash", &e->zHash, zPath, iLine)) < 0) goto done;
+  if ((rc = get_str(pObj, "skill", &e->zSkill, zPath, iLine)) < 0) goto done;
+  if ((rc = get_str(pObj, "rule", &e->zRule, zPath, iLine)) < 0) goto done;
+  if ((rc = get_str(pObj, "verdict", &e->zVerdict, zPath, iLine)) < 0) goto done;
+  if ((rc = get_str(pObj, "reason", &e->zReason, zPath, iLine)) < 0) goto done;
+  cJSON *pRound = cJSON_GetObjectItemCaseSensitive(pObj, "round");
+  if (pRound && !cJSON_IsNumber(pRound)) {
+    rc = ks_error_set(KS_EINVAL, "%s:%d: \"round\" should be a number", zPath, iLine);
+    goto done;
+  }
+  if (pRound) e->iRound = pRound->valueint;
+  cJSON *pSp = cJSON_GetObjectItemCaseSensitive(pObj, "speedup");
+  if (pSp && !cJSON_IsNull(pSp)) {
+    if (!cJSON_IsNumber(pSp)) {
+      rc = ks_error_set(KS_EINVAL, "%s:%d: \"speedup\" should be a number", zPath, iLine);
+      goto done;
+    }
+    e->bHasSpeedup = 1;
+    e->rSpeedup = pSp->valuedouble;
+  }
+  if (strcmp(e->zEvent, "candidate") == 0) {
+    int bOk = 0;
+    for (int i = 0; e->zVerdict && azVerdicts[i]; i++)
+      if (strcmp(azVerdicts[i], e->zVerdict) == 0) bOk = 1;
+    if (!bOk) {
+      rc = ks_error_set(KS_EINVAL, "%s:%d: candidate record with %s verdict%s%s%s", zPath, iLine,
+                        e->zVerdict ? "unknown" : "no", e->zVerdict ? " \"" : "", e->zVerdict ? e->zVerdict : "",
+                        e->zVerdict ? "\"" : "");
+      goto done;
+    }
+    if (!e->zParent || !e->zSkill) {
+      rc = ks_error_set(KS_EINVAL, "%s:%d: candidate record needs \"parent\" and \"skill\"", zPath, iLine);
+      goto done;
+    }
+  }
+  e->zJson = malloc(n + 1);
+  if (!e->zJson) {
+    rc = ks_error_set(KS_ENOMEM, "out of memory");
+    goto done;
+  }
+  memcpy(e->zJson, z, n);
+  e->zJson[n] = 0;
+done:
+  cJSON_Delete(pObj);
+  if (rc < 0) entry_free(e);
+  return rc;
+}
+
+int ks_journal_read(const char *zPath, ks_journal **ppJournal) {
+  int rc = KS_OK;
+  char *zText = NULL;
+  size_t nText = 0;
+  ks_journal *p = calloc(1, sizeof *p);
+  *ppJournal = NULL;
+  if (!p) return ks_error_set(KS_ENOMEM, "out of memory");
+  if (!(p->zPath = ks_strdup(zPath))) {
+    rc = KS_ENOMEM;
+    goto fail;
+  }
+  rc = ks_file_read(zPath, &zText, &nText);
+  if (rc == KS_ENOTFOUND) {
+    ks_error_clear();
+    *ppJournal = p;
+    return KS_OK;
+  }
+  if (rc < 0) goto fail;
+  int nAlloc = 0, iLine = 0;
+  size_t i = 0;
+  while (i < nText) {
+    size_t iEnd = i;
+    while (iEnd < nText && zText[iEnd] != '\n') iEnd++;
+    int bTerminated = iEnd < nText;
+    iLine++;
+    size_t iS = i, iE = iEnd;
+    while (iS < iE && (zText[iS] == ' ' || zText[iS] == '\t' || zText[iS] == '\r')) iS++;
+    while (iE > iS && (zText[iE - 1] == ' ' || zText[iE - 1] == '\t' || zText[iE - 1] == '\r')) iE--;
+    if (iE > iS) {
+      if (p->n == nAlloc) {
+        nAlloc = nAlloc ? nAlloc * 2 : 16;
+        ks_journal_entry *a = realloc(p->a, sizeof *a * (size_t)nAlloc);
+        if (!a) {
+          rc = ks_error_set(KS_ENOMEM, "out of memory");
+          goto fail;
+        }
+        p->a = a;
+      }
+      rc = parse_line(zPath, iLine, zText + iS, iE - iS, &p->a[p->n]);
+      if (rc == KS_EPARSE && !bTerminated) {
+        /* a record cut short by a crash: the write never completed */
+        ks_error_clear();
+        p->bTornTail = 1;
+        rc = KS_OK;
+      } else if (rc < 0) {
+        goto fail;
+      } else {
+        p->n++;
+      }
+    }
+    i = iEnd + 1;
+  }
+  free(zText);
+  *ppJournal = p;
+  return KS_OK;
+fail:
+  free(zText);
+  ks_journal_free(p);
+  return rc;
+}
+
+int ks_journal_append(const char *zPath, const char *zJson) {
+  int rc = KS_OK, fd = -1;
+  char *zLine = NULL;
+  cJSON *pObj = cJSON_Parse(zJson);
+  if (!pObj || !cJSON_IsObject(pObj)) {
+    rc = ks_error_set(KS_EINVAL, "journal record is not a JSON object");
+    goto done;
+  }
+  cJSON *pFmt = cJSON_GetObjectItemCaseSensitive(pObj, "ks_journal");
+  cJSON *pEv = cJSON_GetObjectItemCaseSensitive(pObj, "event");
+  if (!cJSON_IsNumber(pFmt) || pFmt->valuedouble != KS_JOURNAL_FORMAT || !cJSON_IsString(pEv)) {
+    rc = ks_error_set(KS_EINVAL, "journal record needs \"ks_journal\": %d and an \"event\"", KS_JOURNAL_FORMAT);
+    goto done;
+  }
+  char *zCompact = cJSON_PrintUnformatted(pObj);
+  if (!zCompact) {
+    rc = ks_error_set(KS_ENOMEM, "out of memory");
+    goto done;
+  }
+  size_t n = strlen(zCompact);
+  zLine = malloc(n + 2);
+  if (!zLine) {
+    free(zCompact);
+    rc = ks_error_set(KS_ENOMEM, "out of memory");
+    goto done;
+  }
+  memcpy(zLine, zCompact, n);
+  zLine[n] = '\n';
+  zLine[n + 1] = 0;
+  free(zCompact);
+  fd = open(zPath, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    rc = ks_error_set(KS_EIO, "%s: cannot open for appending: %s", zPath, strerror(errno));
+    goto done;
+  }
+  /* One write() keeps concurrent appenders from interleaving inside a line. */
+  size_t nDone = 0;
+  while (nDone < n + 1) {
+    ssize_t w = write(fd, zLine + nDone, n + 1 - nDone);
+    if (w < 0) {
+      if (errno == EINTR) continue;
+      rc = ks_error_set(KS_EIO, "%s: write error: %s", zPath, strerror(errno));
+      goto done;
+    }
+    nDone += (size_t)w;
+  }
+  if (fsync(fd) != 0) {
+    rc = ks_error_set(KS_EIO, "%s: fsync: %s", zPath, strerror(errno));
+    goto done;
+  }
+done:
+  if (fd >= 0) close(fd);
+  free(zLine);
+  cJSON_Delete(pObj);
+  return rc;
+}
+
+int ks_journal_append_candidate(const char *zPath, const ks_journal_entry *e, const char *const *azParams,
+                                int nParams) {
+  int rc = KS_OK;
+  char *zJson = NULL;
+  cJSON *pObj = cJSON_CreateObject();
+  cJSON *pParams = NULL;
+  if (!pObj) return ks_error_set(KS_ENOMEM, "out of memory");
+  cJSON_AddNumberToObject(pObj, "ks_journal", KS_JOURNAL_FORMAT);
+  cJSON_AddStringToObject(pObj, "event", e->zEvent ? e->zEvent : "candidate");
+  cJSON_AddNumberToObject(pObj, "round", e->iRound);
+  if (e->zParent) cJSON_AddStringToObject(pObj, "parent", e->zParent);
+  if (e->zHash) cJSON_AddStringToObject(pObj, "hash", e->zHash);
+  if (e->zSkill) cJSON_AddStringToObject(pObj, "skill", e->zSkill);
+  if (e->zRule) cJSON_AddStringToObject(pObj, "rule", e->zRule);
+  pParams = cJSON_AddObjectToObject(pObj, "params");
+  for (int i = 0; pParams && i < nParams; i++) {
+    const char *zEq = strchr(azParams[i], '=');
+    if (!zEq) {
+      rc = ks_error_set(KS_EINVAL, "parameter '%s' is not k=v", azParams[i]);
+      goto done;
+    }
+    char zKey[128];
+    snprintf(zKey, sizeof zKey, "%.*s", (int)(zEq - azParams[i]), azParams[i]);
+    cJSON_AddStringToObject(pParams, zKey, zEq + 1);
+  }
+  if (e->zVerdict) cJSON_AddStringToObject(pObj, "verdict", e->zVerdict);
+  if (e->bHasSpeedup && isfinite(e->rSpeedup)) cJSON_AddNumberToObject(pObj, "speedup", e->rSpeedup);
+  if (e->zReason) cJSON_AddStringToObject(pObj, "reason", e->zReason);
+  zJson = cJSON_PrintUnformatted(pObj);
+  if (!zJson) {
+    rc = ks_error_set(KS_ENOMEM, "out of memory");
+    goto done;
+  }
+  rc = ks_journal_append(zPath, zJson);
+done:
+  free(zJson);
+  cJSON_Delete(pObj);
+  return rc;
+}
