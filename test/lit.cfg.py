@@ -30,6 +30,8 @@ config.substitutions.append(("%clang19", config.ks_clang))
 config.substitutions.append(("%python", config.python))
 config.substitutions.append(("%datadir", config.ks_data_dir))
 config.substitutions.append(("%srcroot", config.ks_source_dir))
+# %expect-exit N CMD...: CMD must exit with status N exactly.
+config.substitutions.append(("%expect-exit", config.python + " " + os.path.join(config.ks_source_dir, "test", "Inputs", "expect_exit.py")))
 
 # GPU tests say `REQUIRES: gpu`; they run only where a GPU answers.
 if os.environ.get("KS_GPU_TESTS") == "1":

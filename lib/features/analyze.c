@@ -453,12 +453,24 @@ static int depends_on(actx *pC, CXCursor c, const char *zVar) {
   return f.bFound;
 }
 
-static void record_access(actx *pC, int iParam, CXCursor expr, CXCursor index, int eMode) {
+/* a + b for two classifications (the address of base[index]). */
+static ks_cls cls_add(ks_cls a, ks_cls b) {
+  ks_cls r = cls_join_flags(a, b, CLS_UNIFORM);
+  if (a.eForm == FORM_NONLINEAR || b.eForm == FORM_NONLINEAR) r.eForm = FORM_NONLINEAR;
+  else if (a.eForm == FORM_AFFINE && b.eForm == FORM_AFFINE) r.coef = a.coef + b.coef;
+  else r.eForm = FORM_SYMBOLIC;
+  return r;
+}
+
+/* Record a global access base[index]. The pattern is that of the whole
+ * address: a local row pointer (xr = x + r * cols) carries its offset. */
+static void record_access(actx *pC, int iParam, CXCursor expr, CXCursor base, CXCursor index, int eMode) {
   ks_kernel *pK = pC->pK;
   if (eMode == MODE_ADDR) return; /* &a[i] passed somewhere: not an access here */
   ks_access_kind eKind = eMode == MODE_ATOMIC ? KS_ACC_ATOMIC : eMode == MODE_STORE ? KS_ACC_STORE : KS_ACC_LOAD;
   int nRecords = eMode == MODE_RMW ? 2 : 1;
   ks_cls cls = clang_Cursor_isNull(index) ? CLS_UNIFORM : classify(pC, index);
+  if (!clang_Cursor_isNull(base)) cls = cls_add(classify(pC, base), cls);
   for (int r = 0; r < nRecords; r++) {
     if (r == 1) eKind = KS_ACC_STORE;
     GROW(pC, pK->aAccess, pK->nAccess, ks_access);
@@ -812,7 +824,7 @@ static void walk_call(actx *pC, CXCursor c) {
             kids k;
             get_kids(s, &k);
             CXCursor index = k.n == 2 ? k.a[1] : clang_getNullCursor();
-            record_access(pC, iParam, s, index, eMode);
+            record_access(pC, iParam, s, k.n == 2 ? k.a[0] : s, index, eMode);
             if (k.n == 2) walk(pC, k.a[1], MODE_LOAD);
           } else {
             walk(pC, arg, MODE_LOAD);
@@ -929,7 +941,7 @@ static void walk(actx *pC, CXCursor c, int eMode) {
     if (k.n == 2) {
       int bShared;
       int iParam = base_param(pC, k.a[0], &bShared);
-      if (iParam >= 0) record_access(pC, iParam, c, k.a[1], eMode);
+      if (iParam >= 0) record_access(pC, iParam, c, k.a[0], k.a[1], eMode);
       else if (bShared) pK->nSharedAccess++;
       walk(pC, k.a[0], MODE_ADDR);
       walk(pC, k.a[1], MODE_LOAD);
@@ -949,8 +961,8 @@ static void walk(actx *pC, CXCursor c, int eMode) {
       if (iParam >= 0) {
         kids b;
         get_kids(s, &b);
-        CXCursor index = clang_getCursorKind(s) == CXCursor_BinaryOperator && b.n == 2 ? b.a[1] : clang_getNullCursor();
-        record_access(pC, iParam, c, index, eMode);
+        int bSum = clang_getCursorKind(s) == CXCursor_BinaryOperator && b.n == 2;
+        record_access(pC, iParam, c, bSum ? b.a[0] : s, bSum ? b.a[1] : clang_getNullCursor(), eMode);
       }
       walk(pC, k.a[0], MODE_ADDR);
       return;
