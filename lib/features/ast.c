@@ -82,14 +82,22 @@ int ks_ast_is_device_fn(CXCursor c) {
 }
 
 int ks_ast_in_main_file(CXCursor c) {
-  /* By expansion location: a declaration that starts inside a macro
-   * (`KERNEL void k()` with KERNEL = extern "C" __global__) still counts. */
-  CXFile file;
-  unsigned iOff;
-  clang_getExpansionLocation(clang_getCursorLocation(c), &file, NULL, NULL, &iOff);
-  if (!file) return 0;
+  CXSourceLocation loc = clang_getCursorLocation(c);
+  if (clang_Location_isFromMainFile(loc)) return 1;
+  /* A declaration that starts inside a macro (`KERNEL void k()` with KERNEL =
+   * extern "C" __global__) counts by its expansion location. Only macro
+   * locations can differ between spelling and expansion, so the cheap test
+   * above settles every other cursor (the CUDA headers have thousands). */
+  CXFile fileExp, fileSpell;
+  unsigned iExp, iSpell;
+  clang_getExpansionLocation(loc, &fileExp, NULL, NULL, &iExp);
+  clang_getSpellingLocation(loc, &fileSpell, NULL, NULL, &iSpell);
+  if (!fileExp || (clang_File_isEqual(fileExp, fileSpell) && iExp == iSpell)) return 0;
   CXTranslationUnit tu = clang_Cursor_getTranslationUnit(c);
-  return clang_Location_isFromMainFile(clang_getLocationForOffset(tu, file, iOff));
+  CXString sMain = clang_getTranslationUnitSpelling(tu);
+  CXFile fileMain = clang_getFile(tu, clang_getCString(sMain));
+  clang_disposeString(sMain);
+  return fileMain && clang_File_isEqual(fileExp, fileMain);
 }
 
 /* Walk namespaces, linkage specs and classes for kernel definitions. */
