@@ -48,6 +48,11 @@ typedef struct ks_rewrite_opts {
  * ks_error_msg() says why. */
 int ks_rewrite_apply(ks_tu *pTu, const ks_rewrite_opts *pOpts, char **pzOut, size_t *pnOut);
 
+/* The same with a rule given directly (tests, rules outside the table);
+ * pOpts->zRule is not consulted. */
+int ks_rewrite_apply_rule(ks_tu *pTu, const ks_rule *pRule, const ks_rewrite_opts *pOpts, char **pzOut,
+                          size_t *pnOut);
+
 /* ---- For rules (called from xApply) ---- */
 
 ks_tu *ks_rewrite_tu(ks_rewrite *p);
@@ -73,6 +78,25 @@ int ks_rewrite_already(ks_rewrite *p, const char *zFmt, ...)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
+
+/* ---- Additions for rules (engine helpers) ---- */
+
+/* The rule being applied. */
+const ks_rule *ks_rewrite_rule(ks_rewrite *p);
+/* The provenance comment text for this application, without indentation or
+ * newline: "// kernelskill: <skill> (rule <id>[, round N]) <zWhat>" (malloc'd).
+ * For rules that insert whole new lines (helper functions) and write the
+ * comment themselves. */
+char *ks_rewrite_note_text(ks_rewrite *p, const char *zWhat);
+/* Does main-file range [iStart, iEnd), or the comment lines directly above
+ * iStart, hold a provenance comment of rule zRule (NULL: this rule)? Rules use
+ * it for idempotence: "already applied" when their own note is there. */
+int ks_rewrite_has_note(ks_rewrite *p, unsigned iStart, unsigned iEnd, const char *zRule);
+/* Offset of the start of the line holding iOffset, and the length of that
+ * line's leading whitespace (*pnIndent may be NULL). */
+unsigned ks_rewrite_line_start(ks_rewrite *p, unsigned iOffset, unsigned *pnIndent);
+/* Number of edits queued so far (notes not counted). */
+int ks_rewrite_edit_count(ks_rewrite *p);
 
 /* A unified diff (---/+++ headers naming zPath) between two texts. */
 int ks_rewrite_diff(const char *zPath, const char *zOld, size_t nOld, const char *zNew, size_t nNew, ks_buf *pOut);

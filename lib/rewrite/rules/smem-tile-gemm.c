@@ -1,0 +1,675 @@
+/* smem-tile-gemm.c — rule `smem-tile-gemm`: a naive GEMM kernel (one output per
+ * thread, a k-loop accumulating A[row*lda + k] * B[k*ldb + col]) becomes a
+ * shared-memory tiled kernel (param tile=8|16|32), optionally with register
+ * blocking (param regs=1|2|4|8: outputs per thread along the tile's rows), and
+ * its launch sites get the matching grid and block.
+ *
+ * The matcher accepts only a kernel body it understands completely (every
+ * statement accounted for) and exports ks_rule_gemm_match() for library-gemm.
+ * The tiled kernel sums k in the same order with the same types, padding with
+ * zeros past K, so its results are bitwise those of the original
+ * (docs/rules/smem-tile-gemm.md). */
+#include "features/ast.h"
+#include "kernelskill/rewrite.h"
+#include "gemm_match.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- cursor helpers ---- */
+
+#define MAX_KIDS 64
+typedef struct kids {
+  CXCursor a[MAX_KIDS];
+  int n;
+} kids;
+
+static enum CXChildVisitResult kids_visit(CXCursor c, CXCursor parent, CXClientData d) {
+  (void)parent;
+  kids *k = d;
+  if (k->n < MAX_KIDS) k->a[k->n] = c;
+  k->n++;
+  return CXChildVisit_Continue;
+}
+
+static int children(CXCursor c, kids *k) {
+  k->n = 0;
+  clang_visitChildren(c, kids_visit, k);
+  return k->n <= MAX_KIDS ? k->n : -1;
+}
+
+static int kind(CXCursor c) { return (int)clang_getCursorKind(c); }
+
+/* Look through implicit conversions and parentheses. */
+static CXCursor strip(CXCursor c) {
+  for (;;) {
+    int e = kind(c);
+    if (e != CXCursor_UnexposedExpr && e != CXCursor_ParenExpr) return c;
+    kids k;
+    if (children(c, &k) != 1) return c;
+    c = k.a[0];
+  }
+}
+
+static int binop(CXCursor c, enum CXBinaryOperatorKind eOp, CXCursor *pL, CXCursor *pR) {
+  if (kind(c) != CXCursor_BinaryOperator && kind(c) != CXCursor_CompoundAssignOperator) return 0;
+  if (clang_getCursorBinaryOperatorKind(c) != eOp) return 0;
+  kids k;
+  if (children(c, &k) != 2) return 0;
+  *pL = k.a[0];
+  *pR = k.a[1];
+  return 1;
+}
+
+/* Is c (stripped) a reference to the declaration d? */
+static int refers_to(CXCursor c, CXCursor d) {
+  c = strip(c);
+  return kind(c) == CXCursor_DeclRefExpr && clang_equalCursors(clang_getCursorReferenced(c), d);
+}
+
+static int param_index(CXCursor kernel, CXCursor c) {
+  c = strip(c);
+  if (kind(c) != CXCursor_DeclRefExpr) return -1;
+  CXCursor d = clang_getCursorReferenced(c);
+  int n = clang_Cursor_getNumArguments(kernel);
+  for (int i = 0; i < n; i++)
+    if (clang_equalCursors(clang_Cursor_getArgument(kernel, (unsigned)i), d)) return i;
+  return -1;
+}
+
+/* Normalized token text of main-file bytes [iStart, iEnd): spellings joined by
+ * one space. -1 when a macro is used inside. */
+static int tok_text(ks_tu *pTu, unsigned iStart, unsigned iEnd, ks_buf *pOut) {
+  CXFile file = clang_getFile(pTu->pTu, pTu->zFile);
+  CXSourceRange r = clang_getRange(clang_getLocationForOffset(pTu->pTu, file, iStart),
+                                   clang_getLocationForOffset(pTu->pTu, file, iEnd));
+  CXToken *aTok = NULL;
+  unsigned nTok = 0;
+  int rc = 0;
+  clang_tokenize(pTu->pTu, r, &aTok, &nTok);
+  for (unsigned i = 0; i < nTok && rc == 0; i++) {
+    CXTokenKind e = clang_getTokenKind(aTok[i]);
+    if (e == CXToken_Comment) continue;
+    if (e == CXToken_Identifier &&
+        clang_getCursorKind(clang_getCursor(pTu->pTu, clang_getTokenLocation(pTu->pTu, aTok[i]))) ==
+            CXCursor_MacroExpansion)
+      rc = -1;
+    CXString s = clang_getTokenSpelling(pTu->pTu, aTok[i]);
+    if (rc == 0 && ks_buf_printf(pOut, "%s%s", pOut->n ? " " : "", clang_getCString(s)) < 0) rc = -1;
+    clang_disposeString(s);
+  }
+  clang_disposeTokens(pTu->pTu, aTok, nTok);
+  return rc;
+}
+
+static char *cursor_text(ks_tu *pTu, CXCursor c) { return ks_ast_text(pTu, c); }
+
+/* A thread index `blockIdx.D * blockDim.D + threadIdx.D` (any order): 'x',
+ * 'y', or 0. */
+static char thread_index_dim(ks_tu *pTu, CXCursor c) {
+  unsigned iS, iE;
+  ks_buf b = KS_BUF_INIT;
+  char cDim = 0;
+  if (ks_ast_extent(pTu, c, &iS, &iE) < 0 || tok_text(pTu, iS, iE, &b) < 0) goto done;
+  for (const char *zD = "xy"; *zD && !cDim; zD++) {
+    char az[6][128];
+    char d = *zD;
+    snprintf(az[0], 128, "blockIdx . %c * blockDim . %c + threadIdx . %c", d, d, d);
+    snprintf(az[1], 128, "blockDim . %c * blockIdx . %c + threadIdx . %c", d, d, d);
+    snprintf(az[2], 128, "threadIdx . %c + blockIdx . %c * blockDim . %c", d, d, d);
+    snprintf(az[3], 128, "threadIdx . %c + blockDim . %c * blockIdx . %c", d, d, d);
+    snprintf(az[4], 128, "( blockIdx . %c * blockDim . %c ) + threadIdx . %c", d, d, d);
+    snprintf(az[5], 128, "threadIdx . %c + ( blockIdx . %c * blockDim . %c )", d, d, d);
+    for (int i = 0; i < 6; i++)
+      if (b.z && strcmp(b.z, az[i]) == 0) cDim = d;
+  }
+done:
+  ks_buf_free(&b);
+  return cDim;
+}
+
+/* An expression built only from the kernel's scalar parameters, integer
+ * literals and arithmetic: the same value everywhere in the kernel. */
+typedef struct pure_walk {
+  CXCursor kernel;
+  int bPure;
+} pure_walk;
+
+static enum CXChildVisitResult pure_visit(CXCursor c, CXCursor parent, CXClientData d) {
+  (void)parent;
+  pure_walk *pW = d;
+  switch (kind(c)) {
+  case CXCursor_DeclRefExpr:
+    if (param_index(pW->kernel, c) < 0 || clang_getCursorType(c).kind == CXType_Pointer) pW->bPure = 0;
+    return CXChildVisit_Continue;
+  case CXCursor_IntegerLiteral:
+    return CXChildVisit_Continue;
+  case CXCursor_UnexposedExpr:
+  case CXCursor_ParenExpr:
+    return CXChildVisit_Recurse;
+  case CXCursor_BinaryOperator: {
+    enum CXBinaryOperatorKind e = clang_getCursorBinaryOperatorKind(c);
+    if (e != CXBinaryOperator_Add && e != CXBinaryOperator_Sub && e != CXBinaryOperator_Mul &&
+        e != CXBinaryOperator_Div)
+      pW->bPure = 0;
+    return CXChildVisit_Recurse;
+  }
+  default:
+    pW->bPure = 0;
+    return CXChildVisit_Break;
+  }
+}
+
+static int is_pure(CXCursor kernel, CXCursor c) {
+  pure_walk w = {kernel, 1};
+  CXCursor s = strip(c);
+  if (kind(s) == CXCursor_DeclRefExpr || kind(s) == CXCursor_IntegerLiteral) {
+    pure_walk *pW = &w;
+    pure_visit(s, s, pW);
+    return w.bPure;
+  }
+  if (kind(s) != CXCursor_BinaryOperator) return 0;
+  pure_visit(s, s, &w);
+  if (w.bPure) clang_visitChildren(s, pure_visit, &w);
+  return w.bPure;
+}
+
+/* `u * S + v` (the product in either order, the sum in either order) where u
+ * and v are references to the local variables given. Returns the stride S. */
+static int linear_index(CXCursor idx, CXCursor u, CXCursor v, CXCursor *pStride) {
+  CXCursor l, r, ml, mr;
+  if (!binop(strip(idx), CXBinaryOperator_Add, &l, &r)) return 0;
+  for (int iSwap = 0; iSwap < 2; iSwap++) {
+    CXCursor prod = iSwap ? r : l, add = iSwap ? l : r;
+    if (!refers_to(add, v)) continue;
+    if (!binop(strip(prod), CXBinaryOperator_Mul, &ml, &mr)) continue;
+    if (refers_to(ml, u) && !refers_to(mr, u)) {
+      *pStride = mr;
+      return 1;
+    }
+    if (refers_to(mr, u) && !refers_to(ml, u)) {
+      *pStride = ml;
+      return 1;
+    }
+  }
+  return 0;
+}
+
+/* A subscript P[index] of pointer parameter P: its parameter index. */
+static int subscript(CXCursor kernel, CXCursor c, CXCursor *pIndex) {
+  c = strip(c);
+  kids k;
+  if (kind(c) != CXCursor_ArraySubscriptExpr || children(c, &k) != 2) return -1;
+  *pIndex = k.a[1];
+  return param_index(kernel, k.a[0]);
+}
+
+static int is_zero_literal(ks_tu *pTu, CXCursor c) {
+  c = strip(c);
+  if (kind(c) != CXCursor_IntegerLiteral && kind(c) != CXCursor_FloatingLiteral) return 0;
+  char *z = cursor_text(pTu, c);
+  if (!z) return 0;
+  char *zEnd;
+  double r = strtod(z, &zEnd);
+  int b = zEnd != z && r == 0.0 && z[0] != '-';
+  free(z);
+  return b;
+}
+
+static int is_int_type(CXType t) {
+  t = clang_getCanonicalType(t);
+  switch (t.kind) {
+  case CXType_Int: case CXType_UInt: case CXType_Long: case CXType_ULong: case CXType_LongLong:
+  case CXType_ULongLong:
+    return 1;
+  default:
+    return 0;
+  }
+}
+
+static char *type_text(CXCursor decl) {
+  CXString s = clang_getTypeSpelling(clang_getCursorType(decl));
+  char *z = ks_strdup(clang_getCString(s));
+  clang_disposeString(s);
+  return z;
+}
+
+/* The one variable of a DeclStmt, with its initializer (or null). */
+static int single_var(CXCursor stmt, CXCursor *pVar, CXCursor *pInit) {
+  kids k, v;
+  if (kind(stmt) != CXCursor_DeclStmt || children(stmt, &k) != 1 || kind(k.a[0]) != CXCursor_VarDecl) return 0;
+  *pVar = k.a[0];
+  int n = children(k.a[0], &v);
+  /* Children of a VarDecl: type references, then the initializer last. */
+  *pInit = clang_getNullCursor();
+  for (int i = 0; i < n; i++)
+    if (clang_isExpression(clang_getCursorKind(v.a[i]))) *pInit = v.a[i];
+  return 1;
+}
+
+typedef struct gm_state {
+  ks_rewrite *p;
+  ks_tu *pTu;
+  CXCursor kernel;
+  CXCursor aThread[2];
+  char acDim[2];
+  int nThread;
+  CXCursor acc;    /* accumulator variable, null until seen */
+  int bLoopSeen, bStoreSeen, bGuard;
+  CXCursor guardVar[2], guardBound[2];
+  CXCursor kVar, kBound;
+  CXCursor aIdx, bIdx, cIdx;  /* index expressions */
+  int iA, iB, iC;
+  CXCursor row, col;
+  const char *zWhy;
+} gm_state;
+
+/* `a < M && b < N` (bEarly: `a >= M || b >= N`). */
+static int guard_cond(gm_state *pS, CXCursor cond, int bEarly) {
+  CXCursor l, r, vl, bl, vr, br;
+  enum CXBinaryOperatorKind eJoin = bEarly ? CXBinaryOperator_LOr : CXBinaryOperator_LAnd;
+  enum CXBinaryOperatorKind eCmp = bEarly ? CXBinaryOperator_GE : CXBinaryOperator_LT;
+  if (!binop(strip(cond), eJoin, &l, &r)) return 0;
+  if (!binop(strip(l), eCmp, &vl, &bl) || !binop(strip(r), eCmp, &vr, &br)) return 0;
+  pS->guardVar[0] = strip(vl);
+  pS->guardBound[0] = bl;
+  pS->guardVar[1] = strip(vr);
+  pS->guardBound[1] = br;
+  pS->bGuard = 1;
+  return 1;
+}
+
+static int match_loop(gm_state *pS, CXCursor loop) {
+  kids k, b;
+  CXCursor var, init, l, r, sum, prod, ia, ib;
+  if (children(loop, &k) != 4) return 0; /* init, cond, inc, body all present */
+  if (!single_var(k.a[0], &var, &init) || clang_Cursor_isNull(init) || !is_zero_literal(pS->pTu, init)) return 0;
+  if (!is_int_type(clang_getCursorType(var))) return 0;
+  if (!binop(strip(k.a[1]), CXBinaryOperator_LT, &l, &r) || !refers_to(l, var) || !is_pure(pS->kernel, r)) return 0;
+  /* ++k, k++, k += 1 */
+  CXCursor inc = strip(k.a[2]);
+  if (kind(inc) == CXCursor_UnaryOperator) {
+    enum CXUnaryOperatorKind e = clang_getCursorUnaryOperatorKind(inc);
+    kids u;
+    if ((e != CXUnaryOperator_PreInc && e != CXUnaryOperator_PostInc) || children(inc, &u) != 1 ||
+        !refers_to(u.a[0], var))
+      return 0;
+  } else {
+    CXCursor il, ir;
+    char *z = NULL;
+    if (!binop(inc, CXBinaryOperator_AddAssign, &il, &ir) || !refers_to(il, var)) return 0;
+    z = cursor_text(pS->pTu, strip(ir));
+    int bOne = z && strcmp(z, "1") == 0;
+    free(z);
+    if (!bOne) return 0;
+  }
+  pS->kVar = var;
+  pS->kBound = r;
+  CXCursor body = k.a[3];
+  if (kind(body) == CXCursor_CompoundStmt) {
+    if (children(body, &b) != 1) return 0;
+    body = b.a[0];
+  }
+  /* acc += x * y  |  acc = acc + x * y  |  acc = x * y + acc */
+  if (binop(body, CXBinaryOperator_AddAssign, &l, &r)) {
+    if (!refers_to(l, pS->acc)) return 0;
+    prod = r;
+  } else if (binop(body, CXBinaryOperator_Assign, &l, &r)) {
+    if (!refers_to(l, pS->acc) || !binop(strip(r), CXBinaryOperator_Add, &sum, &prod)) return 0;
+    if (!refers_to(sum, pS->acc)) {
+      CXCursor t = sum;
+      sum = prod;
+      prod = t;
+      if (!refers_to(sum, pS->acc)) return 0;
+    }
+  } else {
+    return 0;
+  }
+  if (!binop(strip(prod), CXBinaryOperator_Mul, &l, &r)) return 0;
+  int iL = subscript(pS->kernel, l, &ia), iR = subscript(pS->kernel, r, &ib);
+  if (iL < 0 || iR < 0) return 0;
+  /* The operand whose index ends in "+ k" is A (row-major MxK). */
+  CXCursor s;
+  for (int iSwap = 0; iSwap < 2; iSwap++) {
+    CXCursor xa = iSwap ? ib : ia, xb = iSwap ? ia : ib;
+    for (int t = 0; t < pS->nThread; t++) {
+      CXCursor rowV = pS->aThread[t], colV = pS->aThread[1 - t];
+      if (pS->nThread != 2) break;
+      if (linear_index(xa, rowV, var, &s) && linear_index(xb, var, colV, &s)) {
+        pS->aIdx = xa;
+        pS->bIdx = xb;
+        pS->iA = iSwap ? iR : iL;
+        pS->iB = iSwap ? iL : iR;
+        pS->row = rowV;
+        pS->col = colV;
+        return 1;
+      }
+    }
+  }
+  return 0;
+}
+
+static int match_store(gm_state *pS, CXCursor stmt) {
+  CXCursor l, r, idx, s;
+  if (!binop(stmt, CXBinaryOperator_Assign, &l, &r) || !refers_to(r, pS->acc)) return 0;
+  int iC = subscript(pS->kernel, l, &idx);
+  if (iC < 0 || !linear_index(idx, pS->row, pS->col, &s)) return 0;
+  pS->iC = iC;
+  pS->cIdx = idx;
+  return 1;
+}
+
+/* The statements of a block, in order; bTop: the kernel body itself. */
+static int match_stmts(gm_state *pS, CXCursor block, int bTop) {
+  kids k;
+  int n = children(block, &k);
+  if (n < 0) return 0;
+  for (int i = 0; i < n; i++) {
+    CXCursor st = k.a[i], var, init;
+    if (single_var(st, &var, &init)) {
+      if (clang_Cursor_isNull(init)) return 0;
+      char cDim = bTop && !pS->bGuard && is_int_type(clang_getCursorType(var)) ? thread_index_dim(pS->pTu, init) : 0;
+      if (cDim && pS->nThread < 2) {
+        pS->aThread[pS->nThread] = var;
+        pS->acDim[pS->nThread++] = cDim;
+        continue;
+      }
+      enum CXTypeKind eT = clang_getCanonicalType(clang_getCursorType(var)).kind;
+      if (clang_Cursor_isNull(pS->acc) && (eT == CXType_Float || eT == CXType_Double) &&
+          is_zero_literal(pS->pTu, init)) {
+        pS->acc = var;
+        continue;
+      }
+      return 0;
+    }
+    if (kind(st) == CXCursor_IfStmt && !pS->bGuard && pS->nThread == 2) {
+      kids f;
+      if (children(st, &f) != 2) return 0; /* no else */
+      if (kind(f.a[1]) == CXCursor_ReturnStmt) {
+        kids rr;
+        if (children(f.a[1], &rr) != 0 || !guard_cond(pS, f.a[0], 1)) return 0;
+        continue;
+      }
+      if (!guard_cond(pS, f.a[0], 0)) return 0;
+      if (kind(f.a[1]) == CXCursor_CompoundStmt) {
+        if (!match_stmts(pS, f.a[1], 0)) return 0;
+      } else {
+        return 0;
+      }
+      continue;
+    }
+    if (kind(st) == CXCursor_ForStmt && !pS->bLoopSeen && !clang_Cursor_isNull(pS->acc) && pS->bGuard) {
+      if (!match_loop(pS, st)) return 0;
+      pS->bLoopSeen = 1;
+      continue;
+    }
+    if (pS->bLoopSeen && !pS->bStoreSeen && match_store(pS, st)) {
+      pS->bStoreSeen = 1;
+      continue;
+    }
+    return 0;
+  }
+  return 1;
+}
+
+static int bound_param(CXCursor kernel, CXCursor c) { return param_index(kernel, c); }
+
+int ks_rule_gemm_match(ks_rewrite *p, ks_gemm_match *pG) {
+  ks_tu *pTu = ks_rewrite_tu(p);
+  const char *zKernel = ks_rewrite_kernel_name(p);
+  CXCursor kernel = ks_ast_find_kernel(pTu, zKernel);
+  gm_state st;
+  kids k;
+  memset(pG, 0, sizeof *pG);
+  memset(&st, 0, sizeof st);
+  st.p = p;
+  st.pTu = pTu;
+  st.kernel = kernel;
+  st.acc = clang_getNullCursor();
+  if (clang_Cursor_isNull(kernel)) return ks_rewrite_refuse(p, "no kernel '%s'", zKernel);
+  if (kind(kernel) != CXCursor_FunctionDecl) return ks_rewrite_refuse(p, "kernel '%s' is a template", zKernel);
+  if (ks_ast_extent(pTu, kernel, &pG->iKernelStart, &pG->iKernelEnd) < 0)
+    return ks_rewrite_refuse(p, "kernel '%s' is not laid out in the main file", zKernel);
+  int n = children(kernel, &k);
+  CXCursor body = clang_getNullCursor();
+  for (int i = 0; i < n; i++)
+    if (kind(k.a[i]) == CXCursor_CompoundStmt) body = k.a[i];
+  if (clang_Cursor_isNull(body) || ks_ast_extent(pTu, body, &pG->iBodyStart, &pG->iBodyEnd) < 0 ||
+      pTu->zSrc[pG->iBodyStart] != '{' || pTu->zSrc[pG->iBodyEnd - 1] != '}')
+    return ks_rewrite_refuse(p, "kernel '%s' has no body written in the file", zKernel);
+  ks_buf b = KS_BUF_INIT;
+  int bMacro = tok_text(pTu, pG->iBodyStart, pG->iBodyEnd, &b) < 0;
+  ks_buf_free(&b);
+  if (bMacro) return ks_rewrite_refuse(p, "the body of '%s' uses a macro; not a GEMM this rule can read", zKernel);
+  if (!match_stmts(&st, body, 1) || !st.bStoreSeen)
+    return ks_rewrite_refuse(p, "kernel '%s' is not a naive GEMM this rule understands (row/col from blockIdx*blockDim+"
+                                "threadIdx, a bounds guard, acc = 0, for k < K: acc += A[row*lda+k] * B[k*ldb+col], "
+                                "C[row*ldc+col] = acc, nothing else)",
+                             zKernel);
+  /* The guard bounds row by M and col by N. */
+  CXCursor mB, nB;
+  if (clang_equalCursors(clang_getCursorReferenced(st.guardVar[0]), st.row) &&
+      clang_equalCursors(clang_getCursorReferenced(st.guardVar[1]), st.col)) {
+    mB = st.guardBound[0];
+    nB = st.guardBound[1];
+  } else if (clang_equalCursors(clang_getCursorReferenced(st.guardVar[0]), st.col) &&
+             clang_equalCursors(clang_getCursorReferenced(st.guardVar[1]), st.row)) {
+    mB = st.guardBound[1];
+    nB = st.guardBound[0];
+  } else {
+    return ks_rewrite_refuse(p, "the guard of '%s' does not bound the row and the column", zKernel);
+  }
+  CXCursor sx, sy, sz;
+  linear_index(st.aIdx, st.row, st.kVar, &sx);
+  linear_index(st.bIdx, st.kVar, st.col, &sy);
+  linear_index(st.cIdx, st.row, st.col, &sz);
+  CXCursor aExpr[6] = {mB, nB, st.kBound, sx, sy, sz};
+  for (int i = 0; i < 6; i++)
+    if (!is_pure(kernel, aExpr[i]))
+      return ks_rewrite_refuse(p, "a bound or stride of '%s' is not built from scalar parameters", zKernel);
+  if (st.iC == st.iA || st.iC == st.iB) return ks_rewrite_refuse(p, "C is also an input of '%s'", zKernel);
+  /* Element types: A, B, C and the accumulator all float, or all double. */
+  enum CXTypeKind eAcc = clang_getCanonicalType(clang_getCursorType(st.acc)).kind;
+  CXCursor aPtr[3] = {clang_Cursor_getArgument(kernel, (unsigned)st.iA), clang_Cursor_getArgument(kernel, (unsigned)st.iB),
+                      clang_Cursor_getArgument(kernel, (unsigned)st.iC)};
+  for (int i = 0; i < 3; i++) {
+    CXType t = clang_getCanonicalType(clang_getCursorType(aPtr[i]));
+    if (t.kind != CXType_Pointer || clang_getCanonicalType(clang_getPointeeType(t)).kind != eAcc)
+      return ks_rewrite_refuse(p, "A, B, C and the accumulator of '%s' are not all float or all double", zKernel);
+  }
+  for (int i = 0; i < clang_Cursor_getNumArguments(kernel); i++) {
+    CXString s = clang_getCursorSpelling(clang_Cursor_getArgument(kernel, (unsigned)i));
+    int bClash = strncmp(clang_getCString(s), "ks_", 3) == 0;
+    clang_disposeString(s);
+    if (bClash) return ks_rewrite_refuse(p, "a parameter of '%s' starts with ks_ (names this rule uses)", zKernel);
+  }
+  pG->bDouble = eAcc == CXType_Double;
+  pG->iA = st.iA;
+  pG->iB = st.iB;
+  pG->iC = st.iC;
+  pG->iM = bound_param(kernel, mB);
+  pG->iN = bound_param(kernel, nB);
+  pG->iK = bound_param(kernel, st.kBound);
+  pG->iX = bound_param(kernel, sx);
+  pG->iY = bound_param(kernel, sy);
+  pG->iZ = bound_param(kernel, sz);
+  pG->zM = cursor_text(pTu, mB);
+  pG->zN = cursor_text(pTu, nB);
+  pG->zK = cursor_text(pTu, st.kBound);
+  pG->zX = cursor_text(pTu, sx);
+  pG->zY = cursor_text(pTu, sy);
+  pG->zZ = cursor_text(pTu, sz);
+  pG->zRowType = type_text(st.row);
+  pG->zColType = type_text(st.col);
+  pG->zKType = type_text(st.kVar);
+  pG->bRowOnY = st.acDim[clang_equalCursors(st.aThread[0], st.row) ? 0 : 1] == 'y';
+  char cColDim = st.acDim[clang_equalCursors(st.aThread[0], st.col) ? 0 : 1];
+  if (!pG->zM || !pG->zN || !pG->zK || !pG->zX || !pG->zY || !pG->zZ || !pG->zRowType || !pG->zColType ||
+      !pG->zKType) {
+    ks_rule_gemm_match_free(pG);
+    return ks_error_set(KS_ENOMEM, "out of memory");
+  }
+  if ((pG->bRowOnY && cColDim != 'x') || (!pG->bRowOnY && cColDim != 'y')) {
+    ks_rule_gemm_match_free(pG);
+    return ks_rewrite_refuse(p, "row and column of '%s' come from the same block dimension", zKernel);
+  }
+  return KS_OK;
+}
+
+void ks_rule_gemm_match_free(ks_gemm_match *pG) {
+  char **az[] = {&pG->zM, &pG->zN, &pG->zK, &pG->zX, &pG->zY, &pG->zZ, &pG->zRowType, &pG->zColType, &pG->zKType};
+  for (size_t i = 0; i < sizeof az / sizeof az[0]; i++) {
+    free(*az[i]);
+    *az[i] = NULL;
+  }
+}
+
+/* ---- the rule ---- */
+
+static int has_token(ks_tu *pTu, unsigned iStart, unsigned iEnd, const char *zTok) {
+  ks_buf b = KS_BUF_INIT;
+  tok_text(pTu, iStart, iEnd, &b);
+  int bHit = 0;
+  size_t n = strlen(zTok);
+  for (const char *z = ks_buf_cstr(&b); (z = strstr(z, zTok)) != NULL; z += n)
+    if ((z == b.z || z[-1] == ' ') && (z[n] == ' ' || z[n] == 0)) bHit = 1;
+  ks_buf_free(&b);
+  return bHit;
+}
+
+static int apply_smem_tile_gemm(ks_rewrite *p) {
+  ks_tu *pTu = ks_rewrite_tu(p);
+  const char *zKernel = ks_rewrite_kernel_name(p);
+  const char *zTile = ks_rewrite_param(p, "tile", "16");
+  const char *zRegs = ks_rewrite_param(p, "regs", "1");
+  ks_gemm_match g;
+  ks_launch *aL = NULL;
+  int nL = 0, rc;
+  ks_buf body = KS_BUF_INIT, cfg = KS_BUF_INIT, note = KS_BUF_INIT;
+  memset(&g, 0, sizeof g);
+  int T = atoi(zTile), R = atoi(zRegs);
+  if ((T != 8 && T != 16 && T != 32) || strspn(zTile, "0123456789") != strlen(zTile))
+    return ks_rewrite_refuse(p, "tile=%s: use 8, 16 or 32", zTile);
+  if ((R != 1 && R != 2 && R != 4 && R != 8) || strspn(zRegs, "0123456789") != strlen(zRegs) || R > T)
+    return ks_rewrite_refuse(p, "regs=%s: use 1, 2, 4 or 8 (at most the tile)", zRegs);
+
+  CXCursor kernel = ks_ast_find_kernel(pTu, zKernel);
+  unsigned iKs, iKe;
+  if (!clang_Cursor_isNull(kernel) && ks_ast_extent(pTu, kernel, &iKs, &iKe) == 0 &&
+      ks_rewrite_has_note(p, iKs, iKe, NULL))
+    return ks_rewrite_already(p, "kernel '%s' is already shared-memory tiled by this rule", zKernel);
+  if ((rc = ks_rule_gemm_match(p, &g)) < 0) return rc;
+  if (has_token(pTu, g.iKernelStart, g.iBodyStart, "__launch_bounds__")) {
+    rc = ks_rewrite_refuse(p, "kernel '%s' has __launch_bounds__; its block size changes here (apply launch-bounds after)",
+                           zKernel);
+    goto done;
+  }
+  if ((rc = ks_ast_launches(pTu, zKernel, &aL, &nL)) < 0) goto done;
+  if (nL == 0) {
+    rc = ks_rewrite_refuse(p, "no launch of '%s' in this file: the launch configuration must change with the kernel",
+                           zKernel);
+    goto done;
+  }
+  if (g.iM < 0 || g.iN < 0) {
+    rc = ks_rewrite_refuse(p, "the row/column bounds of '%s' are not single parameters; cannot size the grid", zKernel);
+    goto done;
+  }
+
+  /* The tiled body. */
+  const char *zE = g.bDouble ? "double" : "float", *zZero = g.bDouble ? "0.0" : "0.0f";
+  const char *zRowBlk = g.bRowOnY ? "blockIdx.y" : "blockIdx.x", *zColBlk = g.bRowOnY ? "blockIdx.x" : "blockIdx.y";
+  int S = T / R; /* rows of threads per block */
+  const char *zA, *zB, *zC;
+  CXString sA = clang_getCursorSpelling(clang_Cursor_getArgument(kernel, (unsigned)g.iA));
+  CXString sB = clang_getCursorSpelling(clang_Cursor_getArgument(kernel, (unsigned)g.iB));
+  CXString sC = clang_getCursorSpelling(clang_Cursor_getArgument(kernel, (unsigned)g.iC));
+  zA = clang_getCString(sA);
+  zB = clang_getCString(sB);
+  zC = clang_getCString(sC);
+  unsigned nIndent = 0;
+  ks_rewrite_line_start(p, g.iKernelStart, &nIndent);
+  char zI[64];
+  snprintf(zI, sizeof zI, "%.*s  ", (int)(nIndent < 60 ? nIndent : 60), pTu->zSrc + ks_rewrite_line_start(p, g.iKernelStart, NULL));
+  rc = ks_buf_printf(&body,
+      "\n"
+      "%s__shared__ %s ks_As[%d][%d];\n"
+      "%s__shared__ %s ks_Bs[%d][%d];\n"
+      "%sconst %s ks_col = %s * %d + threadIdx.x;\n"
+      "%s%s ks_acc[%d];\n"
+      "%sfor (int ks_i = 0; ks_i < %d; ++ks_i) ks_acc[ks_i] = %s;\n"
+      "%sfor (%s ks_t = 0; ks_t < (%s); ks_t += %d) {\n"
+      "%s  for (int ks_i = 0; ks_i < %d; ++ks_i) {\n"
+      "%s    const int ks_r = threadIdx.y + ks_i * %d;\n"
+      "%s    const %s ks_ar = %s * %d + ks_r;\n"
+      "%s    const %s ks_ak = ks_t + threadIdx.x;\n"
+      "%s    ks_As[ks_r][threadIdx.x] = (ks_ar < (%s) && ks_ak < (%s)) ? %s[ks_ar * (%s) + ks_ak] : %s;\n"
+      "%s    const %s ks_bk = ks_t + ks_r;\n"
+      "%s    ks_Bs[ks_r][threadIdx.x] = (ks_bk < (%s) && ks_col < (%s)) ? %s[ks_bk * (%s) + ks_col] : %s;\n"
+      "%s  }\n"
+      "%s  __syncthreads();\n"
+      "#pragma unroll\n"
+      "%s  for (int ks_k = 0; ks_k < %d; ++ks_k) {\n"
+      "%s    const %s ks_b = ks_Bs[ks_k][threadIdx.x];\n"
+      "#pragma unroll\n"
+      "%s    for (int ks_i = 0; ks_i < %d; ++ks_i) ks_acc[ks_i] += ks_As[threadIdx.y + ks_i * %d][ks_k] * ks_b;\n"
+      "%s  }\n"
+      "%s  __syncthreads();\n"
+      "%s}\n"
+      "%sfor (int ks_i = 0; ks_i < %d; ++ks_i) {\n"
+      "%s  const %s ks_row = %s * %d + threadIdx.y + ks_i * %d;\n"
+      "%s  if (ks_row < (%s) && ks_col < (%s)) %s[ks_row * (%s) + ks_col] = ks_acc[ks_i];\n"
+      "%s}\n",
+      zI, zE, T, T, zI, zE, T, T, zI, g.zColType, zColBlk, T, zI, zE, R, zI, R, zZero, zI, g.zKType, g.zK, T,
+      zI, R, zI, S, zI, g.zRowType, zRowBlk, T, zI, g.zKType, zI, g.zM, g.zK, zA, g.zX, zZero, zI, g.zKType, zI, g.zK,
+      g.zN, zB, g.zY, zZero, zI, zI, zI, T, zI, zE, zI, R, S, zI, zI, zI, zI, R, zI, g.zRowType, zRowBlk, T, S, zI,
+      g.zM, g.zN, zC, g.zZ, zI);
+  clang_disposeString(sA);
+  clang_disposeString(sB);
+  clang_disposeString(sC);
+  if (rc < 0) goto done;
+  if ((rc = ks_rewrite_replace(p, g.iBodyStart + 1, g.iBodyEnd - 1, body.z)) < 0) goto done;
+  if (R > 1) rc = ks_buf_printf(&note, "%dx%d shared-memory tiles, %d outputs per thread (register blocking), block %dx%d", T, T, R, T, S);
+  else rc = ks_buf_printf(&note, "%dx%d shared-memory tiles, block %dx%d", T, T, T, S);
+  if (rc < 0 || (rc = ks_rewrite_note(p, g.iKernelStart, note.z)) < 0) goto done;
+
+  /* Every launch: the grid covers M x N in T x T tiles. */
+  for (int i = 0; i < nL; i++) {
+    ks_launch *pL = &aL[i];
+    if (pL->nArgs != clang_Cursor_getNumArguments(kernel)) {
+      rc = ks_rewrite_refuse(p, "%s:%u: launch of '%s' passes %d arguments for %d parameters", pTu->zFile, pL->iLine,
+                             zKernel, pL->nArgs, clang_Cursor_getNumArguments(kernel));
+      goto done;
+    }
+    const char *zMArg = pL->azArg[g.iM], *zNArg = pL->azArg[g.iN];
+    ks_buf_clear(&cfg);
+    if (g.bRowOnY)
+      rc = ks_buf_printf(&cfg, "dim3(((%s) + %d) / %d, ((%s) + %d) / %d), dim3(%d, %d)", zNArg, T - 1, T, zMArg, T - 1,
+                         T, T, S);
+    else
+      rc = ks_buf_printf(&cfg, "dim3(((%s) + %d) / %d, ((%s) + %d) / %d), dim3(%d, %d)", zMArg, T - 1, T, zNArg, T - 1,
+                         T, T, S);
+    if (rc < 0) goto done;
+    if (pL->azCfg[2] && (rc = ks_buf_printf(&cfg, ", %s", pL->azCfg[2])) < 0) goto done;
+    if (pL->azCfg[3] && (rc = ks_buf_printf(&cfg, ", %s", pL->azCfg[3])) < 0) goto done;
+    if ((rc = ks_rewrite_replace(p, pL->iCfgStart, pL->iCfgEnd, cfg.z)) < 0) goto done;
+    ks_buf_clear(&note);
+    if ((rc = ks_buf_printf(&note, "grid of %dx%d tiles over %s x %s, block %dx%d", T, T, zMArg, zNArg, T, S)) < 0)
+      goto done;
+    if ((rc = ks_rewrite_note(p, pL->iStart, note.z)) < 0) goto done;
+  }
+done:
+  ks_rule_gemm_match_free(&g);
+  ks_ast_launches_free(aL, nL);
+  ks_buf_free(&body);
+  ks_buf_free(&cfg);
+  ks_buf_free(&note);
+  return rc;
+}
+
+static const char *const azParams[] = {"tile", "regs", NULL};
+
+const ks_rule ks_rule_smem_tile_gemm = {
+    "smem-tile-gemm",
+    "naive GEMM k-loop to a shared-memory tiled kernel (tile=8|16|32, regs=1|2|4|8 register blocking)", azParams,
+    apply_smem_tile_gemm};

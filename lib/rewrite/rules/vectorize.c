@@ -1,0 +1,347 @@
+/* vectorize.c — rule `vectorize`: a pointwise kernel whose pointer accesses
+ * are all P[i] loads and stores of one 4- or 8-byte element type handles
+ * 16 bytes per pointer per thread: one 128-bit load per input, the element
+ * body once per lane on registers, one 128-bit store per output; a scalar
+ * loop covers the tail and misaligned pointers. Launch grids shrink to match. */
+#include "rewrite/rwutil.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct vacc {
+  unsigned iStart, iEnd; /* the P[i] expression */
+  int iParam;
+  int eUse;
+  int bTop;              /* the store is a statement of the body itself */
+  unsigned iStoreEnd;    /* end of the assigning expression (writes) */
+} vacc;
+
+typedef struct vscan {
+  ks_tu *pTu;
+  ks_rw_param *aP;
+  int nP;
+  CXCursor idx;
+  CXCursor container; /* the body's compound statement (or null: single statement) */
+  vacc *a;
+  int n, nAlloc;
+  const char *zWhy;
+  int nLoopDepth;
+  int nIdxUses; /* uses of the index outside P[i] */
+} vscan;
+
+static int param_index(vscan *s, CXCursor d) {
+  for (int i = 0; i < s->nP; i++)
+    if (s->aP[i].bPointer && clang_equalCursors(d, s->aP[i].decl)) return i;
+  return -1;
+}
+
+static int scan(CXCursor c, const CXCursor *aAnc, int nAnc, void *pArg) {
+  vscan *s = pArg;
+  enum CXCursorKind e = clang_getCursorKind(c);
+  if (e == CXCursor_DeclRefExpr) {
+    if (clang_equalCursors(clang_getCursorReferenced(c), s->idx)) s->nIdxUses++;
+    int iP = param_index(s, clang_getCursorReferenced(c));
+    if (iP < 0) return 0;
+    /* Must be the base of P[i] with i exactly the index variable. */
+    int j = nAnc - 1;
+    while (j >= 0 && clang_getCursorKind(aAnc[j]) == CXCursor_UnexposedExpr) j--;
+    CXCursor *aK = NULL;
+    int nK = 0;
+    if (j >= 0 && clang_getCursorKind(aAnc[j]) == CXCursor_ArraySubscriptExpr) ks_rw_children(aAnc[j], &aK, &nK);
+    int bOk = nK == 2 && ks_rw_is_ref_to(aK[1], s->idx) && clang_equalCursors(ks_rw_strip(aK[0]), c);
+    free(aK);
+    if (!bOk) {
+      s->zWhy = "a pointer parameter is used other than as P[i] with the global index";
+      return -1;
+    }
+    for (int k = j + 1; k < nAnc; k++) { /* inside a loop of the body? */
+      enum CXCursorKind ek = clang_getCursorKind(aAnc[k]);
+      if (ek == CXCursor_ForStmt || ek == CXCursor_WhileStmt || ek == CXCursor_DoStmt) s->nLoopDepth++;
+    }
+    for (int k = 0; k < j; k++) {
+      enum CXCursorKind ek = clang_getCursorKind(aAnc[k]);
+      if (ek == CXCursor_ForStmt || ek == CXCursor_WhileStmt || ek == CXCursor_DoStmt) {
+        s->zWhy = "a P[i] access sits in a loop of the element body";
+        return -1;
+      }
+    }
+    if (s->n == s->nAlloc) {
+      int nNew = s->nAlloc ? s->nAlloc * 2 : 16;
+      vacc *a = realloc(s->a, sizeof(vacc) * (size_t)nNew);
+      if (!a) return -1;
+      s->a = a;
+      s->nAlloc = nNew;
+    }
+    vacc *v = &s->a[s->n++];
+    memset(v, 0, sizeof *v);
+    v->iParam = iP;
+    ks_ast_extent(s->pTu, aAnc[j], &v->iStart, &v->iEnd);
+    CXCursor w;
+    v->eUse = ks_rw_elem_use(aAnc[j], aAnc, j, &w);
+    if (v->eUse != KS_RW_READ) {
+      if (clang_Cursor_isNull(w) || (clang_getCursorKind(w) != CXCursor_BinaryOperator &&
+                                     clang_getCursorKind(w) != CXCursor_CompoundAssignOperator)) {
+        s->zWhy = "an element is written other than by assignment (++, &, reference)";
+        return -1;
+      }
+      unsigned ws, we;
+      ks_ast_extent(s->pTu, w, &ws, &we);
+      v->iStoreEnd = we;
+      /* Unconditional: the assignment's parent is the body's compound statement. */
+      int jw = -1;
+      for (int k = 0; k < nAnc; k++)
+        if (clang_equalCursors(aAnc[k], w)) jw = k;
+      if (jw < 0) jw = j; /* w is aAnc[j-1]... */
+      CXCursor par = jw > 0 ? aAnc[jw - 1] : clang_getNullCursor();
+      v->bTop = clang_Cursor_isNull(s->container) ? jw == 0 : clang_equalCursors(par, s->container);
+    }
+    return 1;
+  }
+  return 0;
+}
+
+static const char *vec_type(const char *zElem, long long nSize, int *pnLanes) {
+  *pnLanes = nSize == 4 ? 4 : nSize == 8 ? 2 : 0;
+  if (strcmp(zElem, "float") == 0) return "float4";
+  if (strcmp(zElem, "int") == 0) return "int4";
+  if (strcmp(zElem, "unsigned int") == 0) return "uint4";
+  if (strcmp(zElem, "double") == 0) return "double2";
+  if (strcmp(zElem, "long long") == 0) return "longlong2";
+  *pnLanes = 0;
+  return NULL;
+}
+
+static const char *const azLane = "xyzw";
+
+static int apply(ks_rewrite *p) {
+  ks_tu *pTu = ks_rewrite_tu(p);
+  const char *zKernel = ks_rewrite_kernel_name(p);
+  CXCursor k = ks_ast_find_kernel(pTu, zKernel);
+  ks_rw_pointwise pw;
+  ks_rw_param *aP = NULL;
+  ks_launch *aL = NULL;
+  int nP = 0, nL = 0, rc = KS_OK;
+  char *zWhy = NULL;
+  char **azN = NULL, **azB = NULL;
+  ks_buf b = KS_BUF_INIT, lane = KS_BUF_INIT;
+  vscan s;
+  unsigned iStart, iEnd;
+  memset(&pw, 0, sizeof pw);
+  memset(&s, 0, sizeof s);
+  if (ks_ast_extent(pTu, k, &iStart, &iEnd) < 0) return ks_rewrite_refuse(p, "the kernel is not in the main file");
+  if (ks_rewrite_has_note(p, iStart, iEnd, NULL)) return ks_rewrite_already(p, "the kernel is already vectorized");
+  if (ks_rw_pointwise_match(pTu, k, &pw, &zWhy) < 0) {
+    rc = ks_rewrite_refuse(p, "not a pointwise kernel: %s", zWhy);
+    goto done;
+  }
+  if ((rc = ks_rw_params(pTu, k, &aP, &nP)) < 0) goto done;
+  const char *zSrc = ks_rewrite_source(p, NULL);
+  int bBraced = !pw.bEarlyReturn && zSrc[pw.iHeadEnd - 1] == '{';
+  s.pTu = pTu;
+  s.aP = aP;
+  s.nP = nP;
+  s.idx = pw.idx;
+  /* Walk the body: the if's then-branch, or the statements after the early return. */
+  CXCursor body = ks_rw_body(k);
+  CXCursor *aStmt;
+  int nStmt;
+  ks_rw_children(body, &aStmt, &nStmt);
+  if (pw.bEarlyReturn) {
+    s.container = body;
+    for (int i = 2; i < nStmt && !s.zWhy; i++) {
+      CXCursor anc[1] = {body};
+      if (scan(aStmt[i], anc, 1, &s) == 0) {
+        /* ks_rw_walk roots at the statement; prepend the body as ancestor */
+        ks_rw_walk(aStmt[i], scan, &s);
+      }
+    }
+  } else {
+    CXCursor *aIf;
+    int nIf;
+    ks_rw_children(aStmt[1], &aIf, &nIf);
+    CXCursor then = aIf[1];
+    free(aIf);
+    s.container = clang_getCursorKind(then) == CXCursor_CompoundStmt ? then : clang_getNullCursor();
+    ks_rw_walk(then, scan, &s);
+  }
+  free(aStmt);
+  if (s.zWhy) {
+    rc = ks_rewrite_refuse(p, "%s", s.zWhy);
+    goto done;
+  }
+  if (s.n == 0) {
+    rc = ks_rewrite_refuse(p, "the element body accesses no pointer parameter");
+    goto done;
+  }
+  /* One element type for all; reads of one buffer after a store to another
+   * would see a different order if they alias. */
+  int nLanes = 0;
+  const char *zVec = NULL, *zElem = NULL;
+  unsigned iFirstStore = (unsigned)-1;
+  int bAnyStore = 0;
+  for (int i = 0; i < s.n; i++) {
+    ks_rw_param *q = &aP[s.a[i].iParam];
+    int nL2;
+    const char *zV = vec_type(q->zElemType ? q->zElemType : "", q->nElemSize, &nL2);
+    if (!zV) {
+      rc = ks_rewrite_refuse(p, "parameter %s: element type '%s' has no 128-bit vector type here (float, int, unsigned, double, long long)",
+                             q->zName, q->zElemType ? q->zElemType : "?");
+      goto done;
+    }
+    if (zVec && strcmp(zVec, zV) != 0) {
+      rc = ks_rewrite_refuse(p, "pointer parameters of different element types (%s and %s)", zElem, q->zElemType);
+      goto done;
+    }
+    zVec = zV;
+    zElem = q->zElemType;
+    nLanes = nL2;
+    if (s.a[i].eUse != KS_RW_READ) {
+      bAnyStore = 1;
+      if (s.a[i].iStoreEnd < iFirstStore) iFirstStore = s.a[i].iStoreEnd;
+    }
+  }
+  if (!bAnyStore) {
+    rc = ks_rewrite_refuse(p, "the element body stores through no pointer parameter");
+    goto done;
+  }
+  for (int i = 0; i < s.n; i++) {
+    if (s.a[i].eUse != KS_RW_READ || s.a[i].iStart < iFirstStore) continue;
+    int bSame = 0;
+    for (int m = 0; m < s.n; m++)
+      if (s.a[m].eUse != KS_RW_READ && s.a[m].iParam == s.a[i].iParam) bSame = 1;
+    if (!bSame) {
+      rc = ks_rewrite_refuse(p, "%s[%s] is read after a store through another pointer (they may alias)",
+                             aP[s.a[i].iParam].zName, pw.zIdx);
+      goto done;
+    }
+  }
+  if ((rc = ks_ast_launches(pTu, zKernel, &aL, &nL)) < 0) goto done;
+  if (nL == 0) {
+    rc = ks_rewrite_refuse(p, "no launch site of the kernel in this file (its grid must shrink with the vector width)");
+    goto done;
+  }
+  azN = calloc((size_t)nL, sizeof(char *));
+  azB = calloc((size_t)nL, sizeof(char *));
+  if (!azN || !azB) {
+    rc = ks_error_set(KS_ENOMEM, "out of memory");
+    goto done;
+  }
+  for (int i = 0; i < nL; i++) {
+    if (!ks_rw_grid_covers(pTu, &aL[i], pw.iBoundParam, &azN[i], &azB[i])) {
+      rc = ks_rewrite_refuse(p, "%s:%u: cannot tell that the grid '%s' covers the guard's bound '%s' (expected (N + B - 1) / B)",
+                             pTu->zFile, aL[i].iLine, aL[i].azCfg[0] ? aL[i].azCfg[0] : "?", pw.zBound);
+      goto done;
+    }
+  }
+
+  /* Per buffer: loaded (read anywhere, or a store that is not unconditional), stored. */
+  int abLoad[64] = {0}, abStore[64] = {0}, abUsed[64] = {0};
+  if (nP > 64) {
+    rc = ks_rewrite_refuse(p, "too many parameters");
+    goto done;
+  }
+  for (int i = 0; i < s.n; i++) {
+    int iP = s.a[i].iParam;
+    abUsed[iP] = 1;
+    if (s.a[i].eUse & KS_RW_READ) abLoad[iP] = 1;
+    if (s.a[i].eUse & KS_RW_WRITE) {
+      abStore[iP] = 1;
+      if (!s.a[i].bTop) abLoad[iP] = 1; /* keep lanes the body may leave unwritten */
+    }
+  }
+  unsigned nIndent = 0;
+  unsigned iLine = ks_rewrite_line_start(p, pw.iHeadStart, &nIndent);
+  const char *zIn = zSrc + iLine;
+  int nIn = (int)nIndent;
+  ks_buf_printf(&b, "const long long ks_base = ((long long)blockIdx.x * blockDim.x + threadIdx.x) * %d;\n", nLanes);
+  ks_buf_printf(&b, "%.*sconst long long ks_n = (long long)(%s);\n", nIn, zIn, pw.zBound);
+  ks_buf_printf(&b, "%.*sif (ks_base + %d <= ks_n && ((", nIn, zIn, nLanes);
+  int bFirst = 1;
+  for (int i = 0; i < nP; i++) {
+    if (!abUsed[i]) continue;
+    ks_buf_printf(&b, "%s(unsigned long long)(const void *)%s", bFirst ? "" : " | ", aP[i].zName);
+    bFirst = 0;
+  }
+  ks_buf_printf(&b, ") %% 16) == 0) {\n");
+  for (int i = 0; i < nP; i++) {
+    if (!abUsed[i]) continue;
+    if (abLoad[i])
+      ks_buf_printf(&b, "%.*s  %s%s ks_v_%s = *reinterpret_cast<const %s *>(%s + ks_base);\n", nIn, zIn,
+                    abStore[i] ? "" : "const ", zVec, aP[i].zName, zVec, aP[i].zName);
+    else
+      ks_buf_printf(&b, "%.*s  %s ks_v_%s;\n", nIn, zIn, zVec, aP[i].zName);
+  }
+  /* The body once per lane, P[i] -> ks_v_P.<lane>. */
+  for (int l = 0; l < nLanes; l++) {
+    ks_buf_clear(&lane);
+    unsigned iPos = pw.iBodyStart;
+    /* accesses are found in source order by the walk */
+    for (int i = 0; i < s.n; i++) {
+      ks_buf_append(&lane, zSrc + iPos, s.a[i].iStart - iPos);
+      ks_buf_printf(&lane, "ks_v_%s.%c", aP[s.a[i].iParam].zName, azLane[l]);
+      iPos = s.a[i].iEnd;
+    }
+    ks_buf_append(&lane, zSrc + iPos, pw.iBodyEnd - iPos);
+    const char *zL = ks_buf_cstr(&lane);
+    size_t nLane = strlen(zL);
+    while (*zL == ' ' || *zL == '\n' || *zL == '\t') zL++, nLane--;
+    while (nLane > 0 && (zL[nLane - 1] == ' ' || zL[nLane - 1] == '\n' || zL[nLane - 1] == '\t')) nLane--;
+    ks_buf_printf(&b, "%.*s  {\n", nIn, zIn);
+    if (s.nIdxUses > s.n) /* each P[i] holds one use */
+      ks_buf_printf(&b, "%.*s    %s %s = (%s)(ks_base + %d);\n", nIn, zIn, pw.zIdxType, pw.zIdx, pw.zIdxType, l);
+    ks_buf_printf(&b, "%.*s    %.*s\n%.*s  }\n", nIn, zIn, (int)nLane, zL, nIn, zIn);
+  }
+  for (int i = 0; i < nP; i++)
+    if (abStore[i])
+      ks_buf_printf(&b, "%.*s  *reinterpret_cast<%s *>(%s + ks_base) = ks_v_%s;\n", nIn, zIn, zVec, aP[i].zName,
+                    aP[i].zName);
+  ks_buf_printf(&b, "%.*s} else {\n", nIn, zIn);
+  ks_buf_printf(&b, "%.*s  for (long long ks_i = ks_base; ks_i < ks_base + %d && ks_i < ks_n; ++ks_i) {\n", nIn, zIn,
+                nLanes);
+  ks_buf_printf(&b, "%.*s    %s %s = (%s)ks_i;\n%.*s    ", nIn, zIn, pw.zIdxType, pw.zIdx, pw.zIdxType, nIn, zIn);
+  {
+    unsigned bs = pw.iBodyStart, be = pw.iBodyEnd; /* the body as written, minus surrounding blank space */
+    while (bs < be && (zSrc[bs] == ' ' || zSrc[bs] == '\n' || zSrc[bs] == '\t')) bs++;
+    while (be > bs && (zSrc[be - 1] == ' ' || zSrc[be - 1] == '\n' || zSrc[be - 1] == '\t')) be--;
+    ks_buf_append(&b, zSrc + bs, be - bs);
+  }
+  ks_buf_printf(&b, "\n%.*s  }\n%.*s}", nIn, zIn, nIn, zIn);
+  (void)bBraced;
+  if ((rc = ks_rewrite_replace(p, pw.iHeadStart, pw.iRegionEnd, ks_buf_cstr(&b))) < 0) goto done;
+  ks_buf_clear(&b);
+  ks_buf_printf(&b, "%s loads/stores (%d x %s per thread), alignment guard, scalar tail", zVec, nLanes, zElem);
+  if ((rc = ks_rewrite_note(p, pw.iHeadStart, ks_buf_cstr(&b))) < 0) goto done;
+  for (int i = 0; i < nL; i++) {
+    unsigned gs, ge;
+    if (ks_rw_cfg_slot(pTu, &aL[i], 0, &gs, &ge) < 0) continue;
+    char *zN = ks_rw_paren(azN[i]), *zB = ks_rw_paren(azB[i]);
+    ks_buf_clear(&b);
+    ks_buf_printf(&b, "(%s + %s * %d - 1) / (%s * %d)", zN, zB, nLanes, zB, nLanes);
+    free(zN);
+    free(zB);
+    if ((rc = ks_rewrite_replace(p, gs, ge, ks_buf_cstr(&b))) < 0) goto done;
+    ks_buf_clear(&b);
+    ks_buf_printf(&b, "grid for %d elements per thread (%s)", nLanes, zVec);
+    if ((rc = ks_rewrite_note(p, aL[i].iStart, ks_buf_cstr(&b))) < 0) goto done;
+  }
+done:
+  for (int i = 0; i < nL; i++) {
+    if (azN) free(azN[i]);
+    if (azB) free(azB[i]);
+  }
+  free(azN);
+  free(azB);
+  free(zWhy);
+  free(s.a);
+  ks_buf_free(&b);
+  ks_buf_free(&lane);
+  ks_rw_pointwise_free(&pw);
+  ks_rw_params_free(aP, nP);
+  ks_ast_launches_free(aL, nL);
+  return rc;
+}
+
+const ks_rule ks_rule_vectorize = {
+    "vectorize", "pointwise kernel: 128-bit loads/stores (float4, int4, double2), alignment guard, scalar tail", 0,
+    apply};

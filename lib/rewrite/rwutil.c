@@ -1,0 +1,716 @@
+/* rwutil.c — AST helpers shared by the rewrite rules (see rwutil.h): tokens of
+ * byte ranges, an ancestor-aware walk, parameters, the pointwise-kernel shape
+ * and the launch-site checks the launch-changing rules rely on. */
+#include "rewrite/rwutil.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int ks_rw_tokens(ks_tu *pTu, unsigned iStart, unsigned iEnd, ks_rw_tok **paOut, int *pnOut) {
+  *paOut = NULL;
+  *pnOut = 0;
+  if (iEnd > pTu->nSrc) iEnd = (unsigned)pTu->nSrc;
+  if (iEnd <= iStart) return KS_OK;
+  CXFile file = clang_getFile(pTu->pTu, pTu->zFile);
+  if (!file) return ks_error_set(KS_ERROR, "%s: main file not found in the parse", pTu->zFile);
+  CXSourceRange r = clang_getRange(clang_getLocationForOffset(pTu->pTu, file, iStart),
+                                   clang_getLocationForOffset(pTu->pTu, file, iEnd));
+  CXToken *aTok = NULL;
+  unsigned nTok = 0;
+  clang_tokenize(pTu->pTu, r, &aTok, &nTok);
+  ks_rw_tok *a = calloc((size_t)nTok + 1, sizeof(ks_rw_tok));
+  if (!a) {
+    clang_disposeTokens(pTu->pTu, aTok, nTok);
+    return ks_error_set(KS_ENOMEM, "out of memory");
+  }
+  int n = 0;
+  for (unsigned i = 0; i < nTok; i++) {
+    CXTokenKind e = clang_getTokenKind(aTok[i]);
+    if (e == CXToken_Comment) continue;
+    CXSourceRange tr = clang_getTokenExtent(pTu->pTu, aTok[i]);
+    unsigned s, t;
+    clang_getSpellingLocation(clang_getRangeStart(tr), NULL, NULL, NULL, &s);
+    clang_getSpellingLocation(clang_getRangeEnd(tr), NULL, NULL, NULL, &t);
+    if (s < iStart || t > iEnd) continue; /* clang may hand back a token past the end */
+    CXString sp = clang_getTokenSpelling(pTu->pTu, aTok[i]);
+    a[n].eKind = e;
+    a[n].z = ks_strdup(clang_getCString(sp));
+    a[n].iStart = s;
+    a[n].iEnd = t;
+    clang_disposeString(sp);
+    n++;
+  }
+  clang_disposeTokens(pTu->pTu, aTok, nTok);
+  *paOut = a;
+  *pnOut = n;
+  return KS_OK;
+}
+
+void ks_rw_tokens_free(ks_rw_tok *a, int n) {
+  for (int i = 0; i < n; i++) free(a[i].z);
+  free(a);
+}
+
+int ks_rw_has_word(ks_tu *pTu, unsigned iStart, unsigned iEnd, const char *zWord) {
+  ks_rw_tok *a;
+  int n, bHas = 0;
+  if (ks_rw_tokens(pTu, iStart, iEnd, &a, &n) < 0) return 0;
+  for (int i = 0; i < n && !bHas; i++) bHas = a[i].z && strcmp(a[i].z, zWord) == 0;
+  ks_rw_tokens_free(a, n);
+  return bHas;
+}
+
+char *ks_rw_squash(ks_tu *pTu, unsigned iStart, unsigned iEnd) {
+  ks_rw_tok *a;
+  int n;
+  if (ks_rw_tokens(pTu, iStart, iEnd, &a, &n) < 0) return NULL;
+  ks_buf b = KS_BUF_INIT;
+  for (int i = 0; i < n; i++) ks_buf_puts(&b, a[i].z ? a[i].z : "");
+  ks_rw_tokens_free(a, n);
+  char *z = ks_buf_detach(&b);
+  return z ? z : ks_strdup("");
+}
+
+char *ks_rw_squash_text(const char *z) {
+  ks_buf b = KS_BUF_INIT;
+  for (; z && *z; z++)
+    if (*z != ' ' && *z != '\t' && *z != '\n' && *z != '\r') ks_buf_append(&b, z, 1);
+  char *zOut = ks_buf_detach(&b);
+  return zOut ? zOut : ks_strdup("");
+}
+
+typedef struct child_vec {
+  CXCursor *a;
+  int n, nAlloc;
+} child_vec;
+
+static enum CXChildVisitResult collect(CXCursor c, CXCursor parent, CXClientData pData) {
+  (void)parent;
+  child_vec *v = pData;
+  if (v->n == v->nAlloc) {
+    int nNew = v->nAlloc ? v->nAlloc * 2 : 8;
+    CXCursor *a = realloc(v->a, sizeof(CXCursor) * (size_t)nNew);
+    if (!a) return CXChildVisit_Break;
+    v->a = a;
+    v->nAlloc = nNew;
+  }
+  v->a[v->n++] = c;
+  return CXChildVisit_Continue;
+}
+
+int ks_rw_children(CXCursor c, CXCursor **paOut, int *pnOut) {
+  child_vec v = {NULL, 0, 0};
+  clang_visitChildren(c, collect, &v);
+  *paOut = v.a;
+  *pnOut = v.n;
+  return KS_OK;
+}
+
+CXCursor ks_rw_body(CXCursor kernel) {
+  CXCursor *a;
+  int n;
+  CXCursor body = clang_getNullCursor();
+  ks_rw_children(kernel, &a, &n);
+  for (int i = 0; i < n; i++)
+    if (clang_getCursorKind(a[i]) == CXCursor_CompoundStmt) body = a[i];
+  free(a);
+  return body;
+}
+
+CXCursor ks_rw_strip(CXCursor c) {
+  for (;;) {
+    enum CXCursorKind e = clang_getCursorKind(c);
+    if (e != CXCursor_UnexposedExpr && e != CXCursor_ParenExpr) return c;
+    CXCursor *a;
+    int n;
+    ks_rw_children(c, &a, &n);
+    if (n != 1) {
+      free(a);
+      return c;
+    }
+    c = a[0];
+    free(a);
+  }
+}
+
+CXCursor ks_rw_ref_decl(CXCursor c) {
+  c = ks_rw_strip(c);
+  if (clang_getCursorKind(c) != CXCursor_DeclRefExpr) return clang_getNullCursor();
+  return clang_getCursorReferenced(c);
+}
+
+int ks_rw_is_ref_to(CXCursor c, CXCursor decl) {
+  CXCursor d = ks_rw_ref_decl(c);
+  return !clang_Cursor_isNull(d) && clang_equalCursors(d, decl);
+}
+
+char *ks_rw_spelling(CXCursor c) {
+  CXString s = clang_getCursorSpelling(c);
+  char *z = ks_strdup(clang_getCString(s) ? clang_getCString(s) : "");
+  clang_disposeString(s);
+  return z;
+}
+
+/* ---- walk with ancestors ---- */
+
+typedef struct walk_state {
+  ks_rw_visit_fn xFn;
+  void *pArg;
+  CXCursor *aAnc;
+  int nAnc, nAlloc;
+  int bStop;
+} walk_state;
+
+static enum CXChildVisitResult walk_one(CXCursor c, CXCursor parent, CXClientData pData) {
+  (void)parent;
+  walk_state *w = pData;
+  int r = w->xFn(c, w->aAnc, w->nAnc, w->pArg);
+  if (r < 0) {
+    w->bStop = 1;
+    return CXChildVisit_Break;
+  }
+  if (r == 0) {
+    if (w->nAnc == w->nAlloc) {
+      int nNew = w->nAlloc * 2;
+      CXCursor *a = realloc(w->aAnc, sizeof(CXCursor) * (size_t)nNew);
+      if (!a) {
+        w->bStop = 1;
+        return CXChildVisit_Break;
+      }
+      w->aAnc = a;
+      w->nAlloc = nNew;
+    }
+    w->aAnc[w->nAnc++] = c;
+    clang_visitChildren(c, walk_one, w);
+    w->nAnc--;
+    if (w->bStop) return CXChildVisit_Break;
+  }
+  return CXChildVisit_Continue;
+}
+
+void ks_rw_walk(CXCursor root, ks_rw_visit_fn xFn, void *pArg) {
+  walk_state w = {xFn, pArg, malloc(sizeof(CXCursor) * 64), 0, 64, 0};
+  if (!w.aAnc) return;
+  w.aAnc[w.nAnc++] = root;
+  clang_visitChildren(root, walk_one, &w);
+  free(w.aAnc);
+}
+
+/* ---- parameters ---- */
+
+int ks_rw_params(ks_tu *pTu, CXCursor kernel, ks_rw_param **paOut, int *pnOut) {
+  CXCursor *a;
+  int n;
+  ks_rw_children(kernel, &a, &n);
+  ks_rw_param *aP = calloc((size_t)n + 1, sizeof(ks_rw_param));
+  int nP = 0;
+  if (!aP) {
+    free(a);
+    return ks_error_set(KS_ENOMEM, "out of memory");
+  }
+  for (int i = 0; i < n; i++) {
+    if (clang_getCursorKind(a[i]) != CXCursor_ParmDecl) continue;
+    ks_rw_param *p = &aP[nP++];
+    p->decl = a[i];
+    p->zName = ks_rw_spelling(a[i]);
+    CXType t = clang_getCursorType(a[i]);
+    CXType tc = clang_getCanonicalType(t);
+    p->bPointer = tc.kind == CXType_Pointer;
+    p->nElemSize = -1;
+    if (p->bPointer) {
+      CXType pt = clang_getPointeeType(t);
+      p->bConstPointee = clang_isConstQualifiedType(pt);
+      p->bRestrict = clang_isRestrictQualifiedType(t);
+      p->nElemSize = clang_Type_getSizeOf(pt);
+      CXString s = clang_getTypeSpelling(clang_getUnqualifiedType(clang_getCanonicalType(pt)));
+      p->zElemType = ks_strdup(clang_getCString(s));
+      clang_disposeString(s);
+    }
+    if (ks_ast_extent(pTu, a[i], &p->iStart, &p->iEnd) < 0) p->iStart = p->iEnd = 0;
+    long iName = ks_ast_offset(pTu, clang_getCursorLocation(a[i]));
+    p->iNameStart = iName >= 0 && p->zName[0] ? (unsigned)iName : p->iEnd;
+  }
+  free(a);
+  *paOut = aP;
+  *pnOut = nP;
+  return KS_OK;
+}
+
+void ks_rw_params_free(ks_rw_param *a, int n) {
+  for (int i = 0; i < n; i++) {
+    free(a[i].zName);
+    free(a[i].zElemType);
+  }
+  free(a);
+}
+
+/* ---- the pointwise shape ---- */
+
+/* End offset of a statement including its ';' when the extent stops short. */
+static unsigned stmt_end(ks_tu *pTu, CXCursor c) {
+  unsigned s, e;
+  if (ks_ast_extent(pTu, c, &s, &e) < 0) return 0;
+  ks_rw_tok *a;
+  int n;
+  unsigned iLim = e + 256 < pTu->nSrc ? e + 256 : (unsigned)pTu->nSrc;
+  if (ks_rw_tokens(pTu, e, iLim, &a, &n) < 0) return e;
+  if (n > 0 && strcmp(a[0].z, ";") == 0) e = a[0].iEnd;
+  ks_rw_tokens_free(a, n);
+  return e;
+}
+
+static int is_global_index(ks_tu *pTu, CXCursor init) {
+  unsigned s, e;
+  if (ks_ast_extent(pTu, init, &s, &e) < 0) return 0;
+  char *z = ks_rw_squash(pTu, s, e);
+  static const char *const azForm[] = {
+      "blockIdx.x*blockDim.x+threadIdx.x", "blockDim.x*blockIdx.x+threadIdx.x",
+      "threadIdx.x+blockIdx.x*blockDim.x", "threadIdx.x+blockDim.x*blockIdx.x", 0};
+  int bOk = 0;
+  for (int i = 0; z && azForm[i]; i++) bOk |= strcmp(z, azForm[i]) == 0;
+  free(z);
+  return bOk;
+}
+
+typedef struct body_check {
+  CXCursor idx;
+  const char *zWhy;
+} body_check;
+
+static int check_body(CXCursor c, const CXCursor *aAnc, int nAnc, void *pArg) {
+  (void)aAnc;
+  (void)nAnc;
+  body_check *b = pArg;
+  enum CXCursorKind e = clang_getCursorKind(c);
+  if (e == CXCursor_ReturnStmt) b->zWhy = "the element body has a return";
+  else if (e == CXCursor_GotoStmt || e == CXCursor_LabelStmt) b->zWhy = "the element body has a goto or label";
+  else if (e == CXCursor_CallExpr) {
+    char *z = ks_rw_spelling(c);
+    if (z && (strncmp(z, "__sync", 6) == 0 || strncmp(z, "__shfl", 6) == 0 || strncmp(z, "__ballot", 8) == 0 ||
+              strncmp(z, "__any", 5) == 0 || strncmp(z, "__all", 5) == 0 || strncmp(z, "__activemask", 12) == 0 ||
+              strncmp(z, "__reduce", 8) == 0 || strncmp(z, "__match", 7) == 0))
+      b->zWhy = "the element body has a barrier or warp primitive";
+    free(z);
+  } else if (e == CXCursor_DeclRefExpr) {
+    char *z = ks_rw_spelling(c);
+    if (z && (strcmp(z, "threadIdx") == 0 || strcmp(z, "blockIdx") == 0 || strcmp(z, "blockDim") == 0 ||
+              strcmp(z, "gridDim") == 0))
+      b->zWhy = "the element body reads threadIdx/blockIdx/blockDim/gridDim";
+    free(z);
+  } else if (e == CXCursor_BinaryOperator || e == CXCursor_CompoundAssignOperator) {
+    CXCursor *a;
+    int n;
+    ks_rw_children(c, &a, &n);
+    enum CXBinaryOperatorKind op = clang_getCursorBinaryOperatorKind(c);
+    if (n >= 1 && (e == CXCursor_CompoundAssignOperator || op == CXBinaryOperator_Assign) &&
+        ks_rw_is_ref_to(a[0], b->idx))
+      b->zWhy = "the element body changes the index variable";
+    free(a);
+  } else if (e == CXCursor_UnaryOperator) {
+    enum CXUnaryOperatorKind op = clang_getCursorUnaryOperatorKind(c);
+    CXCursor *a;
+    int n;
+    ks_rw_children(c, &a, &n);
+    if (n == 1 && ks_rw_is_ref_to(a[0], b->idx) &&
+        (op == CXUnaryOperator_PostInc || op == CXUnaryOperator_PostDec || op == CXUnaryOperator_PreInc ||
+         op == CXUnaryOperator_PreDec || op == CXUnaryOperator_AddrOf))
+      b->zWhy = "the element body changes or takes the address of the index variable";
+    free(a);
+  }
+  return b->zWhy ? -1 : 0;
+}
+
+static int is_integer_type(CXType t) {
+  switch (clang_getCanonicalType(t).kind) {
+  case CXType_Int: case CXType_UInt: case CXType_Long: case CXType_ULong:
+  case CXType_LongLong: case CXType_ULongLong:
+    return 1;
+  default:
+    return 0;
+  }
+}
+
+static int is_bare_return(CXCursor c) {
+  if (clang_getCursorKind(c) == CXCursor_CompoundStmt) {
+    CXCursor *a;
+    int n;
+    ks_rw_children(c, &a, &n);
+    int b = n == 1 && is_bare_return(a[0]);
+    free(a);
+    return b;
+  }
+  if (clang_getCursorKind(c) != CXCursor_ReturnStmt) return 0;
+  CXCursor *a;
+  int n;
+  ks_rw_children(c, &a, &n);
+  free(a);
+  return n == 0;
+}
+
+void ks_rw_pointwise_free(ks_rw_pointwise *p) {
+  free(p->zIdx);
+  free(p->zIdxType);
+  free(p->zBound);
+  memset(p, 0, sizeof *p);
+}
+
+int ks_rw_pointwise_match(ks_tu *pTu, CXCursor kernel, ks_rw_pointwise *pOut, char **pzWhy) {
+  const char *zWhy = NULL;
+  CXCursor *aStmt = NULL, *aDecl = NULL, *aIf = NULL, *aCond = NULL;
+  int nStmt = 0, nDecl = 0, nIf = 0, nCond = 0;
+  memset(pOut, 0, sizeof *pOut);
+  pOut->iBoundParam = -1;
+  CXCursor body = ks_rw_body(kernel);
+  unsigned s, e;
+  if (clang_Cursor_isNull(body)) {
+    zWhy = "the kernel has no body";
+    goto done;
+  }
+  if (ks_ast_extent(pTu, body, &s, &e) == 0 && ks_rw_has_word(pTu, s, e, "__shared__")) {
+    zWhy = "the kernel uses __shared__ memory";
+    goto done;
+  }
+  ks_rw_children(body, &aStmt, &nStmt);
+  if (nStmt < 2 || clang_getCursorKind(aStmt[0]) != CXCursor_DeclStmt) {
+    zWhy = "the kernel does not start with the global index declaration (T i = blockIdx.x * blockDim.x + threadIdx.x;)";
+    goto done;
+  }
+  ks_rw_children(aStmt[0], &aDecl, &nDecl);
+  if (nDecl != 1 || clang_getCursorKind(aDecl[0]) != CXCursor_VarDecl) {
+    zWhy = "the first statement must declare exactly the global index";
+    goto done;
+  }
+  pOut->idx = aDecl[0];
+  {
+    CXCursor *aInit;
+    int nInit;
+    ks_rw_children(aDecl[0], &aInit, &nInit);
+    int bOk = nInit >= 1 && is_global_index(pTu, aInit[nInit - 1]);
+    free(aInit);
+    if (!bOk || !is_integer_type(clang_getCursorType(aDecl[0]))) {
+      zWhy = "the first statement is not an integer global index blockIdx.x * blockDim.x + threadIdx.x";
+      goto done;
+    }
+  }
+  pOut->zIdx = ks_rw_spelling(aDecl[0]);
+  {
+    CXString st = clang_getTypeSpelling(clang_getCursorType(aDecl[0]));
+    pOut->zIdxType = ks_strdup(clang_getCString(st));
+    clang_disposeString(st);
+    /* The declaration's own const goes: the copies we declare are plain. */
+    if (strncmp(pOut->zIdxType, "const ", 6) == 0) memmove(pOut->zIdxType, pOut->zIdxType + 6, strlen(pOut->zIdxType + 6) + 1);
+  }
+  if (ks_ast_extent(pTu, aStmt[0], &pOut->iHeadStart, &e) < 0) {
+    zWhy = "the index declaration is not in the file";
+    goto done;
+  }
+  if (clang_getCursorKind(aStmt[1]) != CXCursor_IfStmt) {
+    zWhy = "the index declaration is not followed by the guard if (i < N)";
+    goto done;
+  }
+  ks_rw_children(aStmt[1], &aIf, &nIf);
+  if (nIf != 2) {
+    zWhy = "the guard must be a plain if without else";
+    goto done;
+  }
+  CXCursor cond = ks_rw_strip(aIf[0]);
+  enum CXBinaryOperatorKind op = clang_getCursorKind(cond) == CXCursor_BinaryOperator
+                                     ? clang_getCursorBinaryOperatorKind(cond)
+                                     : CXBinaryOperator_Invalid;
+  ks_rw_children(cond, &aCond, &nCond);
+  if (nCond != 2 || !ks_rw_is_ref_to(aCond[0], pOut->idx) ||
+      (op != CXBinaryOperator_LT && op != CXBinaryOperator_GE)) {
+    zWhy = "the guard is not if (i < N) { ... } or if (i >= N) return;";
+    goto done;
+  }
+  {
+    unsigned bs, be;
+    if (ks_ast_extent(pTu, aCond[1], &bs, &be) < 0 || ks_rw_has_word(pTu, bs, be, pOut->zIdx)) {
+      zWhy = "the bound N of the guard must not depend on the index";
+      goto done;
+    }
+    pOut->zBound = ks_strdup(pTu->zSrc + bs);
+    pOut->zBound[be - bs] = 0;
+    CXCursor d = ks_rw_ref_decl(aCond[1]);
+    if (!clang_Cursor_isNull(d) && clang_getCursorKind(d) == CXCursor_ParmDecl) {
+      int nArgs = clang_Cursor_getNumArguments(kernel);
+      for (int i = 0; i < nArgs; i++)
+        if (clang_equalCursors(clang_Cursor_getArgument(kernel, (unsigned)i), d)) pOut->iBoundParam = i;
+      if (nArgs < 0) { /* template: count ParmDecls */
+        CXCursor *aK;
+        int nK, iP = 0;
+        ks_rw_children(kernel, &aK, &nK);
+        for (int i = 0; i < nK; i++)
+          if (clang_getCursorKind(aK[i]) == CXCursor_ParmDecl) {
+            if (clang_equalCursors(aK[i], d)) pOut->iBoundParam = iP;
+            iP++;
+          }
+        free(aK);
+      }
+    }
+  }
+  body_check bc = {pOut->idx, NULL};
+  if (op == CXBinaryOperator_LT) {
+    if (nStmt != 2) {
+      zWhy = "statements follow the guarded block; the kernel must be the index, the guard and its body";
+      goto done;
+    }
+    CXCursor then = aIf[1];
+    unsigned ts, te;
+    if (ks_ast_extent(pTu, then, &ts, &te) < 0) {
+      zWhy = "the guarded body is not in the file";
+      goto done;
+    }
+    if (clang_getCursorKind(then) == CXCursor_CompoundStmt) {
+      pOut->iHeadEnd = ts + 1;
+      pOut->iBodyStart = ts + 1;
+      pOut->iBodyEnd = te - 1;
+      pOut->iRegionEnd = te;
+    } else {
+      pOut->iHeadEnd = ts;
+      pOut->iBodyStart = ts;
+      pOut->iBodyEnd = stmt_end(pTu, then);
+      pOut->iRegionEnd = pOut->iBodyEnd;
+    }
+    ks_rw_walk(then, check_body, &bc);
+    if (clang_getCursorKind(then) != CXCursor_CompoundStmt) check_body(then, NULL, 0, &bc);
+  } else {
+    if (!is_bare_return(aIf[1]) || nStmt < 3) {
+      zWhy = "the guard if (i >= N) must be followed by return; and the element's statements";
+      goto done;
+    }
+    pOut->bEarlyReturn = 1;
+    pOut->iHeadEnd = stmt_end(pTu, aStmt[1]);
+    unsigned ls, le;
+    if (ks_ast_extent(pTu, aStmt[2], &pOut->iBodyStart, &le) < 0) {
+      zWhy = "the element statements are not in the file";
+      goto done;
+    }
+    pOut->iBodyEnd = stmt_end(pTu, aStmt[nStmt - 1]);
+    pOut->iRegionEnd = pOut->iBodyEnd;
+    (void)ls;
+    for (int i = 2; i < nStmt && !bc.zWhy; i++) {
+      if (check_body(aStmt[i], NULL, 0, &bc) == 0) ks_rw_walk(aStmt[i], check_body, &bc);
+    }
+  }
+  if (bc.zWhy) zWhy = bc.zWhy;
+done:
+  free(aStmt);
+  free(aDecl);
+  free(aIf);
+  free(aCond);
+  if (zWhy) {
+    if (pzWhy) *pzWhy = ks_strdup(zWhy);
+    ks_rw_pointwise_free(pOut);
+    return -1;
+  }
+  return 0;
+}
+
+/* ---- launch sites ---- */
+
+/* Byte ranges of the <<< >>> slots, split at top-level commas. */
+int ks_rw_cfg_slot(ks_tu *pTu, const ks_launch *pL, int iSlot, unsigned *piStart, unsigned *piEnd) {
+  const char *z = pTu->zSrc;
+  int nDepth = 0, iCur = 0;
+  unsigned iPart = pL->iCfgStart;
+  for (unsigned i = pL->iCfgStart; i <= pL->iCfgEnd; i++) {
+    char ch = i < pL->iCfgEnd ? z[i] : ',';
+    if (ch == '(' || ch == '[' || ch == '{') nDepth++;
+    else if (ch == ')' || ch == ']' || ch == '}') nDepth--;
+    else if (ch == ',' && nDepth == 0) {
+      if (iCur == iSlot) {
+        unsigned a = iPart, b = i;
+        while (a < b && (z[a] == ' ' || z[a] == '\t' || z[a] == '\n')) a++;
+        while (b > a && (z[b - 1] == ' ' || z[b - 1] == '\t' || z[b - 1] == '\n')) b--;
+        *piStart = a;
+        *piEnd = b;
+        return 0;
+      }
+      iCur++;
+      iPart = i + 1;
+    }
+  }
+  return -1;
+}
+
+int ks_rw_launch_block_scalar(ks_tu *pTu, const ks_launch *pL, long long *pnThreads) {
+  *pnThreads = 0;
+  unsigned s, e;
+  if (!pL->azCfg[1] || ks_rw_cfg_slot(pTu, pL, 1, &s, &e) < 0) return 0;
+  ks_rw_tok *a;
+  int n;
+  if (ks_rw_tokens(pTu, s, e, &a, &n) < 0) return 0;
+  int bScalar = 1;
+  for (int i = 0; i < n; i++) {
+    if (strcmp(a[i].z, "dim3") == 0 || strcmp(a[i].z, "{") == 0) bScalar = 0;
+    if (a[i].eKind == CXToken_Identifier && bScalar) {
+      CXFile file = clang_getFile(pTu->pTu, pTu->zFile);
+      CXCursor c = clang_getCursor(pTu->pTu, clang_getLocationForOffset(pTu->pTu, file, a[i].iStart));
+      CXCursor d = clang_getCursorReferenced(c);
+      if (!clang_Cursor_isNull(d) && (clang_getCursorKind(d) == CXCursor_VarDecl || clang_getCursorKind(d) == CXCursor_ParmDecl)) {
+        CXString st = clang_getTypeSpelling(clang_getCanonicalType(clang_getCursorType(d)));
+        if (strstr(clang_getCString(st), "dim3") || strstr(clang_getCString(st), "uint3")) bScalar = 0;
+        clang_disposeString(st);
+      }
+    }
+  }
+  ks_rw_tokens_free(a, n);
+  if (!bScalar) return 0;
+  *pnThreads = pL->nBlockThreads;
+  return 1;
+}
+
+/* Index of the single top-level '/' of a squashed expression, or -1. */
+static int top_slash(const char *z) {
+  int nDepth = 0, iAt = -1;
+  for (int i = 0; z[i]; i++) {
+    if (z[i] == '(') nDepth++;
+    else if (z[i] == ')') nDepth--;
+    else if (nDepth == 0 && (z[i] == '+' || z[i] == '-' || z[i] == '*' || z[i] == '%' || z[i] == '?' ||
+                             z[i] == '<' || z[i] == '>' || z[i] == '&' || z[i] == '|'))
+      return -1; /* `(a+b)/c + 1` and friends: not the plain form */
+    else if (nDepth == 0 && z[i] == '/') {
+      if (iAt >= 0) return -1;
+      iAt = i;
+    }
+  }
+  return iAt;
+}
+
+/* Strip one pair of parentheses that wraps all of z (in place). */
+static void strip_parens(char *z) {
+  size_t n = strlen(z);
+  while (n >= 2 && z[0] == '(' && z[n - 1] == ')') {
+    int nDepth = 0, bWhole = 1;
+    for (size_t i = 0; i < n - 1; i++) {
+      if (z[i] == '(') nDepth++;
+      else if (z[i] == ')') nDepth--;
+      if (nDepth == 0) {
+        bWhole = 0;
+        break;
+      }
+    }
+    if (!bWhole) return;
+    memmove(z, z + 1, n - 2);
+    z[n - 2] = 0;
+    n -= 2;
+  }
+}
+
+static int ends_with(const char *z, const char *zSuffix, size_t *pnPrefix) {
+  size_t n = strlen(z), m = strlen(zSuffix);
+  if (m >= n || strcmp(z + n - m, zSuffix) != 0) return 0;
+  *pnPrefix = n - m;
+  return 1;
+}
+
+int ks_rw_grid_covers(ks_tu *pTu, const ks_launch *pL, int iArg, char **pzN, char **pzB) {
+  (void)pTu; /* the texts suffice; kept for symmetry with the other launch checks */
+  *pzN = *pzB = NULL;
+  if (!pL->azCfg[0] || !pL->azCfg[1] || iArg < 0 || iArg >= pL->nArgs) return 0;
+  char *zGrid = ks_rw_squash_text(pL->azCfg[0]);
+  char *zBlock = ks_rw_squash_text(pL->azCfg[1]);
+  char *zN = ks_rw_squash_text(pL->azArg[iArg]);
+  int bOk = 0;
+  if (!zGrid || !zBlock || !zN) goto done;
+  strip_parens(zGrid);
+  strip_parens(zN);
+  int iSlash = top_slash(zGrid);
+  if (iSlash < 0) goto done;
+  zGrid[iSlash] = 0;
+  char *zDen = zGrid + iSlash + 1, *zNum = zGrid;
+  char *zB = ks_strdup(zBlock);
+  strip_parens(zB);
+  strip_parens(zDen);
+  long long nB = pL->nBlockThreads;
+  char zLit[32];
+  snprintf(zLit, sizeof zLit, "%lld", nB);
+  int bDenOk = strcmp(zDen, zB) == 0 || (nB > 0 && strcmp(zDen, zLit) == 0);
+  if (bDenOk && zNum[0] == '(') {
+    strip_parens(zNum);
+    ks_buf suf = KS_BUF_INIT;
+    size_t nPre = 0;
+    const char *azDen[2] = {zDen, zB};
+    for (int k = 0; k < 2 && !bOk; k++) {
+      const char *zD = azDen[k];
+      ks_buf_clear(&suf);
+      ks_buf_printf(&suf, "+%s-1", zD);
+      if (ends_with(zNum, ks_buf_cstr(&suf), &nPre)) bOk = 1;
+      ks_buf_clear(&suf);
+      ks_buf_printf(&suf, "+(%s-1)", zD);
+      if (!bOk && ends_with(zNum, ks_buf_cstr(&suf), &nPre)) bOk = 1;
+      ks_buf_clear(&suf);
+      ks_buf_printf(&suf, "-1+%s", zD);
+      if (!bOk && ends_with(zNum, ks_buf_cstr(&suf), &nPre)) bOk = 1;
+    }
+    if (!bOk && nB > 0) {
+      ks_buf_clear(&suf);
+      ks_buf_printf(&suf, "+%lld", nB - 1);
+      if (ends_with(zNum, ks_buf_cstr(&suf), &nPre)) bOk = 1;
+    }
+    ks_buf_free(&suf);
+    if (bOk) {
+      zNum[nPre] = 0;
+      strip_parens(zNum);
+      bOk = strcmp(zNum, zN) == 0;
+    }
+  }
+  free(zB);
+  if (bOk) {
+    *pzN = ks_strdup(pL->azArg[iArg]);
+    *pzB = ks_strdup(pL->azCfg[1]);
+  }
+done:
+  free(zGrid);
+  free(zBlock);
+  free(zN);
+  return bOk;
+}
+
+char *ks_rw_paren(const char *zExpr) {
+  int bSimple = 1;
+  for (const char *z = zExpr; *z; z++)
+    if (!((*z >= 'a' && *z <= 'z') || (*z >= 'A' && *z <= 'Z') || (*z >= '0' && *z <= '9') || *z == '_' ||
+          *z == '.'))
+      bSimple = 0;
+  ks_buf b = KS_BUF_INIT;
+  ks_buf_printf(&b, bSimple ? "%s" : "(%s)", zExpr);
+  return ks_buf_detach(&b);
+}
+
+int ks_rw_elem_use(CXCursor c, const CXCursor *aAnc, int nAnc, CXCursor *pWriteExpr) {
+  int j = nAnc - 1;
+  CXCursor cur = c;
+  if (pWriteExpr) *pWriteExpr = clang_getNullCursor();
+  while (j >= 0) {
+    CXCursor a = aAnc[j];
+    enum CXCursorKind e = clang_getCursorKind(a);
+    if (e == CXCursor_ParenExpr) {
+      cur = a;
+      j--;
+      continue;
+    }
+    if (e == CXCursor_MemberRefExpr) { /* P[i].x: the member is the element */
+      cur = a;
+      j--;
+      continue;
+    }
+    if (e == CXCursor_UnexposedExpr) return KS_RW_READ; /* lvalue-to-rvalue conversion */
+    if (e == CXCursor_BinaryOperator || e == CXCursor_CompoundAssignOperator) {
+      CXCursor *aK;
+      int nK;
+      ks_rw_children(a, &aK, &nK);
+      int bLhs = nK >= 1 && clang_equalCursors(aK[0], cur);
+      free(aK);
+      if (pWriteExpr) *pWriteExpr = a;
+      if (e == CXCursor_CompoundAssignOperator && bLhs) return KS_RW_READWRITE;
+      if (clang_getCursorBinaryOperatorKind(a) == CXBinaryOperator_Assign && bLhs) return KS_RW_WRITE;
+      return KS_RW_WRITE; /* comma operator and the like: be conservative */
+    }
+    if (pWriteExpr) *pWriteExpr = a;
+    return KS_RW_WRITE; /* ++, &, reference binding, call by reference ... */
+  }
+  return KS_RW_WRITE;
+}

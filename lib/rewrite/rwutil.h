@@ -1,0 +1,100 @@
+/* rwutil.h — library-internal AST helpers shared by the rewrite rules: tokens
+ * of a main-file byte range, a walk with the ancestor chain, the "pointwise
+ * kernel" shape (global index, bound guard, per-element body), and launch-site
+ * checks (scalar block, grid that covers the guarded range). */
+#ifndef KS_REWRITE_RWUTIL_H
+#define KS_REWRITE_RWUTIL_H
+
+#include "features/ast.h"
+#include "kernelskill/rewrite.h"
+
+/* One token of the main file with its byte range. */
+typedef struct ks_rw_tok {
+  CXTokenKind eKind;
+  char *z;
+  unsigned iStart, iEnd;
+} ks_rw_tok;
+
+/* Tokens of main-file bytes [iStart, iEnd) (comments not included). */
+int ks_rw_tokens(ks_tu *pTu, unsigned iStart, unsigned iEnd, ks_rw_tok **paOut, int *pnOut);
+void ks_rw_tokens_free(ks_rw_tok *a, int n);
+/* Does [iStart, iEnd) hold an identifier/keyword token equal to zWord? */
+int ks_rw_has_word(ks_tu *pTu, unsigned iStart, unsigned iEnd, const char *zWord);
+/* Token spellings of [iStart, iEnd) joined without spaces (for comparing
+ * expressions as written), malloc'd. */
+char *ks_rw_squash(ks_tu *pTu, unsigned iStart, unsigned iEnd);
+char *ks_rw_squash_text(const char *z); /* same for a text: drops whitespace */
+
+/* Direct children of a cursor (malloc'd array). */
+int ks_rw_children(CXCursor c, CXCursor **paOut, int *pnOut);
+/* The kernel's body (CompoundStmt), or a null cursor. */
+CXCursor ks_rw_body(CXCursor kernel);
+/* Skip implicit casts (UnexposedExpr) and parentheses. */
+CXCursor ks_rw_strip(CXCursor c);
+/* The declaration a DeclRefExpr (through casts/parens) names, else null. */
+CXCursor ks_rw_ref_decl(CXCursor c);
+int ks_rw_is_ref_to(CXCursor c, CXCursor decl);
+/* The spelling of a cursor (malloc'd). */
+char *ks_rw_spelling(CXCursor c);
+
+/* Walk every cursor under root (pre-order). The visitor sees the ancestor
+ * chain aAnc[0] = root ... aAnc[nAnc-1] = parent; it returns 0 to descend,
+ * 1 to skip the children, -1 to stop. */
+typedef int (*ks_rw_visit_fn)(CXCursor c, const CXCursor *aAnc, int nAnc, void *pArg);
+void ks_rw_walk(CXCursor root, ks_rw_visit_fn xFn, void *pArg);
+
+/* Kernel parameters. */
+typedef struct ks_rw_param {
+  CXCursor decl;
+  char *zName;
+  int bPointer;
+  int bConstPointee;
+  int bRestrict;
+  long long nElemSize; /* sizeof the pointee, or -1 */
+  char *zElemType;     /* pointee type without qualifiers ("float"), or NULL */
+  unsigned iStart, iEnd; /* extent of the declaration in the file */
+  unsigned iNameStart;   /* offset of the name (iEnd when unnamed) */
+} ks_rw_param;
+int ks_rw_params(ks_tu *pTu, CXCursor kernel, ks_rw_param **paOut, int *pnOut);
+void ks_rw_params_free(ks_rw_param *a, int n);
+
+/* The pointwise shape:
+ *     T i = blockIdx.x * blockDim.x + threadIdx.x;   (any operand order)
+ *     if (i < N) { BODY }          -- or --   if (i >= N) return; BODY...
+ * as the whole kernel body; BODY has no return, barrier, warp primitive,
+ * __shared__, goto, thread/block built-in, and does not change i. */
+typedef struct ks_rw_pointwise {
+  CXCursor idx;          /* VarDecl of i */
+  char *zIdx, *zIdxType; /* "i", "int" */
+  unsigned iHeadStart;   /* start of the index declaration statement */
+  unsigned iHeadEnd;     /* end of the guard (start of BODY region) */
+  unsigned iBodyStart, iBodyEnd; /* BODY's text (between the braces, or the statements) */
+  unsigned iRegionEnd;   /* end of what the shape covers (closing brace of the if, or last statement) */
+  char *zBound;          /* N as written */
+  int iBoundParam;       /* kernel parameter N names (-1: another expression) */
+  int bEarlyReturn;
+} ks_rw_pointwise;
+/* 0 and *pOut filled when the kernel has the shape; else -1 with *pzWhy
+ * (malloc'd) saying what differs. */
+int ks_rw_pointwise_match(ks_tu *pTu, CXCursor kernel, ks_rw_pointwise *pOut, char **pzWhy);
+void ks_rw_pointwise_free(ks_rw_pointwise *p);
+
+/* Byte range of <<< >>> slot iSlot (0 grid, 1 block, 2 smem, 3 stream),
+ * trimmed; -1 when absent. */
+int ks_rw_cfg_slot(ks_tu *pTu, const ks_launch *pL, int iSlot, unsigned *piStart, unsigned *piEnd);
+/* How an element lvalue (P[i], *P, P[i].m) at aAnc[nAnc-1]'s child c is used:
+ * KS_RW_READ, KS_RW_WRITE (assigned, incremented, address or reference
+ * taken: anything that is not a plain read). *pWriteExpr: the assignment. */
+enum { KS_RW_READ = 1, KS_RW_WRITE = 2, KS_RW_READWRITE = 3 };
+int ks_rw_elem_use(CXCursor c, const CXCursor *aAnc, int nAnc, CXCursor *pWriteExpr);
+/* Launch checks. Block: a scalar (not dim3) whose value is a compile-time
+ * constant (*pnThreads), else 0. */
+int ks_rw_launch_block_scalar(ks_tu *pTu, const ks_launch *pL, long long *pnThreads);
+/* Is the grid `(N + B - 1) / B` (or `(N + K) / B` with K = B - 1) where N is the
+ * launch's argument iArg and B its block expression? Returns 1 and the N and B
+ * texts (malloc'd) when so. */
+int ks_rw_grid_covers(ks_tu *pTu, const ks_launch *pL, int iArg, char **pzN, char **pzB);
+/* Parenthesize an expression text unless it is one token-ish word. */
+char *ks_rw_paren(const char *zExpr);
+
+#endif

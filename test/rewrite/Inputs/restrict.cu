@@ -1,0 +1,27 @@
+// Kernels for the restrict-const rule's tests.
+__device__ float load(const float* p) { return p[0]; }
+
+__global__ void gather(int* idx, float* src, float* dst, int* count, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  float* row = dst + i;
+  if (i < n) {
+    row[0] = load(src + idx[i]);
+    atomicAdd(count, 1);
+  }
+}
+
+__global__ void inplace(float* x, float* y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] = 2.0f * x[i];
+}
+
+__global__ void written(const float* x, float* y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] += x[i];
+}
+
+void run(int* idx, float* src, float* dst, int* count, float* buf, int n) {
+  gather<<<(n + 127) / 128, 128>>>(idx, src, dst, count, n);
+  inplace<<<(n + 127) / 128, 128>>>(buf, buf, n);
+}
+// end of file

@@ -1,0 +1,74 @@
+// Rule library-gemm: the launch of a naive GEMM becomes a cublasSgemm call
+// (row-major by operand order: B first), the original launch kept as the
+// fallback; the header is included and -lcublas recorded in the flags line.
+//
+// RUN: %kernelskill rewrite %s --kernel sgemm --rule library-gemm -o %t.cu
+// RUN: FileCheck %s --input-file=%t.cu
+// RUN: not diff -u %s %t.cu > %t.diff
+// RUN: grep -c '^@@' %t.diff | FileCheck %s --check-prefix=HUNKS
+// RUN: grep -c '^-' %t.diff | FileCheck %s --check-prefix=REMOVED
+// RUN: %nvcc -c -arch=sm_90 %t.cu -o %t.o
+//
+// Idempotence.
+// RUN: %kernelskill rewrite %t.cu --kernel sgemm --rule library-gemm -o %t2.cu 2>&1 | FileCheck %s --check-prefix=AGAIN
+// RUN: cmp %t.cu %t2.cu
+//
+// Negative: not a plain GEMM (accumulates into C): exit 1, file untouched.
+// RUN: cp %s %t.neg.cu
+// RUN: %python -c "import subprocess,sys; sys.exit(subprocess.call(sys.argv[1:]) != 1)" %kernelskill rewrite %t.neg.cu --kernel accum --rule library-gemm -o %t.neg.cu
+// RUN: not %kernelskill rewrite %t.neg.cu --kernel accum --rule library-gemm -o %t.neg.cu 2>&1 | FileCheck %s --check-prefix=NEG
+// RUN: cmp %s %t.neg.cu
+
+// CHECK: // kernelskill: rule:library-gemm (rule library-gemm) nvcc flags -lcublas
+// CHECK-NEXT: // kernelskill-flags: -lcublas
+// CHECK-NEXT: #include <cuda_runtime.h>
+// CHECK-NEXT: #include <stdio.h>
+// CHECK-NEXT: // kernelskill: rule:library-gemm (rule library-gemm) cuBLAS header
+// CHECK-NEXT: #include <cublas_v2.h>
+#include <cuda_runtime.h>
+#include <stdio.h>
+
+__global__ void sgemm(const float *A, const float *B, float *C, int M, int N, int K) {
+  int row = blockIdx.y * blockDim.y + threadIdx.y;
+  int col = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row >= M || col >= N) return;
+  float acc = 0.0f;
+  for (int k = 0; k < K; k++) {
+    acc += A[row * K + k] * B[k * N + col];
+  }
+  C[row * N + col] = acc;
+}
+
+__global__ void accum(const float *A, const float *B, float *C, int M, int N, int K) {
+  int row = blockIdx.y * blockDim.y + threadIdx.y;
+  int col = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row >= M || col >= N) return;
+  float acc = 0.0f;
+  for (int k = 0; k < K; k++) acc += A[row * K + k] * B[k * N + col];
+  C[row * N + col] += acc;
+}
+
+// CHECK-LABEL: extern "C" void sgemm_forward(
+// CHECK:      // kernelskill: rule:library-gemm (rule library-gemm) cublasSgemm (row-major via operand order), original launch as fallback
+// CHECK-NEXT: {
+// CHECK-NEXT:   static cublasHandle_t ks_cublas = nullptr;
+// CHECK:        cublasSetStream(ks_cublas, stream) != CUBLAS_STATUS_SUCCESS ||
+// CHECK-NEXT:   cublasSgemm(ks_cublas, CUBLAS_OP_N, CUBLAS_OP_N, (n), (m), (k), &ks_alpha, (b), (n), (a), (k), &ks_beta,
+// CHECK-NEXT:     (c), (n)) != CUBLAS_STATUS_SUCCESS)
+// CHECK-NEXT:   sgemm<<<grid, block, 0, stream>>>(a, b, c, m, n, k);
+// CHECK-NEXT: }
+// CHECK-NEXT: if (cudaGetLastError() != cudaSuccess) fprintf(stderr, "launch failed\n");
+
+extern "C" void sgemm_forward(const float *a, const float *b, float *c, int m, int n, int k) {
+  cudaStream_t stream = 0;
+  dim3 block(16, 16);
+  dim3 grid((n + 15) / 16, (m + 15) / 16);
+  sgemm<<<grid, block, 0, stream>>>(a, b, c, m, n, k);
+  if (cudaGetLastError() != cudaSuccess) fprintf(stderr, "launch failed\n");
+}
+
+// Header + flags (2 lines each, one hunk) and the launch: two hunks, one line removed.
+// HUNKS: {{^}}2{{$}}
+// REMOVED: {{^}}2{{$}}
+// AGAIN: already applied: rule library-gemm, kernel sgemm
+// NEG: rule library-gemm, kernel accum: kernel 'accum' is not a naive GEMM this rule understands

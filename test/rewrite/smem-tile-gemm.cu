@@ -1,0 +1,104 @@
+// Rule smem-tile-gemm: a naive GEMM (one output per thread, k-loop) becomes a
+// shared-memory tiled kernel; its launch gets the tiled grid and block. Register
+// blocking with regs=N. Other code in the file stays byte-identical.
+//
+// RUN: %kernelskill rewrite %s --kernel sgemm --rule smem-tile-gemm -o %t.cu
+// RUN: FileCheck %s --input-file=%t.cu
+// RUN: not diff -u %s %t.cu > %t.diff
+// RUN: FileCheck %s --check-prefix=DIFF --input-file=%t.diff
+// RUN: grep -c '^@@' %t.diff | FileCheck %s --check-prefix=HUNKS
+// RUN: grep -c '^-' %t.diff | FileCheck %s --check-prefix=REMOVED
+// RUN: %nvcc -c -arch=sm_90 %t.cu -o %t.o
+//
+// Register blocking, 32x32 tiles, 4 outputs per thread.
+// RUN: %kernelskill rewrite %s --kernel sgemm --rule smem-tile-gemm --param tile=32 --param regs=4 -o %t.rb.cu
+// RUN: FileCheck %s --check-prefix=RB --input-file=%t.rb.cu
+// RUN: %nvcc -c -arch=sm_90 %t.rb.cu -o %t.rb.o
+//
+// Idempotence.
+// RUN: %kernelskill rewrite %t.cu --kernel sgemm --rule smem-tile-gemm -o %t2.cu 2>&1 | FileCheck %s --check-prefix=AGAIN
+// RUN: cmp %t.cu %t2.cu
+//
+// Negative: a GEMM-like kernel with an extra statement, a bad tile: exit 1, file untouched.
+// RUN: cp %s %t.neg.cu
+// RUN: %python -c "import subprocess,sys; sys.exit(subprocess.call(sys.argv[1:]) != 1)" %kernelskill rewrite %t.neg.cu --kernel scaled --rule smem-tile-gemm -o %t.neg.cu
+// RUN: not %kernelskill rewrite %t.neg.cu --kernel scaled --rule smem-tile-gemm -o %t.neg.cu 2>&1 | FileCheck %s --check-prefix=NEG
+// RUN: not %kernelskill rewrite %t.neg.cu --kernel sgemm --rule smem-tile-gemm --param tile=12 -o %t.neg.cu 2>&1 | FileCheck %s --check-prefix=NEG2
+// RUN: cmp %s %t.neg.cu
+
+#include <cuda_runtime.h>
+
+#define TILE_UNUSED 4
+
+// CHECK: // kernelskill: rule:smem-tile-gemm (rule smem-tile-gemm) 16x16 shared-memory tiles, block 16x16
+// CHECK-NEXT: __global__ void sgemm(const float *A, const float *B, float *C, int M, int N, int K) {
+// CHECK-NEXT:   __shared__ float ks_As[16][16];
+// CHECK-NEXT:   __shared__ float ks_Bs[16][16];
+// CHECK-NEXT:   const int ks_col = blockIdx.x * 16 + threadIdx.x;
+// CHECK:        for (int ks_t = 0; ks_t < (K); ks_t += 16) {
+// CHECK:          ks_As[ks_r][threadIdx.x] = (ks_ar < (M) && ks_ak < (K)) ? A[ks_ar * (K) + ks_ak] : 0.0f;
+// CHECK:          ks_Bs[ks_r][threadIdx.x] = (ks_bk < (K) && ks_col < (N)) ? B[ks_bk * (N) + ks_col] : 0.0f;
+// CHECK:        __syncthreads();
+// CHECK:        ks_acc[ks_i] += ks_As[threadIdx.y + ks_i * 16][ks_k] * ks_b;
+// CHECK:        if (ks_row < (M) && ks_col < (N)) C[ks_row * (N) + ks_col] = ks_acc[ks_i];
+// CHECK-NEXT:   }
+// CHECK-NEXT: }
+// RB: 32x32 shared-memory tiles, 4 outputs per thread (register blocking), block 32x8
+// RB: ks_acc[ks_i] += ks_As[threadIdx.y + ks_i * 8][ks_k] * ks_b;
+// RB: sgemm<<<dim3(((n) + 31) / 32, ((m) + 31) / 32), dim3(32, 8)>>>(a, b, c, m, n, k);
+
+__global__ void sgemm(const float *A, const float *B, float *C, int M, int N, int K) {
+  int row = blockIdx.y * blockDim.y + threadIdx.y;
+  int col = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row < M && col < N) {
+    float sum = 0.0f;
+    for (int k = 0; k < K; ++k)
+      sum += A[row * K + k] * B[k * N + col];
+    C[row * N + col] = sum;
+  }
+}
+
+// Not a plain GEMM (scales the result): refused.
+// CHECK-LABEL: __global__ void scaled(
+// CHECK-NEXT:    int row = blockIdx.y * blockDim.y + threadIdx.y;
+__global__ void scaled(const float *A, const float *B, float *C, int M, int N, int K) {
+  int row = blockIdx.y * blockDim.y + threadIdx.y;
+  int col = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row < M && col < N) {
+    float sum = 0.0f;
+    for (int k = 0; k < K; ++k)
+      sum += A[row * K + k] * B[k * N + col];
+    sum *= 2.0f;
+    C[row * N + col] = sum;
+  }
+}
+
+// CHECK-LABEL: extern "C" void sgemm_forward(
+// CHECK:      dim3 grid((n + 15) / 16, (m + 15) / 16);
+// CHECK-NEXT: // kernelskill: rule:smem-tile-gemm (rule smem-tile-gemm) grid of 16x16 tiles over m x n, block 16x16
+// CHECK-NEXT: sgemm<<<dim3(((n) + 15) / 16, ((m) + 15) / 16), dim3(16, 16)>>>(a, b, c, m, n, k);
+// CHECK-NEXT: }
+// CHECK:      scaled<<<grid, block>>>(a, b, c, m, n, k);
+extern "C" void sgemm_forward(const float *a, const float *b, float *c, int m, int n, int k) {
+  dim3 block(16, 16);
+  dim3 grid((n + 15) / 16, (m + 15) / 16);
+  sgemm<<<grid, block>>>(a, b, c, m, n, k);
+}
+
+extern "C" void scaled_forward(const float *a, const float *b, float *c, int m, int n, int k) {
+  dim3 block(16, 16);
+  dim3 grid((n + 15) / 16, (m + 15) / 16);
+  scaled<<<grid, block>>>(a, b, c, m, n, k);
+}
+
+// Only the kernel body (7 lines out), its provenance line and the launch line
+// change: two hunks, 8 lines removed (plus the --- header).
+// DIFF:      {{^}}+// kernelskill: rule:smem-tile-gemm (rule smem-tile-gemm) 16x16
+// DIFF-NEXT: {{^}} __global__ void sgemm(
+// DIFF:      {{^}}-  sgemm<<<grid, block>>>(a, b, c, m, n, k);
+// HUNKS: {{^}}2{{$}}
+// REMOVED: {{^}}9{{$}}
+
+// AGAIN: already applied: rule smem-tile-gemm, kernel sgemm
+// NEG: rule smem-tile-gemm, kernel scaled: kernel 'scaled' is not a naive GEMM this rule understands
+// NEG2: tile=12: use 8, 16 or 32
