@@ -130,6 +130,7 @@ typedef struct actx {
   int nLoopDepth;
   int nProduct;  /* ids for `x * y` products */
   int iProduct;  /* current product id while visiting its operands */
+  int iSharedProduct, nSharedInProduct; /* shared-memory operands of a product */
   int rc;
 } actx;
 
@@ -942,7 +943,17 @@ static void walk(actx *pC, CXCursor c, int eMode) {
       int bShared;
       int iParam = base_param(pC, k.a[0], &bShared);
       if (iParam >= 0) record_access(pC, iParam, c, k.a[0], k.a[1], eMode);
-      else if (bShared) pK->nSharedAccess++;
+      else if (bShared) {
+        pK->nSharedAccess++;
+        /* As[..][k] * Bs[k][..] in an accumulating loop: a tiled GEMM. */
+        if (pC->iProduct) {
+          pC->nSharedInProduct = pC->iSharedProduct == pC->iProduct ? pC->nSharedInProduct + 1 : 1;
+          pC->iSharedProduct = pC->iProduct;
+          if (pC->nSharedInProduct == 2 && pC->nLoopDepth > 0 &&
+              pK->aLoop[pC->aLoopStack[pC->nLoopDepth - 1]].bAccumulates)
+            pK->bTiledGemm = 1;
+        }
+      }
       walk(pC, k.a[0], MODE_ADDR);
       walk(pC, k.a[1], MODE_LOAD);
       return;
@@ -1389,7 +1400,7 @@ static void classify_structure(ks_kernel *pK, ks_launch *aLaunch, int nLaunch) {
     if (pK->aLoop[i].bAccumulates && !pK->aLoop[i].bGridStride) bAccLoop = 1;
     else if (pK->aLoop[i].bAccumulates && pK->aLoop[i].bGridStride && (pK->nAtomic > 0 || pK->nShared > 0))
       bAccLoop = 1;
-  pK->bReduction = (bAccLoop && !pK->bNaiveGemm && nStores + pK->nAtomic > 0) || pK->bSmemTree;
+  pK->bReduction = (bAccLoop && !pK->bNaiveGemm && !pK->bTiledGemm && nStores + pK->nAtomic > 0) || pK->bSmemTree;
   for (int i = 0; i < pK->nAccess; i++)
     if (pK->aAccess[i].eKind == KS_ACC_ATOMIC && pK->aAccess[i].ePattern == KS_PAT_UNIFORM) pK->bReduction = 1;
 
@@ -1414,7 +1425,19 @@ static void classify_structure(ks_kernel *pK, ks_launch *aLaunch, int nLaunch) {
     if (pK->aAccess[i].eKind == KS_ACC_LOAD && pK->aAccess[i].ePattern == KS_PAT_UNIFORM &&
         pK->aAccess[i].iLoop >= 0 && !pK->aLoop[pK->aAccess[i].iLoop].bGridStride)
       bUniformInLoop = 1;
-  pK->bReuse = pK->bNaiveGemm || pK->bStencil || bUniformInLoop;
+  /* Multi-pass: the same element loaded again in another loop (a 3-pass row
+   * softmax reads its row three times). */
+  int bReread = 0;
+  for (int i = 0; i < pK->nAccess && !bReread; i++)
+    for (int j = i + 1; j < pK->nAccess; j++) {
+      ks_access *pA = &pK->aAccess[i], *pB = &pK->aAccess[j];
+      if (pA->eKind == KS_ACC_LOAD && pB->eKind == KS_ACC_LOAD && pA->iParam == pB->iParam &&
+          pA->iLoop != pB->iLoop && pA->iLoop >= 0 && pB->iLoop >= 0 && strcmp(pA->zIndex, pB->zIndex) == 0) {
+        bReread = 1;
+        break;
+      }
+    }
+  pK->bReuse = pK->bNaiveGemm || pK->bTiledGemm || pK->bStencil || bUniformInLoop || bReread;
 
   /* Launch sites, block size, multi-kernel hosts. */
   int bMulti = 0;
@@ -1440,6 +1463,7 @@ static void classify_structure(ks_kernel *pK, ks_launch *aLaunch, int nLaunch) {
    * whose host function launches other kernels too (a fusion candidate). */
   pK->bMultiKernelEntry = bMulti;
   if (nIndirect > 0) pK->zStructure = "irregular";
+  else if (pK->bTiledGemm) pK->zStructure = "reuse";
   else if (pK->bReduction || pK->bRowLoop || pK->bSmemTree) pK->zStructure = "reduction";
   else if (pK->bReuse) pK->zStructure = "reuse";
   else if (bMulti) pK->zStructure = "multi_kernel";

@@ -87,6 +87,7 @@ typedef struct ks_kernel {
   /* structure */
   int bPointwise, bReduction, bRowLoop, bNaiveGemm, bStencil, bSmemTree, bReuse, bGridStride;
   int bMultiKernelEntry; /* its host function launches other kernels too */
+  int bTiledGemm;        /* shared-memory tiles multiplied in an accumulating loop */
   const char *zStructure;
   int nLaunchSites;
   long long nBlockSize; /* constant block size at the launch sites, 0 when unknown */

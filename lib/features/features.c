@@ -93,6 +93,7 @@ static cJSON *summary_json(const ks_kernel *pK) {
   cJSON_AddBoolToObject(s, "reduction", pK->bReduction);
   cJSON_AddBoolToObject(s, "row_loop", pK->bRowLoop);
   cJSON_AddBoolToObject(s, "naive_gemm", pK->bNaiveGemm);
+  cJSON_AddBoolToObject(s, "tiled_gemm", pK->bTiledGemm);
   cJSON_AddBoolToObject(s, "stencil", pK->bStencil);
   cJSON_AddBoolToObject(s, "smem_tree_reduction", pK->bSmemTree);
   cJSON_AddBoolToObject(s, "has_reuse", pK->bReuse);
@@ -266,11 +267,11 @@ static void text_counts(ks_buf *pB, const ks_count *a, int n) {
 
 static void kernel_text(ks_buf *pB, const ks_kernel *pK) {
   ks_buf_printf(pB, "\n%s  %s:%u  %s", pK->zName, pK->zFile, pK->iLine, pK->zStructure);
-  const char *azTag[] = {"pointwise", "reduction", "row loop", "naive GEMM", "stencil", "shared-memory tree",
-                         "grid-stride"};
-  int abTag[] = {pK->bPointwise, pK->bReduction, pK->bRowLoop, pK->bNaiveGemm, pK->bStencil, pK->bSmemTree,
-                 pK->bGridStride};
-  for (int i = 0; i < 7; i++)
+  const char *azTag[] = {"pointwise", "reduction", "row loop", "naive GEMM", "tiled GEMM", "stencil",
+                         "shared-memory tree", "grid-stride"};
+  int abTag[] = {pK->bPointwise, pK->bReduction, pK->bRowLoop, pK->bNaiveGemm, pK->bTiledGemm, pK->bStencil,
+                 pK->bSmemTree, pK->bGridStride};
+  for (int i = 0; i < 8; i++)
     if (abTag[i] && strcmp(azTag[i], pK->zStructure) != 0) ks_buf_printf(pB, ", %s", azTag[i]);
   ks_buf_puts(pB, "\n");
   if (pK->bTemplate) {

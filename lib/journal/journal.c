@@ -1,6 +1,6 @@
 /* journal.c — the per-task journal (short-term memory): the source hash,
  * reading JSON Lines records, and appending one record durably (one write()
- * on an O_APPEND descriptor, then fsync). */
+ * on an O_APPEND descriptor under a write lock, then fsync). */
 #include "kernelskill/journal.h"
 
 #include <cjson/cJSON.h>
@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static const char *const azVerdicts[] = {"accepted", "slower", "noise", "compile_error", "wrong_result",
@@ -208,6 +209,34 @@ fail:
   return rc;
 }
 
+/* A last line without its newline is a record whose write never completed
+ * (the reader skips it). Cut it off before appending, or the new record would
+ * be glued onto it and the journal would hold a bad line in the middle. */
+static int drop_torn_tail(int fd, const char *zPath) {
+  struct stat st;
+  char aBuf[4096];
+  if (fstat(fd, &st) != 0) return ks_error_set(KS_EIO, "%s: stat: %s", zPath, strerror(errno));
+  off_t iEnd = st.st_size;
+  if (iEnd == 0) return KS_OK;
+  if (pread(fd, aBuf, 1, iEnd - 1) != 1) return ks_error_set(KS_EIO, "%s: read error: %s", zPath, strerror(errno));
+  if (aBuf[0] == '\n') return KS_OK;
+  /* find the last newline, reading backwards a block at a time */
+  off_t iKeep = 0;
+  while (iEnd > 0 && iKeep == 0) {
+    off_t iStart = iEnd > (off_t)sizeof aBuf ? iEnd - (off_t)sizeof aBuf : 0;
+    ssize_t n = pread(fd, aBuf, (size_t)(iEnd - iStart), iStart);
+    if (n != (ssize_t)(iEnd - iStart)) return ks_error_set(KS_EIO, "%s: read error: %s", zPath, strerror(errno));
+    for (ssize_t k = n; k > 0; k--)
+      if (aBuf[k - 1] == '\n') {
+        iKeep = iStart + k;
+        break;
+      }
+    iEnd = iStart;
+  }
+  if (ftruncate(fd, iKeep) != 0) return ks_error_set(KS_EIO, "%s: cannot drop a torn last line: %s", zPath, strerror(errno));
+  return KS_OK;
+}
+
 int ks_journal_append(const char *zPath, const char *zJson) {
   int rc = KS_OK, fd = -1;
   char *zLine = NULL;
@@ -238,11 +267,22 @@ int ks_journal_append(const char *zPath, const char *zJson) {
   zLine[n] = '\n';
   zLine[n + 1] = 0;
   free(zCompact);
-  fd = open(zPath, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  fd = open(zPath, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
   if (fd < 0) {
     rc = ks_error_set(KS_EIO, "%s: cannot open for appending: %s", zPath, strerror(errno));
     goto done;
   }
+  /* Appenders take the write lock so that dropping a torn tail never cuts
+   * into another process's record; a crashed holder releases it by exiting. */
+  struct flock lk = {0};
+  lk.l_type = F_WRLCK;
+  lk.l_whence = SEEK_SET;
+  while (fcntl(fd, F_SETLKW, &lk) != 0) {
+    if (errno == EINTR) continue;
+    rc = ks_error_set(KS_EIO, "%s: cannot lock for appending: %s", zPath, strerror(errno));
+    goto done;
+  }
+  if ((rc = drop_torn_tail(fd, zPath)) < 0) goto done;
   /* One write() keeps concurrent appenders from interleaving inside a line. */
   size_t nDone = 0;
   while (nDone < n + 1) {

@@ -47,3 +47,26 @@ __global__ void matvec(const float *A, const float *x, float *y, int N) {
 // CHECK: access x load uniform [k]
 // CHECK: naive_gemm=false
 // CHECK: has_reuse=true
+
+// Already tiled through shared memory: reuse, not a reduction, not naive.
+#define TILE 16
+__global__ void sgemm_tiled(const float *A, const float *B, float *C, int M, int N, int K) {
+  __shared__ float As[TILE][TILE];
+  __shared__ float Bs[TILE][TILE];
+  int row = blockIdx.y * TILE + threadIdx.y, col = blockIdx.x * TILE + threadIdx.x;
+  float acc = 0.0f;
+  for (int t = 0; t < (K + TILE - 1) / TILE; ++t) {
+    As[threadIdx.y][threadIdx.x] = A[row * K + t * TILE + threadIdx.x];
+    Bs[threadIdx.y][threadIdx.x] = B[(t * TILE + threadIdx.y) * N + col];
+    __syncthreads();
+    for (int k = 0; k < TILE; ++k) acc += As[threadIdx.y][k] * Bs[k][threadIdx.x];
+    __syncthreads();
+  }
+  C[row * N + col] = acc;
+}
+// CHECK-LABEL: kernel sgemm_tiled
+// CHECK: reduction=false
+// CHECK: naive_gemm=false
+// CHECK: tiled_gemm=true
+// CHECK: has_reuse=true
+// CHECK: structure="reuse"

@@ -23,6 +23,7 @@ __global__ void softmax_rows(const float *x, float *y, int rows, int cols) {
 // CHECK: reduction=true
 // CHECK: row_loop=true
 // CHECK: naive_gemm=false
+// CHECK: has_reuse=true
 // CHECK: structure="reduction"
 
 // One block per row, threads striding over the row: not a row loop.

@@ -1,0 +1,11 @@
+// Plan input: a pointwise kernel with scalar loads (y = a*x + y), 256 threads.
+#include <cuda_runtime.h>
+
+__global__ void saxpy(int n, float a, const float *x, float *y) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] = a * x[i] + y[i];
+}
+
+void launch_saxpy(int n, float a, const float *x, float *y) {
+  saxpy<<<(n + 255) / 256, 256>>>(n, a, x, y);
+}
