@@ -1,0 +1,138 @@
+/* cmd_task.c — `kernelskill task`: draft a task file from an entry's signature
+ * (`task init`) and validate task files (`task check`). */
+#include "cli.h"
+#include "kernelskill/task.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char zUsage[] =
+    "usage: kernelskill task init FILE.cu --entry FN [-o TASK.json] [--force]\n"
+    "       kernelskill task check TASK.json...\n"
+    "\n"
+    "init   draft a task file from the signature of the extern \"C\" host function FN:\n"
+    "       pointers become tensors (const: in, else out), integers become dims and\n"
+    "       scalars. The draft validates; notes on stderr say what to check by hand.\n"
+    "       Without -o the draft goes to stdout.\n"
+    "check  parse and validate task files (format v1, docs/tasks.md); print a summary.\n"
+    "\n"
+    "Exit codes: 0 ok; 1 a file has a problem (FILE: FIELD: what is wrong); 2 usage.\n";
+
+extern const ks_cmd ks_cmd_task;
+
+static int task_init(int argc, char **argv) {
+  const char *zFile = NULL, *zEntry = NULL, *zOut = NULL;
+  int bForce = 0;
+  for (int i = 2; i < argc; i++) {
+    const char *zVal;
+    int m;
+    if ((m = ks_cli_opt_value(argc, argv, &i, "--entry", &zVal)) != 0) {
+      if (m < 0) return ks_cli_usage_error(&ks_cmd_task, "--entry needs a value");
+      zEntry = zVal;
+    } else if ((m = ks_cli_opt_value(argc, argv, &i, "-o", &zVal)) != 0) {
+      if (m < 0) return ks_cli_usage_error(&ks_cmd_task, "-o needs a value");
+      zOut = zVal;
+    } else if (strcmp(argv[i], "--force") == 0) {
+      bForce = 1;
+    } else if (argv[i][0] == '-' && argv[i][1]) {
+      return ks_cli_usage_error(&ks_cmd_task, "unknown option '%s'", argv[i]);
+    } else if (!zFile) {
+      zFile = argv[i];
+    } else {
+      return ks_cli_usage_error(&ks_cmd_task, "one source file at a time");
+    }
+  }
+  if (!zFile) return ks_cli_usage_error(&ks_cmd_task, "task init: no source file");
+  if (!zEntry) return ks_cli_usage_error(&ks_cmd_task, "task init: --entry FN is required");
+  if (!ks_file_exists(zFile)) {
+    fprintf(stderr, "kernelskill: error: %s: no such file\n", zFile);
+    return KS_EXIT_INPUT;
+  }
+  if (zOut && ks_file_exists(zOut) && !bForce) {
+    fprintf(stderr, "kernelskill: error: %s exists (use --force to overwrite)\n", zOut);
+    return KS_EXIT_INPUT;
+  }
+  ks_buf out = KS_BUF_INIT, notes = KS_BUF_INIT;
+  ks_task_init_opts o = KS_TASK_INIT_OPTS_INIT;
+  o.zOutPath = zOut;
+  int rc = ks_task_draft(zFile, zEntry, &o, &out, &notes), ec = KS_EXIT_OK;
+  if (rc < 0) {
+    ec = ks_cli_fail(rc);
+  } else if (zOut) {
+    rc = ks_file_write_atomic(zOut, out.z, out.n);
+    if (rc < 0) ec = ks_cli_fail(rc);
+    else fprintf(stderr, "kernelskill: wrote %s\n", zOut);
+  } else {
+    fputs(ks_buf_cstr(&out), stdout);
+  }
+  if (ec == KS_EXIT_OK && notes.n) {
+    const char *p = ks_buf_cstr(&notes);
+    while (*p) {
+      const char *e = strchr(p, '\n');
+      int n = e ? (int)(e - p) : (int)strlen(p);
+      fprintf(stderr, "note: %.*s\n", n, p);
+      p += n + (e != NULL);
+    }
+  }
+  ks_buf_free(&out);
+  ks_buf_free(&notes);
+  return ec;
+}
+
+static int task_check(int argc, char **argv) {
+  int nFiles = 0, ec = KS_EXIT_OK;
+  for (int i = 2; i < argc; i++) {
+    if (argv[i][0] == '-' && argv[i][1]) return ks_cli_usage_error(&ks_cmd_task, "unknown option '%s'", argv[i]);
+  }
+  for (int i = 2; i < argc; i++) {
+    ks_task *t = NULL;
+    nFiles++;
+    int rc = ks_task_load(argv[i], &t);
+    if (rc < 0) {
+      int e = ks_cli_fail(rc);
+      if (e > ec) ec = e;
+      continue;
+    }
+    int nIn = 0, nOut = 0, nScalar = 0;
+    for (int k = 0; k < t->nArg; k++) {
+      if (t->aArg[k].eKind == KS_ARG_SCALAR) nScalar++;
+      else if (t->aArg[k].eIntent == KS_INTENT_IN) nIn++;
+      else nOut++;
+    }
+    printf("%s: ok: task '%s', entry %s, %d input tensor%s, %d output tensor%s, %d scalar%s", argv[i], t->zName,
+           t->zEntry, nIn, nIn == 1 ? "" : "s", nOut, nOut == 1 ? "" : "s", nScalar, nScalar == 1 ? "" : "s");
+    if (t->bHasCost) printf(", cost %.6g flops %.6g bytes", t->rFlops, t->rBytes);
+    printf("\n");
+    for (int k = 0; k < t->nArg; k++) {
+      const ks_task_arg *a = &t->aArg[k];
+      if (a->eKind == KS_ARG_SCALAR) {
+        printf("  %s: scalar %s = %s\n", a->zName, ks_dtype_name(a->eType), a->zValue);
+      } else {
+        double rR, rA;
+        ks_task_arg_tol(t, k, &rR, &rA);
+        printf("  %s: tensor %s %s [", a->zName, ks_dtype_name(a->eType), ks_intent_name(a->eIntent));
+        for (int d = 0; d < a->nRank; d++) printf("%s%lld", d ? ", " : "", (long long)a->aShape[d]);
+        printf("] %lld elements", (long long)a->nElem);
+        if (a->eIntent != KS_INTENT_IN) printf(", rtol %g atol %g", rR, rA);
+        else printf(", init %s(%g, %g)", ks_dist_name(a->init.eDist), a->init.rA, a->init.rB);
+        printf("\n");
+      }
+    }
+    ks_task_free(t);
+  }
+  if (nFiles == 0) return ks_cli_usage_error(&ks_cmd_task, "task check: no task file");
+  return ec;
+}
+
+static int run_task(int argc, char **argv) {
+  if (argc < 2 || ks_cli_is_help(argv[1])) {
+    fputs(zUsage, argc < 2 ? stderr : stdout);
+    return argc < 2 ? KS_EXIT_ENV : KS_EXIT_OK;
+  }
+  if (strcmp(argv[1], "init") == 0) return task_init(argc, argv);
+  if (strcmp(argv[1], "check") == 0) return task_check(argc, argv);
+  return ks_cli_usage_error(&ks_cmd_task, "unknown action '%s' (init, check)", argv[1]);
+}
+
+const ks_cmd ks_cmd_task = {"task", "draft (init) and validate (check) task files", zUsage, run_task, 20};
