@@ -155,18 +155,26 @@ typedef struct launch_walk {
   CXCursor hostFn;
 } launch_walk;
 
-static enum CXChildVisitResult find_config(CXCursor c, CXCursor parent, CXClientData pData) {
+/* The __cudaPushCallConfiguration(grid, block, smem, stream) call that clang
+ * puts under a `k<<<...>>>(...)` CallExpr; a null cursor if there is none. */
+static enum CXChildVisitResult find_config_call(CXCursor c, CXCursor parent, CXClientData pData) {
   (void)parent;
   if (clang_getCursorKind(c) == CXCursor_CallExpr) {
     CXString s = clang_getCursorSpelling(c);
     int bCfg = strcmp(clang_getCString(s), "__cudaPushCallConfiguration") == 0;
     clang_disposeString(s);
     if (bCfg) {
-      *(int *)pData = 1;
+      *(CXCursor *)pData = c;
       return CXChildVisit_Break;
     }
   }
   return CXChildVisit_Continue;
+}
+
+static CXCursor config_call(CXCursor launch) {
+  CXCursor cfg = clang_getNullCursor();
+  if (clang_getCursorKind(launch) == CXCursor_CallExpr) clang_visitChildren(launch, find_config_call, &cfg);
+  return cfg;
 }
 
 /* Constant value of an integer expression, looking through the implicit
@@ -233,33 +241,13 @@ static long long eval_threads(CXCursor c) {
   return 0;
 }
 
-static enum CXChildVisitResult find_config_call(CXCursor c, CXCursor parent, CXClientData pData) {
-  (void)parent;
-  if (clang_getCursorKind(c) == CXCursor_CallExpr) {
-    CXString s = clang_getCursorSpelling(c);
-    int bCfg = strcmp(clang_getCString(s), "__cudaPushCallConfiguration") == 0;
-    clang_disposeString(s);
-    if (bCfg) {
-      *(CXCursor *)pData = c;
-      return CXChildVisit_Break;
-    }
-  }
-  return CXChildVisit_Continue;
-}
-
 static long long launch_block_threads(CXCursor launch) {
-  CXCursor cfg = clang_getNullCursor();
-  clang_visitChildren(launch, find_config_call, &cfg);
+  CXCursor cfg = config_call(launch);
   if (clang_Cursor_isNull(cfg) || clang_Cursor_getNumArguments(cfg) < 2) return 0;
   return eval_threads(clang_Cursor_getArgument(cfg, 1));
 }
 
-static int is_launch(CXCursor c) {
-  if (clang_getCursorKind(c) != CXCursor_CallExpr) return 0;
-  int bCfg = 0;
-  clang_visitChildren(c, find_config, &bCfg);
-  return bCfg;
-}
+static int is_launch(CXCursor c) { return !clang_Cursor_isNull(config_call(c)); }
 
 /* Split the <<< >>> text of a launch at top-level commas. */
 static void split_config(ks_tu *pTu, ks_launch *pL) {
