@@ -23,6 +23,8 @@ struct Runner {
 }
 
 // CHECK-LABEL: kernel k1
+// CHECK: pointwise=false
+// CHECK: structure="multi_kernel"
 // CHECK: multi_kernel_entry=true
 // CHECK: launch_sites=3
 // CHECK: block_size=0
