@@ -23,7 +23,7 @@ struct Runner {
 }
 
 // CHECK-LABEL: kernel k1
-// CHECK: pointwise=false
+// CHECK: pointwise=true
 // CHECK: structure="multi_kernel"
 // CHECK: multi_kernel_entry=true
 // CHECK: launch_sites=3
