@@ -1,0 +1,1233 @@
+/* row-reduce.c — rule `row-reduce`: a kernel where each thread walks a whole row
+ * (naive softmax, layernorm, rmsnorm, row sums, matvec rows) becomes one block
+ * per row (mode=block, threads=T) or one warp per row (mode=warp): every row
+ * loop is strided over the block's (warp's) threads, so neighbouring threads
+ * touch neighbouring elements, each loop's accumulators are combined with a
+ * warp-shuffle (+ shared memory) reduction, and every launch gets grid = rows,
+ * block = T.
+ *
+ * The matcher accepts only a kernel body it understands statement by
+ * statement (docs/rules/row-reduce.md): the row index, the row guard, scalar
+ * and row-pointer declarations, row loops that either accumulate (sum via +=,
+ * max/min via fmaxf/fminf/max/min, a ternary or an if) or store element j of a
+ * row, scalar assignments and stores of the row's result. Loop bodies keep
+ * their bytes: only loop headers change, and lines are added. */
+#include "features/ast.h"
+#include "kernelskill/rewrite.h"
+#include "rewrite/rwutil.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { OP_NONE = 0, OP_SUM, OP_MAX, OP_MIN };
+static const char *const azOpName[] = {"", "sum", "max", "min"};
+
+#define RR_MAX_VARS 64
+#define RR_MAX_LOOPS 32
+#define RR_MAX_ACC 8
+#define RR_MAX_PARAMS 64
+
+/* A local declared in the row body (outside loops). */
+typedef struct rr_var {
+  CXCursor decl;
+  int bPtr;     /* a pointer into a parameter's buffer */
+  int iRoot;    /* for pointers: the parameter it points into */
+  int bFloat;   /* float or double scalar: may be an accumulator */
+  int bDouble;
+  int bZero;    /* still holds the literal zero it was declared with */
+} rr_var;
+
+/* One row loop and what the rewrite does to it. */
+typedef struct rr_loop {
+  CXCursor loop, var, init, inc;
+  int nAcc;
+  int aiAcc[RR_MAX_ACC];  /* index into aVar */
+  int aeOp[RR_MAX_ACC];
+  int abReset[RR_MAX_ACC]; /* sum whose value before the loop is not zero: other threads restart at 0 */
+  int bStores;
+} rr_loop;
+
+typedef struct rr_state {
+  ks_rewrite *p;
+  ks_tu *pTu;
+  CXCursor kernel;
+  CXCursor row;
+  int nParam;
+  rr_var aVar[RR_MAX_VARS];
+  int nVar;
+  rr_loop aLoop[RR_MAX_LOOPS];
+  int nLoop;
+  int abRead[RR_MAX_PARAMS];     /* buffers read through */
+  int abTopStore[RR_MAX_PARAMS]; /* buffers stored outside loops */
+  int aiLoopStore[RR_MAX_PARAMS]; /* loop number + 1 storing into the buffer, 0: none */
+  CXCursor aTopStore[RR_MAX_VARS]; /* top-level store statements */
+  int nTopStore;
+  /* context of the loop being checked */
+  rr_loop *pCur;
+  CXCursor aBodyVar[RR_MAX_VARS];
+  int nBodyVar;
+  char zWhy[512];
+} rr_state;
+
+static int kind(CXCursor c) { return (int)clang_getCursorKind(c); }
+
+static int why(rr_state *pS, const char *zFmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+static int why(rr_state *pS, const char *zFmt, ...) {
+  if (!pS->zWhy[0]) {
+    va_list ap;
+    va_start(ap, zFmt);
+    vsnprintf(pS->zWhy, sizeof pS->zWhy, zFmt, ap);
+    va_end(ap);
+  }
+  return 0;
+}
+
+static unsigned line_of(rr_state *pS, CXCursor c) {
+  unsigned s, e, iLine = 0, iCol;
+  if (ks_ast_extent(pS->pTu, c, &s, &e) == 0) ks_ast_line_col(pS->pTu, s, &iLine, &iCol);
+  return iLine;
+}
+
+static int kids(CXCursor c, CXCursor *a, int nMax) {
+  CXCursor *aAll;
+  int n;
+  ks_rw_children(c, &aAll, &n);
+  for (int i = 0; i < n && i < nMax; i++) a[i] = aAll[i];
+  free(aAll);
+  return n;
+}
+
+static int binop(CXCursor c, enum CXBinaryOperatorKind eOp, CXCursor *pL, CXCursor *pR) {
+  CXCursor a[2];
+  if (kind(c) != CXCursor_BinaryOperator && kind(c) != CXCursor_CompoundAssignOperator) return 0;
+  if (clang_getCursorBinaryOperatorKind(c) != eOp || kids(c, a, 2) != 2) return 0;
+  *pL = a[0];
+  *pR = a[1];
+  return 1;
+}
+
+static int param_index(rr_state *pS, CXCursor d) {
+  for (int i = 0; i < pS->nParam; i++)
+    if (clang_equalCursors(clang_Cursor_getArgument(pS->kernel, (unsigned)i), d)) return i;
+  return -1;
+}
+
+static int var_index(rr_state *pS, CXCursor d) {
+  for (int i = 0; i < pS->nVar; i++)
+    if (clang_equalCursors(pS->aVar[i].decl, d)) return i;
+  return -1;
+}
+
+static int is_body_var(rr_state *pS, CXCursor d) {
+  for (int i = 0; i < pS->nBodyVar; i++)
+    if (clang_equalCursors(pS->aBodyVar[i], d)) return 1;
+  return 0;
+}
+
+static int is_cur_acc(rr_state *pS, int iVar) {
+  if (!pS->pCur || iVar < 0) return 0;
+  for (int i = 0; i < pS->pCur->nAcc; i++)
+    if (pS->pCur->aiAcc[i] == iVar) return 1;
+  return 0;
+}
+
+static int is_int_type(CXType t) {
+  switch (clang_getCanonicalType(t).kind) {
+  case CXType_Int: case CXType_UInt: case CXType_Long: case CXType_ULong: case CXType_LongLong:
+  case CXType_ULongLong: case CXType_Short: case CXType_UShort:
+    return 1;
+  default:
+    return 0;
+  }
+}
+
+static int is_zero_literal(rr_state *pS, CXCursor c) {
+  c = ks_rw_strip(c);
+  if (kind(c) != CXCursor_IntegerLiteral && kind(c) != CXCursor_FloatingLiteral) return 0;
+  char *z = ks_ast_text(pS->pTu, c);
+  if (!z) return 0;
+  char *zEnd;
+  double r = strtod(z, &zEnd);
+  int b = zEnd != z && r == 0.0;
+  free(z);
+  return b;
+}
+
+static char *squash(rr_state *pS, CXCursor c) {
+  unsigned s, e;
+  if (ks_ast_extent(pS->pTu, c, &s, &e) < 0) return NULL;
+  return ks_rw_squash(pS->pTu, s, e);
+}
+
+static int same_text(rr_state *pS, CXCursor a, CXCursor b) {
+  char *za = squash(pS, a), *zb = squash(pS, b);
+  int bSame = za && zb && strcmp(za, zb) == 0;
+  free(za);
+  free(zb);
+  return bSame;
+}
+
+/* Functions without side effects a row loop may call. */
+static int pure_callee(const char *z) {
+  static const char *const azBase[] = {
+      "exp", "exp2", "exp10", "expm1", "log", "log2", "log10", "log1p", "pow", "sqrt", "rsqrt", "cbrt", "rcbrt",
+      "sin", "cos", "tan", "sinh", "cosh", "tanh", "asin", "acos", "atan", "atan2", "asinh", "acosh", "atanh", "erf",
+      "erfc", "fabs", "fmax", "fmin", "fma", "floor", "ceil", "trunc", "round", "rint", "nearbyint", "copysign",
+      "hypot", "fdim", "fmod", "remainder", "ldexp", "sinpi", "cospi", "normcdf", NULL};
+  static const char *const azExact[] = {"max", "min", "abs", "__fdividef", "__frcp_rn", "__fsqrt_rn", "__fmaf_rn",
+                                        "__fadd_rn", "__fmul_rn", "__fsub_rn", "__saturatef", "__ldg",
+                                        "__builtin_huge_valf", "__builtin_huge_val", "__builtin_inff",
+                                        "__builtin_inf", "__builtin_nanf", "__builtin_nan", NULL};
+  char zBuf[64];
+  for (int i = 0; azExact[i]; i++)
+    if (strcmp(z, azExact[i]) == 0) return 1;
+  for (int i = 0; azBase[i]; i++) {
+    if (strcmp(z, azBase[i]) == 0) return 1;
+    snprintf(zBuf, sizeof zBuf, "%sf", azBase[i]);
+    if (strcmp(z, zBuf) == 0) return 1;
+    snprintf(zBuf, sizeof zBuf, "__%sf", azBase[i]);
+    if (strcmp(z, zBuf) == 0) return 1;
+  }
+  return 0;
+}
+
+/* ---- expressions: reads only ---- */
+
+static int note_ref(rr_state *pS, CXCursor ref) {
+  CXCursor d = clang_getCursorReferenced(ref);
+  int e = kind(d);
+  if (e == CXCursor_FunctionDecl || e == CXCursor_EnumConstantDecl) return 1;
+  if (pS->pCur && clang_equalCursors(d, pS->pCur->var)) return 1;
+  if (is_body_var(pS, d) || clang_equalCursors(d, pS->row)) return 1;
+  int iP = param_index(pS, d);
+  if (iP >= 0) {
+    if (clang_getCanonicalType(clang_getCursorType(d)).kind == CXType_Pointer) pS->abRead[iP] = 1;
+    return 1;
+  }
+  int iV = var_index(pS, d);
+  if (iV >= 0) {
+    if (is_cur_acc(pS, iV)) {
+      char *z = ks_rw_spelling(d);
+      why(pS, "line %u reads the accumulator '%s' inside the loop that accumulates it", line_of(pS, ref), z);
+      free(z);
+      return 0;
+    }
+    if (pS->aVar[iV].bPtr) pS->abRead[pS->aVar[iV].iRoot] = 1;
+    return 1;
+  }
+  char *z = ks_rw_spelling(d);
+  why(pS, "line %u uses '%s', which is not a parameter or a local of the row body", line_of(pS, ref), z);
+  free(z);
+  return 0;
+}
+
+typedef struct expr_walk {
+  rr_state *pS;
+  int bOk;
+} expr_walk;
+
+static int expr_visit(CXCursor c, const CXCursor *aAnc, int nAnc, void *pArg) {
+  expr_walk *w = pArg;
+  rr_state *pS = w->pS;
+  switch (kind(c)) {
+  case CXCursor_DeclRefExpr:
+    if (!note_ref(pS, c)) w->bOk = 0;
+    return w->bOk ? 0 : -1;
+  case CXCursor_CallExpr: {
+    char *z = ks_rw_spelling(c);
+    int bPure = z && pure_callee(z);
+    if (!bPure) why(pS, "line %u calls '%s' (only math functions without side effects are understood)",
+                    line_of(pS, c), z ? z : "?");
+    free(z);
+    if (!bPure) w->bOk = 0;
+    return w->bOk ? 0 : -1;
+  }
+  case CXCursor_BinaryOperator: {
+    enum CXBinaryOperatorKind e = clang_getCursorBinaryOperatorKind(c);
+    if (e == CXBinaryOperator_Assign || e == CXBinaryOperator_Comma) {
+      why(pS, "line %u has an assignment or comma inside an expression", line_of(pS, c));
+      w->bOk = 0;
+      return -1;
+    }
+    return 0;
+  }
+  case CXCursor_UnaryOperator: {
+    enum CXUnaryOperatorKind e = clang_getCursorUnaryOperatorKind(c);
+    if (e == CXUnaryOperator_PreInc || e == CXUnaryOperator_PostInc || e == CXUnaryOperator_PreDec ||
+        e == CXUnaryOperator_PostDec) {
+      why(pS, "line %u increments or decrements inside an expression", line_of(pS, c));
+      w->bOk = 0;
+      return -1;
+    }
+    if (e == CXUnaryOperator_AddrOf) {
+      /* Only as the argument of __ldg. */
+      int j = nAnc - 1;
+      while (j >= 0 && (kind(aAnc[j]) == CXCursor_UnexposedExpr || kind(aAnc[j]) == CXCursor_ParenExpr)) j--;
+      char *z = j >= 0 && kind(aAnc[j]) == CXCursor_CallExpr ? ks_rw_spelling(aAnc[j]) : NULL;
+      int bLdg = z && strcmp(z, "__ldg") == 0;
+      free(z);
+      if (!bLdg) {
+        why(pS, "line %u takes an address", line_of(pS, c));
+        w->bOk = 0;
+        return -1;
+      }
+    }
+    return 0;
+  }
+  case CXCursor_UnexposedExpr: case CXCursor_ParenExpr: case CXCursor_IntegerLiteral: case CXCursor_FloatingLiteral:
+  case CXCursor_CharacterLiteral: case CXCursor_CXXBoolLiteralExpr: case CXCursor_ArraySubscriptExpr:
+  case CXCursor_CStyleCastExpr: case CXCursor_CXXStaticCastExpr: case CXCursor_CXXFunctionalCastExpr:
+  case CXCursor_ConditionalOperator: case CXCursor_TypeRef: case CXCursor_UnaryExpr: case CXCursor_MemberRefExpr:
+    return 0;
+  default: {
+    CXString s = clang_getCursorKindSpelling(clang_getCursorKind(c));
+    why(pS, "line %u has an expression this rule does not understand (%s)", line_of(pS, c), clang_getCString(s));
+    clang_disposeString(s);
+    w->bOk = 0;
+    return -1;
+  }
+  }
+}
+
+/* Is c an expression that only reads (parameters, row-body locals, the loop
+ * variable, math calls)? Records the buffers it reads. */
+static int expr_ok(rr_state *pS, CXCursor c) {
+  expr_walk w = {pS, 1};
+  if (expr_visit(c, NULL, 0, &w) == 0 && w.bOk) ks_rw_walk(c, expr_visit, &w);
+  return w.bOk;
+}
+
+typedef struct ref_walk {
+  CXCursor d;
+  int bHit;
+} ref_walk;
+
+static int ref_visit(CXCursor c, const CXCursor *aAnc, int nAnc, void *pArg) {
+  (void)aAnc;
+  (void)nAnc;
+  ref_walk *w = pArg;
+  if (kind(c) == CXCursor_DeclRefExpr && clang_equalCursors(clang_getCursorReferenced(c), w->d)) {
+    w->bHit = 1;
+    return -1;
+  }
+  return 0;
+}
+
+/* Does expression c mention declaration d? */
+static int refs_decl(CXCursor c, CXCursor d) {
+  ref_walk w = {d, 0};
+  if (kind(c) == CXCursor_DeclRefExpr) return clang_equalCursors(clang_getCursorReferenced(c), d);
+  ks_rw_walk(c, ref_visit, &w);
+  return w.bHit;
+}
+
+/* ---- statements ---- */
+
+/* `P`, `P + off`, `off + P`: the buffer (parameter index) P points into. */
+static int pointer_root(rr_state *pS, CXCursor init) {
+  CXCursor c = ks_rw_strip(init), l, r;
+  while (kind(c) == CXCursor_CStyleCastExpr) {
+    CXCursor a[2];
+    int n = kids(c, a, 2);
+    c = ks_rw_strip(a[n - 1]);
+  }
+  if (kind(c) == CXCursor_DeclRefExpr) {
+    CXCursor d = clang_getCursorReferenced(c);
+    int iP = param_index(pS, d), iV = var_index(pS, d);
+    if (iP >= 0 && clang_getCanonicalType(clang_getCursorType(d)).kind == CXType_Pointer) return iP;
+    if (iV >= 0 && pS->aVar[iV].bPtr) return pS->aVar[iV].iRoot;
+    return -1;
+  }
+  if (binop(c, CXBinaryOperator_Add, &l, &r)) {
+    for (int k = 0; k < 2; k++) {
+      CXCursor base = k ? r : l, off = k ? l : r;
+      if (clang_getCanonicalType(clang_getCursorType(base)).kind != CXType_Pointer) continue;
+      int iRoot = pointer_root(pS, base);
+      if (iRoot >= 0 && expr_ok(pS, off)) return iRoot;
+      return -1;
+    }
+  }
+  return -1;
+}
+
+/* The buffer a store's target P[idx] writes (bLoop: idx must be j, E + j or j + E). */
+static int store_target(rr_state *pS, CXCursor lhs, int bLoop) {
+  CXCursor a[2], l, r;
+  lhs = ks_rw_strip(lhs);
+  if (kind(lhs) != CXCursor_ArraySubscriptExpr || kids(lhs, a, 2) != 2) return -1;
+  int iRoot = pointer_root(pS, a[0]);
+  if (iRoot < 0) return -1;
+  CXCursor idx = ks_rw_strip(a[1]);
+  if (!bLoop) return expr_ok(pS, idx) ? iRoot : -1;
+  if (ks_rw_is_ref_to(idx, pS->pCur->var)) return iRoot;
+  if (binop(idx, CXBinaryOperator_Add, &l, &r)) {
+    if (ks_rw_is_ref_to(r, pS->pCur->var) && !ks_rw_is_ref_to(l, pS->pCur->var) && expr_ok(pS, l)) return iRoot;
+    if (ks_rw_is_ref_to(l, pS->pCur->var) && !ks_rw_is_ref_to(r, pS->pCur->var) && expr_ok(pS, r)) return iRoot;
+  }
+  why(pS, "line %u stores to an element that is not element j of a row (j the loop variable)", line_of(pS, lhs));
+  return -1;
+}
+
+/* A float/double local of the row body the statement assigns, or -1. */
+static int acc_target(rr_state *pS, CXCursor lhs) {
+  CXCursor d = ks_rw_ref_decl(lhs);
+  if (clang_Cursor_isNull(d)) return -1;
+  int iV = var_index(pS, d);
+  return iV >= 0 && pS->aVar[iV].bFloat ? iV : -1;
+}
+
+/* `E > acc`, `acc < E` (bGreater: E is the larger) and the like: the E side. */
+static int compare_with(rr_state *pS, CXCursor cond, int iAcc, CXCursor *pE, int *pbEGreater) {
+  static const enum CXBinaryOperatorKind ae[] = {CXBinaryOperator_GT, CXBinaryOperator_GE, CXBinaryOperator_LT,
+                                                 CXBinaryOperator_LE};
+  CXCursor l, r;
+  cond = ks_rw_strip(cond);
+  for (int i = 0; i < 4; i++) {
+    if (!binop(cond, ae[i], &l, &r)) continue;
+    int bGT = i < 2; /* l > r */
+    if (acc_target(pS, r) == iAcc && acc_target(pS, l) != iAcc) {
+      *pE = l;
+      *pbEGreater = bGT;
+      return 1;
+    }
+    if (acc_target(pS, l) == iAcc && acc_target(pS, r) != iAcc) {
+      *pE = r;
+      *pbEGreater = !bGT;
+      return 1;
+    }
+  }
+  return 0;
+}
+
+/* Recognize an accumulation statement of a loop body: the accumulator, the
+ * operation and the contributed expression. Returns -1 when the statement
+ * is not one (then *piAcc says whether it touched an accumulator candidate). */
+static int match_accumulate(rr_state *pS, CXCursor st, int *piAcc, CXCursor *pE) {
+  CXCursor l, r, a[3];
+  *piAcc = -1;
+  if (binop(st, CXBinaryOperator_AddAssign, &l, &r)) {
+    if ((*piAcc = acc_target(pS, l)) < 0) return -1;
+    *pE = r;
+    return OP_SUM;
+  }
+  if (binop(st, CXBinaryOperator_Assign, &l, &r)) {
+    if ((*piAcc = acc_target(pS, l)) < 0) return -1;
+    int iAcc = *piAcc;
+    CXCursor v = ks_rw_strip(r), x, y;
+    if (binop(v, CXBinaryOperator_Add, &x, &y)) {
+      if (acc_target(pS, x) == iAcc && acc_target(pS, y) != iAcc) { *pE = y; return OP_SUM; }
+      if (acc_target(pS, y) == iAcc && acc_target(pS, x) != iAcc) { *pE = x; return OP_SUM; }
+      return -1;
+    }
+    if (kind(v) == CXCursor_CallExpr && clang_Cursor_getNumArguments(v) == 2) {
+      char *z = ks_rw_spelling(v);
+      int eOp = !z ? -1
+                : (strcmp(z, "fmaxf") == 0 || strcmp(z, "fmax") == 0 || strcmp(z, "max") == 0) ? OP_MAX
+                : (strcmp(z, "fminf") == 0 || strcmp(z, "fmin") == 0 || strcmp(z, "min") == 0) ? OP_MIN
+                                                                                                : -1;
+      free(z);
+      if (eOp < 0) return -1;
+      CXCursor a0 = clang_Cursor_getArgument(v, 0), a1 = clang_Cursor_getArgument(v, 1);
+      if (acc_target(pS, a0) == iAcc && acc_target(pS, a1) != iAcc) { *pE = a1; return eOp; }
+      if (acc_target(pS, a1) == iAcc && acc_target(pS, a0) != iAcc) { *pE = a0; return eOp; }
+      return -1;
+    }
+    if (kind(v) == CXCursor_ConditionalOperator && kids(v, a, 3) == 3) {
+      /* c ? t : f with one of t, f the accumulator and the other the E compared. */
+      CXCursor e;
+      int bEGreater;
+      if (!compare_with(pS, a[0], iAcc, &e, &bEGreater)) return -1;
+      if (acc_target(pS, a[2]) == iAcc && same_text(pS, a[1], e)) { *pE = e; return bEGreater ? OP_MAX : OP_MIN; }
+      if (acc_target(pS, a[1]) == iAcc && same_text(pS, a[2], e)) { *pE = e; return bEGreater ? OP_MIN : OP_MAX; }
+      return -1;
+    }
+    return -1;
+  }
+  if (kind(st) == CXCursor_IfStmt) {
+    /* if (E > acc) acc = E;  (no else) */
+    int n = kids(st, a, 3);
+    CXCursor e, then, ll, rr;
+    int bEGreater;
+    if (n != 2) return -1;
+    then = a[1];
+    if (kind(then) == CXCursor_CompoundStmt) {
+      CXCursor b[2];
+      if (kids(then, b, 2) != 1) return -1;
+      then = b[0];
+    }
+    if (!binop(then, CXBinaryOperator_Assign, &ll, &rr) || (*piAcc = acc_target(pS, ll)) < 0) return -1;
+    if (!compare_with(pS, a[0], *piAcc, &e, &bEGreater) || !same_text(pS, rr, e)) return -1;
+    *pE = e;
+    return bEGreater ? OP_MAX : OP_MIN;
+  }
+  return -1;
+}
+
+static int add_body_var(rr_state *pS, CXCursor stmt) {
+  CXCursor a[16];
+  int n = kids(stmt, a, 16);
+  if (n > 16) return why(pS, "line %u declares too many variables at once", line_of(pS, stmt));
+  for (int i = 0; i < n; i++) {
+    CXCursor init = clang_getNullCursor(), v[8];
+    if (kind(a[i]) != CXCursor_VarDecl) return why(pS, "line %u declares something that is not a variable", line_of(pS, stmt));
+    enum CXTypeKind eT = clang_getCanonicalType(clang_getCursorType(a[i])).kind;
+    if (eT == CXType_Pointer || eT == CXType_ConstantArray || eT == CXType_Record)
+      return why(pS, "line %u declares a pointer, array or struct inside a row loop", line_of(pS, stmt));
+    int m = kids(a[i], v, 8);
+    for (int k = 0; k < m && k < 8; k++)
+      if (clang_isExpression(clang_getCursorKind(v[k]))) init = v[k];
+    if (clang_Cursor_isNull(init)) return why(pS, "line %u declares a variable without a value", line_of(pS, stmt));
+    if (!expr_ok(pS, init)) return 0;
+    if (pS->nBodyVar == RR_MAX_VARS) return why(pS, "too many variables in a row loop");
+    pS->aBodyVar[pS->nBodyVar++] = a[i];
+  }
+  return 1;
+}
+
+/* for (T j = A; j < B; ++j | j++ | j += 1) BODY, BODY: declarations, accumulations, stores of element j,
+ * assignments to its own variables. */
+static int match_loop(rr_state *pS, CXCursor loop) {
+  CXCursor a[4], v[4], l, r, body[64];
+  int nLine = (int)line_of(pS, loop);
+  if (pS->nLoop == RR_MAX_LOOPS) return why(pS, "too many row loops");
+  rr_loop *pL = &pS->aLoop[pS->nLoop];
+  memset(pL, 0, sizeof *pL);
+  pL->loop = loop;
+  if (kids(loop, a, 4) != 4)
+    return why(pS, "the loop at line %d lacks its initialization, condition or increment", nLine);
+  if (kind(a[0]) != CXCursor_DeclStmt || kids(a[0], v, 2) != 1 || kind(v[0]) != CXCursor_VarDecl ||
+      !is_int_type(clang_getCursorType(v[0])))
+    return why(pS, "the loop at line %d does not declare one integer loop variable", nLine);
+  pL->var = v[0];
+  CXCursor w[4];
+  int m = kids(v[0], w, 4);
+  pL->init = clang_getNullCursor();
+  for (int i = 0; i < m && i < 4; i++)
+    if (clang_isExpression(clang_getCursorKind(w[i]))) pL->init = w[i];
+  pS->pCur = pL;
+  pS->nBodyVar = 0;
+  if (clang_Cursor_isNull(pL->init) || refs_decl(pL->init, pL->var))
+    return why(pS, "the loop at line %d does not start from a value computed from the row", nLine);
+  if (!binop(ks_rw_strip(a[1]), CXBinaryOperator_LT, &l, &r) || !ks_rw_is_ref_to(l, pL->var))
+    return why(pS, "the loop at line %d is not `j < bound`", nLine);
+  CXCursor bnd = r;
+  if (refs_decl(bnd, pL->var)) return why(pS, "the bound of the loop at line %d depends on its variable", nLine);
+  CXCursor inc = ks_rw_strip(a[2]);
+  pL->inc = a[2];
+  int bInc = 0;
+  if (kind(inc) == CXCursor_UnaryOperator) {
+    enum CXUnaryOperatorKind e = clang_getCursorUnaryOperatorKind(inc);
+    CXCursor u[2];
+    bInc = (e == CXUnaryOperator_PreInc || e == CXUnaryOperator_PostInc) && kids(inc, u, 2) == 1 &&
+           ks_rw_is_ref_to(u[0], pL->var);
+  } else if (binop(inc, CXBinaryOperator_AddAssign, &l, &r) && ks_rw_is_ref_to(l, pL->var)) {
+    char *z = ks_ast_text(pS->pTu, ks_rw_strip(r));
+    bInc = z && strcmp(z, "1") == 0;
+    free(z);
+  }
+  if (!bInc) return why(pS, "the loop at line %d does not step by one", nLine);
+
+  /* The body's statements. */
+  int nBody;
+  if (kind(a[3]) == CXCursor_CompoundStmt) {
+    nBody = kids(a[3], body, 64);
+    if (nBody > 64) return why(pS, "the loop at line %d is too long", nLine);
+  } else {
+    body[0] = a[3];
+    nBody = 1;
+  }
+  /* Pass 1: the accumulators of this loop. */
+  for (int i = 0; i < nBody; i++) {
+    int iAcc;
+    CXCursor e;
+    int eOp = match_accumulate(pS, body[i], &iAcc, &e);
+    if (eOp < 0) continue;
+    int k;
+    for (k = 0; k < pL->nAcc && pL->aiAcc[k] != iAcc; k++) {}
+    if (k == pL->nAcc) {
+      if (pL->nAcc == RR_MAX_ACC) return why(pS, "the loop at line %d has too many accumulators", nLine);
+      pL->aiAcc[k] = iAcc;
+      pL->aeOp[k] = eOp;
+      pL->nAcc++;
+    } else if (pL->aeOp[k] != eOp) {
+      return why(pS, "the loop at line %d combines one accumulator in two ways", nLine);
+    }
+  }
+  /* The start and the bound only read (and not this loop's accumulators). */
+  if (!expr_ok(pS, pL->init) || !expr_ok(pS, bnd)) return 0;
+  /* Pass 2: every statement, with the accumulators now known. */
+  for (int i = 0; i < nBody; i++) {
+    CXCursor st = body[i], e;
+    int iAcc;
+    int eOp = match_accumulate(pS, st, &iAcc, &e);
+    if (eOp > 0) {
+      /* (An if's condition repeats E: the same text, so checking E covers it.) */
+      if (!expr_ok(pS, e)) return 0;
+      continue;
+    }
+    if (iAcc >= 0) {
+      char *z = ks_rw_spelling(pS->aVar[iAcc].decl);
+      why(pS, "line %u updates '%s' in a way this rule does not understand (sum via +=, max/min via fmaxf/fminf, "
+              "max/min, a ternary or an if)",
+          line_of(pS, st), z);
+      free(z);
+      return 0;
+    }
+    if (kind(st) == CXCursor_DeclStmt) {
+      if (!add_body_var(pS, st)) return 0;
+      continue;
+    }
+    if (kind(st) == CXCursor_NullStmt) continue;
+    enum CXBinaryOperatorKind eB = kind(st) == CXCursor_BinaryOperator || kind(st) == CXCursor_CompoundAssignOperator
+                                       ? clang_getCursorBinaryOperatorKind(st)
+                                       : CXBinaryOperator_Invalid;
+    if (eB == CXBinaryOperator_Assign || (eB >= CXBinaryOperator_MulAssign && eB <= CXBinaryOperator_OrAssign)) {
+      binop(st, eB, &l, &r);
+      CXCursor d = ks_rw_ref_decl(l);
+      if (!clang_Cursor_isNull(d) && is_body_var(pS, d)) {
+        if (!expr_ok(pS, r)) return 0;
+        continue;
+      }
+      if (eB == CXBinaryOperator_Assign && kind(ks_rw_strip(l)) == CXCursor_ArraySubscriptExpr) {
+        int iRoot = store_target(pS, l, 1);
+        if (iRoot < 0) return why(pS, "line %u stores through a pointer this rule cannot trace to a parameter",
+                                  line_of(pS, st));
+        if (!expr_ok(pS, r)) return 0;
+        if (pS->abTopStore[iRoot] || (pS->aiLoopStore[iRoot] && pS->aiLoopStore[iRoot] != pS->nLoop + 1))
+          return why(pS, "line %u stores into a buffer another statement of the row also stores into",
+                     line_of(pS, st));
+        pS->aiLoopStore[iRoot] = pS->nLoop + 1;
+        pL->bStores = 1;
+        continue;
+      }
+    }
+    CXString s = clang_getCursorKindSpelling(clang_getCursorKind(st));
+    why(pS, "line %u in the loop at line %d is not a declaration, accumulation or store of element j this rule "
+            "understands (%s)",
+        line_of(pS, st), nLine, clang_getCString(s));
+    clang_disposeString(s);
+    return 0;
+  }
+  if (pL->nAcc && pL->bStores)
+    return why(pS, "the loop at line %d both accumulates and stores; this rule handles one or the other", nLine);
+  if (!pL->nAcc && !pL->bStores) return why(pS, "the loop at line %d neither accumulates nor stores", nLine);
+  /* Sums whose value before the loop is not a literal zero restart at 0 in all threads but the first. */
+  for (int k = 0; k < pL->nAcc; k++) {
+    rr_var *pV = &pS->aVar[pL->aiAcc[k]];
+    pL->abReset[k] = pL->aeOp[k] == OP_SUM && !pV->bZero;
+    pV->bZero = 0;
+  }
+  pS->pCur = NULL;
+  pS->nBodyVar = 0;
+  pS->nLoop++;
+  return 1;
+}
+
+static int match_decl(rr_state *pS, CXCursor stmt) {
+  CXCursor a[16];
+  int n = kids(stmt, a, 16);
+  if (n > 16) return why(pS, "line %u declares too many variables at once", line_of(pS, stmt));
+  for (int i = 0; i < n; i++) {
+    CXCursor init = clang_getNullCursor(), v[8];
+    if (kind(a[i]) != CXCursor_VarDecl) return why(pS, "line %u declares something that is not a variable", line_of(pS, stmt));
+    CXType t = clang_getCanonicalType(clang_getCursorType(a[i]));
+    int m = kids(a[i], v, 8);
+    for (int k = 0; k < m && k < 8; k++)
+      if (clang_isExpression(clang_getCursorKind(v[k]))) init = v[k];
+    char *zName = ks_rw_spelling(a[i]);
+    int bBad = !zName || strncmp(zName, "ks_", 3) == 0;
+    free(zName);
+    if (bBad) return why(pS, "line %u declares a name starting with ks_ (names this rule uses)", line_of(pS, stmt));
+    if (clang_Cursor_isNull(init)) return why(pS, "line %u declares a variable without a value", line_of(pS, stmt));
+    if (pS->nVar == RR_MAX_VARS) return why(pS, "too many variables in the row body");
+    rr_var *pV = &pS->aVar[pS->nVar];
+    memset(pV, 0, sizeof *pV);
+    pV->decl = a[i];
+    if (t.kind == CXType_Pointer) {
+      if ((pV->iRoot = pointer_root(pS, init)) < 0)
+        return why(pS, "line %u: the pointer is not a parameter plus an offset", line_of(pS, stmt));
+      pV->bPtr = 1;
+    } else if (t.kind == CXType_ConstantArray || t.kind == CXType_Record || t.kind == CXType_LValueReference) {
+      return why(pS, "line %u declares an array, struct or reference", line_of(pS, stmt));
+    } else {
+      if (!expr_ok(pS, init)) return 0;
+      pV->bFloat = t.kind == CXType_Float || t.kind == CXType_Double;
+      pV->bDouble = t.kind == CXType_Double;
+      pV->bZero = is_zero_literal(pS, init);
+    }
+    pS->nVar++;
+  }
+  return 1;
+}
+
+static int match_row_body(rr_state *pS, const CXCursor *aSt, int nSt) {
+  CXCursor l, r;
+  for (int i = 0; i < nSt; i++) {
+    CXCursor st = aSt[i];
+    switch (kind(st)) {
+    case CXCursor_DeclStmt:
+      if (!match_decl(pS, st)) return 0;
+      continue;
+    case CXCursor_ForStmt:
+      if (!match_loop(pS, st)) return 0;
+      continue;
+    case CXCursor_NullStmt:
+      continue;
+    case CXCursor_BinaryOperator:
+    case CXCursor_CompoundAssignOperator: {
+      enum CXBinaryOperatorKind eB = clang_getCursorBinaryOperatorKind(st);
+      if (eB != CXBinaryOperator_Assign && !(eB >= CXBinaryOperator_MulAssign && eB <= CXBinaryOperator_OrAssign))
+        break;
+      binop(st, eB, &l, &r);
+      CXCursor d = ks_rw_ref_decl(l);
+      int iV = clang_Cursor_isNull(d) ? -1 : var_index(pS, d);
+      if (iV >= 0 && !pS->aVar[iV].bPtr) {
+        if (!expr_ok(pS, r)) return 0;
+        pS->aVar[iV].bZero = 0;
+        continue;
+      }
+      if (eB == CXBinaryOperator_Assign && kind(ks_rw_strip(l)) == CXCursor_ArraySubscriptExpr) {
+        int iRoot = store_target(pS, l, 0);
+        if (iRoot < 0) return why(pS, "line %u stores through a pointer this rule cannot trace to a parameter",
+                                  line_of(pS, st));
+        if (!expr_ok(pS, r)) return 0;
+        if (pS->aiLoopStore[iRoot])
+          return why(pS, "line %u stores into a buffer a row loop also stores into", line_of(pS, st));
+        pS->abTopStore[iRoot] = 1;
+        if (pS->nTopStore < RR_MAX_VARS) pS->aTopStore[pS->nTopStore++] = st;
+        continue;
+      }
+      break;
+    }
+    default:
+      break;
+    }
+    CXString s = clang_getCursorKindSpelling(clang_getCursorKind(st));
+    why(pS, "line %u is not a statement this rule understands in a row body (%s)", line_of(pS, st),
+        clang_getCString(s));
+    clang_disposeString(s);
+    return 0;
+  }
+  return 1;
+}
+
+/* `blockIdx.x * blockDim.x + threadIdx.x` in any order, optionally cast. */
+static int is_row_index(rr_state *pS, CXCursor init) {
+  static const char *const azForm[] = {
+      "blockIdx.x*blockDim.x+threadIdx.x",     "blockDim.x*blockIdx.x+threadIdx.x",
+      "threadIdx.x+blockIdx.x*blockDim.x",     "threadIdx.x+blockDim.x*blockIdx.x",
+      "(blockIdx.x*blockDim.x)+threadIdx.x",   "(blockDim.x*blockIdx.x)+threadIdx.x",
+      "threadIdx.x+(blockIdx.x*blockDim.x)",   "threadIdx.x+(blockDim.x*blockIdx.x)", NULL};
+  char *z = squash(pS, init);
+  int bOk = 0;
+  if (!z) return 0;
+  const char *zE = z;
+  if (zE[0] == '(') { /* a leading cast: (int), (long long), (size_t) */
+    const char *zClose = strchr(zE, ')');
+    int bType = zClose != NULL;
+    for (const char *q = zE + 1; bType && q < zClose; q++)
+      if (!((*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z') || (*q >= '0' && *q <= '9') || *q == '_'))
+        bType = 0;
+    if (bType && zClose[1] != '*' && zClose[1] != '+') zE = zClose + 1;
+  }
+  for (int i = 0; azForm[i] && !bOk; i++) bOk = strcmp(zE, azForm[i]) == 0;
+  free(z);
+  return bOk;
+}
+
+/* The row guard: `if (row >= R) return;` / `if (R <= row) return;` (then the rest of the body), or
+ * `if (row < R) { ... }` / `if (R > row) ...` as the last statement. Returns the bound R, *pbEarly. */
+static int match_guard(rr_state *pS, CXCursor st, CXCursor *pBound, int *pbEarly, CXCursor *pThen) {
+  CXCursor a[3], l, r;
+  if (kind(st) != CXCursor_IfStmt || kids(st, a, 3) != 2) return 0;
+  CXCursor cond = ks_rw_strip(a[0]);
+  int bGE = 0, bLT = 0;
+  if (binop(cond, CXBinaryOperator_GE, &l, &r) && ks_rw_is_ref_to(l, pS->row)) { *pBound = r; bGE = 1; }
+  else if (binop(cond, CXBinaryOperator_LE, &l, &r) && ks_rw_is_ref_to(r, pS->row)) { *pBound = l; bGE = 1; }
+  else if (binop(cond, CXBinaryOperator_LT, &l, &r) && ks_rw_is_ref_to(l, pS->row)) { *pBound = r; bLT = 1; }
+  else if (binop(cond, CXBinaryOperator_GT, &l, &r) && ks_rw_is_ref_to(r, pS->row)) { *pBound = l; bLT = 1; }
+  else return 0;
+  CXCursor then = a[1];
+  if (bGE) {
+    CXCursor b[2];
+    if (kind(then) == CXCursor_CompoundStmt && kids(then, b, 2) == 1) then = b[0];
+    if (kind(then) != CXCursor_ReturnStmt || kids(then, b, 2) != 0) return 0;
+    *pbEarly = 1;
+    return 1;
+  }
+  (void)bLT;
+  *pbEarly = 0;
+  *pThen = then;
+  return 1;
+}
+
+/* ---- helpers written into the file ---- */
+
+static const char *helper_name(int eOp, int bDouble, int bWarp, char *zBuf, size_t nBuf) {
+  snprintf(zBuf, nBuf, "ks_row_%s_%s_%s", bWarp ? "warp" : "block", azOpName[eOp], bDouble ? "d" : "f");
+  return zBuf;
+}
+
+static int helper_text(ks_rewrite *p, int eOp, int bDouble, int bWarp, ks_buf *pOut) {
+  char zName[64];
+  const char *zT = bDouble ? "double" : "float";
+  const char *zSuffix = bDouble ? "" : "f";
+  char zCombine[96];
+  helper_name(eOp, bDouble, bWarp, zName, sizeof zName);
+  if (eOp == OP_SUM) snprintf(zCombine, sizeof zCombine, "v += __shfl_xor_sync(0xffffffffu, v, o);");
+  else
+    snprintf(zCombine, sizeof zCombine, "v = f%s%s(v, __shfl_xor_sync(0xffffffffu, v, o));",
+             eOp == OP_MAX ? "max" : "min", zSuffix);
+  char zWhat[160];
+  snprintf(zWhat, sizeof zWhat, "%s-wide %s by warp shuffles%s: every thread gets the result", bWarp ? "warp" : "block",
+           azOpName[eOp], bWarp ? "" : " and one shared slot per warp");
+  char *zNote = ks_rewrite_note_text(p, zWhat);
+  if (!zNote) return ks_error_set(KS_ENOMEM, "out of memory");
+  int rc = ks_buf_printf(pOut, "\n%s\nstatic __device__ __forceinline__ %s %s(%s v) {\n", zNote, zT, zName, zT);
+  free(zNote);
+  if (rc < 0) return rc;
+  if (bWarp)
+    return ks_buf_printf(pOut,
+                         "  for (int o = 16; o > 0; o >>= 1) %s\n"
+                         "  return v;\n"
+                         "}\n",
+                         zCombine);
+  /* Block: butterfly in each warp, one partial per warp in shared memory, then
+   * every warp combines the partials itself (no second broadcast). The first
+   * barrier keeps a previous call's readers ahead of this call's writers. The
+   * block is a multiple of 32 threads (the launch sets it). */
+  if (eOp == OP_SUM)
+    return ks_buf_printf(pOut,
+                         "  __shared__ %s ks_part[32];\n"
+                         "  for (int o = 16; o > 0; o >>= 1) %s\n"
+                         "  __syncthreads();\n"
+                         "  if ((threadIdx.x & 31u) == 0u) ks_part[threadIdx.x >> 5] = v;\n"
+                         "  __syncthreads();\n"
+                         "  v = (threadIdx.x & 31u) < (blockDim.x >> 5) ? ks_part[threadIdx.x & 31u] : %s;\n"
+                         "  for (int o = 16; o > 0; o >>= 1) %s\n"
+                         "  return v;\n"
+                         "}\n",
+                         zT, zCombine, bDouble ? "0.0" : "0.0f", zCombine);
+  return ks_buf_printf(pOut,
+                       "  __shared__ %s ks_part[32];\n"
+                       "  for (int o = 16; o > 0; o >>= 1) %s\n"
+                       "  __syncthreads();\n"
+                       "  if ((threadIdx.x & 31u) == 0u) ks_part[threadIdx.x >> 5] = v;\n"
+                       "  __syncthreads();\n"
+                       "  v = ks_part[(threadIdx.x & 31u) < (blockDim.x >> 5) ? (threadIdx.x & 31u) : 0u];\n"
+                       "  for (int o = 16; o > 0; o >>= 1) %s\n"
+                       "  return v;\n"
+                       "}\n",
+                       zT, zCombine, zCombine);
+}
+
+typedef struct fn_find {
+  ks_tu *pTu;
+  const char *zName;
+  long iAt; /* offset of a main-file function of that name, -1 */
+} fn_find;
+
+static enum CXChildVisitResult find_fn_visit(CXCursor c, CXCursor parent, CXClientData d) {
+  (void)parent;
+  fn_find *pF = d;
+  enum CXCursorKind e = clang_getCursorKind(c);
+  if (e == CXCursor_Namespace || e == CXCursor_LinkageSpec) return CXChildVisit_Recurse;
+  if (e == CXCursor_FunctionDecl && ks_ast_in_main_file(c)) {
+    CXString s = clang_getCursorSpelling(c);
+    unsigned iS, iE;
+    if (strcmp(clang_getCString(s), pF->zName) == 0 && ks_ast_extent(pF->pTu, c, &iS, &iE) == 0) pF->iAt = iS;
+    clang_disposeString(s);
+  }
+  return CXChildVisit_Continue;
+}
+
+/* A launch argument that can be evaluated once more without harm: names,
+ * literals, member access, arithmetic and casts; no calls, no assignments. */
+static int simple_arg(const char *z) {
+  char cPrev = 0;
+  for (const char *q = z; *q; q++) {
+    if (*q == '=' || (q[0] == '+' && q[1] == '+') || (q[0] == '-' && q[1] == '-') || *q == ',' || *q == '?') return 0;
+    if (*q == '(' && cPrev && (cPrev == '_' || (cPrev >= 'a' && cPrev <= 'z') || (cPrev >= 'A' && cPrev <= 'Z') ||
+                               (cPrev >= '0' && cPrev <= '9')))
+      return 0;
+    if (*q != ' ' && *q != '\t' && *q != '\n') cPrev = *q;
+  }
+  return 1;
+}
+
+/* Do [iStart, iEnd) hold a token coming from a macro expansion? */
+static int has_macro(ks_tu *pTu, unsigned iStart, unsigned iEnd) {
+  ks_rw_tok *a;
+  int n, bMacro = 0;
+  if (ks_rw_tokens(pTu, iStart, iEnd, &a, &n) < 0) return 1;
+  CXFile file = clang_getFile(pTu->pTu, pTu->zFile);
+  for (int i = 0; i < n && !bMacro; i++)
+    if (a[i].eKind == CXToken_Identifier &&
+        clang_getCursorKind(clang_getCursor(pTu->pTu, clang_getLocationForOffset(pTu->pTu, file, a[i].iStart))) ==
+            CXCursor_MacroExpansion)
+      bMacro = 1;
+  ks_rw_tokens_free(a, n);
+  return bMacro;
+}
+
+static int extent(rr_state *pS, CXCursor c, unsigned *piS, unsigned *piE) {
+  if (ks_ast_extent(pS->pTu, c, piS, piE) < 0 || has_macro(pS->pTu, *piS, *piE)) return -1;
+  return 0;
+}
+
+/* Where a line goes after a statement ending at iEnd: past its ';' (a
+ * statement's extent stops before it), and past a trailing // comment. */
+static unsigned after_stmt(ks_tu *pTu, unsigned iEnd) {
+  const char *z = pTu->zSrc;
+  unsigned i = iEnd, n = (unsigned)pTu->nSrc;
+  while (i < n && (z[i] == ' ' || z[i] == '\t')) i++;
+  if (i < n && z[i] == ';') iEnd = ++i;
+  while (i < n && (z[i] == ' ' || z[i] == '\t')) i++;
+  if (i + 1 < n && z[i] == '/' && z[i + 1] == '/')
+    while (i < n && z[i] != '\n') i++;
+  if (i >= n || z[i] == '\n' || z[i] == '\r') return i;
+  return iEnd;
+}
+
+/* ---- the rule ---- */
+
+static int apply_row_reduce(ks_rewrite *p) {
+  ks_tu *pTu = ks_rewrite_tu(p);
+  const char *zKernel = ks_rewrite_kernel_name(p);
+  const char *zThreads = ks_rewrite_param(p, "threads", "256");
+  const char *zMode = ks_rewrite_param(p, "mode", "block");
+  rr_state *pS = calloc(1, sizeof *pS);
+  ks_launch *aL = NULL;
+  int nL = 0, rc = KS_OK;
+  CXCursor *aTop = NULL, *aIn = NULL;
+  int nTop = 0, nIn = 0;
+  ks_buf text = KS_BUF_INIT, note = KS_BUF_INIT, helpers = KS_BUF_INIT;
+  if (!pS) return ks_error_set(KS_ENOMEM, "out of memory");
+  pS->p = p;
+  pS->pTu = pTu;
+
+  int nThreads = atoi(zThreads);
+  int bWarp = strcmp(zMode, "warp") == 0;
+  if (!bWarp && strcmp(zMode, "block") != 0) {
+    rc = ks_rewrite_refuse(p, "mode=%s: use block (one block per row) or warp (one warp per row)", zMode);
+    goto done;
+  }
+  if (strspn(zThreads, "0123456789") != strlen(zThreads) || nThreads < 32 || nThreads > 1024 || nThreads % 32) {
+    rc = ks_rewrite_refuse(p, "threads=%s: use a multiple of 32 from 32 to 1024", zThreads);
+    goto done;
+  }
+  CXCursor kernel = ks_ast_find_kernel(pTu, zKernel);
+  unsigned iKs, iKe, iBs, iBe;
+  if (kind(kernel) != CXCursor_FunctionDecl) {
+    rc = ks_rewrite_refuse(p, "kernel '%s' is a template", zKernel);
+    goto done;
+  }
+  if (ks_ast_extent(pTu, kernel, &iKs, &iKe) < 0) {
+    rc = ks_rewrite_refuse(p, "kernel '%s' is not laid out in the main file", zKernel);
+    goto done;
+  }
+  if (ks_rewrite_has_note(p, iKs, iKe, NULL)) {
+    rc = ks_rewrite_already(p, "kernel '%s' already works one %s per row", zKernel, bWarp ? "warp" : "block");
+    goto done;
+  }
+  pS->kernel = kernel;
+  pS->nParam = clang_Cursor_getNumArguments(kernel);
+  if (pS->nParam > RR_MAX_PARAMS) {
+    rc = ks_rewrite_refuse(p, "kernel '%s' has too many parameters", zKernel);
+    goto done;
+  }
+  CXCursor body = ks_rw_body(kernel);
+  if (clang_Cursor_isNull(body) || ks_ast_extent(pTu, body, &iBs, &iBe) < 0) {
+    rc = ks_rewrite_refuse(p, "kernel '%s' has no body written in the file", zKernel);
+    goto done;
+  }
+  if (ks_rw_has_word(pTu, iKs, iBs, "__launch_bounds__")) {
+    rc = ks_rewrite_refuse(p, "kernel '%s' has __launch_bounds__; its block size changes here (apply launch-bounds "
+                              "after)", zKernel);
+    goto done;
+  }
+
+  /* The row index, then the guard. */
+  ks_rw_children(body, &aTop, &nTop);
+  CXCursor rowDecl[2], rowInit = clang_getNullCursor(), w[4];
+  if (nTop < 2 || kind(aTop[0]) != CXCursor_DeclStmt || kids(aTop[0], rowDecl, 2) != 1 ||
+      kind(rowDecl[0]) != CXCursor_VarDecl || !is_int_type(clang_getCursorType(rowDecl[0]))) {
+    rc = ks_rewrite_refuse(p, "kernel '%s' does not start with its row index (`int row = blockIdx.x * blockDim.x + "
+                              "threadIdx.x;`)", zKernel);
+    goto done;
+  }
+  int m = kids(rowDecl[0], w, 4);
+  for (int i = 0; i < m && i < 4; i++)
+    if (clang_isExpression(clang_getCursorKind(w[i]))) rowInit = w[i];
+  if (clang_Cursor_isNull(rowInit) || !is_row_index(pS, rowInit)) {
+    rc = ks_rewrite_refuse(p, "the first statement of '%s' is not a row index `blockIdx.x * blockDim.x + threadIdx.x`",
+                           zKernel);
+    goto done;
+  }
+  pS->row = rowDecl[0];
+  unsigned iRowS, iRowE;
+  if (extent(pS, rowInit, &iRowS, &iRowE) < 0) {
+    rc = ks_rewrite_refuse(p, "the row index of '%s' is written with a macro", zKernel);
+    goto done;
+  }
+  /* No other use of the thread/block built-ins: the rewrite owns them. */
+  {
+    static const char *const azBuiltin[] = {"threadIdx", "blockIdx", "blockDim", "gridDim", "warpSize",
+                                            "__shared__", NULL};
+    for (int i = 0; azBuiltin[i]; i++)
+      if (ks_rw_has_word(pTu, iBs, iRowS, azBuiltin[i]) || ks_rw_has_word(pTu, iRowE, iBe, azBuiltin[i])) {
+        rc = ks_rewrite_refuse(p, "kernel '%s' uses %s besides its row index: not a one-thread-per-row kernel this "
+                                  "rule understands", zKernel, azBuiltin[i]);
+        goto done;
+      }
+  }
+  CXCursor bound, then = clang_getNullCursor();
+  int bEarly = 0;
+  if (!match_guard(pS, aTop[1], &bound, &bEarly, &then) || (!bEarly && nTop != 2)) {
+    rc = ks_rewrite_refuse(p, "the second statement of '%s' is not the row guard (`if (row >= rows) return;`, or "
+                              "`if (row < rows) { ... }` as the last statement)", zKernel);
+    goto done;
+  }
+  CXCursor boundDecl = ks_rw_ref_decl(bound);
+  int iRowsParam = clang_Cursor_isNull(boundDecl) ? -1 : param_index(pS, boundDecl);
+  if (iRowsParam < 0) {
+    rc = ks_rewrite_refuse(p, "the row guard of '%s' does not compare the row with one parameter (the grid is sized "
+                              "from it)", zKernel);
+    goto done;
+  }
+  const CXCursor *aSt;
+  int nSt;
+  if (bEarly) {
+    aSt = aTop + 2;
+    nSt = nTop - 2;
+  } else if (kind(then) == CXCursor_CompoundStmt) {
+    ks_rw_children(then, &aIn, &nIn);
+    aSt = aIn;
+    nSt = nIn;
+  } else {
+    aSt = &then;
+    nSt = 1;
+  }
+  if (!match_row_body(pS, aSt, nSt)) {
+    rc = ks_rewrite_refuse(p, "kernel '%s' is not a row kernel this rule understands: %s", zKernel, pS->zWhy);
+    goto done;
+  }
+  if (pS->nLoop == 0) {
+    rc = ks_rewrite_refuse(p, "kernel '%s' has no loop over its row", zKernel);
+    goto done;
+  }
+  for (int i = 0; i < pS->nParam; i++) {
+    if ((pS->abTopStore[i] || pS->aiLoopStore[i]) && pS->abRead[i]) {
+      char *z = ks_rw_spelling(clang_Cursor_getArgument(kernel, (unsigned)i));
+      rc = ks_rewrite_refuse(p, "kernel '%s' reads '%s', which it also stores into: the row's threads would race",
+                             zKernel, z);
+      free(z);
+      goto done;
+    }
+  }
+  for (int i = 0; i < pS->nParam; i++) {
+    char *z = ks_rw_spelling(clang_Cursor_getArgument(kernel, (unsigned)i));
+    int bClash = z && strncmp(z, "ks_", 3) == 0;
+    free(z);
+    if (bClash) {
+      rc = ks_rewrite_refuse(p, "a parameter of '%s' starts with ks_ (names this rule uses)", zKernel);
+      goto done;
+    }
+  }
+
+  /* Launch sites. */
+  if ((rc = ks_ast_launches(pTu, zKernel, &aL, &nL)) < 0) goto done;
+  if (nL == 0) {
+    rc = ks_rewrite_refuse(p, "no launch of '%s' in this file: the launch configuration must change with the kernel",
+                           zKernel);
+    goto done;
+  }
+  for (int i = 0; i < nL; i++) {
+    if (aL[i].nArgs != pS->nParam) {
+      rc = ks_rewrite_refuse(p, "%s:%u: launch of '%s' passes %d arguments for %d parameters", pTu->zFile, aL[i].iLine,
+                             zKernel, aL[i].nArgs, pS->nParam);
+      goto done;
+    }
+    if (!simple_arg(aL[i].azArg[iRowsParam])) {
+      rc = ks_rewrite_refuse(p, "%s:%u: the row count '%s' passed to '%s' is not a plain expression the grid can "
+                                "repeat", pTu->zFile, aL[i].iLine, aL[i].azArg[iRowsParam], zKernel);
+      goto done;
+    }
+  }
+
+  /* ---- edits ---- */
+  const char *zLane = bWarp ? "(threadIdx.x & 31u)" : "threadIdx.x";
+  const char *zStep = bWarp ? "32" : "blockDim.x";
+  if ((rc = ks_rewrite_replace(p, iRowS, iRowE,
+                               bWarp ? "blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5)" : "blockIdx.x")) < 0)
+    goto done;
+  int abHelper[4][2];
+  memset(abHelper, 0, sizeof abHelper);
+  ks_buf accs = KS_BUF_INIT;
+  for (int iLoop = 0; iLoop < pS->nLoop; iLoop++) {
+    rr_loop *pL = &pS->aLoop[iLoop];
+    unsigned iLs, iLe, iIs, iIe, iNs, iNe, nIndent;
+    if (ks_ast_extent(pTu, pL->loop, &iLs, &iLe) < 0 || extent(pS, pL->init, &iIs, &iIe) < 0 ||
+        extent(pS, pL->inc, &iNs, &iNe) < 0) {
+      rc = ks_rewrite_refuse(p, "the row loop at line %u of '%s' is written with a macro", line_of(pS, pL->loop),
+                             zKernel);
+      ks_buf_free(&accs);
+      goto done;
+    }
+    iLe = after_stmt(pTu, iLe);
+    unsigned iLine0 = ks_rewrite_line_start(p, iLs, &nIndent);
+    char zInd[64];
+    snprintf(zInd, sizeof zInd, "%.*s", (int)(nIndent < 60 ? nIndent : 60), pTu->zSrc + iLine0);
+    char *zVar = ks_rw_spelling(pL->var);
+    char *zInit = ks_ast_text(pTu, pL->init);
+    char *zType = NULL;
+    {
+      CXString s = clang_getTypeSpelling(clang_getCursorType(pL->var));
+      zType = ks_strdup(clang_getCString(s));
+      clang_disposeString(s);
+    }
+    ks_buf_clear(&text);
+    if (is_zero_literal(pS, pL->init)) rc = ks_buf_printf(&text, "%s", zLane);
+    else rc = ks_buf_printf(&text, "%s + (%s)%s", zInit, zType, zLane);
+    if (rc >= 0) rc = ks_rewrite_replace(p, iIs, iIe, text.z);
+    ks_buf_clear(&text);
+    if (rc >= 0) rc = ks_buf_printf(&text, "%s += %s", zVar, zStep);
+    if (rc >= 0) rc = ks_rewrite_replace(p, iNs, iNe, text.z);
+    free(zInit);
+    free(zType);
+    free(zVar);
+    if (rc < 0) {
+      ks_buf_free(&accs);
+      goto done;
+    }
+    /* Sums restarting at zero in the other threads; the reduction after the loop. */
+    ks_buf_clear(&text);
+    ks_buf_clear(&note);
+    ks_buf_clear(&accs);
+    for (int k = 0; k < pL->nAcc; k++) {
+      rr_var *pV = &pS->aVar[pL->aiAcc[k]];
+      char *zAcc = ks_rw_spelling(pV->decl);
+      char zName[64];
+      helper_name(pL->aeOp[k], pV->bDouble, bWarp, zName, sizeof zName);
+      abHelper[pL->aeOp[k]][pV->bDouble] = 1;
+      if (pL->abReset[k])
+        ks_buf_printf(&text, "if (%s != 0) %s = %s;\n%s", zLane, zAcc, pV->bDouble ? "0.0" : "0.0f", zInd);
+      ks_buf_printf(&accs, "\n%s%s = %s(%s);", zInd, zAcc, zName, zAcc);
+      ks_buf_printf(&note, "%s%s(%s)", k ? ", " : "", azOpName[pL->aeOp[k]], zAcc);
+      free(zAcc);
+    }
+    if (text.n && (rc = ks_rewrite_replace(p, iLs, iLs, text.z)) < 0) {
+      ks_buf_free(&accs);
+      goto done;
+    }
+    if (accs.n && (rc = ks_rewrite_replace(p, iLe, iLe, accs.z)) < 0) {
+      ks_buf_free(&accs);
+      goto done;
+    }
+    char *zNote = NULL;
+    {
+      ks_buf b = KS_BUF_INIT;
+      if (pL->nAcc)
+        ks_buf_printf(&b, "row strided over the %s's threads (coalesced), then %s-wide %s", bWarp ? "warp" : "block",
+                      bWarp ? "warp" : "block", note.z);
+      else
+        ks_buf_printf(&b, "row strided over the %s's threads (coalesced stores)", bWarp ? "warp" : "block");
+      zNote = ks_buf_detach(&b);
+    }
+    rc = zNote ? ks_rewrite_note(p, iLs, zNote) : ks_error_set(KS_ENOMEM, "out of memory");
+    free(zNote);
+    if (rc < 0) {
+      ks_buf_free(&accs);
+      goto done;
+    }
+  }
+  ks_buf_free(&accs);
+  /* Stores of the row's result: one thread. */
+  for (int i = 0; i < pS->nTopStore; i++) {
+    unsigned iSs, iSe;
+    if (ks_ast_extent(pTu, pS->aTopStore[i], &iSs, &iSe) < 0) {
+      rc = ks_rewrite_refuse(p, "the store at line %u of '%s' is written with a macro", line_of(pS, pS->aTopStore[i]),
+                             zKernel);
+      goto done;
+    }
+    ks_buf_clear(&text);
+    if ((rc = ks_buf_printf(&text, "if (%s == 0) ", zLane)) < 0) goto done;
+    if ((rc = ks_rewrite_replace(p, iSs, iSs, text.z)) < 0) goto done;
+    if ((rc = ks_rewrite_note(p, iSs, "one thread stores the row's result")) < 0) goto done;
+  }
+
+  /* The helpers, above the kernel and the comment lines directly above it. */
+  unsigned iAt = ks_rewrite_line_start(p, iKs, NULL);
+  while (iAt > 0) {
+    unsigned iPrev = ks_rewrite_line_start(p, iAt - 1, NULL), k = iPrev;
+    while (k < iAt && (pTu->zSrc[k] == ' ' || pTu->zSrc[k] == '\t')) k++;
+    if (k + 1 >= iAt || pTu->zSrc[k] != '/' || pTu->zSrc[k + 1] != '/') break;
+    iAt = iPrev;
+  }
+  for (int eOp = OP_SUM; eOp <= OP_MIN; eOp++) {
+    for (int bD = 0; bD < 2; bD++) {
+      if (!abHelper[eOp][bD]) continue;
+      char zName[64];
+      fn_find f = {pTu, helper_name(eOp, bD, bWarp, zName, sizeof zName), -1};
+      clang_visitChildren(clang_getTranslationUnitCursor(pTu->pTu), find_fn_visit, &f);
+      if (f.iAt >= 0 && (unsigned)f.iAt < iKs) continue; /* written by an earlier application */
+      if (f.iAt >= 0) {
+        rc = ks_rewrite_refuse(p, "%s is defined below '%s'; move it above or rename it", zName, zKernel);
+        goto done;
+      }
+      if ((rc = helper_text(p, eOp, bD, bWarp, &helpers)) < 0) goto done;
+    }
+  }
+  if (helpers.n) {
+    if (iAt > 0) rc = ks_rewrite_replace(p, iAt - 1, iAt - 1, helpers.z);
+    else rc = ks_buf_puts(&helpers, "\n") < 0 ? KS_ENOMEM : ks_rewrite_replace(p, 0, 0, helpers.z + 1);
+    if (rc < 0) goto done;
+  }
+  ks_buf_clear(&note);
+  if (bWarp)
+    rc = ks_buf_printf(&note, "one warp per row (%d rows per block of %d threads), cooperative reductions",
+                       nThreads / 32, nThreads);
+  else
+    rc = ks_buf_printf(&note, "one block of %d threads per row, cooperative reductions", nThreads);
+  if (rc < 0 || (rc = ks_rewrite_note(p, iKs, note.z)) < 0) goto done;
+
+  /* Every launch: grid = rows (block) or rows / warps-per-block (warp), block = threads. */
+  for (int i = 0; i < nL; i++) {
+    ks_launch *pL = &aL[i];
+    char *zRows = ks_rw_paren(pL->azArg[iRowsParam]);
+    ks_buf_clear(&text);
+    if (bWarp) rc = ks_buf_printf(&text, "(%s + %d) / %d, %d", zRows, nThreads / 32 - 1, nThreads / 32, nThreads);
+    else rc = ks_buf_printf(&text, "%s, %d", zRows, nThreads);
+    free(zRows);
+    if (rc >= 0 && pL->azCfg[2]) rc = ks_buf_printf(&text, ", %s", pL->azCfg[2]);
+    if (rc >= 0 && pL->azCfg[3]) rc = ks_buf_printf(&text, ", %s", pL->azCfg[3]);
+    if (rc < 0 || (rc = ks_rewrite_replace(p, pL->iCfgStart, pL->iCfgEnd, text.z)) < 0) goto done;
+    ks_buf_clear(&note);
+    if (bWarp) rc = ks_buf_printf(&note, "one warp per row: %d rows per block of %d threads", nThreads / 32, nThreads);
+    else rc = ks_buf_printf(&note, "one block of %d threads per row", nThreads);
+    if (rc < 0 || (rc = ks_rewrite_note(p, pL->iStart, note.z)) < 0) goto done;
+  }
+done:
+  free(aTop);
+  free(aIn);
+  ks_ast_launches_free(aL, nL);
+  ks_buf_free(&text);
+  ks_buf_free(&note);
+  ks_buf_free(&helpers);
+  free(pS);
+  return rc;
+}
+
+static const char *const azParams[] = {"threads", "mode", NULL};
+
+const ks_rule ks_rule_row_reduce = {
+    "row-reduce",
+    "thread-per-row loops to one block (mode=block) or warp (mode=warp) per row with cooperative reductions "
+    "(threads=256)",
+    azParams, apply_row_reduce};

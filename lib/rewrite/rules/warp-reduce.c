@@ -1,0 +1,482 @@
+/* warp-reduce.c — rule `warp-reduce`: a shared-memory tree reduction
+ *     for (s = blockDim.x / 2 | S0; s > 0; s >>= 1) { if (tid < s) buf[tid] OP= buf[tid + s]; __syncthreads(); }
+ * stops once s reaches the last warp (s > 32); the steps s = 32 .. 1 run in
+ * warp 0 with __shfl_down_sync and no barriers, and lane 0 writes buf[0].
+ * OP is +, max or min (fmaxf/fmax/max, fminf/fmin/min). The warp steps pair
+ * the same elements in the same order as the tree did, so buf[0] comes out
+ * bitwise the same (docs/rules/warp-reduce.md). Every launch must give a
+ * constant block size that is a multiple of 32 (a power of two >= 64 where the
+ * tree starts at blockDim.x / 2). */
+#include "features/ast.h"
+#include "kernelskill/rewrite.h"
+#include "rewrite/rwutil.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { OP_SUM = 1, OP_MAX, OP_MIN };
+
+static int kind(CXCursor c) { return (int)clang_getCursorKind(c); }
+
+static int kids(CXCursor c, CXCursor *a, int nMax) {
+  CXCursor *aAll;
+  int n;
+  ks_rw_children(c, &aAll, &n);
+  for (int i = 0; i < n && i < nMax; i++) a[i] = aAll[i];
+  free(aAll);
+  return n;
+}
+
+static char *squash(ks_tu *pTu, CXCursor c) {
+  unsigned s, e;
+  if (ks_ast_extent(pTu, c, &s, &e) < 0) return NULL;
+  return ks_rw_squash(pTu, s, e);
+}
+
+static int text_is(ks_tu *pTu, CXCursor c, const char *zWant) {
+  char *z = squash(pTu, c);
+  int b = z && strcmp(z, zWant) == 0;
+  free(z);
+  return b;
+}
+
+static CXCursor var_init(CXCursor var) {
+  CXCursor a[4], init = clang_getNullCursor();
+  int n = kids(var, a, 4);
+  for (int i = 0; i < n && i < 4; i++)
+    if (clang_isExpression(clang_getCursorKind(a[i]))) init = a[i];
+  return init;
+}
+
+static int is_pow2(long long n) { return n > 0 && (n & (n - 1)) == 0; }
+
+/* What the matcher found: one tree loop. */
+typedef struct wr_tree {
+  CXCursor loop, cond, var;
+  char *zS;        /* the loop variable */
+  char *zTid;      /* `tid` or `threadIdx.x` as written */
+  CXCursor tidDecl; /* null when threadIdx.x is used directly */
+  char *zBuf;      /* the shared array */
+  CXCursor bufDecl;
+  char *zElem;     /* its element type */
+  int eOp;
+  char *zFn;       /* fmaxf, max, ... for max/min */
+  int bSwap;       /* the combine names buf[tid + s] first */
+  long long nStart; /* constant first s, or 0 for blockDim.x / 2 */
+} wr_tree;
+
+static void tree_free(wr_tree *t) {
+  free(t->zS);
+  free(t->zTid);
+  free(t->zBuf);
+  free(t->zElem);
+  free(t->zFn);
+  memset(t, 0, sizeof *t);
+}
+
+/* The combine statement `A[T] += A[T+s]` and its spellings, A a __shared__ array. */
+static int match_combine(ks_rewrite *p, CXCursor st, wr_tree *t) {
+  ks_tu *pTu = ks_rewrite_tu(p);
+  CXCursor a[2];
+  if (kind(st) == CXCursor_CompoundStmt) {
+    if (kids(st, a, 2) != 1) return 0;
+    st = a[0];
+  }
+  if (kind(st) != CXCursor_BinaryOperator && kind(st) != CXCursor_CompoundAssignOperator) return 0;
+  if (kids(st, a, 2) != 2) return 0;
+  CXCursor lhs = ks_rw_strip(a[0]), b[2];
+  if (kind(lhs) != CXCursor_ArraySubscriptExpr || kids(lhs, b, 2) != 2) return 0;
+  CXCursor d = ks_rw_ref_decl(b[0]);
+  if (clang_Cursor_isNull(d) || kind(d) != CXCursor_VarDecl) return 0;
+  CXType ty = clang_getCursorType(d);
+  if (ty.kind != CXType_ConstantArray && ty.kind != CXType_IncompleteArray) return 0;
+  unsigned iDs, iDe;
+  if (ks_ast_extent(pTu, d, &iDs, &iDe) < 0 || !ks_rw_has_word(pTu, iDs, iDe, "__shared__")) {
+    /* `__shared__ float buf[256];`: the attribute may precede the declarator's extent. */
+    unsigned iLine = ks_rewrite_line_start(p, iDs, NULL);
+    if (ks_ast_extent(pTu, d, &iDs, &iDe) < 0 || !ks_rw_has_word(pTu, iLine, iDe, "__shared__")) return 0;
+  }
+  enum CXTypeKind eE = clang_getCanonicalType(clang_getArrayElementType(ty)).kind;
+  if (eE != CXType_Float && eE != CXType_Double && eE != CXType_Int && eE != CXType_UInt && eE != CXType_LongLong &&
+      eE != CXType_ULongLong)
+    return 0;
+  t->bufDecl = d;
+  t->zBuf = ks_rw_spelling(d);
+  {
+    CXString s = clang_getTypeSpelling(clang_getArrayElementType(ty));
+    t->zElem = ks_strdup(clang_getCString(s));
+    clang_disposeString(s);
+  }
+  char *zSt = squash(pTu, st);
+  if (!zSt || !t->zBuf || !t->zElem) {
+    free(zSt);
+    return 0;
+  }
+  char zA[160], zB[2][160], zW[1024];
+  snprintf(zA, sizeof zA, "%s[%s]", t->zBuf, t->zTid);
+  snprintf(zB[0], sizeof zB[0], "%s[%s+%s]", t->zBuf, t->zTid, t->zS);
+  snprintf(zB[1], sizeof zB[1], "%s[%s+%s]", t->zBuf, t->zS, t->zTid);
+  int bHit = 0;
+  for (int k = 0; k < 2 && !bHit; k++) {
+    const char *zb = zB[k];
+    snprintf(zW, sizeof zW, "%s+=%s", zA, zb);
+    if (strcmp(zSt, zW) == 0) { t->eOp = OP_SUM; bHit = 1; break; }
+    snprintf(zW, sizeof zW, "%s=%s+%s", zA, zA, zb);
+    if (strcmp(zSt, zW) == 0) { t->eOp = OP_SUM; bHit = 1; break; }
+    snprintf(zW, sizeof zW, "%s=%s+%s", zA, zb, zA);
+    if (strcmp(zSt, zW) == 0) { t->eOp = OP_SUM; t->bSwap = 1; bHit = 1; break; }
+    static const char *const azFn[] = {"fmaxf", "fmax", "max", "fminf", "fmin", "min", NULL};
+    for (int f = 0; azFn[f] && !bHit; f++) {
+      for (int bS = 0; bS < 2 && !bHit; bS++) {
+        snprintf(zW, sizeof zW, "%s=%s(%s,%s)", zA, azFn[f], bS ? zb : zA, bS ? zA : zb);
+        if (strcmp(zSt, zW) == 0) {
+          t->eOp = f < 3 ? OP_MAX : OP_MIN;
+          t->zFn = ks_strdup(azFn[f]);
+          t->bSwap = bS;
+          bHit = 1;
+        }
+      }
+    }
+  }
+  free(zSt);
+  return bHit;
+}
+
+/* for (T s = blockDim.x / 2 | S0; s > 0; s >>= 1) { if (tid < s) COMBINE; __syncthreads(); } */
+static int match_tree(ks_rewrite *p, CXCursor loop, wr_tree *t) {
+  ks_tu *pTu = ks_rewrite_tu(p);
+  CXCursor a[4], v[2], body[3], f[3];
+  char zW[128];
+  memset(t, 0, sizeof *t);
+  if (kind(loop) != CXCursor_ForStmt || kids(loop, a, 4) != 4) return 0;
+  if (kind(a[0]) != CXCursor_DeclStmt || kids(a[0], v, 2) != 1 || kind(v[0]) != CXCursor_VarDecl) return 0;
+  CXCursor init = var_init(v[0]);
+  if (clang_Cursor_isNull(init)) return 0;
+  t->loop = loop;
+  t->var = v[0];
+  t->cond = a[1];
+  t->zS = ks_rw_spelling(v[0]);
+  char *zInit = squash(pTu, init);
+  if (!zInit || !t->zS) {
+    free(zInit);
+    return 0;
+  }
+  if (strcmp(zInit, "blockDim.x/2") == 0 || strcmp(zInit, "blockDim.x>>1") == 0) {
+    t->nStart = 0;
+  } else {
+    char *zEnd;
+    long long n = strtoll(zInit, &zEnd, 10);
+    if (zEnd == zInit || (*zEnd && strspn(zEnd, "uUlL") != strlen(zEnd)) || n <= 0) {
+      free(zInit);
+      return 0;
+    }
+    t->nStart = n;
+  }
+  free(zInit);
+  const char *zS = t->zS;
+  int bCond = 0;
+  const char *azCond[] = {"%s>0", "%s>=1", "%s!=0", "0<%s", "%s>0u", "%s!=0u", NULL};
+  for (int i = 0; azCond[i] && !bCond; i++) {
+    snprintf(zW, sizeof zW, azCond[i], zS);
+    bCond = text_is(pTu, a[1], zW);
+  }
+  if (!bCond) return 0;
+  int bInc = 0;
+  const char *azInc[] = {"%s>>=1", "%s/=2", NULL};
+  for (int i = 0; azInc[i] && !bInc; i++) {
+    snprintf(zW, sizeof zW, azInc[i], zS);
+    bInc = text_is(pTu, a[2], zW);
+  }
+  if (!bInc) {
+    snprintf(zW, sizeof zW, "%s=%s>>1", zS, zS);
+    bInc = text_is(pTu, a[2], zW);
+    snprintf(zW, sizeof zW, "%s=%s/2", zS, zS);
+    bInc = bInc || text_is(pTu, a[2], zW);
+  }
+  if (!bInc || kind(a[3]) != CXCursor_CompoundStmt || kids(a[3], body, 3) != 2) return 0;
+  /* if (tid < s) COMBINE;  then  __syncthreads(); */
+  if (kind(body[0]) != CXCursor_IfStmt || kids(body[0], f, 3) != 2) return 0;
+  if (kind(body[1]) != CXCursor_CallExpr || !text_is(pTu, body[1], "__syncthreads()")) return 0;
+  CXCursor cond = ks_rw_strip(f[0]), c[2];
+  if (kind(cond) != CXCursor_BinaryOperator || kids(cond, c, 2) != 2) return 0;
+  enum CXBinaryOperatorKind eB = clang_getCursorBinaryOperatorKind(cond);
+  CXCursor tidSide;
+  if (eB == CXBinaryOperator_LT && text_is(pTu, c[1], zS)) tidSide = c[0];
+  else if (eB == CXBinaryOperator_GT && text_is(pTu, c[0], zS)) tidSide = c[1];
+  else return 0;
+  if (text_is(pTu, tidSide, "threadIdx.x")) {
+    t->zTid = ks_strdup("threadIdx.x");
+    t->tidDecl = clang_getNullCursor();
+  } else {
+    CXCursor d = ks_rw_ref_decl(tidSide);
+    if (clang_Cursor_isNull(d) || kind(d) != CXCursor_VarDecl || clang_Cursor_isNull(var_init(d)) ||
+        !text_is(pTu, var_init(d), "threadIdx.x"))
+      return 0;
+    t->tidDecl = d;
+    t->zTid = ks_rw_spelling(d);
+  }
+  return t->zTid && match_combine(p, f[1], t);
+}
+
+/* Uses of the shared array and of tid after the loop. */
+typedef struct after_walk {
+  ks_tu *pTu;
+  wr_tree *t;
+  int bBad;        /* an access other than a read of buf[0] */
+  int bUnguarded;  /* a read of buf[0] outside `if (tid == 0)` */
+  const char *zWhy;
+} after_walk;
+
+static int is_tid0_guard(ks_tu *pTu, wr_tree *t, CXCursor ifStmt) {
+  CXCursor a[3];
+  char zW[2][160];
+  if (kids(ifStmt, a, 3) < 2) return 0;
+  snprintf(zW[0], sizeof zW[0], "%s==0", t->zTid);
+  snprintf(zW[1], sizeof zW[1], "0==%s", t->zTid);
+  return text_is(pTu, a[0], zW[0]) || text_is(pTu, a[0], zW[1]) || text_is(pTu, a[0], "threadIdx.x==0");
+}
+
+static int after_visit(CXCursor c, const CXCursor *aAnc, int nAnc, void *pArg) {
+  after_walk *w = pArg;
+  if (kind(c) != CXCursor_DeclRefExpr || !clang_equalCursors(clang_getCursorReferenced(c), w->t->bufDecl)) return 0;
+  int j = nAnc - 1;
+  while (j >= 0 && (kind(aAnc[j]) == CXCursor_UnexposedExpr || kind(aAnc[j]) == CXCursor_ParenExpr)) j--;
+  CXCursor b[2];
+  if (j < 0 || kind(aAnc[j]) != CXCursor_ArraySubscriptExpr || kids(aAnc[j], b, 2) != 2 ||
+      !text_is(w->pTu, b[1], "0")) {
+    w->bBad = 1;
+    w->zWhy = "uses the shared array after the tree other than reading element 0";
+    return -1;
+  }
+  CXCursor sub = aAnc[j];
+  int k = j - 1;
+  while (k >= 0 && (kind(aAnc[k]) == CXCursor_UnexposedExpr || kind(aAnc[k]) == CXCursor_ParenExpr)) k--;
+  if (k >= 0) {
+    int e = kind(aAnc[k]);
+    CXCursor x[2];
+    if ((e == CXCursor_BinaryOperator || e == CXCursor_CompoundAssignOperator) && kids(aAnc[k], x, 2) == 2) {
+      enum CXBinaryOperatorKind eB = clang_getCursorBinaryOperatorKind(aAnc[k]);
+      if ((eB == CXBinaryOperator_Assign || (eB >= CXBinaryOperator_MulAssign && eB <= CXBinaryOperator_OrAssign)) &&
+          clang_equalCursors(ks_rw_strip(x[0]), sub)) {
+        w->bBad = 1;
+        w->zWhy = "writes the shared array after the tree";
+        return -1;
+      }
+    }
+    if (e == CXCursor_UnaryOperator) {
+      enum CXUnaryOperatorKind eU = clang_getCursorUnaryOperatorKind(aAnc[k]);
+      if (eU != CXUnaryOperator_Plus && eU != CXUnaryOperator_Minus && eU != CXUnaryOperator_Not &&
+          eU != CXUnaryOperator_LNot) {
+        w->bBad = 1;
+        w->zWhy = "changes or takes the address of the shared array's element 0 after the tree";
+        return -1;
+      }
+    }
+  }
+  /* Guarded by `if (tid == 0)`: inside the then-branch of such an if. */
+  int bGuarded = 0;
+  for (int i = nAnc - 1; i >= 1 && !bGuarded; i--) {
+    if (kind(aAnc[i - 1]) != CXCursor_IfStmt || !is_tid0_guard(w->pTu, w->t, aAnc[i - 1])) continue;
+    CXCursor f[3];
+    if (kids(aAnc[i - 1], f, 3) >= 2 && clang_equalCursors(f[1], aAnc[i])) bGuarded = 1;
+  }
+  if (!bGuarded) w->bUnguarded = 1;
+  return 0;
+}
+
+typedef struct assign_walk {
+  CXCursor d;
+  int bHit;
+} assign_walk;
+
+/* Is variable d assigned or incremented anywhere under c? */
+static int assign_visit(CXCursor c, const CXCursor *aAnc, int nAnc, void *pArg) {
+  (void)aAnc;
+  (void)nAnc;
+  assign_walk *w = pArg;
+  CXCursor x[2];
+  int e = kind(c);
+  if ((e == CXCursor_BinaryOperator || e == CXCursor_CompoundAssignOperator) && kids(c, x, 2) == 2) {
+    enum CXBinaryOperatorKind eB = clang_getCursorBinaryOperatorKind(c);
+    if ((eB == CXBinaryOperator_Assign || (eB >= CXBinaryOperator_MulAssign && eB <= CXBinaryOperator_OrAssign)) &&
+        ks_rw_is_ref_to(x[0], w->d))
+      w->bHit = 1;
+  } else if (e == CXCursor_UnaryOperator && kids(c, x, 2) == 1) {
+    enum CXUnaryOperatorKind eU = clang_getCursorUnaryOperatorKind(c);
+    if ((eU == CXUnaryOperator_PreInc || eU == CXUnaryOperator_PostInc || eU == CXUnaryOperator_PreDec ||
+         eU == CXUnaryOperator_PostDec || eU == CXUnaryOperator_AddrOf) &&
+        ks_rw_is_ref_to(x[0], w->d))
+      w->bHit = 1;
+  }
+  return w->bHit ? -1 : 0;
+}
+
+/* Where a line goes after a statement ending at iEnd: past a trailing ';'
+ * and a // comment on the same line. */
+static unsigned after_stmt(ks_tu *pTu, unsigned iEnd) {
+  const char *z = pTu->zSrc;
+  unsigned i = iEnd, n = (unsigned)pTu->nSrc;
+  while (i < n && (z[i] == ' ' || z[i] == '\t')) i++;
+  if (i < n && z[i] == ';') iEnd = ++i;
+  while (i < n && (z[i] == ' ' || z[i] == '\t')) i++;
+  if (i + 1 < n && z[i] == '/' && z[i + 1] == '/')
+    while (i < n && z[i] != '\n') i++;
+  if (i >= n || z[i] == '\n' || z[i] == '\r') return i;
+  return iEnd;
+}
+
+static int apply_warp_reduce(ks_rewrite *p) {
+  ks_tu *pTu = ks_rewrite_tu(p);
+  const char *zKernel = ks_rewrite_kernel_name(p);
+  CXCursor kernel = ks_ast_find_kernel(pTu, zKernel);
+  CXCursor *aTop = NULL;
+  int nTop = 0, rc = KS_OK, nL = 0, iTree = -1;
+  ks_launch *aL = NULL;
+  wr_tree t;
+  ks_buf text = KS_BUF_INIT;
+  unsigned iKs, iKe;
+  memset(&t, 0, sizeof t);
+  if (kind(kernel) != CXCursor_FunctionDecl) return ks_rewrite_refuse(p, "kernel '%s' is a template", zKernel);
+  if (ks_ast_extent(pTu, kernel, &iKs, &iKe) < 0)
+    return ks_rewrite_refuse(p, "kernel '%s' is not laid out in the main file", zKernel);
+  if (ks_rewrite_has_note(p, iKs, iKe, NULL))
+    return ks_rewrite_already(p, "the tree reduction of '%s' already ends with warp shuffles", zKernel);
+  CXCursor body = ks_rw_body(kernel);
+  if (clang_Cursor_isNull(body)) return ks_rewrite_refuse(p, "kernel '%s' has no body", zKernel);
+  ks_rw_children(body, &aTop, &nTop);
+  for (int i = 0; i < nTop && iTree < 0; i++) {
+    if (match_tree(p, aTop[i], &t)) iTree = i;
+    else tree_free(&t);
+  }
+  if (iTree < 0) {
+    rc = ks_rewrite_refuse(p, "kernel '%s' has no shared-memory tree reduction this rule understands (a statement of "
+                              "the kernel body: for (s = blockDim.x / 2 or a constant; s > 0; s >>= 1) { if (tid < s) "
+                              "buf[tid] += buf[tid + s] (or fmaxf/fminf/max/min); __syncthreads(); })", zKernel);
+    goto done;
+  }
+  unsigned iLine, iCol, iLs, iLe, iCs, iCe;
+  ks_ast_extent(pTu, t.loop, &iLs, &iLe);
+  ks_ast_line_col(pTu, iLs, &iLine, &iCol);
+  if (ks_ast_extent(pTu, t.cond, &iCs, &iCe) < 0) {
+    rc = ks_rewrite_refuse(p, "%s:%u: the tree loop's condition is not in the file", pTu->zFile, iLine);
+    goto done;
+  }
+  if (t.nStart && (!is_pow2(t.nStart) || t.nStart < 32)) {
+    rc = ks_rewrite_refuse(p, "%s:%u: the tree starts at s = %lld; this rule needs a power of two of at least 32 "
+                              "(the last warp's six steps)", pTu->zFile, iLine, t.nStart);
+    goto done;
+  }
+  /* tid really is threadIdx.x everywhere; the loop variable is only the loop's. */
+  if (!clang_Cursor_isNull(t.tidDecl)) {
+    assign_walk w = {t.tidDecl, 0};
+    ks_rw_walk(body, assign_visit, &w);
+    if (w.bHit) {
+      rc = ks_rewrite_refuse(p, "kernel '%s' changes '%s' after setting it to threadIdx.x", zKernel, t.zTid);
+      goto done;
+    }
+  }
+  /* After the tree: only reads of buf[0]. */
+  after_walk aw = {pTu, &t, 0, 0, NULL};
+  for (int i = iTree + 1; i < nTop && !aw.bBad; i++) {
+    ks_rw_walk(aTop[i], after_visit, &aw);
+  }
+  if (aw.bBad) {
+    rc = ks_rewrite_refuse(p, "kernel '%s' %s: the warp steps leave only element 0 as the tree did", zKernel,
+                           aw.zWhy);
+    goto done;
+  }
+  /* The block size, from every launch in the file. */
+  if ((rc = ks_ast_launches(pTu, zKernel, &aL, &nL)) < 0) goto done;
+  if (nL == 0) {
+    rc = ks_rewrite_refuse(p, "no launch of '%s' in this file: its block size must be known to be a multiple of 32 "
+                              "(__launch_bounds__ only bounds it)", zKernel);
+    goto done;
+  }
+  for (int i = 0; i < nL; i++) {
+    long long nB = 0;
+    if (!ks_rw_launch_block_scalar(pTu, &aL[i], &nB) || nB <= 0) {
+      rc = ks_rewrite_refuse(p, "%s:%u: the block size of this launch of '%s' is not a constant number of threads",
+                             pTu->zFile, aL[i].iLine, zKernel);
+      goto done;
+    }
+    if (nB % 32 != 0) {
+      rc = ks_rewrite_refuse(p, "%s:%u: block of %lld threads is not a multiple of 32", pTu->zFile, aL[i].iLine, nB);
+      goto done;
+    }
+    if (t.nStart == 0 && (!is_pow2(nB) || nB < 64)) {
+      rc = ks_rewrite_refuse(p, "%s:%u: the tree starts at blockDim.x / 2 and the block of %lld threads is not a power "
+                                "of two of at least 64", pTu->zFile, aL[i].iLine, nB);
+      goto done;
+    }
+  }
+  for (int i = 0; i < clang_Cursor_getNumArguments(kernel); i++) {
+    char *z = ks_rw_spelling(clang_Cursor_getArgument(kernel, (unsigned)i));
+    int bClash = z && strncmp(z, "ks_", 3) == 0;
+    free(z);
+    if (bClash) {
+      rc = ks_rewrite_refuse(p, "a parameter of '%s' starts with ks_ (names this rule uses)", zKernel);
+      goto done;
+    }
+  }
+
+  /* Edits: the loop stops above the last warp; the warp finishes with shuffles. */
+  ks_buf_clear(&text);
+  if ((rc = ks_buf_printf(&text, "%s > 32", t.zS)) < 0) goto done;
+  if ((rc = ks_rewrite_replace(p, iCs, iCe, text.z)) < 0) goto done;
+  if ((rc = ks_rewrite_note(p, iLs, "the tree stops at the last warp; barriers for s = 32 .. 1 dropped")) < 0)
+    goto done;
+  unsigned nIndent;
+  unsigned iLine0 = ks_rewrite_line_start(p, iLs, &nIndent);
+  char zI[64];
+  snprintf(zI, sizeof zI, "%.*s", (int)(nIndent < 60 ? nIndent : 60), pTu->zSrc + iLine0);
+  char zComb32[512], zCombO[512];
+  const char *zO = "__shfl_down_sync(0xffffffffu, ks_v, ks_o)";
+  char zB32[256];
+  snprintf(zB32, sizeof zB32, "%s[%s + 32]", t.zBuf, t.zTid);
+  if (t.eOp == OP_SUM) {
+    snprintf(zComb32, sizeof zComb32, t.bSwap ? "ks_v = %s + ks_v;" : "ks_v += %s;", zB32);
+    snprintf(zCombO, sizeof zCombO, t.bSwap ? "ks_v = %s + ks_v;" : "ks_v += %s;", zO);
+  } else {
+    if (t.bSwap) {
+      snprintf(zComb32, sizeof zComb32, "ks_v = %s(%s, ks_v);", t.zFn, zB32);
+      snprintf(zCombO, sizeof zCombO, "ks_v = %s(%s, ks_v);", t.zFn, zO);
+    } else {
+      snprintf(zComb32, sizeof zComb32, "ks_v = %s(ks_v, %s);", t.zFn, zB32);
+      snprintf(zCombO, sizeof zCombO, "ks_v = %s(ks_v, %s);", t.zFn, zO);
+    }
+  }
+  char *zNote = ks_rewrite_note_text(p, aw.bUnguarded ? "the last warp by __shfl_down_sync, one barrier for the "
+                                                         "readers of element 0"
+                                                       : "the last warp by __shfl_down_sync, no barriers");
+  if (!zNote) {
+    rc = ks_error_set(KS_ENOMEM, "out of memory");
+    goto done;
+  }
+  ks_buf_clear(&text);
+  rc = ks_buf_printf(&text,
+                     "\n%s%s\n"
+                     "%sif (%s < 32) {\n"
+                     "%s  %s ks_v = %s[%s];\n"
+                     "%s  %s\n"
+                     "%s  for (int ks_o = 16; ks_o > 0; ks_o >>= 1) %s\n"
+                     "%s  if (%s == 0) %s[0] = ks_v;\n"
+                     "%s}",
+                     zI, zNote, zI, t.zTid, zI, t.zElem, t.zBuf, t.zTid, zI, zComb32, zI, zCombO, zI, t.zTid, t.zBuf,
+                     zI);
+  free(zNote);
+  if (rc >= 0 && aw.bUnguarded) rc = ks_buf_printf(&text, "\n%s__syncthreads();", zI);
+  if (rc < 0) goto done;
+  if ((rc = ks_rewrite_replace(p, after_stmt(pTu, iLe), after_stmt(pTu, iLe), text.z)) < 0) goto done;
+done:
+  tree_free(&t);
+  free(aTop);
+  ks_ast_launches_free(aL, nL);
+  ks_buf_free(&text);
+  return rc;
+}
+
+const ks_rule ks_rule_warp_reduce = {
+    "warp-reduce",
+    "shared-memory tree reduction finishes with __shfl_down_sync in the last warp (+, max, min), dropping its barriers",
+    NULL, apply_warp_reduce};

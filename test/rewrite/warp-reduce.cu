@@ -1,0 +1,136 @@
+// Rule warp-reduce: a shared-memory tree reduction stops at the last warp; the
+// steps s = 32 .. 1 run in warp 0 with __shfl_down_sync and no barriers. A max
+// tree whose result every thread reads gets one barrier after the warp. The
+// rest of the file (a device function, another kernel, the host code) stays
+// byte-identical.
+//
+// RUN: %kernelskill rewrite %s --kernel block_sum --rule warp-reduce -o %t.cu
+// RUN: FileCheck %s --input-file=%t.cu
+// RUN: not diff -u %s %t.cu > %t.diff
+// RUN: grep -c '^@@' %t.diff | FileCheck %s --check-prefix=HUNKS
+// RUN: grep -c '^-' %t.diff | FileCheck %s --check-prefix=REMOVED
+// RUN: %nvcc -c -arch=sm_90 %t.cu -o %t.o
+//
+// Max with a constant start, every thread reading the result.
+// RUN: %kernelskill rewrite %s --kernel block_max --rule warp-reduce -o %t.m.cu
+// RUN: FileCheck %s --check-prefix=MAX --input-file=%t.m.cu
+// RUN: %nvcc -c -arch=sm_90 %t.m.cu -o %t.m.o
+//
+// Idempotence.
+// RUN: %kernelskill rewrite %t.cu --kernel block_sum --rule warp-reduce -o %t2.cu 2>&1 | FileCheck %s --check-prefix=AGAIN
+// RUN: cmp %t.cu %t2.cu
+//
+// Negative: a block of 96 threads (not a power of two for blockDim.x / 2), no
+// tree at all, a tree whose other elements are read afterwards: exit 1, file untouched.
+// RUN: cp %s %t.neg.cu
+// RUN: %expect-exit 1 %kernelskill rewrite %t.neg.cu --kernel odd_block --rule warp-reduce -o %t.neg.cu
+// RUN: not %kernelskill rewrite %t.neg.cu --kernel odd_block --rule warp-reduce -o %t.neg.cu 2>&1 | FileCheck %s --check-prefix=NEG
+// RUN: not %kernelskill rewrite %t.neg.cu --kernel no_tree --rule warp-reduce -o %t.neg.cu 2>&1 | FileCheck %s --check-prefix=NEG2
+// RUN: not %kernelskill rewrite %t.neg.cu --kernel reads_all --rule warp-reduce -o %t.neg.cu 2>&1 | FileCheck %s --check-prefix=NEG3
+// RUN: cmp %s %t.neg.cu
+
+#include <cuda_runtime.h>
+
+__device__ float twice(float v) { return 2.0f * v; }
+
+// CHECK-LABEL: __global__ void block_sum(
+// CHECK:        __syncthreads();
+// CHECK-NEXT:   // kernelskill: rule:warp-reduce (rule warp-reduce) the tree stops at the last warp; barriers for s = 32 .. 1 dropped
+// CHECK-NEXT:   for (unsigned int s = blockDim.x / 2; s > 32; s >>= 1) {
+// CHECK-NEXT:     if (tid < s) {
+// CHECK-NEXT:       sdata[tid] += sdata[tid + s];
+// CHECK-NEXT:     }
+// CHECK-NEXT:     __syncthreads();
+// CHECK-NEXT:   }
+// CHECK-NEXT:   // kernelskill: rule:warp-reduce (rule warp-reduce) the last warp by __shfl_down_sync, no barriers
+// CHECK-NEXT:   if (tid < 32) {
+// CHECK-NEXT:     float ks_v = sdata[tid];
+// CHECK-NEXT:     ks_v += sdata[tid + 32];
+// CHECK-NEXT:     for (int ks_o = 16; ks_o > 0; ks_o >>= 1) ks_v += __shfl_down_sync(0xffffffffu, ks_v, ks_o);
+// CHECK-NEXT:     if (tid == 0) sdata[0] = ks_v;
+// CHECK-NEXT:   }
+// CHECK-NEXT:   if (tid == 0) out[blockIdx.x] = sdata[0];
+// CHECK-NEXT: }
+
+__global__ void block_sum(const float *in, float *out, int n) {
+  __shared__ float sdata[256];
+  unsigned int tid = threadIdx.x;
+  unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;
+  sdata[tid] = i < n ? twice(in[i]) : 0.0f;
+  __syncthreads();
+  for (unsigned int s = blockDim.x / 2; s > 0; s >>= 1) {
+    if (tid < s) {
+      sdata[tid] += sdata[tid + s];
+    }
+    __syncthreads();
+  }
+  if (tid == 0) out[blockIdx.x] = sdata[0];
+}
+
+// MAX-LABEL: __global__ void block_max(
+// MAX:      for (int s = 64; s > 32; s /= 2) {
+// MAX:      if (threadIdx.x < 32) {
+// MAX-NEXT:   float ks_v = buf[threadIdx.x];
+// MAX-NEXT:   ks_v = fmaxf(ks_v, buf[threadIdx.x + 32]);
+// MAX-NEXT:   for (int ks_o = 16; ks_o > 0; ks_o >>= 1) ks_v = fmaxf(ks_v, __shfl_down_sync(0xffffffffu, ks_v, ks_o));
+// MAX-NEXT:   if (threadIdx.x == 0) buf[0] = ks_v;
+// MAX-NEXT: }
+// MAX-NEXT: __syncthreads();
+// MAX-NEXT: out[blockIdx.x * 128 + threadIdx.x] = in[blockIdx.x * 128 + threadIdx.x] - buf[0];
+
+__global__ void block_max(const float *in, float *out) {
+__shared__ float buf[128];
+buf[threadIdx.x] = in[blockIdx.x * 128 + threadIdx.x];
+__syncthreads();
+for (int s = 64; s > 0; s /= 2) {
+  if (threadIdx.x < s) buf[threadIdx.x] = fmaxf(buf[threadIdx.x], buf[threadIdx.x + s]);
+  __syncthreads();
+}
+out[blockIdx.x * 128 + threadIdx.x] = in[blockIdx.x * 128 + threadIdx.x] - buf[0];
+}
+
+__global__ void odd_block(const int *in, int *out) {
+  __shared__ int v[128];
+  int t = threadIdx.x;
+  v[t] = in[blockIdx.x * blockDim.x + t];
+  __syncthreads();
+  for (int s = blockDim.x / 2; s > 0; s >>= 1) {
+    if (t < s) v[t] = max(v[t], v[t + s]);
+    __syncthreads();
+  }
+  if (t == 0) out[blockIdx.x] = v[0];
+}
+
+__global__ void no_tree(const float *in, float *out) {
+  out[threadIdx.x] = in[threadIdx.x];
+}
+
+__global__ void reads_all(const float *in, float *out) {
+  __shared__ float w[256];
+  int t = threadIdx.x;
+  w[t] = in[blockIdx.x * 256 + t];
+  __syncthreads();
+  for (int s = 128; s > 0; s >>= 1) {
+    if (t < s) w[t] += w[t + s];
+    __syncthreads();
+  }
+  out[blockIdx.x * 256 + t] = w[t];
+}
+
+// CHECK-LABEL: void launch_all(
+// CHECK-NEXT:   block_sum<<<(n + 255) / 256, 256>>>(in, out, n);
+void launch_all(const float *in, float *out, const int *iin, int *iout, int n) {
+  block_sum<<<(n + 255) / 256, 256>>>(in, out, n);
+  block_max<<<n / 128, 128>>>(in, out);
+  odd_block<<<n / 96, 96>>>(iin, iout);
+  no_tree<<<1, 32>>>(in, out);
+  reads_all<<<n / 256, 256>>>(in, out);
+}
+
+// Only block_sum's loop condition changes; its note and the warp block are added.
+// HUNKS: {{^}}1{{$}}
+// REMOVED: {{^}}2{{$}}
+// AGAIN: already applied: rule warp-reduce, kernel block_sum
+// NEG: block of 96 threads is not a power of two of at least 64
+// NEG2: kernel 'no_tree' has no shared-memory tree reduction this rule understands
+// NEG3: kernel 'reads_all' uses the shared array after the tree other than reading element 0
