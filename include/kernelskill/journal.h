@@ -63,6 +63,31 @@ int ks_journal_append(const char *zPath, const char *zJson);
 int ks_journal_append_candidate(const char *zPath, const ks_journal_entry *pEntry,
                                 const char *const *azParams, int nParams);
 
+
+/* ---- The loop's records (kernelskill optimize, docs/optimize.md) ----
+ * Besides "candidate": "start" (task, seed hash, budget), "review" (round 0:
+ * the seed), "plan" (round, parent, ranked skills with reasons, the chosen
+ * skill and its sweep), "decision" (round, parent, best after the round),
+ * "stop" (why the loop ended), "final" (best against the seed). */
+const char *const *ks_journal_events(void);
+
+/* Members of a record's JSON that this module does not keep as fields.
+ * number: KS_OK, or KS_ENOTFOUND when absent or not a number; string and
+ * member (any JSON value as text) are malloc'd, NULL when absent. */
+int ks_journal_entry_number(const ks_journal_entry *e, const char *zKey, double *pr);
+char *ks_journal_entry_string(const ks_journal_entry *e, const char *zKey);
+char *ks_journal_entry_member(const ks_journal_entry *e, const char *zKey);
+
+/* Index of the last record with event zEvent, round iRound (< 0: any) and
+ * hash zHash (NULL: any); -1 when there is none. */
+int ks_journal_find(const ks_journal *p, const char *zEvent, int iRound, const char *zHash);
+
+/* The loop's invariants: no candidate hash evaluated twice (a "refused"
+ * candidate was not evaluated), and no (skill, params) retried on the same
+ * parent after it failed. Each problem is appended to pOut as
+ * "path:line: ..."; returns the number of problems. */
+int ks_journal_check(const ks_journal *p, ks_buf *pOut);
+
 #ifdef __cplusplus
 }
 #endif

@@ -344,3 +344,85 @@ done:
   cJSON_Delete(pObj);
   return rc;
 }
+
+/* ---- the loop's records ---------------------------------------------------- */
+
+static const char *const azEvents[] = {"start", "review", "plan", "candidate", "decision", "stop", "final", 0};
+
+const char *const *ks_journal_events(void) { return azEvents; }
+
+static cJSON *entry_member(const ks_journal_entry *e, const char *zKey, cJSON **ppDoc) {
+  *ppDoc = e && e->zJson ? cJSON_Parse(e->zJson) : NULL;
+  return *ppDoc ? cJSON_GetObjectItemCaseSensitive(*ppDoc, zKey) : NULL;
+}
+
+int ks_journal_entry_number(const ks_journal_entry *e, const char *zKey, double *pr) {
+  cJSON *pDoc, *p = entry_member(e, zKey, &pDoc);
+  int rc = cJSON_IsNumber(p) ? KS_OK : KS_ENOTFOUND;
+  if (rc == KS_OK) *pr = p->valuedouble;
+  cJSON_Delete(pDoc);
+  return rc;
+}
+
+char *ks_journal_entry_string(const ks_journal_entry *e, const char *zKey) {
+  cJSON *pDoc, *p = entry_member(e, zKey, &pDoc);
+  char *z = cJSON_IsString(p) ? ks_strdup(p->valuestring) : NULL;
+  cJSON_Delete(pDoc);
+  return z;
+}
+
+char *ks_journal_entry_member(const ks_journal_entry *e, const char *zKey) {
+  cJSON *pDoc, *p = entry_member(e, zKey, &pDoc);
+  char *z = p ? cJSON_PrintUnformatted(p) : NULL;
+  cJSON_Delete(pDoc);
+  return z;
+}
+
+int ks_journal_find(const ks_journal *p, const char *zEvent, int iRound, const char *zHash) {
+  for (int i = p ? p->n - 1 : -1; i >= 0; i--) {
+    const ks_journal_entry *e = &p->a[i];
+    if (strcmp(e->zEvent, zEvent) != 0) continue;
+    if (iRound >= 0 && e->iRound != iRound) continue;
+    if (zHash && (!e->zHash || strcmp(e->zHash, zHash) != 0)) continue;
+    return i;
+  }
+  return -1;
+}
+
+static int is_failure(const char *zVerdict) {
+  return zVerdict && (strcmp(zVerdict, "compile_error") == 0 || strcmp(zVerdict, "wrong_result") == 0 ||
+                      strcmp(zVerdict, "runtime_error") == 0 || strcmp(zVerdict, "timeout") == 0);
+}
+
+int ks_journal_check(const ks_journal *p, ks_buf *pOut) {
+  int nProblems = 0;
+  const char *zPath = p && p->zPath ? p->zPath : "<journal>";
+  for (int i = 0; p && i < p->n; i++) {
+    const ks_journal_entry *e = &p->a[i];
+    if (strcmp(e->zEvent, "candidate") != 0 || (e->zVerdict && strcmp(e->zVerdict, "refused") == 0)) continue;
+    char *zParams = ks_journal_entry_member(e, "params");
+    for (int j = 0; j < i; j++) {
+      const ks_journal_entry *f = &p->a[j];
+      if (strcmp(f->zEvent, "candidate") != 0 || (f->zVerdict && strcmp(f->zVerdict, "refused") == 0)) continue;
+      if (e->zHash && f->zHash && strcmp(e->zHash, f->zHash) == 0) {
+        ks_buf_printf(pOut, "%s:%d: candidate %s evaluated again (first at line %d)\n", zPath, e->iLine, e->zHash,
+                      f->iLine);
+        nProblems++;
+        break;
+      }
+      if (!is_failure(f->zVerdict) || strcmp(e->zParent, f->zParent) != 0 || strcmp(e->zSkill, f->zSkill) != 0)
+        continue;
+      char *zOther = ks_journal_entry_member(f, "params");
+      int bSame = (!zParams && !zOther) || (zParams && zOther && strcmp(zParams, zOther) == 0);
+      free(zOther);
+      if (bSame) {
+        ks_buf_printf(pOut, "%s:%d: %s retried on parent %s after it failed (line %d: %s)\n", zPath, e->iLine,
+                      e->zSkill, e->zParent, f->iLine, f->zVerdict);
+        nProblems++;
+        break;
+      }
+    }
+    free(zParams);
+  }
+  return nProblems;
+}

@@ -1,0 +1,252 @@
+/* cmd_optimize.c — `kernelskill optimize`: the agent loop on one task
+ * (lib/agents/loop.c), its dry run (static plan + the first round's rewrites
+ * as diffs, no GPU needed), resuming a killed run, regenerating a run's
+ * report, and writing the verified result back over the task's source. */
+#include "cli.h"
+#include "kernelskill/loop.h"
+#include "kernelskill/task.h"
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static const char zUsage[] =
+    "usage: kernelskill optimize TASK.json [options]\n"
+    "\n"
+    "Make the task's kernel faster, verified: round 0 reviews the seed; each round\n"
+    "plans from the current best's features and profile and the journal, applies\n"
+    "the chosen skill's rewrite rule (parameter sweeps inside the round), reviews\n"
+    "every candidate against the current best, and accepts only a correct one that\n"
+    "is faster beyond the measured noise. Progress goes to stderr.\n"
+    "\n"
+    "Options:\n"
+    "  --rounds N        round budget (default 15); stops earlier when no skill is\n"
+    "                    left or the kernel is within 10% of its roofline\n"
+    "  --out DIR         run folder (default .kernelskill/runs/<task>-<time>/): the\n"
+    "                    best source with provenance comments, journal.jsonl,\n"
+    "                    report.md, speedup.svg, candidates/, evidence/\n"
+    "  --resume          continue the run in --out (default: the newest run of this\n"
+    "                    task) from its journal; nothing is evaluated twice\n"
+    "  --write-back      when the result passed, replace the task's source (atomic\n"
+    "                    rename) after keeping the original as FILE.cu.orig\n"
+    "  --dry-run         no GPU needed: print the static plan and the rewrites the\n"
+    "                    first round would try, as unified diffs; writes nothing\n"
+    "  --llm off|URL     LLM agents for skills with guidance only (default off)\n"
+    "  --runs N          timed runs per review (Reviewer default 100, at least 50)\n"
+    "  --trials N        correctness trials per review (default: the task's)\n"
+    "  --sweep N         most parameter values a rule is tried at per round (default 3)\n"
+    "  --skills DIR      more skills (override built-in ones with the same id); repeatable\n"
+    "  --report-only     rewrite report.md and speedup.svg of --out from its journal\n"
+    "  --json            the result (or the dry run) as JSON on stdout\n"
+    "  --quiet           no progress lines\n"
+    "\n"
+    "Exit codes: 0 the run finished and its result passed (even with no speed-up);\n"
+    "1 the task or the seed has a problem (the Diagnoser says why), or the result\n"
+    "failed its closing review; 2 usage or environment (no CUDA device: nothing is\n"
+    "changed; try --dry-run).\n";
+
+extern const ks_cmd ks_cmd_optimize;
+
+#define MAX_DIRS 16
+
+static int parse_count(const char *zVal, int iMin, int iMax, int *pn) {
+  char *zEnd;
+  long n = zVal && zVal[0] ? strtol(zVal, &zEnd, 10) : -1;
+  if (!zVal || !zVal[0] || *zEnd || n < iMin || n > iMax) return -1;
+  *pn = (int)n;
+  return 0;
+}
+
+/* The newest run folder of this task under .kernelskill/runs (names sort by time). */
+static char *newest_run(const char *zTask) {
+  const char *zRoot = ".kernelskill/runs";
+  DIR *d = opendir(zRoot);
+  char *zBest = NULL;
+  size_t nTask = strlen(zTask);
+  if (!d) return NULL;
+  for (struct dirent *e; (e = readdir(d));) {
+    if (strncmp(e->d_name, zTask, nTask) != 0 || e->d_name[nTask] != '-') continue;
+    if (!zBest || strcmp(e->d_name, zBest) > 0) {
+      free(zBest);
+      zBest = ks_strdup(e->d_name);
+    }
+  }
+  closedir(d);
+  if (!zBest) return NULL;
+  char *zPath = ks_path_join(zRoot, zBest);
+  free(zBest);
+  return zPath;
+}
+
+static char *default_out(const char *zTask) {
+  char zTime[32];
+  time_t t = time(NULL);
+  struct tm tm;
+  localtime_r(&t, &tm);
+  strftime(zTime, sizeof zTime, "%Y%m%d-%H%M%S", &tm);
+  ks_buf b = KS_BUF_INIT;
+  ks_buf_printf(&b, ".kernelskill/runs/%s-%s", zTask, zTime);
+  return ks_buf_detach(&b);
+}
+
+/* Keep FILE.orig (the first original is never overwritten), then replace FILE atomically. */
+static int write_back(const ks_task *pTask, const char *zBestPath, FILE *pLog) {
+  char *zOrig = NULL, *zOld = NULL, *zNew = NULL;
+  size_t nOld = 0, nNew = 0;
+  ks_buf b = KS_BUF_INIT;
+  int rc = ks_file_read(pTask->zSource, &zOld, &nOld);
+  if (rc == KS_OK) rc = ks_file_read(zBestPath, &zNew, &nNew);
+  if (rc == KS_OK && ks_buf_printf(&b, "%s.orig", pTask->zSource) == KS_OK) zOrig = ks_buf_detach(&b);
+  if (rc == KS_OK && !zOrig) rc = ks_error_set(KS_ENOMEM, "out of memory");
+  if (rc == KS_OK && !ks_file_exists(zOrig)) rc = ks_file_write_atomic(zOrig, zOld, nOld);
+  else if (rc == KS_OK && pLog) fprintf(pLog, "kernelskill: %s exists: kept as the original\n", zOrig);
+  if (rc == KS_OK) rc = ks_file_write_atomic(pTask->zSource, zNew, nNew);
+  if (rc == KS_OK && pLog) fprintf(pLog, "kernelskill: wrote %s (original in %s)\n", pTask->zSource, zOrig);
+  free(zOrig);
+  free(zOld);
+  free(zNew);
+  ks_buf_free(&b);
+  return rc;
+}
+
+static int run_optimize(int argc, char **argv) {
+  const char *zTaskPath = NULL, *zOut = NULL, *zLlm = "off";
+  const char *azDirs[MAX_DIRS];
+  int nDirs = 0, nRounds = 0, nRuns = 0, nTrials = 0, nSweep = 0;
+  int bWriteBack = 0, bResume = 0, bJson = 0, bQuiet = 0, bDry = 0, bReportOnly = 0;
+  for (int i = 1; i < argc; i++) {
+    const char *zVal = NULL;
+    int m;
+    if (!strcmp(argv[i], "--write-back")) bWriteBack = 1;
+    else if (!strcmp(argv[i], "--resume")) bResume = 1;
+    else if (!strcmp(argv[i], "--json")) bJson = 1;
+    else if (!strcmp(argv[i], "--quiet") || !strcmp(argv[i], "-q")) bQuiet = 1;
+    else if (!strcmp(argv[i], "--dry-run")) bDry = 1;
+    else if (!strcmp(argv[i], "--report-only")) bReportOnly = 1;
+    else if ((m = ks_cli_opt_value(argc, argv, &i, "--rounds", &zVal)) != 0) {
+      if (m < 0 || parse_count(zVal, 1, 1000, &nRounds) < 0)
+        return ks_cli_usage_error(&ks_cmd_optimize, "--rounds needs a count 1..1000");
+    } else if ((m = ks_cli_opt_value(argc, argv, &i, "--runs", &zVal)) != 0) {
+      if (m < 0 || parse_count(zVal, 50, 100000, &nRuns) < 0)
+        return ks_cli_usage_error(&ks_cmd_optimize, "--runs needs a count of at least 50");
+    } else if ((m = ks_cli_opt_value(argc, argv, &i, "--trials", &zVal)) != 0) {
+      if (m < 0 || parse_count(zVal, 5, 10000, &nTrials) < 0)
+        return ks_cli_usage_error(&ks_cmd_optimize, "--trials needs a count of at least 5");
+    } else if ((m = ks_cli_opt_value(argc, argv, &i, "--sweep", &zVal)) != 0) {
+      if (m < 0 || parse_count(zVal, 1, 8, &nSweep) < 0)
+        return ks_cli_usage_error(&ks_cmd_optimize, "--sweep needs a count 1..8");
+    } else if ((m = ks_cli_opt_value(argc, argv, &i, "--out", &zVal)) != 0) {
+      if (m < 0 || !zVal[0]) return ks_cli_usage_error(&ks_cmd_optimize, "--out needs a folder");
+      zOut = zVal;
+    } else if ((m = ks_cli_opt_value(argc, argv, &i, "--llm", &zVal)) != 0) {
+      if (m < 0 || !zVal[0]) return ks_cli_usage_error(&ks_cmd_optimize, "--llm needs 'off' or a URL");
+      zLlm = zVal;
+    } else if ((m = ks_cli_opt_value(argc, argv, &i, "--skills", &zVal)) != 0) {
+      if (m < 0) return ks_cli_usage_error(&ks_cmd_optimize, "--skills needs a folder");
+      if (nDirs == MAX_DIRS) return ks_cli_usage_error(&ks_cmd_optimize, "at most %d --skills folders", MAX_DIRS);
+      azDirs[nDirs++] = zVal;
+    } else if (argv[i][0] == '-' && argv[i][1]) {
+      return ks_cli_usage_error(&ks_cmd_optimize, "unknown option '%s'", argv[i]);
+    } else if (!zTaskPath) {
+      zTaskPath = argv[i];
+    } else {
+      return ks_cli_usage_error(&ks_cmd_optimize, "one task at a time (got '%s' and '%s')", zTaskPath, argv[i]);
+    }
+  }
+  if (bReportOnly) {
+    if (!zOut) return ks_cli_usage_error(&ks_cmd_optimize, "--report-only needs --out DIR");
+    int rc = ks_report_write(zOut);
+    if (rc < 0) return ks_cli_fail(rc);
+    if (!bQuiet) fprintf(stderr, "kernelskill: wrote %s/report.md and %s/speedup.svg\n", zOut, zOut);
+    return KS_EXIT_OK;
+  }
+  if (!zTaskPath) return ks_cli_usage_error(&ks_cmd_optimize, "a task file is required");
+  if (bDry && (bResume || bWriteBack))
+    return ks_cli_usage_error(&ks_cmd_optimize, "--dry-run changes nothing: it takes neither --resume nor --write-back");
+  if (strcmp(zLlm, "off") != 0) {
+    if (strncmp(zLlm, "http://", 7) && strncmp(zLlm, "https://", 8))
+      return ks_cli_usage_error(&ks_cmd_optimize, "--llm needs 'off' or an http(s) URL (got '%s')", zLlm);
+    fprintf(stderr, "kernelskill: error: --llm: the LLM agents are not available in this build yet; "
+                    "run offline (--llm off)\n");
+    return KS_EXIT_ENV;
+  }
+
+  int rc = KS_OK, ec = KS_EXIT_OK;
+  ks_task *pTask = NULL;
+  ks_loop_result *pRes = NULL;
+  char *zOutOwned = NULL;
+  ks_buf out = KS_BUF_INIT;
+  if ((rc = ks_task_load(zTaskPath, &pTask)) < 0) goto done;
+
+  ks_loop_opts lo = KS_LOOP_OPTS_INIT;
+  lo.nRounds = nRounds ? nRounds : (bResume ? 0 : 15);
+  lo.nRuns = nRuns;
+  lo.nTrials = nTrials;
+  if (nSweep) lo.nSweep = nSweep;
+  lo.azSkillDirs = azDirs;
+  lo.nSkillDirs = nDirs;
+  lo.pLog = bQuiet ? NULL : stderr;
+
+  if (bDry) {
+    if ((rc = ks_loop_dry_run(pTask, &lo, bJson, &out)) < 0) goto done;
+    fputs(ks_buf_cstr(&out), stdout);
+    goto done;
+  }
+  if (!zOut) {
+    zOutOwned = bResume ? newest_run(pTask->zName) : default_out(pTask->zName);
+    if (!zOutOwned) {
+      rc = bResume ? ks_error_set(KS_EUSAGE, "--resume: no run of task '%s' under .kernelskill/runs (give --out)",
+                                  pTask->zName)
+                   : KS_ENOMEM;
+      goto done;
+    }
+    zOut = zOutOwned;
+  }
+  lo.zOutDir = zOut;
+  lo.bResume = bResume;
+  rc = ks_loop_run(pTask, &lo, &pRes);
+  if (rc == KS_EUNAVAIL) {
+    fprintf(stderr, "kernelskill optimize: %s: nothing changed (kernelskill optimize %s --dry-run shows the plan)\n",
+            ks_error_msg(), zTaskPath);
+    ec = KS_EXIT_ENV;
+    rc = KS_OK;
+    goto done;
+  }
+  if (rc < 0) goto done;
+  if (pRes->eStatus == KS_LOOP_SEED_FAILED) {
+    fprintf(stderr, "kernelskill optimize: the seed fails its review: %s\n",
+            pRes->zDiagnosis ? pRes->zDiagnosis : "(no diagnosis)");
+    ec = KS_EXIT_INPUT;
+  } else if (!pRes->bFinalPassed) {
+    fprintf(stderr, "kernelskill optimize: the best version failed its closing review; the task's source is left "
+                    "as it was\n");
+    ec = KS_EXIT_INPUT;
+  } else if (bWriteBack) {
+    if (strcmp(pRes->azBestHash, pRes->azSeedHash) == 0) {
+      if (!bQuiet) fprintf(stderr, "kernelskill: no faster version: %s left as it was\n", pTask->zSource);
+    } else if ((rc = write_back(pTask, pRes->zBestPath, bQuiet ? NULL : stderr)) < 0) {
+      goto done;
+    }
+  }
+  if (bJson) {
+    if ((rc = ks_loop_result_json(pTask, pRes, zOut, &out)) < 0) goto done;
+    fputs(ks_buf_cstr(&out), stdout);
+  } else if (pRes->eStatus == KS_LOOP_DONE) {
+    printf("%s: %.2f us -> %.2f us, %.2fx (%d round%s, accepted: %s)\nbest: %s\nreport: %s/report.md\n",
+           pTask->zName, pRes->rSeedUs, pRes->rBestUs, pRes->rSpeedup, pRes->nRounds, pRes->nRounds == 1 ? "" : "s",
+           pRes->zAccepted && pRes->zAccepted[0] ? pRes->zAccepted : "none", pRes->zBestPath ? pRes->zBestPath : "",
+           zOut);
+  }
+done:
+  if (rc < 0) ec = ks_cli_fail(rc);
+  ks_buf_free(&out);
+  ks_loop_result_free(pRes);
+  ks_task_free(pTask);
+  free(zOutOwned);
+  return ec;
+}
+
+const ks_cmd ks_cmd_optimize = {"optimize", "the agent loop: make a task's kernel faster, verified and explained",
+                                zUsage, run_optimize, 5};

@@ -1,0 +1,117 @@
+/* kernelskill/loop.h — the agent loop behind `kernelskill optimize`: review the
+ * seed, then per round plan from features + profile + journal, apply the chosen
+ * skill's rewrite rule (parameter sweeps inside one round), review every
+ * candidate against the current best, accept only what is correct and faster
+ * beyond the measured noise, and journal every step so a killed run resumes
+ * with nothing re-evaluated. Also the rule-path Diagnoser and the run report
+ * (markdown + SVG), both readable from the journal alone. docs/optimize.md. */
+#ifndef KERNELSKILL_LOOP_H
+#define KERNELSKILL_LOOP_H
+
+#include <stdio.h>
+
+#include "kernelskill/common.h"
+#include "kernelskill/journal.h"
+#include "kernelskill/review.h"
+#include "kernelskill/task.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* How the loop reviews a version. The CLI always uses ks_review_run; tests
+ * pass a function that returns recorded results. pTask->zSource is the
+ * version the candidate is compared with (the current best). */
+typedef int (*ks_loop_review_fn)(void *pCtx, const ks_task *pTask, const ks_review_opts *pOpts,
+                                 ks_review_result **ppRes);
+
+typedef struct ks_loop_opts {
+  unsigned version;
+  int nRounds;                 /* round budget (default 15) */
+  const char *zOutDir;         /* run folder (required by ks_loop_run) */
+  int bResume;                 /* continue the run journaled in zOutDir */
+  FILE *pLog;                  /* progress lines; NULL: quiet */
+  int nRuns;                   /* timed runs per review (0: the Reviewer's default) */
+  int nTrials;                 /* correctness trials (0: the task's) */
+  double rRooflinePct;         /* stop at or above this share of the roofline (default 90) */
+  int nSweep;                  /* most sweep points of a parameterized rule per round (default 3) */
+  const char *const *azSkillDirs; /* more skill folders (override built-ins) */
+  int nSkillDirs;
+  ks_loop_review_fn xReview;   /* NULL: ks_review_run (and the GPU probe) */
+  void *pReviewCtx;
+  int bNoFinal;                /* skip the closing review of best against the seed */
+} ks_loop_opts;
+
+#define KS_LOOP_OPTS_VERSION 1
+#define KS_LOOP_OPTS_INIT {KS_LOOP_OPTS_VERSION, 15, 0, 0, 0, 0, 0, 90.0, 3, 0, 0, 0, 0, 0}
+
+enum {
+  KS_LOOP_DONE = 0,       /* ran to the end; the result is correct (maybe no faster) */
+  KS_LOOP_SEED_FAILED = 1 /* the seed failed its review: zDiagnosis says why */
+};
+
+typedef struct ks_loop_result {
+  int eStatus;
+  char azSeedHash[17], azBestHash[17];
+  double rSeedUs;       /* median of the seed (round 0) */
+  double rBestUs;       /* median of the best at its acceptance (or the seed) */
+  double rSpeedup;      /* the closing review's seed/best, else the product of accepted gains */
+  int bFinalPassed;     /* the closing review found best correct (1 also when best == seed) */
+  int nRounds;          /* rounds that evaluated candidates */
+  int nAccepted;
+  char *zAccepted;      /* accepted skill ids, "a, b" ("" if none) */
+  char *zStop;          /* why the loop stopped */
+  char *zDiagnosis;     /* the seed's failure (eStatus == KS_LOOP_SEED_FAILED) */
+  char *zBestPath;      /* best source with the provenance comments, in zOutDir */
+} ks_loop_result;
+
+/* Run (or with bResume continue) the loop. KS_OK with *ppRes when the loop
+ * ran, including a failed seed (eStatus). Errors: KS_EUNAVAIL no GPU (nothing
+ * written), KS_EUSAGE a fresh run into a folder that holds a journal, or
+ * --resume without one; anything from the parts. */
+int ks_loop_run(const ks_task *pTask, const ks_loop_opts *pOpts, ks_loop_result **ppRes);
+void ks_loop_result_free(ks_loop_result *p);
+/* The result as one JSON object ("ks_optimize": 1). */
+int ks_loop_result_json(const ks_task *pTask, const ks_loop_result *p, const char *zOutDir, ks_buf *pOut);
+
+/* Without a GPU: the static plan for the seed and the rewrites the first
+ * round would try, as unified diffs (bJson: one JSON document). */
+int ks_loop_dry_run(const ks_task *pTask, const ks_loop_opts *pOpts, int bJson, ks_buf *pOut);
+
+/* Is a CUDA device there? KS_OK, or KS_EUNAVAIL with the reason (ks-harness
+ * missing, "no CUDA device"). */
+int ks_loop_probe_gpu(void);
+
+/* The sweep a parameterized rule gets: "k=v" parameter sets, the skill's own
+ * values first, at most nMax sets. *pazSets is an array of nSets arrays of
+ * *pnParams strings each; free with ks_loop_sweep_free. */
+int ks_loop_sweep(const char *zRule, const char *const *azSkillParams, int nSkillParams, int nMax,
+                  char ****pazSets, int **panParams, int *pnSets);
+void ks_loop_sweep_free(char ***azSets, int *anParams, int nSets);
+
+/* ---- Diagnoser (rule path) ---- */
+
+/* Why a reviewed version failed: the verdict, the decisive evidence (first
+ * compiler error with file:line, worst element, crash reason), and what the
+ * rule that produced it is known to break. zRule NULL: the seed itself. */
+int ks_diagnose(const ks_review_result *pRes, const char *zRule, ks_buf *pOut);
+
+/* ---- Report ---- */
+
+/* Write zOutDir/report.md and zOutDir/speedup.svg from zOutDir/journal.jsonl. */
+int ks_report_write(const char *zOutDir);
+/* The SVG plot of cumulative speedup per round: arSpeedup[i] after round
+ * aiRound[i], abAccepted[i] whether that round accepted a candidate. */
+int ks_report_svg(const char *zTitle, const int *aiRound, const double *arSpeedup, const int *abAccepted, int n,
+                  ks_buf *pOut);
+
+/* Insert evidence and gain into an accepted change's provenance comments:
+ * "// kernelskill: SKILL (rule R, round N) what" becomes
+ * "// kernelskill: SKILL (rule R, round N) zEvidence — what". *pzOut malloc'd. */
+int ks_loop_annotate(const char *zSrc, const char *zSkill, const char *zRule, int iRound, const char *zEvidence,
+                     char **pzOut);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

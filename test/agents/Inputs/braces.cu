@@ -1,0 +1,2 @@
+// {{not_a_placeholder}} stays as written
+__global__ void k() {}

@@ -1,0 +1,444 @@
+/* test_loop.c — the agent loop's decision logic without a GPU: the Reviewer is
+ * replaced by a function that scores a version by the rewrite rules its
+ * provenance comments name (recorded-evidence style results), so the loop's
+ * planning, sweeps, acceptance, Diagnoser records, journal invariants,
+ * kill-and-resume and outputs run for real on a real seed and the real
+ * skill corpus, rules and planner. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "kernelskill/journal.h"
+#include "kernelskill/loop.h"
+
+/* ---- the fake Reviewer ---------------------------------------------------- */
+
+typedef struct fake {
+  int nCalls;          /* candidate reviews done */
+  int nDieAfter;       /* > 0: the review after this many fails like a killed process */
+  int bSeedWrong;      /* the seed itself gives wrong results */
+  char aHashes[256][17];
+  int nHashes;
+  int nTwice;          /* hashes reviewed more than once (must stay 0) */
+} fake;
+
+static int count(const char *z, const char *zNeedle) {
+  int n = 0;
+  for (const char *p = z; (p = strstr(p, zNeedle)); p++) n++;
+  return n;
+}
+
+/* The "time" of a version: 100 us, divided by a factor per rule applied. */
+static double fake_time(const char *zSrc) {
+  double r = 100;
+  if (count(zSrc, "(rule vectorize")) r /= 1.8;
+  if (count(zSrc, "(rule restrict-const")) r /= 1.05;
+  if (count(zSrc, "(rule grid-stride")) r /= 0.9;  /* slower */
+  if (count(zSrc, "(rule read-only-cache")) r /= 1.0; /* noise */
+  if (strstr(zSrc, "<<<") && strstr(zSrc, ", 512>>>")) r /= 1.02;
+  return r;
+}
+
+static char *read_all(const char *zPath) {
+  char *z = NULL;
+  size_t n;
+  assert_int_equal(ks_file_read(zPath, &z, &n), KS_OK);
+  return z;
+}
+
+static char *evidence(double rUs, const char *zVerdict) {
+  char *z = malloc(1024);
+  snprintf(z, 1024,
+           "{\"ks_evidence\":1,\"kernels\":[{\"name\":\"scale_kernel\",\"profile\":{\"duration_us\":%g,"
+           "\"dram_pct\":%g,\"sm_pct\":20,\"l2_pct\":50,\"achieved_occupancy_pct\":85,"
+           "\"theoretical_occupancy_pct\":100,\"block_size\":256,\"grid_size\":262144,\"num_sms\":132,"
+           "\"registers\":16,\"launches\":1,\"stall_long_scoreboard\":0.4}}],\"roofline\":{\"roofline_pct\":%g},\"verdict\":\"%s\"}",
+           rUs, 70.0 * 100 / rUs > 95 ? 95 : 70.0 * 100 / rUs, 100 * 20 / rUs, zVerdict);
+  return z;
+}
+
+static int fake_review(void *pCtx, const ks_task *pTask, const ks_review_opts *pOpts, ks_review_result **ppRes) {
+  fake *f = pCtx;
+  ks_review_result *r = calloc(1, sizeof *r);
+  char *zBase = read_all(pTask->zSource);
+  double rBase = fake_time(zBase);
+  free(zBase);
+  if (!pOpts->zCandidate) {
+    r->eVerdict = f->bSeedWrong ? KS_VERDICT_WRONG_RESULT : KS_VERDICT_OK;
+    r->zReason = strdup(f->bSeedWrong ? "1 of 64 elements outside tolerance; worst at index 3: expected 1, got 2"
+                                      : "correct");
+    r->bTimed = !f->bSeedWrong;
+    r->seed.rMedianUs = r->seed2.rMedianUs = rBase;
+    r->zEvidence = evidence(rBase, "ok");
+    *ppRes = r;
+    return KS_OK;
+  }
+  if (f->nDieAfter > 0 && f->nCalls >= f->nDieAfter) {
+    free(r);
+    return ks_error_set(KS_EIO, "simulated kill");
+  }
+  f->nCalls++;
+  char *zCand = read_all(pOpts->zCandidate);
+  char azHash[17];
+  ks_journal_hash(zCand, strlen(zCand), "", azHash);
+  for (int i = 0; i < f->nHashes; i++)
+    if (!strcmp(f->aHashes[i], azHash)) f->nTwice++;
+  if (f->nHashes < 256) memcpy(f->aHashes[f->nHashes++], azHash, 17);
+  /* fast-math and launch-bounds are this fixture's wrong results, coarsen its compile error. */
+  if (count(zCand, "(rule fast-math") || count(zCand, "(rule launch-bounds")) {
+    r->eVerdict = KS_VERDICT_WRONG_RESULT;
+    r->zReason = strdup("4096 of 67108864 elements outside tolerance; worst at index 17");
+  } else if (count(zCand, "(rule coarsen")) {
+    r->eVerdict = KS_VERDICT_COMPILE_ERROR;
+    r->zReason = strdup("nvcc failed");
+    r->zDetail = strdup("cand.cu(12): error: identifier \"i2\" is undefined\n1 error detected\n");
+  } else {
+    double rCand = fake_time(zCand);
+    r->bTimed = 1;
+    r->seed.rMedianUs = r->seed2.rMedianUs = rBase;
+    r->cand.rMedianUs = rCand;
+    r->rSpeedup = rBase / rCand;
+    r->rNoisePct = 0.1;
+    r->rThresholdPct = 1.0;
+    r->eVerdict = r->rSpeedup > 1.01 ? KS_VERDICT_ACCEPTED : r->rSpeedup < 1 / 1.01 ? KS_VERDICT_SLOWER : KS_VERDICT_NOISE;
+    r->zReason = strdup("fake timing");
+    r->zEvidence = evidence(rCand, ks_verdict_name(r->eVerdict));
+  }
+  free(zCand);
+  *ppRes = r;
+  return KS_OK;
+}
+
+/* ---- fixtures ------------------------------------------------------------- */
+
+static char zDir[256];
+
+static void make_task(void) {
+  snprintf(zDir, sizeof zDir, "/tmp/ks-test-loop-XXXXXX");
+  assert_non_null(mkdtemp(zDir));
+  char zPath[512];
+  char *zSeed = read_all(KS_TEST_SOURCE_DIR "/loop/Inputs/scale.cu");
+  snprintf(zPath, sizeof zPath, "%s/scale.cu", zDir);
+  assert_int_equal(ks_file_write_atomic(zPath, zSeed, strlen(zSeed)), KS_OK);
+  free(zSeed);
+  char *zTask = read_all(KS_TEST_SOURCE_DIR "/loop/Inputs/scale.task.json");
+  snprintf(zPath, sizeof zPath, "%s/task.json", zDir);
+  assert_int_equal(ks_file_write_atomic(zPath, zTask, strlen(zTask)), KS_OK);
+  free(zTask);
+}
+
+static ks_task *load_task(void) {
+  char zPath[512];
+  ks_task *p = NULL;
+  snprintf(zPath, sizeof zPath, "%s/task.json", zDir);
+  assert_int_equal(ks_task_load(zPath, &p), KS_OK);
+  return p;
+}
+
+static ks_loop_result *run(ks_task *pTask, fake *f, const char *zOut, int bResume, int nRounds, int rcWant) {
+  ks_loop_opts o = KS_LOOP_OPTS_INIT;
+  o.zOutDir = zOut;
+  o.bResume = bResume;
+  o.nRounds = nRounds;
+  o.xReview = fake_review;
+  o.pReviewCtx = f;
+  o.pLog = getenv("KS_TEST_VERBOSE") ? stderr : NULL;
+  ks_loop_result *pRes = NULL;
+  int rc = ks_loop_run(pTask, &o, &pRes);
+  if (rc != rcWant) fprintf(stderr, "ks_loop_run: %d %s\n", rc, ks_error_msg());
+  assert_int_equal(rc, rcWant);
+  return pRes;
+}
+
+static ks_journal *journal(const char *zOut) {
+  char zPath[1024];
+  ks_journal *p = NULL;
+  snprintf(zPath, sizeof zPath, "%s/journal.jsonl", zOut);
+  assert_int_equal(ks_journal_read(zPath, &p), KS_OK);
+  return p;
+}
+
+static int n_events(const ks_journal *p, const char *zEvent, const char *zVerdict) {
+  int n = 0;
+  for (int i = 0; i < p->n; i++)
+    if (!strcmp(p->a[i].zEvent, zEvent) && (!zVerdict || (p->a[i].zVerdict && !strcmp(p->a[i].zVerdict, zVerdict))))
+      n++;
+  return n;
+}
+
+static void check_invariants(const ks_journal *p) {
+  ks_buf b = KS_BUF_INIT;
+  int n = ks_journal_check(p, &b);
+  if (n) fprintf(stderr, "%s", ks_buf_cstr(&b));
+  assert_int_equal(n, 0);
+  ks_buf_free(&b);
+}
+
+/* ---- tests ---------------------------------------------------------------- */
+
+static void test_full_run(void **state) {
+  (void)state;
+  make_task();
+  ks_task *pTask = load_task();
+  fake f = {0};
+  char zOut[512];
+  snprintf(zOut, sizeof zOut, "%s/run", zDir);
+  ks_loop_result *pRes = run(pTask, &f, zOut, 0, 8, KS_OK);
+  assert_int_equal(pRes->eStatus, KS_LOOP_DONE);
+  assert_true(pRes->bFinalPassed);
+  /* vectorize (1.8x) and restrict-const (1.05x) are the gains this fixture offers. */
+  assert_non_null(strstr(pRes->zAccepted, "mem.vectorize-128"));
+  assert_non_null(strstr(pRes->zAccepted, "mem.restrict-const"));
+  assert_true(pRes->rSpeedup > 1.8);
+  assert_int_equal(f.nTwice, 0);
+  ks_journal *pJ = journal(zOut);
+  check_invariants(pJ);
+  assert_int_equal(n_events(pJ, "start", NULL), 1);
+  assert_int_equal(n_events(pJ, "review", NULL), 1);
+  assert_int_equal(n_events(pJ, "stop", NULL), 1);
+  assert_int_equal(n_events(pJ, "final", NULL), 1);
+  assert_int_equal(n_events(pJ, "decision", "accepted"), pRes->nAccepted);
+  /* Every plan has its decision; every round's candidates were reviewed against that round's parent. */
+  assert_int_equal(n_events(pJ, "plan", NULL), n_events(pJ, "decision", NULL));
+  /* A slower or failing candidate never became the best. */
+  for (int i = 0; i < pJ->n; i++) {
+    const ks_journal_entry *e = &pJ->a[i];
+    if (strcmp(e->zEvent, "decision") || strcmp(e->zVerdict, "accepted")) continue;
+    char *zBest = ks_journal_entry_string(e, "best");
+    int j = ks_journal_find(pJ, "candidate", e->iRound, zBest);
+    assert_true(j >= 0);
+    assert_string_equal(pJ->a[j].zVerdict, "accepted");
+    free(zBest);
+  }
+  /* The best source carries the evidence and gain of each accepted change. */
+  char *zBest = read_all(pRes->zBestPath);
+  assert_non_null(strstr(zBest, "// kernelskill: mem.vectorize-128 (rule vectorize, round "));
+  assert_non_null(strstr(zBest, "1.80x \xe2\x80\x94 "));
+  free(zBest);
+  char zPath[1024];
+  snprintf(zPath, sizeof zPath, "%s/report.md", zOut);
+  char *zMd = read_all(zPath);
+  assert_non_null(strstr(zMd, "| round | kernel | skill |"));
+  assert_non_null(strstr(zMd, "mem.vectorize-128"));
+  free(zMd);
+  snprintf(zPath, sizeof zPath, "%s/speedup.svg", zOut);
+  char *zSvg = read_all(zPath);
+  assert_non_null(strstr(zSvg, "<svg"));
+  assert_int_equal(count(zSvg, "fill=\"#2ca02c\""), pRes->nAccepted);
+  free(zSvg);
+
+  /* A fresh run into the same folder is refused; --resume of a finished run re-evaluates nothing. */
+  ks_loop_result *pNone = run(pTask, &f, zOut, 0, 8, KS_EUSAGE);
+  assert_null(pNone);
+  int nCalls = f.nCalls;
+  ks_loop_result *pAgain = run(pTask, &f, zOut, 1, 0, KS_OK);
+  assert_int_equal(f.nCalls, nCalls);
+  assert_string_equal(pAgain->azBestHash, pRes->azBestHash);
+  ks_loop_result_free(pAgain);
+  ks_journal_free(pJ);
+  ks_loop_result_free(pRes);
+  ks_task_free(pTask);
+}
+
+static void test_kill_and_resume(void **state) {
+  (void)state;
+  make_task();
+  ks_task *pTask = load_task();
+  char zRef[512], zOut[512];
+  snprintf(zRef, sizeof zRef, "%s/ref", zDir);
+  snprintf(zOut, sizeof zOut, "%s/killed", zDir);
+  fake ref = {0};
+  ks_loop_result *pRef = run(pTask, &ref, zRef, 0, 8, KS_OK);
+  /* Kill after every possible number of reviews; resume; same end, nothing twice. */
+  for (int nKill = 1; nKill < ref.nCalls; nKill++) {
+    char zRun[600];
+    snprintf(zRun, sizeof zRun, "%s-%d", zOut, nKill);
+    fake f = {0};
+    f.nDieAfter = nKill;
+    ks_loop_result *p = run(pTask, &f, zRun, 0, 8, KS_EIO);
+    assert_null(p);
+    assert_int_equal(f.nCalls, nKill);
+    f.nDieAfter = 0;
+    p = run(pTask, &f, zRun, 1, 0, KS_OK);
+    assert_int_equal(f.nTwice, 0);
+    assert_int_equal(f.nCalls, ref.nCalls);
+    assert_string_equal(p->azBestHash, pRef->azBestHash);
+    assert_string_equal(p->zAccepted, pRef->zAccepted);
+    ks_journal *pJ = journal(zRun);
+    check_invariants(pJ);
+    assert_int_equal(n_events(pJ, "plan", NULL), n_events(pJ, "decision", NULL));
+    ks_journal_free(pJ);
+    ks_loop_result_free(p);
+  }
+  ks_loop_result_free(pRef);
+  ks_task_free(pTask);
+}
+
+static void test_seed_fails(void **state) {
+  (void)state;
+  make_task();
+  ks_task *pTask = load_task();
+  fake f = {0};
+  f.bSeedWrong = 1;
+  char zOut[512];
+  snprintf(zOut, sizeof zOut, "%s/bad", zDir);
+  ks_loop_result *p = run(pTask, &f, zOut, 0, 3, KS_OK);
+  assert_int_equal(p->eStatus, KS_LOOP_SEED_FAILED);
+  assert_non_null(strstr(p->zDiagnosis, "wrong_result: 1 of 64 elements"));
+  assert_int_equal(f.nCalls, 0);
+  ks_journal *pJ = journal(zOut);
+  assert_int_equal(n_events(pJ, "plan", NULL), 0);
+  ks_journal_free(pJ);
+  ks_loop_result_free(p);
+  ks_task_free(pTask);
+}
+
+/* A skill whose candidates fail: recorded with the Diagnoser's reason, the best kept. */
+static void test_failures_recorded(void **state) {
+  (void)state;
+  make_task();
+  ks_task *pTask = load_task();
+  fake f = {0};
+  char zOut[512];
+  snprintf(zOut, sizeof zOut, "%s/run", zDir);
+  ks_loop_result *p = run(pTask, &f, zOut, 0, 15, KS_OK);
+  ks_journal *pJ = journal(zOut);
+  int nFailed = 0;
+  for (int i = 0; i < pJ->n; i++) {
+    const ks_journal_entry *e = &pJ->a[i];
+    if (strcmp(e->zEvent, "candidate") || strcmp(e->zVerdict, "wrong_result")) continue;
+    char *zDiag = ks_journal_entry_string(e, "diagnosis");
+    assert_non_null(zDiag);
+    assert_non_null(strstr(zDiag, "wrong_result: 4096 of 67108864"));
+    free(zDiag);
+    nFailed++;
+  }
+  assert_true(nFailed > 0);
+  assert_true(n_events(pJ, "decision", "kept") > 0);
+  check_invariants(pJ);
+  assert_int_equal(f.nTwice, 0);
+  ks_journal_free(pJ);
+  ks_loop_result_free(p);
+  ks_task_free(pTask);
+}
+
+static void test_sweep(void **state) {
+  (void)state;
+  char ***az = NULL;
+  int *an = NULL, n = 0;
+  const char *azOwn[] = {"threads=128"};
+  assert_int_equal(ks_loop_sweep("block-size", azOwn, 1, 3, &az, &an, &n), KS_OK);
+  assert_int_equal(n, 3);
+  assert_string_equal(az[0][0], "threads=128");
+  assert_string_equal(az[1][0], "threads=256");
+  assert_string_equal(az[2][0], "threads=512");
+  ks_loop_sweep_free(az, an, n);
+  const char *azRegs[] = {"regs=4"};
+  assert_int_equal(ks_loop_sweep("smem-tile-gemm", azRegs, 1, 2, &az, &an, &n), KS_OK);
+  assert_int_equal(n, 2);
+  assert_string_equal(az[0][0], "regs=4");
+  assert_string_equal(az[1][0], "regs=2");
+  ks_loop_sweep_free(az, an, n);
+  assert_int_equal(ks_loop_sweep("smem-tile-gemm", NULL, 0, 3, &az, &an, &n), KS_OK);
+  assert_int_equal(n, 2);
+  assert_string_equal(az[0][0], "tile=16");
+  assert_string_equal(az[1][0], "tile=32");
+  ks_loop_sweep_free(az, an, n);
+  const char *azFlags[] = {"flags=--use_fast_math"};
+  assert_int_equal(ks_loop_sweep("nvcc-flags", azFlags, 1, 3, &az, &an, &n), KS_OK);
+  assert_int_equal(n, 1);
+  assert_int_equal(an[0], 1);
+  assert_string_equal(az[0][0], "flags=--use_fast_math");
+  ks_loop_sweep_free(az, an, n);
+}
+
+static void test_annotate(void **state) {
+  (void)state;
+  const char *zSrc = "  // kernelskill: mem.vectorize-128 (rule vectorize, round 3) float4 loads, scalar tail\n"
+                     "  // kernelskill: mem.vectorize-128 (rule vectorize, round 30) other\n"
+                     "// kernelskill: x (rule vectorize, round 3)\n";
+  char *zOut = NULL;
+  assert_int_equal(ks_loop_annotate(zSrc, "mem.vectorize-128", "vectorize", 3, "dram 41%->78%, 1.84x", &zOut), KS_OK);
+  assert_string_equal(zOut, "  // kernelskill: mem.vectorize-128 (rule vectorize, round 3) dram 41%->78%, 1.84x "
+                            "\xe2\x80\x94 float4 loads, scalar tail\n"
+                            "  // kernelskill: mem.vectorize-128 (rule vectorize, round 30) other\n"
+                            "// kernelskill: x (rule vectorize, round 3)\n");
+  /* Idempotent: annotating twice changes nothing more. */
+  char *zTwice = NULL;
+  assert_int_equal(ks_loop_annotate(zOut, "mem.vectorize-128", "vectorize", 3, "dram 41%->78%, 1.84x", &zTwice), KS_OK);
+  assert_string_equal(zTwice, zOut);
+  free(zOut);
+  free(zTwice);
+}
+
+static void test_journal_check(void **state) {
+  (void)state;
+  char zPath[] = "/tmp/ks-test-jc-XXXXXX";
+  int fd = mkstemp(zPath);
+  assert_true(fd >= 0);
+  const char *zText =
+      "{\"ks_journal\":1,\"event\":\"candidate\",\"round\":1,\"parent\":\"a\",\"hash\":\"b\",\"skill\":\"s\","
+      "\"params\":{\"k\":\"1\"},\"verdict\":\"wrong_result\"}\n"
+      "{\"ks_journal\":1,\"event\":\"candidate\",\"round\":1,\"parent\":\"a\",\"skill\":\"t\",\"verdict\":\"refused\"}\n"
+      "{\"ks_journal\":1,\"event\":\"candidate\",\"round\":2,\"parent\":\"a\",\"hash\":\"c\",\"skill\":\"s\","
+      "\"params\":{\"k\":\"1\"},\"verdict\":\"slower\"}\n"
+      "{\"ks_journal\":1,\"event\":\"candidate\",\"round\":3,\"parent\":\"a\",\"hash\":\"c\",\"skill\":\"u\","
+      "\"verdict\":\"noise\"}\n"
+      "{\"ks_journal\":1,\"event\":\"candidate\",\"round\":3,\"parent\":\"a\",\"hash\":\"d\",\"skill\":\"s\","
+      "\"params\":{\"k\":\"2\"},\"verdict\":\"noise\"}\n";
+  assert_int_equal(write(fd, zText, strlen(zText)), (ssize_t)strlen(zText));
+  close(fd);
+  ks_journal *p = NULL;
+  assert_int_equal(ks_journal_read(zPath, &p), KS_OK);
+  ks_buf b = KS_BUF_INIT;
+  assert_int_equal(ks_journal_check(p, &b), 2);
+  assert_non_null(strstr(ks_buf_cstr(&b), ":3: s retried on parent a after it failed (line 1: wrong_result)"));
+  assert_non_null(strstr(ks_buf_cstr(&b), ":4: candidate c evaluated again (first at line 3)"));
+  double r = 0;
+  assert_int_equal(ks_journal_entry_number(&p->a[0], "round", &r), KS_OK);
+  assert_true(r == 1);
+  assert_int_equal(ks_journal_entry_number(&p->a[0], "nothing", &r), KS_ENOTFOUND);
+  assert_int_equal(ks_journal_find(p, "candidate", 3, NULL), 4);
+  assert_int_equal(ks_journal_find(p, "candidate", -1, "c"), 3);
+  assert_int_equal(ks_journal_find(p, "plan", -1, NULL), -1);
+  ks_buf_free(&b);
+  ks_journal_free(p);
+  unlink(zPath);
+}
+
+static void test_diagnose(void **state) {
+  (void)state;
+  ks_review_result r = {0};
+  ks_buf b = KS_BUF_INIT;
+  r.eVerdict = KS_VERDICT_COMPILE_ERROR;
+  r.zReason = "nvcc failed";
+  r.zDetail = "warning: x\ncand.cu(12): error: identifier \"i2\" is undefined\n";
+  assert_int_equal(ks_diagnose(&r, "coarsen", &b), KS_OK);
+  assert_string_equal(ks_buf_cstr(&b), "compile_error: nvcc failed; first error: cand.cu(12): error: identifier \"i2\" "
+                                       "is undefined. The rewrite by rule coarsen does not build; the rule's output "
+                                       "needs fixing");
+  ks_buf_clear(&b);
+  r.eVerdict = KS_VERDICT_RUNTIME_ERROR;
+  r.zReason = "illegal_address";
+  r.zDetail = NULL;
+  assert_int_equal(ks_diagnose(&r, "vectorize", &b), KS_OK);
+  assert_non_null(strstr(ks_buf_cstr(&b), "misaligned vector access"));
+  ks_buf_free(&b);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_sweep),          cmocka_unit_test(test_annotate),
+      cmocka_unit_test(test_journal_check),  cmocka_unit_test(test_diagnose),
+      cmocka_unit_test(test_full_run),       cmocka_unit_test(test_seed_fails),
+      cmocka_unit_test(test_failures_recorded), cmocka_unit_test(test_kill_and_resume),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
