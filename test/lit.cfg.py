@@ -21,8 +21,9 @@ for var in ["HOME", "TMPDIR", "CUDA_PATH", "KS_CLANG_RESOURCE_DIR", "LD_LIBRARY_
     if var in os.environ:
         config.environment[var] = os.environ[var]
 # Tests must not read a user's configuration or talk to an LLM.
-for var in ["KS_LLM_URL", "KS_LLM_API_KEY", "KS_LLM_API_KEY_FILE", "KS_SKILLS_PATH", "KS_STORE"]:
-    config.environment.pop(var, None)
+for var in list(config.environment):
+    if var.startswith("KS_LLM_") or var in ("KS_SKILLS_PATH", "KS_STORE", "KS_PROMPTS_DIR", "KS_MODE", "KS_NVCC"):
+        config.environment.pop(var, None)
 
 config.substitutions.append(("%kernelskill", os.path.join(config.ks_bin_dir, "kernelskill")))
 config.substitutions.append(("%nvcc", config.ks_nvcc))

@@ -99,6 +99,11 @@ static int build_args(ks_tu *pTu, const ks_parse_opts *pOpts) {
   if ((rc = ks_buf_printf(&b, "--cuda-path=%s", zCuda)) < 0) goto done;
   if ((rc = push_arg(pTu, b.z)) < 0) goto done;
   if ((rc = push_arg(pTu, "-Wno-unknown-cuda-version")) < 0) goto done;
+  /* CUDA 13 keeps CUB, Thrust and libcu++ under include/cccl, which nvcc
+   * searches and clang does not. */
+  ks_buf_clear(&b);
+  if ((rc = ks_buf_printf(&b, "%s/include/cccl", zCuda)) < 0) goto done;
+  if (ks_dir_exists(b.z) && ((rc = push_arg(pTu, "-isystem")) < 0 || (rc = push_arg(pTu, b.z)) < 0)) goto done;
   if (zRes && zRes[0]) {
     if ((rc = push_arg(pTu, "-resource-dir")) < 0 || (rc = push_arg(pTu, zRes)) < 0) goto done;
   }
