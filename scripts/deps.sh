@@ -3,7 +3,7 @@
 # is already there. Sourced by example.sh and test.sh; safe to run again.
 set -euo pipefail
 
-KS_DEBS="cmake ninja-build python3 clang-19 libclang-19-dev llvm-19-tools libclang-rt-19-dev libcjson-dev libcurl4-openssl-dev libcmocka-dev"
+KS_DEBS="cmake ninja-build python3 clang-19 libclang-19-dev llvm-19-dev llvm-19-tools libclang-rt-19-dev libcjson-dev libcurl4-openssl-dev libcmocka-dev"
 
 missing=""
 for p in $KS_DEBS; do

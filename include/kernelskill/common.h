@@ -97,7 +97,9 @@ char *ks_path_join(const char *zDir, const char *zRel);
 /* The folder holding the running executable; malloc'd, or NULL. */
 char *ks_path_exe_dir(void);
 /* The data folder (share/kernelskill): $KS_DATADIR, else next to the
- * executable (../share/kernelskill), else the configured install prefix. */
+ * executable (../share/kernelskill), else next to the library holding this
+ * code (../share/kernelskill: the clang plugin's case), else the configured
+ * install prefix. */
 int ks_path_datadir(char **pzOut);
 
 /* strdup that reports KS_ENOMEM through the error channel when it fails. */

@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "kernelskill/common.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -155,6 +156,19 @@ int ks_path_datadir(char **pzOut) {
   if (zExe) {
     char *zCand = ks_path_join(zExe, "../share/kernelskill");
     free(zExe);
+    if (zCand && ks_dir_exists(zCand)) {
+      *pzOut = zCand;
+      return KS_OK;
+    }
+    free(zCand);
+  }
+  /* Loaded into another program (the clang plugin runs inside clang): the
+   * folder of the library holding this code, ../share/kernelskill. */
+  Dl_info info;
+  if (dladdr((void *)&ks_path_datadir, &info) && info.dli_fname && strchr(info.dli_fname, '/')) {
+    char *zLib = ks_path_dirname(info.dli_fname);
+    char *zCand = zLib ? ks_path_join(zLib, "../share/kernelskill") : NULL;
+    free(zLib);
     if (zCand && ks_dir_exists(zCand)) {
       *pzOut = zCand;
       return KS_OK;

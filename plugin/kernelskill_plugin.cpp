@@ -1,0 +1,268 @@
+// kernelskill_plugin.cpp — `clang -fplugin=kernelskill.so`: a thin C++17 shim
+// between clang 19's plugin API and libkernelskill (include/kernelskill/plugin.h
+// holds the logic). Modes, chosen with -fplugin-arg-kernelskill-mode=M:
+//   report    remarks at each kernel: a bottleneck guess and the top skills;
+//   features  the Feature Extractor's JSON for this compile, to
+//             -fplugin-arg-kernelskill-out=F (default stdout);
+//   apply     compile the store's verified version of the main file.
+// CUDA runs one cc1 pass per device arch and one for the host; report,
+// features and notes come from one pass only (ks_plugin_pass_acts), apply
+// substitutes in every pass so that host and device see the same source.
+// docs/plugin.md is the user documentation.
+#include "clang/AST/ASTConsumer.h"
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/Attr.h"
+#include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/Basic/LangStandard.h"
+#include "clang/Basic/SourceManager.h"
+#include "clang/Frontend/CompilerInstance.h"
+#include "clang/Frontend/FrontendPluginRegistry.h"
+#include "clang/Lex/HeaderSearchOptions.h"
+#include "clang/Lex/PreprocessorOptions.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+#include <cstdlib>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "kernelskill/plugin.h"
+
+using namespace clang;
+
+namespace {
+
+enum class Mode { Report, Features, Apply };
+
+// Owned C results, freed on scope exit.
+struct CompileHolder {
+  ks_plugin_compile *p = nullptr;
+  ~CompileHolder() { ks_plugin_compile_free(p); }
+};
+
+// Diagnostics of ours. A warning under -Werror would fail the build, and
+// nothing of ours may do that: it is then given as a remark.
+struct Diag {
+  DiagnosticsEngine &D;
+  explicit Diag(DiagnosticsEngine &E) : D(E) {}
+  void remark(SourceLocation L, const std::string &Msg) {
+    D.Report(L, D.getCustomDiagID(DiagnosticsEngine::Remark, "%0")) << Msg;
+  }
+  void warn(SourceLocation L, const std::string &Msg) {
+    if (D.getWarningsAsErrors()) return remark(L, Msg);
+    D.Report(L, D.getCustomDiagID(DiagnosticsEngine::Warning, "%0")) << Msg;
+  }
+};
+
+// The clang arguments that change what the main file means, read back from
+// this compile's invocation. The driver's own include paths (resource dir,
+// CUDA, C++ library, /usr/include) are left out: libclang adds its own the
+// same way. They follow the user's -isystem paths, starting with the resource
+// dir's cuda_wrappers, which is where the user's part ends.
+std::vector<std::string> compileArgs(const CompilerInstance &CI) {
+  std::vector<std::string> Quote, Angled, System, After, Rest;
+  const HeaderSearchOptions &HS = CI.getHeaderSearchOpts();
+  bool Internal = false;
+  for (const auto &E : HS.UserEntries) {
+    bool UnderRes = !HS.ResourceDir.empty() && llvm::StringRef(E.Path).starts_with(HS.ResourceDir);
+    switch (E.Group) {
+    case frontend::Quoted: Quote.push_back("-iquote"); Quote.push_back(E.Path); break;
+    case frontend::Angled: Angled.push_back("-I" + E.Path); break;
+    case frontend::After: After.push_back("-idirafter"); After.push_back(E.Path); break;
+    case frontend::System:
+      if (UnderRes) Internal = true;
+      if (!Internal) { System.push_back("-isystem"); System.push_back(E.Path); }
+      break;
+    default: break; // ExternCSystem and the language-specific groups: the driver's
+    }
+  }
+  const PreprocessorOptions &PO = CI.getPreprocessorOpts();
+  for (const auto &M : PO.Macros) Rest.push_back((M.second ? "-U" : "-D") + M.first);
+  for (const auto &I : PO.Includes)
+    if (I != "__clang_cuda_runtime_wrapper.h") { Rest.push_back("-include"); Rest.push_back(I); }
+  const LangOptions &LO = CI.getLangOpts();
+  if (LO.LangStd != LangStandard::lang_unspecified)
+    Rest.push_back(std::string("-std=") + LangStandard::getLangStandardForKind(LO.LangStd).getName());
+  std::vector<std::string> All;
+  for (auto *V : {&Quote, &Angled, &System, &After, &Rest}) All.insert(All.end(), V->begin(), V->end());
+  return All;
+}
+
+// Finds the __global__ functions written in the main file.
+class KernelFinder : public RecursiveASTVisitor<KernelFinder> {
+public:
+  explicit KernelFinder(SourceManager &S) : SM(S) {}
+  std::vector<const FunctionDecl *> Kernels;
+  bool VisitFunctionDecl(FunctionDecl *FD) {
+    if (!FD->hasAttr<CUDAGlobalAttr>() || !FD->isThisDeclarationADefinition()) return true;
+    // __global__ is a macro: take the expansion location, never the spelling.
+    if (SM.isWrittenInMainFile(SM.getExpansionLoc(FD->getLocation()))) Kernels.push_back(FD);
+    return true;
+  }
+
+private:
+  SourceManager &SM;
+};
+
+class ReportConsumer : public ASTConsumer {
+public:
+  ReportConsumer(CompilerInstance &C, std::shared_ptr<CompileHolder> H, std::vector<std::string> A, int Top)
+      : CI(C), Hold(std::move(H)), Args(std::move(A)), NTop(Top) {}
+
+  void HandleTranslationUnit(ASTContext &Ctx) override {
+    SourceManager &SM = Ctx.getSourceManager();
+    Diag Dg(CI.getDiagnostics());
+    FileID Main = SM.getMainFileID();
+    OptionalFileEntryRef FE = SM.getFileEntryRefForID(Main);
+    if (!FE) return;
+    std::string Name = std::string(FE->getName());
+    llvm::StringRef Text = SM.getBufferData(Main);
+    std::vector<const char *> Argv;
+    for (const auto &S : Args) Argv.push_back(S.c_str());
+    ks_plugin_pass P = KS_PLUGIN_PASS_INIT;
+    fillPass(P, Name, Argv, Text);
+    ks_plugin_report *R = nullptr;
+    if (ks_plugin_report_run(Hold->p, &P, NTop, &R) < 0) {
+      Dg.warn(SM.getLocForStartOfFile(Main), std::string("kernelskill: report failed: ") + ks_error_msg());
+      return;
+    }
+    KernelFinder F(SM);
+    F.TraverseDecl(Ctx.getTranslationUnitDecl());
+    std::vector<bool> Used(F.Kernels.size(), false);
+    for (int i = 0; i < R->n; i++) {
+      const ks_plugin_advice &A = R->a[i];
+      // The kernel's declaration of that name nearest the reported line.
+      SourceLocation Loc;
+      int Best = -1;
+      unsigned BestDist = ~0u;
+      for (size_t k = 0; k < F.Kernels.size(); k++) {
+        if (Used[k] || F.Kernels[k]->getNameAsString() != A.zKernel) continue;
+        SourceLocation L = SM.getExpansionLoc(F.Kernels[k]->getLocation());
+        unsigned Line = SM.getExpansionLineNumber(L);
+        unsigned Dist = Line > (unsigned)A.iLine ? Line - A.iLine : A.iLine - Line;
+        if (Dist < BestDist) { BestDist = Dist; Best = (int)k; Loc = L; }
+      }
+      if (Best >= 0) Used[Best] = true;
+      else if (A.iLine > 0) Loc = SM.translateLineCol(Main, (unsigned)A.iLine, 1);
+      else continue; // a kernel of a header: not this file's
+      for (int m = 0; m < A.nMsg; m++) Dg.remark(Loc, A.azMsg[m]);
+    }
+    ks_plugin_report_free(R);
+  }
+
+  void fillPass(ks_plugin_pass &P, const std::string &Name, const std::vector<const char *> &Argv,
+                llvm::StringRef Text) {
+    P.zMainFile = Name.c_str();
+    P.bDevice = CI.getLangOpts().CUDAIsDevice;
+    P.zArch = P.bDevice ? CI.getTargetOpts().CPU.c_str() : nullptr;
+    P.azArgs = Argv.data();
+    P.nArgs = (int)Argv.size();
+    P.zResourceDir = CI.getHeaderSearchOpts().ResourceDir.c_str();
+    P.zContents = Text.data();
+    P.nContents = Text.size();
+  }
+
+private:
+  CompilerInstance &CI;
+  std::shared_ptr<CompileHolder> Hold;
+  std::vector<std::string> Args;
+  int NTop;
+};
+
+class KernelSkillAction : public PluginASTAction {
+  Mode M = Mode::Report;
+  std::string Out = "-";
+  int Top = 3;
+
+protected:
+  bool ParseArgs(const CompilerInstance &CI, const std::vector<std::string> &Args) override {
+    DiagnosticsEngine &D = CI.getDiagnostics();
+    unsigned Bad = D.getCustomDiagID(DiagnosticsEngine::Error, "kernelskill plugin: %0");
+    for (const std::string &A : Args) {
+      llvm::StringRef K = llvm::StringRef(A).split('=').first, V = llvm::StringRef(A).split('=').second;
+      if (K == "mode" && V == "report") M = Mode::Report;
+      else if (K == "mode" && V == "features") M = Mode::Features;
+      else if (K == "mode" && V == "apply") M = Mode::Apply;
+      else if (K == "mode") { D.Report(Bad) << ("unknown mode '" + V.str() + "' (report, features, apply)"); return false; }
+      else if (K == "out" && !V.empty()) Out = V.str();
+      else if (K == "top" && !V.empty() && !V.getAsInteger(10, Top) && Top >= 0) {}
+      else {
+        D.Report(Bad) << ("unknown argument '" + A + "' (mode=report|features|apply, out=FILE, top=N)");
+        return false;
+      }
+    }
+    return true;
+  }
+
+  std::unique_ptr<ASTConsumer> CreateASTConsumer(CompilerInstance &CI, llvm::StringRef) override {
+    auto Empty = std::make_unique<ASTConsumer>();
+    if (!CI.getLangOpts().CUDA) return Empty; // not a CUDA compile: nothing to do
+    SourceManager &SM = CI.getSourceManager();
+    Diag Dg(CI.getDiagnostics());
+    FileID Main = SM.getMainFileID();
+    OptionalFileEntryRef FE = SM.getFileEntryRefForID(Main);
+    if (!FE) return Empty; // stdin or a buffer: no file for the store to know
+    std::string Name = std::string(FE->getName());
+    auto Hold = std::make_shared<CompileHolder>();
+    if (ks_plugin_compile_find(Name.c_str(), &Hold->p) < 0) {
+      Dg.warn(SourceLocation(), std::string("kernelskill: ") + ks_error_msg());
+      return Empty;
+    }
+    std::vector<std::string> Args = compileArgs(CI);
+    std::vector<const char *> Argv;
+    for (const auto &S : Args) Argv.push_back(S.c_str());
+    ks_plugin_pass P = KS_PLUGIN_PASS_INIT;
+    P.zMainFile = Name.c_str();
+    P.bDevice = CI.getLangOpts().CUDAIsDevice;
+    P.zArch = P.bDevice ? CI.getTargetOpts().CPU.c_str() : nullptr;
+    P.azArgs = Argv.data();
+    P.nArgs = (int)Argv.size();
+    P.zResourceDir = CI.getHeaderSearchOpts().ResourceDir.c_str();
+    bool Acts = ks_plugin_pass_acts(Hold->p, &P);
+    SourceLocation Start = SM.getLocForStartOfFile(Main);
+
+    if (M == Mode::Apply) {
+      ks_plugin_apply A = {};
+      ks_plugin_apply_lookup(Hold->p, &P, &A);
+      if (A.zOptimized) {
+        // Give the file's entry the verified text and make a fresh main
+        // FileID from it (the old one reserved the original's size), before
+        // anything is lexed: diagnostics, __FILE__, quoted includes and
+        // dependency files still name the original file.
+        SM.overrideFileContents(*FE, llvm::MemoryBuffer::getMemBufferCopy(
+                                         llvm::StringRef(A.zOptimized, A.nOptimized), Name));
+        SM.setMainFileID(SM.createFileID(*FE, SourceLocation(), SrcMgr::C_User));
+        if (Acts)
+          Dg.remark(SM.getLocForStartOfFile(SM.getMainFileID()),
+                    std::string("kernelskill: compiling the verified version from the store (entry ") + A.zEntry + ")");
+      }
+      if (A.zNote && Acts) {
+        std::string Msg = std::string("kernelskill: ") + A.zNote;
+        if (A.bWarn) Dg.warn(Start, Msg);
+        else Dg.remark(Start, Msg);
+      }
+      ks_plugin_apply_clear(&A);
+      return Empty;
+    }
+    if (!Acts) return Empty;
+    if (M == Mode::Features) {
+      llvm::StringRef Text = SM.getBufferData(Main);
+      P.zContents = Text.data();
+      P.nContents = Text.size();
+      ks_buf B = KS_BUF_INIT;
+      if (ks_plugin_features(Hold->p, &P, &B) < 0 || ks_plugin_write_out(Out.c_str(), ks_buf_cstr(&B), B.n) < 0)
+        Dg.warn(Start, std::string("kernelskill: features: ") + ks_error_msg());
+      ks_buf_free(&B);
+      return Empty;
+    }
+    return std::make_unique<ReportConsumer>(CI, Hold, std::move(Args), Top);
+  }
+
+  // Before the main action, so that apply's buffer is in place before parsing.
+  ActionType getActionType() override { return AddBeforeMainAction; }
+};
+
+} // namespace
+
+static FrontendPluginRegistry::Add<KernelSkillAction> X("kernelskill",
+                                                        "KernelSkill: report, features, apply (docs/plugin.md)");
