@@ -1,8 +1,10 @@
 /* cmd_optimize.c — `kernelskill optimize`: the agent loop on one task
  * (lib/agents/loop.c), its dry run (static plan + the first round's rewrites
  * as diffs, no GPU needed), resuming a killed run, regenerating a run's
- * report, and writing the verified result back over the task's source. */
+ * report, writing the verified result back over the task's source, and the
+ * LLM client the agents use (--llm URL or KS_LLM_URL; docs/llm.md). */
 #include "cli.h"
+#include "kernelskill/llm.h"
 #include "kernelskill/loop.h"
 #include "kernelskill/task.h"
 
@@ -33,7 +35,10 @@ static const char zUsage[] =
     "                    rename) after keeping the original as FILE.cu.orig\n"
     "  --dry-run         no GPU needed: print the static plan and the rewrites the\n"
     "                    first round would try, as unified diffs; writes nothing\n"
-    "  --llm off|URL     LLM agents for skills with guidance only (default off)\n"
+    "  --llm off|URL     LLM agents: the Optimizer for skills with guidance only,\n"
+    "                    the Diagnoser's repairs, the Generator's seed for a task\n"
+    "                    with only a spec (default: $KS_LLM_URL if set, else off;\n"
+    "                    KS_LLM_MODEL, KS_LLM_API_KEY[_FILE]... as in docs/llm.md)\n"
     "  --runs N          timed runs per review (Reviewer default 100, at least 50)\n"
     "  --trials N        correctness trials per review (default: the task's)\n"
     "  --sweep N         most parameter values a rule is tried at per round (default 3)\n"
@@ -112,7 +117,7 @@ static int write_back(const ks_task *pTask, const char *zBestPath, FILE *pLog) {
 }
 
 static int run_optimize(int argc, char **argv) {
-  const char *zTaskPath = NULL, *zOut = NULL, *zLlm = "off";
+  const char *zTaskPath = NULL, *zOut = NULL, *zLlm = NULL;
   const char *azDirs[MAX_DIRS];
   int nDirs = 0, nRounds = 0, nRuns = 0, nTrials = 0, nSweep = 0;
   int bWriteBack = 0, bResume = 0, bJson = 0, bQuiet = 0, bDry = 0, bReportOnly = 0;
@@ -165,20 +170,35 @@ static int run_optimize(int argc, char **argv) {
   if (!zTaskPath) return ks_cli_usage_error(&ks_cmd_optimize, "a task file is required");
   if (bDry && (bResume || bWriteBack))
     return ks_cli_usage_error(&ks_cmd_optimize, "--dry-run changes nothing: it takes neither --resume nor --write-back");
-  if (strcmp(zLlm, "off") != 0) {
-    if (strncmp(zLlm, "http://", 7) && strncmp(zLlm, "https://", 8))
-      return ks_cli_usage_error(&ks_cmd_optimize, "--llm needs 'off' or an http(s) URL (got '%s')", zLlm);
-    fprintf(stderr, "kernelskill: error: --llm: the LLM agents are not available in this build yet; "
-                    "run offline (--llm off)\n");
-    return KS_EXIT_ENV;
-  }
+  if (zLlm && strcmp(zLlm, "off") != 0 && strncmp(zLlm, "http://", 7) && strncmp(zLlm, "https://", 8))
+    return ks_cli_usage_error(&ks_cmd_optimize, "--llm needs 'off' or an http(s) URL (got '%s')", zLlm);
+  /* No --llm: the environment decides (KS_LLM_URL). */
+  int bLlm = zLlm ? strcmp(zLlm, "off") != 0 : ks_llm_configured();
 
   int rc = KS_OK, ec = KS_EXIT_OK;
   ks_task *pTask = NULL;
   ks_loop_result *pRes = NULL;
+  ks_llm *pLlm = NULL;
   char *zOutOwned = NULL;
   ks_buf out = KS_BUF_INIT;
   if ((rc = ks_task_load(zTaskPath, &pTask)) < 0) goto done;
+  if (bWriteBack && !pTask->zSource) {
+    rc = ks_error_set(KS_EUSAGE, "%s: --write-back: the task has no source to write (its seed is generated into the "
+                                 "run folder)",
+                      zTaskPath);
+    goto done;
+  }
+  if (bDry && !pTask->zSource) {
+    rc = ks_error_set(KS_EUSAGE, "%s: --dry-run: the task has no source yet, only a spec (the Generator writes one "
+                                 "in a real run with --llm)",
+                      zTaskPath);
+    goto done;
+  }
+  if (bLlm && !bDry) {
+    ks_llm_opts llo = KS_LLM_OPTS_INIT;
+    if (zLlm && strcmp(zLlm, "off") != 0) llo.zUrl = zLlm;
+    if ((rc = ks_llm_open(&llo, &pLlm)) < 0) goto done; /* messages are redacted by the client */
+  }
 
   ks_loop_opts lo = KS_LOOP_OPTS_INIT;
   lo.nRounds = nRounds ? nRounds : (bResume ? 0 : 15);
@@ -188,6 +208,13 @@ static int run_optimize(int argc, char **argv) {
   lo.azSkillDirs = azDirs;
   lo.nSkillDirs = nDirs;
   lo.pLog = bQuiet ? NULL : stderr;
+  lo.pLlm = pLlm;
+  if (pLlm && !bQuiet) {
+    ks_buf ep = KS_BUF_INIT; /* a key may sit in the URL: redacted like every message */
+    ks_llm_redact(pLlm, ks_llm_endpoint(pLlm), &ep);
+    fprintf(stderr, "kernelskill: LLM agents on: %s, model %s\n", ks_buf_cstr(&ep), ks_llm_model(pLlm));
+    ks_buf_free(&ep);
+  }
 
   if (bDry) {
     if ((rc = ks_loop_dry_run(pTask, &lo, bJson, &out)) < 0) goto done;
@@ -215,6 +242,12 @@ static int run_optimize(int argc, char **argv) {
     goto done;
   }
   if (rc < 0) goto done;
+  if (pLlm && !bQuiet) {
+    long nBudget = ks_llm_token_budget(pLlm);
+    fprintf(stderr, "kernelskill: LLM tokens used: %ld", ks_llm_tokens_used(pLlm));
+    if (nBudget > 0) fprintf(stderr, " of %ld", nBudget);
+    fputc('\n', stderr);
+  }
   if (pRes->eStatus == KS_LOOP_SEED_FAILED) {
     fprintf(stderr, "kernelskill optimize: the seed fails its review: %s\n",
             pRes->zDiagnosis ? pRes->zDiagnosis : "(no diagnosis)");
@@ -244,6 +277,7 @@ done:
   ks_buf_free(&out);
   ks_loop_result_free(pRes);
   ks_task_free(pTask);
+  ks_llm_close(pLlm);
   free(zOutOwned);
   return ec;
 }

@@ -54,7 +54,8 @@ typedef struct ks_task_arg {
 typedef struct ks_task {
   char *zPath;      /* the task file */
   char *zName;
-  char *zSource;    /* resolved against the task file's folder */
+  char *zSource;    /* resolved against the task file's folder; NULL when the
+                       task gives only a `spec` (the Generator writes the seed) */
   char *zReference; /* resolved; NULL: the seed is the reference */
   char *zEntry;
   int nDim;
@@ -71,6 +72,10 @@ typedef struct ks_task {
   int nTrials;      /* correctness trials (default 5, at least 5) */
   double rTimeoutS; /* per child process (default 60) */
   uint64_t iSeed;   /* base seed for the trials (default 1) */
+  char *zSpec;      /* `spec`: what the entry computes, in words (Generator), or NULL */
+  char *zSourceDir; /* the folder of `source` (of the task file without one):
+                       candidates compiled elsewhere get it as -I, so the
+                       seed's local #includes still resolve */
 } ks_task;
 
 /* Parse and validate a task file. Errors: KS_ENOTFOUND (no file), KS_EPARSE

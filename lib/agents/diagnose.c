@@ -3,7 +3,8 @@
  * evidence (the first compiler error with its file:line, the worst element,
  * the crash reason), and what the rewrite rule that produced the version is
  * known to break. The loop then reverts to the parent and blames
- * (skill, params); no guessing at a fix here (that is the LLM path). */
+ * (skill, params); no guessing at a fix here: for LLM-written code (zRule
+ * "llm") this text is what the Diagnoser agent's repair prompt starts from. */
 #include "kernelskill/loop.h"
 
 #include <string.h>
@@ -68,7 +69,8 @@ int ks_diagnose(const ks_review_result *pRes, const char *zRule, ks_buf *pOut) {
     if (strcmp(aHints[i].zRule, zRule) == 0) h = &aHints[i];
   switch (e) {
     case KS_VERDICT_COMPILE_ERROR:
-      if (zRule) ks_buf_printf(pOut, ". The rewrite by rule %s does not build; the rule's output needs fixing", zRule);
+      if (zRule && !strcmp(zRule, "llm")) ks_buf_puts(pOut, ". The LLM's code does not build");
+      else if (zRule) ks_buf_printf(pOut, ". The rewrite by rule %s does not build; the rule's output needs fixing", zRule);
       else ks_buf_puts(pOut, ". Fix the seed so that nvcc builds it");
       break;
     case KS_VERDICT_WRONG_RESULT:

@@ -1,11 +1,15 @@
-/* loop.c — the offline agent loop of `kernelskill optimize` (docs/optimize.md).
+/* loop.c — the agent loop of `kernelskill optimize` (docs/optimize.md).
  * Round 0 reviews the seed. Each round: features of the current best (one TU,
  * re-parsed) + its profile -> planner (skills + journal) -> the chosen skill's
  * rewrite rule, swept over its parameters -> the Reviewer compares every
  * candidate with the current best -> the best correct candidate faster than
  * the best beyond the measured noise is accepted -> journal. Every step is a
  * journal record written before the next begins, so a killed run resumes from
- * the journal with nothing evaluated twice. */
+ * the journal with nothing evaluated twice. With an LLM client, a skill with
+ * guidance only goes to the Optimizer agent, a failing LLM candidate to the
+ * Diagnoser agent (at most nMaxRepairs repairs), and a task with only a spec
+ * gets its seed from the Generator; every reply is checked and sandboxed
+ * before it is compiled, and a refused one is a recorded failure. */
 #include "kernelskill/loop.h"
 
 #include <cjson/cJSON.h>
@@ -242,6 +246,10 @@ typedef struct loop {
   int iRound;    /* last finished round */
   int nEvaluated;
   ks_loop_result *pRes;
+  char *zEntryType;  /* the entry's canonical type (from the seed): LLM code keeps it */
+  char *zEntryDecl;  /* the same as a declaration, for prompts */
+  ks_review_result *pSeedRev; /* the generated seed's review, reused by round 0 */
+  ks_task gen;       /* the task with the generated seed as its source */
 } loop;
 
 static void say(loop *L, const char *zFmt, ...)
@@ -392,6 +400,13 @@ typedef struct cand {
   char *zSrc;
   size_t nSrc;
   int iRecorded;     /* index of its journal record (resume), or -1 */
+  /* LLM candidates: which agent wrote it, and at what cost. */
+  const char *zAgent; /* "optimizer", "diagnoser" or NULL (a rule's) */
+  int iAttempt;
+  char azRepairOf[17];
+  long nTokens;
+  int nRequests;
+  char *zModel, *zReply;
 } cand;
 
 typedef struct refusal {
@@ -410,6 +425,10 @@ typedef struct round_plan {
   char *zClass;
   char *zPlanText;   /* the planner's text report (dry run) */
   int nSkipped;      /* candidates skipped: evaluated before */
+  int bLlm;          /* the chosen skill goes to the LLM Optimizer */
+  char **azKernels;  /* the best's kernels (what LLM code must keep) */
+  int nKernels;
+  char *zEvidence;   /* the chosen kernel's features and profile, for the Optimizer */
 } round_plan;
 
 static void round_plan_free(round_plan *r) {
@@ -417,7 +436,12 @@ static void round_plan_free(round_plan *r) {
     for (int k = 0; k < r->aCand[i].nParams; k++) free(r->aCand[i].azParams[k]);
     free(r->aCand[i].azParams);
     free(r->aCand[i].zSrc);
+    free(r->aCand[i].zModel);
+    free(r->aCand[i].zReply);
   }
+  for (int i = 0; i < r->nKernels; i++) free(r->azKernels[i]);
+  free(r->azKernels);
+  free(r->zEvidence);
   free(r->aCand);
   for (int i = 0; i < r->nRef; i++) free(r->aRef[i].zWhy);
   free(r->aRef);
@@ -470,7 +494,14 @@ static int try_skill(loop *L, const ks_skill *pSkill, const char *zKernel, int i
   int *anParams = NULL, nSets = 0;
   *pzWhy = NULL;
   if (!pSkill->zRule) {
-    *pzWhy = fmt("guidance only (no rewrite rule): the LLM Optimizer would need --llm URL");
+    long nBudget = L->o.pLlm ? ks_llm_token_budget(L->o.pLlm) : 0;
+    if (!L->o.pLlm)
+      *pzWhy = fmt("guidance only (no rewrite rule): the LLM Optimizer would need --llm URL");
+    else if (nBudget > 0 && ks_llm_tokens_used(L->o.pLlm) >= nBudget)
+      *pzWhy = fmt("guidance only, and the LLM token budget is spent (%ld of %ld)", ks_llm_tokens_used(L->o.pLlm),
+                   nBudget);
+    else
+      r->bLlm = 1;
     return KS_OK;
   }
   if (!ks_rule_find(pSkill->zRule)) {
@@ -616,7 +647,7 @@ static int plan_round(loop *L, int iRound, const char *zForceSkill, const char *
     char *zWhy = NULL;
     if ((rc = try_skill(L, pSkill, zForceKernel, iRound, r, &zWhy)) < 0) goto done;
     r->zKernel = ks_strdup(zForceKernel);
-    if (r->nCand) r->pSkill = pSkill;
+    if (r->nCand || r->bLlm) r->pSkill = pSkill;
     else rc = add_refusal(r, pSkill, zWhy);
     free(zWhy);
     goto done;
@@ -655,7 +686,9 @@ static int plan_round(loop *L, int iRound, const char *zForceSkill, const char *
       if (it->eStatus != KS_PLAN_CANDIDATE) continue;
       char *zWhy = NULL;
       if ((rc = try_skill(L, it->pSkill, zKernel, iRound, r, &zWhy)) < 0) goto kernel_done;
-      if (r->nCand) {
+      if (r->nCand || r->bLlm) {
+        if (r->bLlm)
+          r->zEvidence = fmt("features of %s: %s\nprofile: %s", zKernel, zSummary, zProf ? zProf : "(not measured)");
         r->pSkill = it->pSkill;
         r->zKernel = ks_strdup(zKernel);
         r->zClass = ks_strdup(pPlan->zClass ? pPlan->zClass : "");
@@ -682,8 +715,8 @@ static int plan_round(loop *L, int iRound, const char *zForceSkill, const char *
     if (rc < 0) goto done;
   }
 done:
-  for (int i = 0; i < nKernels; i++) free(azKernels[i]);
-  free(azKernels);
+  r->azKernels = azKernels;
+  r->nKernels = nKernels;
   ks_buf_free(&feat);
   return rc;
 }
@@ -734,10 +767,13 @@ static int round0(loop *L) {
   ks_review_result *pRev = NULL;
   ks_buf diag = KS_BUF_INIT;
   cJSON *pRec = NULL;
-  int rc;
+  int rc = KS_OK;
   say(L, "round 0: reviewing the seed %s", L->pTask->zSource);
   double rT = now_s();
-  if ((rc = review(L, L->pTask, NULL, &pRev)) < 0) {
+  if (L->pSeedRev) {
+    pRev = L->pSeedRev; /* the generated seed, reviewed as it was accepted */
+    L->pSeedRev = NULL;
+  } else if ((rc = review(L, L->pTask, NULL, &pRev)) < 0) {
     if (rc == KS_EINVAL) {
       /* The seed (or the reference) does not build or run: an input problem the Diagnoser reports. */
       L->pRes->eStatus = KS_LOOP_SEED_FAILED;
@@ -793,6 +829,17 @@ typedef struct outcome {
   char *zEv;       /* evidence JSON */
 } outcome;
 
+/* Who wrote an LLM candidate, for its journal record. */
+static void add_llm_fields(cJSON *pRec, const cand *c) {
+  cJSON_AddStringToObject(pRec, "agent", c->zAgent);
+  cJSON_AddNumberToObject(pRec, "attempt", c->iAttempt);
+  if (c->azRepairOf[0]) cJSON_AddStringToObject(pRec, "repair_of", c->azRepairOf);
+  if (c->zModel) cJSON_AddStringToObject(pRec, "model", c->zModel);
+  cJSON_AddNumberToObject(pRec, "tokens", (double)c->nTokens);
+  cJSON_AddNumberToObject(pRec, "requests", c->nRequests);
+  if (c->zReply) cJSON_AddStringToObject(pRec, "reply", c->zReply);
+}
+
 /* Review one candidate (or take its recorded result) and journal it. */
 static int eval_cand(loop *L, int iRound, const round_plan *r, const cand *c, outcome *pOut) {
   int rc = KS_OK;
@@ -825,9 +872,10 @@ static int eval_cand(loop *L, int iRound, const round_plan *r, const cand *c, ou
   cJSON_AddStringToObject(pRec, "parent", L->azBest);
   cJSON_AddStringToObject(pRec, "hash", c->azHash);
   cJSON_AddStringToObject(pRec, "skill", r->pSkill->zId);
-  cJSON_AddStringToObject(pRec, "rule", r->pSkill->zRule);
+  if (r->pSkill->zRule) cJSON_AddStringToObject(pRec, "rule", r->pSkill->zRule);
   cJSON_AddStringToObject(pRec, "kernel", r->zKernel);
   cJSON_AddItemToObject(pRec, "params", params_json(c->azParams, c->nParams));
+  if (c->zAgent) add_llm_fields(pRec, c);
   cJSON_AddStringToObject(pRec, "verdict", zVerdict);
   cJSON_AddStringToObject(pRec, "reason", pRev->zReason ? pRev->zReason : "");
   if (pRev->bTimed) {
@@ -843,7 +891,7 @@ static int eval_cand(loop *L, int iRound, const round_plan *r, const cand *c, ou
   }
   if (!is_correct(zVerdict)) {
     /* Diagnoser, rule path: blame (skill, params) on this parent; the loop reverts. */
-    ks_diagnose(pRev, r->pSkill->zRule, &diag);
+    ks_diagnose(pRev, c->zAgent ? "llm" : r->pSkill->zRule, &diag);
     cJSON_AddStringToObject(pRec, "diagnosis", ks_buf_cstr(&diag));
     if (pRev->zDetail) {
       size_t n = strlen(pRev->zDetail);
@@ -896,6 +944,314 @@ static int write_refusals(loop *L, int iRound, const round_plan *r) {
   return rc;
 }
 
+/* ---- the LLM branch of a round -------------------------------------------- */
+
+/* Has a version with this hash been reviewed in this run (refusals aside)? */
+static int evaluated(loop *L, const char *zHash) {
+  for (int i = 0; L->pJ && i < L->pJ->n; i++) {
+    const ks_journal_entry *e = &L->pJ->a[i];
+    if (!strcmp(e->zEvent, "candidate") && e->zHash && !strcmp(e->zHash, zHash) &&
+        (!e->zVerdict || strcmp(e->zVerdict, "refused") != 0))
+      return 1;
+  }
+  return 0;
+}
+
+static int repairable(const char *zVerdict) {
+  return zVerdict && (!strcmp(zVerdict, "compile_error") || !strcmp(zVerdict, "wrong_result") ||
+                      !strcmp(zVerdict, "runtime_error") || !strcmp(zVerdict, "timeout"));
+}
+
+/* LLM code gets one provenance line, which ks_loop_annotate later extends
+ * with the evidence and gain: "// kernelskill: SKILL (rule llm, round N) ...".
+ * Lines of that tag the model copied from an earlier attempt are dropped. */
+static char *with_provenance(const char *zCode, const char *zSkill, int iRound, const char *zWhat) {
+  char *zTag = fmt("// kernelskill: %s (rule llm, round %d)", zSkill, iRound);
+  ks_buf b = KS_BUF_INIT;
+  if (!zTag) return NULL;
+  ks_buf_printf(&b, "%s %s\n", zTag, zWhat);
+  for (const char *p = zCode; *p;) {
+    const char *e = strchr(p, '\n');
+    size_t n = e ? (size_t)(e - p + 1) : strlen(p);
+    const char *q = p;
+    while (q < p + n && (*q == ' ' || *q == '\t')) q++;
+    if (strncmp(q, zTag, strlen(zTag)) != 0) ks_buf_append(&b, p, n);
+    p += n;
+  }
+  if (b.n && b.z[b.n - 1] != '\n') ks_buf_puts(&b, "\n");
+  free(zTag);
+  return ks_buf_detach(&b);
+}
+
+/* Add a candidate (taking zSrc) with one "llm=<agent>" parameter, so each
+ * attempt is its own (skill, params) in the journal. */
+static cand *add_llm_cand(round_plan *r, const char *zAgent, int iAttempt, char *zSrc, const char *zHash) {
+  cand *a = realloc(r->aCand, sizeof *a * (size_t)(r->nCand + 1));
+  if (!a) return NULL;
+  r->aCand = a;
+  cand *c = &a[r->nCand];
+  memset(c, 0, sizeof *c);
+  c->iRecorded = -1;
+  c->zAgent = !strcmp(zAgent, "optimizer") ? "optimizer" : "diagnoser";
+  c->iAttempt = iAttempt;
+  c->azParams = calloc(1, sizeof(char *));
+  if (!c->azParams || !(c->azParams[0] = iAttempt ? fmt("llm=repair-%d", iAttempt) : fmt("llm=optimizer"))) {
+    free(c->azParams);
+    return NULL;
+  }
+  c->nParams = 1;
+  c->zSrc = zSrc;
+  c->nSrc = zSrc ? strlen(zSrc) : 0;
+  if (zHash) memcpy(c->azHash, zHash, 17);
+  r->nCand++;
+  return c;
+}
+
+/* An attempt that produced nothing to review: a recorded failure. */
+static int record_llm_refusal(loop *L, int iRound, const round_plan *r, const char *zAgent, int iAttempt,
+                              const char *zHash, const char *zRepairOf, const ks_agent_result *pAr, const char *zReply,
+                              const char *zWhy) {
+  cJSON *pRec = new_record("candidate", iRound);
+  cJSON_AddStringToObject(pRec, "parent", L->azBest);
+  if (zHash) cJSON_AddStringToObject(pRec, "hash", zHash);
+  cJSON_AddStringToObject(pRec, "skill", r->pSkill->zId);
+  cJSON_AddStringToObject(pRec, "kernel", r->zKernel);
+  cJSON *pP = cJSON_AddObjectToObject(pRec, "params");
+  char *zP = iAttempt ? fmt("repair-%d", iAttempt) : fmt("optimizer");
+  cJSON_AddStringToObject(pP, "llm", zP ? zP : "");
+  free(zP);
+  cJSON_AddStringToObject(pRec, "agent", zAgent);
+  cJSON_AddNumberToObject(pRec, "attempt", iAttempt);
+  if (zRepairOf && zRepairOf[0]) cJSON_AddStringToObject(pRec, "repair_of", zRepairOf);
+  if (pAr) {
+    cJSON_AddStringToObject(pRec, "outcome", ks_agent_outcome_name(pAr->eOutcome));
+    if (pAr->zModel) cJSON_AddStringToObject(pRec, "model", pAr->zModel);
+    cJSON_AddNumberToObject(pRec, "tokens", (double)pAr->nTokens);
+    cJSON_AddNumberToObject(pRec, "requests", pAr->nRequests);
+  }
+  if (zReply) cJSON_AddStringToObject(pRec, "reply", zReply);
+  cJSON_AddStringToObject(pRec, "verdict", "refused");
+  cJSON_AddStringToObject(pRec, "reason", zWhy ? zWhy : "");
+  say(L, "round %d: %s (LLM %s) refused: %s", iRound, r->pSkill->zId, zAgent, zWhy ? zWhy : "");
+  return record(L, pRec);
+}
+
+/* Keep the reply next to the run's candidates: llm/round<N>-<k>-<agent>.md.
+ * *pzRel is the path relative to the run folder (for the journal). */
+static int save_reply(loop *L, const char *zStem, const char *zText, char **pzRel) {
+  char *zDir = ks_path_join(L->o.zOutDir, "llm"), *zRel = fmt("llm/%s.md", zStem);
+  char *zPath = zRel ? ks_path_join(L->o.zOutDir, zRel) : NULL;
+  int rc = zDir && zPath ? ks_dir_make(zDir) : ks_error_set(KS_ENOMEM, "out of memory");
+  if (rc == KS_OK) rc = ks_file_write_atomic(zPath, zText, strlen(zText));
+  free(zDir);
+  free(zPath);
+  if (rc == KS_OK) *pzRel = zRel;
+  else free(zRel);
+  return rc;
+}
+
+/* The journal's candidates on the current best, for the Optimizer's "do not
+ * repeat" list. */
+static char *tried_text(loop *L) {
+  ks_buf b = KS_BUF_INIT;
+  for (int i = 0; L->pJ && i < L->pJ->n; i++) {
+    const ks_journal_entry *e = &L->pJ->a[i];
+    if (strcmp(e->zEvent, "candidate") || !e->zParent || strcmp(e->zParent, L->azBest) || !e->zSkill) continue;
+    ks_buf_printf(&b, "- %s: %s", e->zSkill, e->zVerdict ? e->zVerdict : "?");
+    if (e->bHasSpeedup) ks_buf_printf(&b, " (%.2fx)", e->rSpeedup);
+    ks_buf_puts(&b, "\n");
+  }
+  char *z = ks_buf_detach(&b);
+  return z ? z : ks_strdup("");
+}
+
+/* The Optimizer's candidate for the chosen skill, then Diagnoser repairs of
+ * each candidate that fails to build or run, at most nMaxRepairs; every
+ * attempt is journaled (reviewed: a candidate record; refused: a refusal),
+ * and a resumed round continues from its records. Fills r->aCand and the
+ * parallel *paOut (malloc'd). */
+static int llm_branch(loop *L, int iRound, round_plan *r, outcome **paOut) {
+  int rc = KS_OK, nAttempt = 0, bDone = 0, nOut = 0;
+  int nMax = L->o.nMaxRepairs > 0 ? L->o.nMaxRepairs : KS_AGENT_MAX_REPAIRS;
+  outcome *aOut = NULL;
+  char azFail[17] = "";
+  char *zFailWhy = NULL, *zKernels = NULL, *zTried = NULL;
+  ks_buf hist = KS_BUF_INIT, kb = KS_BUF_INIT;
+  ks_agent_result ar;
+  memset(&ar, 0, sizeof ar);
+  *paOut = NULL;
+  for (int i = 0; i < r->nKernels; i++) ks_buf_printf(&kb, "%s%s", i ? ", " : "", r->azKernels[i]);
+  zKernels = ks_buf_detach(&kb);
+
+  /* A resumed round: its recorded attempts, in order. */
+  for (int i = 0; L->pJ && i < L->pJ->n && !bDone; i++) {
+    const ks_journal_entry *e = &L->pJ->a[i];
+    if (strcmp(e->zEvent, "candidate") || e->iRound != iRound || !e->zParent || strcmp(e->zParent, L->azBest)) continue;
+    char *zAgent = ks_journal_entry_string(e, "agent");
+    if (!zAgent) continue;
+    nAttempt++;
+    if (!strcmp(e->zVerdict, "refused") || !e->zHash) {
+      free(zAgent);
+      bDone = 1;
+      break;
+    }
+    cand *c = add_llm_cand(r, zAgent, nAttempt - 1, NULL, e->zHash);
+    free(zAgent);
+    outcome *a = c ? realloc(aOut, sizeof *a * (size_t)r->nCand) : NULL;
+    if (!a) {
+      rc = ks_error_set(KS_ENOMEM, "out of memory");
+      goto done;
+    }
+    aOut = a;
+    memset(&aOut[r->nCand - 1], 0, sizeof *a);
+    nOut = r->nCand;
+    c->iRecorded = i;
+    if ((rc = eval_cand(L, iRound, r, c, &aOut[r->nCand - 1])) < 0) goto done;
+    if (!repairable(e->zVerdict)) {
+      bDone = 1;
+    } else {
+      char *zDiag = ks_journal_entry_string(e, "diagnosis"), *zDetail = ks_journal_entry_string(e, "detail");
+      memcpy(azFail, e->zHash, 17);
+      free(zFailWhy);
+      zFailWhy = fmt("%s%s%s", zDiag ? zDiag : e->zVerdict, zDetail ? "\n" : "", zDetail ? zDetail : "");
+      ks_buf_printf(&hist, "- attempt %d: %s\n", nAttempt - 1, zDiag ? zDiag : e->zVerdict);
+      free(zDiag);
+      free(zDetail);
+    }
+  }
+
+  ks_agent_ctx ctx = KS_AGENT_CTX_INIT;
+  ctx.pLlm = L->o.pLlm;
+  ctx.azKernel = (const char *const *)r->azKernels;
+  ctx.nKernel = r->nKernels;
+  ctx.zEntryName = L->pTask->zEntry;
+  ctx.zEntryType = L->zEntryType;
+  ctx.zEntryDecl = L->zEntryDecl;
+  ctx.azLibraries = (const char *const *)L->pTask->azLib;
+  ctx.nLibraries = L->pTask->nLib;
+  zTried = tried_text(L);
+  while (!bDone) {
+    if (nAttempt > 0 && !azFail[0]) break;
+    if (nAttempt > nMax) {
+      say(L, "round %d: %s: giving up this branch after %d repairs", iRound, r->pSkill->zId, nMax);
+      break;
+    }
+    int bRepair = nAttempt > 0;
+    const char *zAgent = bRepair ? "diagnoser" : "optimizer";
+    char *zFailSrc = NULL, *zAttempt = fmt("%d", nAttempt), *zMaxA = fmt("%d", nMax);
+    if (bRepair) {
+      char *zPath = cand_path(L, azFail);
+      size_t n;
+      rc = zPath ? ks_file_read(zPath, &zFailSrc, &n) : KS_ENOMEM;
+      free(zPath);
+      if (rc < 0) {
+        free(zAttempt);
+        free(zMaxA);
+        goto done;
+      }
+    }
+    say(L, "round %d: asking the LLM %s%s", iRound, zAgent, bRepair ? " for a repair" : "");
+    ks_prompt_var aVarO[] = {{"task_name", L->pTask->zName},     {"skill_id", r->pSkill->zId},
+                             {"skill_title", r->pSkill->zTitle}, {"skill_guidance", r->pSkill->zGuidance},
+                             {"kernel_source", L->zBestSrc},     {"kernels", zKernels},
+                             {"entry_signature", L->zEntryDecl}, {"evidence", r->zEvidence},
+                             {"history", zTried}};
+    ks_prompt_var aVarD[] = {{"task_name", L->pTask->zName}, {"kernel_source", zFailSrc},
+                             {"error", zFailWhy},            {"repair_history", hist.n ? ks_buf_cstr(&hist) : ""},
+                             {"attempt", zAttempt},          {"max_attempts", zMaxA},
+                             {"kernels", zKernels},          {"entry_signature", L->zEntryDecl}};
+    rc = bRepair ? ks_agent_run(&ctx, zAgent, aVarD, (int)(sizeof aVarD / sizeof aVarD[0]), &ar)
+                 : ks_agent_run(&ctx, zAgent, aVarO, (int)(sizeof aVarO / sizeof aVarO[0]), &ar);
+    free(zFailSrc);
+    free(zAttempt);
+    free(zMaxA);
+    if (rc < 0) goto done;
+    char *zStem = fmt("round%d-%d-%s", iRound, nAttempt, zAgent), *zReply = NULL;
+    if (ar.zReply && zStem && (rc = save_reply(L, zStem, ar.zReply, &zReply)) < 0) {
+      free(zStem);
+      goto done;
+    }
+    free(zStem);
+    char *zSrc = NULL;
+    char azHash[17] = "";
+    if (ar.eOutcome == KS_AGENT_CODE) {
+      char *zWhat = bRepair ? fmt("written by the LLM Optimizer, repair %d by the Diagnoser (%s)", nAttempt,
+                                  ar.zModel ? ar.zModel : "?")
+                            : fmt("written by the LLM Optimizer (%s)", ar.zModel ? ar.zModel : "?");
+      zSrc = zWhat ? with_provenance(ar.zCode, r->pSkill->zId, iRound, zWhat) : NULL;
+      free(zWhat);
+      if (!zSrc) {
+        free(zReply);
+        rc = ks_error_set(KS_ENOMEM, "out of memory");
+        goto done;
+      }
+      ks_journal_hash(zSrc, strlen(zSrc), "", azHash);
+    }
+    if (ar.eOutcome != KS_AGENT_CODE || evaluated(L, azHash) || is_ancestor(L, azHash)) {
+      char *zWhy = ar.eOutcome != KS_AGENT_CODE ? NULL : fmt("the reply repeats version %s, evaluated before", azHash);
+      rc = record_llm_refusal(L, iRound, r, zAgent, nAttempt, azHash[0] ? azHash : NULL, bRepair ? azFail : NULL, &ar,
+                              zReply, zWhy ? zWhy : ar.zWhy);
+      free(zWhy);
+      free(zSrc);
+      free(zReply);
+      if (rc < 0) goto done;
+      bDone = 1;
+      break;
+    }
+    cand *c = add_llm_cand(r, zAgent, nAttempt, zSrc, azHash);
+    outcome *a = c ? realloc(aOut, sizeof *a * (size_t)r->nCand) : NULL;
+    if (!a) {
+      if (!c) free(zSrc);
+      free(zReply);
+      rc = ks_error_set(KS_ENOMEM, "out of memory");
+      goto done;
+    }
+    aOut = a;
+    memset(&aOut[r->nCand - 1], 0, sizeof *a);
+    nOut = r->nCand;
+    if (bRepair) memcpy(c->azRepairOf, azFail, 17);
+    c->nTokens = ar.nTokens;
+    c->nRequests = ar.nRequests;
+    c->zModel = ar.zModel;
+    ar.zModel = NULL;
+    c->zReply = zReply;
+    ks_agent_result_free(&ar);
+    if ((rc = eval_cand(L, iRound, r, c, &aOut[r->nCand - 1])) < 0) goto done;
+    nAttempt++;
+    const char *zV = aOut[r->nCand - 1].zVerdict;
+    if (!repairable(zV)) {
+      bDone = 1;
+    } else {
+      const ks_journal_entry *e = &L->pJ->a[L->pJ->n - 1];
+      char *zDiag = ks_journal_entry_string(e, "diagnosis"), *zDetail = ks_journal_entry_string(e, "detail");
+      memcpy(azFail, c->azHash, 17);
+      free(zFailWhy);
+      zFailWhy = fmt("%s%s%s", zDiag ? zDiag : zV, zDetail ? "\n" : "", zDetail ? zDetail : "");
+      ks_buf_printf(&hist, "- attempt %d: %s\n", nAttempt - 1, zDiag ? zDiag : zV);
+      free(zDiag);
+      free(zDetail);
+    }
+  }
+done:
+  ks_agent_result_free(&ar);
+  if (rc < 0) {
+    for (int i = 0; aOut && i < nOut; i++) {
+      free(aOut[i].zVerdict);
+      free(aOut[i].zEv);
+    }
+    free(aOut);
+    aOut = NULL;
+    r->nCand = nOut; /* a candidate added without its outcome is dropped */
+  }
+  *paOut = aOut;
+  free(zFailWhy);
+  free(zKernels);
+  free(zTried);
+  ks_buf_free(&hist);
+  ks_buf_free(&kb);
+  return rc;
+}
+
 /* One round. *pbStop with *pzStop (malloc'd) when the loop should end. */
 static int run_round(loop *L, int iRound, int *pbStop, char **pzStop) {
   int rc = KS_OK;
@@ -925,7 +1281,8 @@ static int run_round(loop *L, int iRound, int *pbStop, char **pzStop) {
     cJSON_AddItemToObject(pRec, "ranked", r.pRanked ? r.pRanked : cJSON_CreateArray());
     r.pRanked = NULL;
     cJSON_AddStringToObject(pRec, "chosen", r.pSkill->zId);
-    cJSON_AddStringToObject(pRec, "rule", r.pSkill->zRule);
+    if (r.pSkill->zRule) cJSON_AddStringToObject(pRec, "rule", r.pSkill->zRule);
+    if (r.bLlm) cJSON_AddStringToObject(pRec, "agent", "optimizer");
     cJSON *pSweep = cJSON_AddArrayToObject(pRec, "sweep");
     for (int i = 0; i < r.nCand; i++) {
       cJSON *pO = cJSON_CreateObject();
@@ -935,16 +1292,23 @@ static int run_round(loop *L, int iRound, int *pbStop, char **pzStop) {
     }
     if ((rc = record(L, pRec)) < 0) goto done;
   }
-  say(L, "round %d/%d: %s on %s (rule %s, %d candidate%s)", iRound, L->o.nRounds, r.pSkill->zId, r.zKernel,
-      r.pSkill->zRule, r.nCand, r.nCand == 1 ? "" : "s");
-  aOut = calloc((size_t)r.nCand, sizeof *aOut);
-  if (!aOut) {
-    rc = ks_error_set(KS_ENOMEM, "out of memory");
-    goto done;
-  }
   int iWin = -1;
+  if (r.bLlm) {
+    say(L, "round %d/%d: %s on %s (guidance only: the LLM Optimizer)", iRound, L->o.nRounds, r.pSkill->zId,
+        r.zKernel);
+    if ((rc = llm_branch(L, iRound, &r, &aOut)) < 0) goto done;
+  } else {
+    say(L, "round %d/%d: %s on %s (rule %s, %d candidate%s)", iRound, L->o.nRounds, r.pSkill->zId, r.zKernel,
+        r.pSkill->zRule, r.nCand, r.nCand == 1 ? "" : "s");
+    aOut = calloc((size_t)r.nCand + 1, sizeof *aOut);
+    if (!aOut) {
+      rc = ks_error_set(KS_ENOMEM, "out of memory");
+      goto done;
+    }
+    for (int i = 0; i < r.nCand; i++)
+      if ((rc = eval_cand(L, iRound, &r, &r.aCand[i], &aOut[i])) < 0) goto done;
+  }
   for (int i = 0; i < r.nCand; i++) {
-    if ((rc = eval_cand(L, iRound, &r, &r.aCand[i], &aOut[i])) < 0) goto done;
     if (aOut[i].zVerdict && !strcmp(aOut[i].zVerdict, "accepted") &&
         (iWin < 0 || aOut[i].rSpeedup > aOut[iWin].rSpeedup))
       iWin = i;
@@ -953,7 +1317,8 @@ static int run_round(loop *L, int iRound, int *pbStop, char **pzStop) {
   cJSON *pRec = new_record("decision", iRound);
   cJSON_AddStringToObject(pRec, "parent", L->azBest);
   cJSON_AddStringToObject(pRec, "skill", r.pSkill->zId);
-  cJSON_AddStringToObject(pRec, "rule", r.pSkill->zRule);
+  if (r.pSkill->zRule) cJSON_AddStringToObject(pRec, "rule", r.pSkill->zRule);
+  if (r.bLlm) cJSON_AddStringToObject(pRec, "agent", "optimizer");
   cJSON_AddStringToObject(pRec, "kernel", r.zKernel);
   ks_buf ptxt = KS_BUF_INIT;
   if (iWin >= 0) {
@@ -1028,7 +1393,7 @@ static int write_best(loop *L, char **pzPath) {
     const ks_journal_entry *e = &L->pJ->a[i];
     if (strcmp(e->zEvent, "decision") || !e->zVerdict || strcmp(e->zVerdict, "accepted")) continue;
     char *zEv = ks_journal_entry_string(e, "evidence"), *zNew = NULL;
-    rc = ks_loop_annotate(zSrc, e->zSkill, e->zRule ? e->zRule : "", e->iRound, zEv, &zNew);
+    rc = ks_loop_annotate(zSrc, e->zSkill, e->zRule ? e->zRule : "llm", e->iRound, zEv, &zNew);
     free(zEv);
     if (rc == KS_OK) {
       free(zSrc);
@@ -1089,6 +1454,188 @@ static int finish(loop *L, const char *zStop) {
     }
   }
   return ks_report_write(L->o.zOutDir);
+}
+
+/* ---- the Generator: a seed from a spec ------------------------------------ */
+
+/* The task's arguments as prompt text, one per line. */
+static char *args_text(const ks_task *t) {
+  ks_buf b = KS_BUF_INIT;
+  for (int i = 0; i < t->nArg; i++) {
+    const ks_task_arg *a = &t->aArg[i];
+    if (a->eKind == KS_ARG_TENSOR) {
+      ks_buf_printf(&b, "- %s: %s tensor, intent %s, shape [", a->zName, ks_dtype_name(a->eType),
+                    ks_intent_name(a->eIntent));
+      for (int k = 0; k < a->nRank; k++) ks_buf_printf(&b, "%s%s", k ? ", " : "", a->azShape[k]);
+      ks_buf_printf(&b, "] = %lld elements\n", (long long)a->nElem);
+    } else {
+      ks_buf_printf(&b, "- %s: %s scalar = %s\n", a->zName, ks_dtype_name(a->eType), a->zValue ? a->zValue : "?");
+    }
+  }
+  char *z = ks_buf_detach(&b);
+  return z ? z : ks_strdup("");
+}
+
+/* The seed of a task that gives only a spec: the Generator writes it, the
+ * Reviewer checks it against the reference, the Diagnoser repairs it (at most
+ * nMaxRepairs times). Each attempt is a "generate" record; the seed that
+ * passes is generated/<hash>.cu in the run folder, its review kept for
+ * round 0. A resumed run takes the seed its "start" record names. */
+static int seed_from_spec(loop *L, char **pzPath) {
+  const ks_task *t = L->pTask;
+  int rc = KS_OK, nMax = L->o.nMaxRepairs > 0 ? L->o.nMaxRepairs : KS_AGENT_MAX_REPAIRS;
+  char *zRef = NULL, *zArgs = NULL, *zDir = NULL, *zFailSrc = NULL, *zFailWhy = NULL;
+  ks_buf hist = KS_BUF_INIT;
+  ks_agent_result ar;
+  memset(&ar, 0, sizeof ar);
+  *pzPath = NULL;
+  int iStart = ks_journal_find(L->pJ, "start", -1, NULL);
+  if (iStart >= 0) {
+    char *z = ks_journal_entry_string(&L->pJ->a[iStart], "source");
+    if (z && ks_file_exists(z)) {
+      *pzPath = z;
+      return KS_OK;
+    }
+    free(z);
+    return ks_error_set(KS_EINVAL, "%s: cannot resume: the generated seed is missing", L->zJournal);
+  }
+  if (!L->o.pLlm)
+    return ks_error_set(KS_EUNAVAIL,
+                        "%s: the task gives no source, only a spec: the Generator needs an LLM (--llm URL or "
+                        "KS_LLM_URL)",
+                        t->zPath);
+  if ((rc = ks_agent_entry_decl(t, NULL, &L->zEntryDecl)) < 0) goto done;
+  size_t n;
+  if ((rc = ks_file_read(t->zReference, &zRef, &n)) < 0) goto done;
+  if (!(zArgs = args_text(t)) || !(zDir = ks_path_join(L->o.zOutDir, "generated"))) {
+    rc = ks_error_set(KS_ENOMEM, "out of memory");
+    goto done;
+  }
+  if ((rc = ks_dir_make(zDir)) < 0) goto done;
+  ks_agent_ctx ctx = KS_AGENT_CTX_INIT;
+  ctx.pLlm = L->o.pLlm;
+  ctx.zEntryName = t->zEntry;
+  ctx.zEntryDecl = L->zEntryDecl;
+  ctx.azLibraries = (const char *const *)t->azLib;
+  ctx.nLibraries = t->nLib;
+  for (int k = 0; k <= nMax; k++) {
+    const char *zAgent = k ? "diagnoser" : "generator";
+    char zAttempt[16], zMaxA[16];
+    snprintf(zAttempt, sizeof zAttempt, "%d", k);
+    snprintf(zMaxA, sizeof zMaxA, "%d", nMax);
+    say(L, "generating the seed: asking the LLM %s%s", zAgent, k ? " for a repair" : "");
+    ks_prompt_var aVarG[] = {{"task_name", t->zName},         {"spec", t->zSpec},
+                             {"reference_source", zRef},       {"entry_signature", L->zEntryDecl},
+                             {"kernels", ""},                  {"args", zArgs}};
+    ks_prompt_var aVarD[] = {{"task_name", t->zName},
+                             {"kernel_source", zFailSrc},
+                             {"error", zFailWhy},
+                             {"repair_history", hist.n ? ks_buf_cstr(&hist) : ""},
+                             {"attempt", zAttempt},
+                             {"max_attempts", zMaxA},
+                             {"kernels", "the kernels it defines"},
+                             {"entry_signature", L->zEntryDecl}};
+    ks_agent_result_free(&ar);
+    rc = k ? ks_agent_run(&ctx, zAgent, aVarD, (int)(sizeof aVarD / sizeof aVarD[0]), &ar)
+           : ks_agent_run(&ctx, zAgent, aVarG, (int)(sizeof aVarG / sizeof aVarG[0]), &ar);
+    if (rc < 0) goto done;
+    char *zStem = fmt("seed-%d-%s", k, zAgent), *zReply = NULL;
+    if (ar.zReply && zStem) rc = save_reply(L, zStem, ar.zReply, &zReply);
+    free(zStem);
+    if (rc < 0) goto done;
+    cJSON *pRec = new_record("generate", 0);
+    cJSON_AddStringToObject(pRec, "agent", zAgent);
+    cJSON_AddNumberToObject(pRec, "attempt", k);
+    cJSON_AddStringToObject(pRec, "outcome", ks_agent_outcome_name(ar.eOutcome));
+    if (ar.zModel) cJSON_AddStringToObject(pRec, "model", ar.zModel);
+    cJSON_AddNumberToObject(pRec, "tokens", (double)ar.nTokens);
+    if (zReply) cJSON_AddStringToObject(pRec, "reply", zReply);
+    free(zReply);
+    if (ar.eOutcome != KS_AGENT_CODE) {
+      cJSON_AddStringToObject(pRec, "verdict", "refused");
+      cJSON_AddStringToObject(pRec, "reason", ar.zWhy ? ar.zWhy : "");
+      if ((rc = record(L, pRec)) < 0) goto done;
+      rc = ks_error_set(ar.eOutcome == KS_AGENT_NO_REPLY ? KS_EUNAVAIL : KS_EINVAL, "%s: no seed: %s", t->zPath,
+                        ar.zWhy ? ar.zWhy : "");
+      goto done;
+    }
+    char *zSrc = fmt("// kernelskill: seed written by the LLM %s (%s) from the spec of task %s\n%s", zAgent,
+                     ar.zModel ? ar.zModel : "?", t->zName, ar.zCode);
+    char azHash[17];
+    if (!zSrc) {
+      cJSON_Delete(pRec);
+      rc = ks_error_set(KS_ENOMEM, "out of memory");
+      goto done;
+    }
+    ks_journal_hash(zSrc, strlen(zSrc), "", azHash);
+    char *zPath = fmt("%s/%s.cu", zDir, azHash);
+    rc = zPath ? save_text(zPath, zSrc, strlen(zSrc)) : KS_ENOMEM;
+    cJSON_AddStringToObject(pRec, "hash", azHash);
+    ks_task tt = *t;
+    tt.zSource = zPath;
+    ks_review_result *pRev = NULL;
+    if (rc == KS_OK) {
+      say(L, "generating the seed: reviewing %s", zPath);
+      rc = review(L, &tt, NULL, &pRev);
+    }
+    ks_buf diag = KS_BUF_INIT;
+    const char *zV = NULL;
+    if (rc == KS_EINVAL) {
+      /* It does not build (or the reference fails): the Diagnoser gets the message. */
+      zV = "compile_error";
+      ks_buf_printf(&diag, "compile_error: %s", ks_error_msg());
+      ks_error_clear();
+      rc = KS_OK;
+    } else if (rc == KS_OK) {
+      zV = ks_verdict_name(pRev->eVerdict);
+      if (pRev->eVerdict != KS_VERDICT_OK) {
+        ks_diagnose(pRev, "llm", &diag);
+        if (pRev->zDetail) ks_buf_printf(&diag, "\n%.2000s", pRev->zDetail);
+      }
+    }
+    if (rc < 0) {
+      cJSON_Delete(pRec);
+      free(zPath);
+      free(zSrc);
+      ks_buf_free(&diag);
+      goto done;
+    }
+    cJSON_AddStringToObject(pRec, "verdict", zV);
+    if (diag.n) cJSON_AddStringToObject(pRec, "diagnosis", ks_buf_cstr(&diag));
+    if ((rc = record(L, pRec)) < 0) {
+      free(zPath);
+      free(zSrc);
+      ks_buf_free(&diag);
+      ks_review_result_free(pRev);
+      goto done;
+    }
+    say(L, "generating the seed: %s%s%s", zV, diag.n ? ": " : "", diag.n ? ks_buf_cstr(&diag) : "");
+    if (pRev && pRev->eVerdict == KS_VERDICT_OK) {
+      L->pSeedRev = pRev;
+      *pzPath = zPath;
+      free(zSrc);
+      ks_buf_free(&diag);
+      goto done;
+    }
+    ks_review_result_free(pRev);
+    ks_buf_printf(&hist, "- attempt %d: %.300s\n", k, ks_buf_cstr(&diag));
+    free(zFailSrc);
+    free(zFailWhy);
+    zFailSrc = zSrc;
+    zFailWhy = ks_buf_detach(&diag);
+    free(zPath);
+  }
+  rc = ks_error_set(KS_EINVAL, "%s: the generated seed still fails after %d repairs: %s", t->zPath, nMax,
+                    zFailWhy ? zFailWhy : "?");
+done:
+  ks_agent_result_free(&ar);
+  free(zRef);
+  free(zArgs);
+  free(zDir);
+  free(zFailSrc);
+  free(zFailWhy);
+  ks_buf_free(&hist);
+  return rc;
 }
 
 /* ---- the entry point ------------------------------------------------------ */
@@ -1175,6 +1722,19 @@ int ks_loop_run(const ks_task *pTask, const ks_loop_opts *pOpts, ks_loop_result 
                       L.o.zOutDir);
     goto done;
   }
+  if (!pTask->zSource) {
+    /* Only a spec: the Generator's seed (after the GPU check: nothing is
+     * asked or written without one). */
+    char *zGen = NULL;
+    if ((rc = journal_reload(&L)) < 0) goto done;
+    if (!L.o.xReview && (rc = ks_loop_probe_gpu()) < 0) goto done;
+    if ((rc = seed_from_spec(&L, &zGen)) < 0) goto done;
+    L.gen = *pTask;
+    L.gen.zSource = zGen;
+    L.pTask = pTask = &L.gen;
+    free(L.zEntryDecl);
+    L.zEntryDecl = NULL;
+  }
   if ((rc = ks_file_read(pTask->zSource, &zSeedSrc, &nSeedSrc)) < 0) goto done;
   ks_journal_hash(zSeedSrc, nSeedSrc, "", L.azSeed);
   memcpy(L.azBest, L.azSeed, 17);
@@ -1199,6 +1759,11 @@ int ks_loop_run(const ks_task *pTask, const ks_loop_opts *pOpts, ks_loop_result 
   ks_parse_opts po = KS_PARSE_OPTS_INIT;
   po.bReparse = 1;
   if ((rc = ks_tu_parse(pTask->zSource, &po, &L.pTu)) < 0) goto done;
+  if (L.o.pLlm) {
+    /* LLM code must keep the seed's entry exactly. */
+    if (ks_llm_function_type(L.pTu, pTask->zEntry, &L.zEntryType) < 0) ks_error_clear();
+    if ((rc = ks_agent_entry_decl(pTask, L.zEntryType, &L.zEntryDecl)) < 0) goto done;
+  }
 
   if ((rc = ks_dir_make(L.zCandDir)) < 0 || (rc = ks_dir_make(L.zEvDir)) < 0) goto done;
   char *zSeedCopy = cand_path(&L, L.azSeed);
@@ -1211,6 +1776,7 @@ int ks_loop_run(const ks_task *pTask, const ks_loop_opts *pOpts, ks_loop_result 
     cJSON_AddStringToObject(pRec, "task_path", pTask->zPath);
     cJSON_AddStringToObject(pRec, "source", pTask->zSource);
     cJSON_AddStringToObject(pRec, "seed", L.azSeed);
+    if (L.gen.zSource) cJSON_AddBoolToObject(pRec, "generated", 1);
     cJSON_AddNumberToObject(pRec, "rounds", L.o.nRounds);
     cJSON_AddNumberToObject(pRec, "time", (double)time(NULL));
     cJSON_AddStringToObject(pRec, "version", KS_VERSION_STRING);
@@ -1284,6 +1850,10 @@ done:
   ks_journal_free(L.pJ);
   ks_skills_free(L.pSet);
   ks_tu_free(L.pTu);
+  free(L.zEntryType);
+  free(L.zEntryDecl);
+  ks_review_result_free(L.pSeedRev);
+  free(L.gen.zSource);
   return rc;
 }
 

@@ -5,6 +5,7 @@
  * cache) the device's ceilings, and write the evidence record. */
 #define _XOPEN_SOURCE 700
 #include "kernelskill/review.h"
+#include "kernelskill/agents.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -19,6 +20,8 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+extern char **environ;
 
 #ifndef KS_DEFAULT_NVCC
 #define KS_DEFAULT_NVCC "nvcc"
@@ -108,23 +111,29 @@ static int run_child(char *const *argv, double rTimeout, const char *zWork, cons
   int rc = KS_OK;
   memset(r, 0, sizeof *r);
   r->iExit = -1;
+  /* Children (nvcc, the harness running candidate code) never see the LLM
+   * key or other secrets: built before fork, no allocation in the child. */
+  char **azEnv = NULL;
+  if ((rc = ks_sandbox_child_env(environ, &azEnv)) < 0) goto done;
   fflush(stdout);
   fflush(stderr);
   double t0 = now_s();
   pid_t pid = fork();
   if (pid < 0) {
     rc = ks_error_set(KS_EUNAVAIL, "fork: %s", strerror(errno));
+    ks_sandbox_env_free(azEnv);
     goto done;
   }
   if (pid == 0) {
     setpgid(0, 0);
     FILE *fo = freopen(zOutPath, "w", stdout), *fe = freopen(zErrPath, "w", stderr);
     if (!fo || !fe) _exit(127);
-    execv(argv[0], argv);
+    execve(argv[0], argv, azEnv);
     fprintf(stderr, "cannot run %s: %s\n", argv[0], strerror(errno));
     _exit(127);
   }
   setpgid(pid, pid);
+  ks_sandbox_env_free(azEnv);
   int st = 0;
   for (;;) {
     pid_t w = waitpid(pid, &st, WNOHANG);
@@ -292,6 +301,14 @@ static int compile_one(review *rv, const char *zSource, const char *zTag, char *
   azArgv[n++] = (char *)zSource;
   azArgv[n++] = zShim;
   for (int i = 0; i < t->nLib && nLibs < 16; i++) azLibs[nLibs] = fmt("-l%s", t->azLib[i]), azArgv[n++] = azLibs[nLibs++];
+  /* A version compiled outside the seed's folder (the loop's run folder)
+   * still finds the seed's local #includes. */
+  char *zSrcDir = ks_path_dirname(zSource), *zIncDir = NULL;
+  if (t->zSourceDir && zSrcDir && strcmp(zSrcDir, t->zSourceDir) != 0) {
+    zIncDir = fmt("-I%s", t->zSourceDir);
+    if (zIncDir) azArgv[n++] = zIncDir;
+  }
+  free(zSrcDir);
   /* The source's recorded flags (`// kernelskill-flags:`), split at blanks. */
   for (char *p = zFlags ? strtok(zFlags, " \t") : NULL; p && n < 90; p = strtok(NULL, " \t")) azArgv[n++] = p;
   azArgv[n] = NULL;
@@ -365,6 +382,7 @@ done:
   free(zShim);
   free(zArchFlag);
   free(zFlags);
+  free(zIncDir);
   return rc;
 }
 
@@ -893,6 +911,12 @@ int ks_review_run(const ks_task *pTask, const ks_review_opts *pOpts, ks_review_r
   rv.pEv = cJSON_CreateObject();
   if (!rv.pRes || !rv.pEv) {
     rc = ks_error_set(KS_ENOMEM, "out of memory");
+    goto done;
+  }
+  if (!pTask->zSource) {
+    rc = ks_error_set(KS_EUSAGE, "%s: the task has no source, only a spec: kernelskill optimize --llm URL generates "
+                                 "a seed",
+                      pTask->zPath);
     goto done;
   }
   if (rv.o.zCandidate && !ks_file_exists(rv.o.zCandidate)) {

@@ -459,7 +459,7 @@ static char *resolve(const char *zTaskFile, const char *zRel) {
 static int validate(vctx *v, const cJSON *pRoot) {
   static const char *const azKeys[] = {"ks_task", "name", "description", "source", "reference", "entry", "dims",
                                        "args", "tolerance", "cost", "libraries", "trials", "timeout_s", "seed",
-                                       NULL};
+                                       "spec", NULL};
   ks_task *t = v->pTask;
   int rc;
   const char *z;
@@ -475,14 +475,25 @@ static int validate(vctx *v, const cJSON *pRoot) {
   if ((rc = get_string(v, pRoot, "entry", "entry", 1, &z)) < 0) return rc;
   if (!is_ident(z)) return VFAIL(v, "entry", "'%s' is not a C identifier", z);
   if (!(t->zEntry = ks_strdup(z))) return KS_ENOMEM;
-  if ((rc = get_string(v, pRoot, "source", "source", 1, &z)) < 0) return rc;
-  if (!(t->zSource = resolve(t->zPath, z))) return KS_ENOMEM;
-  if (!ks_file_exists(t->zSource)) return VFAIL(v, "source", "file '%s' not found", t->zSource);
+  /* `spec` (text) with a `reference` may stand in for `source`: the
+   * Generator writes the seed (kernelskill optimize --llm). */
+  if ((rc = get_string(v, pRoot, "spec", "spec", 0, &z)) < 0) return rc;
+  if (z && !(t->zSpec = ks_strdup(z))) return KS_ENOMEM;
+  int bSource = cJSON_GetObjectItemCaseSensitive(pRoot, "source") != NULL;
+  if ((rc = get_string(v, pRoot, "source", "source", t->zSpec == NULL, &z)) < 0) return rc;
+  if (bSource) {
+    if (!(t->zSource = resolve(t->zPath, z))) return KS_ENOMEM;
+    if (!ks_file_exists(t->zSource)) return VFAIL(v, "source", "file '%s' not found", t->zSource);
+  }
   if ((rc = get_string(v, pRoot, "reference", "reference", 0, &z)) < 0) return rc;
   if (z) {
     if (!(t->zReference = resolve(t->zPath, z))) return KS_ENOMEM;
     if (!ks_file_exists(t->zReference)) return VFAIL(v, "reference", "file '%s' not found", t->zReference);
   }
+  if (!t->zSource && !t->zReference)
+    return VFAIL(v, "reference", "missing: a task with a `spec` and no `source` needs a reference to check the "
+                                 "generated seed against");
+  if (!(t->zSourceDir = ks_path_dirname(t->zSource ? t->zSource : t->zPath))) return KS_ENOMEM;
 
   /* dims: name -> positive integer, in file order (earlier dims may be used later). */
   const cJSON *pDims = cJSON_GetObjectItemCaseSensitive(pRoot, "dims");
@@ -653,5 +664,7 @@ void ks_task_free(ks_task *t) {
   free(t->aArg);
   for (int i = 0; i < t->nLib; i++) free(t->azLib[i]);
   free(t->azLib);
+  free(t->zSpec);
+  free(t->zSourceDir);
   free(t);
 }
