@@ -231,10 +231,16 @@ int ks_report_write(const char *zOutDir) {
     ks_buf_printf(&md, " | %s | %.2f | %.2fx |\n", bAcc ? "**accepted**" : "kept best", rUs, rTot);
     if (bAcc) {
       char *zEv = ks_journal_entry_string(d, "evidence");
-      ks_buf_printf(&acc, "- round %d: `%s` (rule %s", d->iRound, d->zSkill, d->zRule ? d->zRule : "?");
       ks_buf tmp = KS_BUF_INIT;
       params_inline(d, &tmp);
-      if (tmp.n) ks_buf_printf(&acc, ", %s", ks_buf_cstr(&tmp));
+      if (d->zRule) {
+        ks_buf_printf(&acc, "- round %d: `%s` (rule %s", d->iRound, d->zSkill, d->zRule);
+        if (tmp.n) ks_buf_printf(&acc, ", %s", ks_buf_cstr(&tmp));
+      } else {
+        /* An LLM agent's candidate: its one parameter names the agent. */
+        const char *zAgent = tmp.n && !strncmp(tmp.z, "llm=", 4) ? tmp.z + 4 : "agent";
+        ks_buf_printf(&acc, "- round %d: `%s` (LLM %s", d->iRound, d->zSkill, zAgent);
+      }
       ks_buf_free(&tmp);
       ks_buf_printf(&acc, ") on `%s`: %s\n", zKernel ? zKernel : "?", zEv ? zEv : "");
       free(zEv);
