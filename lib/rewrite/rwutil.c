@@ -260,16 +260,91 @@ static unsigned stmt_end(ks_tu *pTu, CXCursor c) {
   return e;
 }
 
-static int is_global_index(ks_tu *pTu, CXCursor init) {
+/* An integer cast written in the source (C-style or static_cast): 1 and its
+ * operand and type, else 0. */
+static int int_cast(CXCursor c, CXCursor *pOperand, CXType *pType) {
+  enum CXCursorKind e = clang_getCursorKind(c);
+  if (e != CXCursor_CStyleCastExpr && e != CXCursor_CXXStaticCastExpr && e != CXCursor_CXXFunctionalCastExpr) return 0;
+  CXCursor *a;
+  int n, iExpr = -1, nExpr = 0;
+  ks_rw_children(c, &a, &n);
+  for (int i = 0; i < n; i++) /* a TypeRef comes first when the type is a typedef */
+    if (clang_isExpression(clang_getCursorKind(a[i]))) iExpr = i, nExpr++;
+  if (nExpr == 1) *pOperand = a[iExpr];
+  free(a);
+  *pType = clang_getCursorType(c);
+  return nExpr == 1;
+}
+
+/* 8 for a 64-bit integer type, 4 for a 32-bit one, else 0. */
+static int int_width(CXType t) {
+  switch (clang_getCanonicalType(t).kind) {
+  case CXType_Int: case CXType_UInt: case CXType_Long: case CXType_ULong:
+  case CXType_LongLong: case CXType_ULongLong: {
+    long long n = clang_Type_getSizeOf(t);
+    return n == 8 || n == 4 ? (int)n : 0;
+  }
+  default:
+    return 0;
+  }
+}
+
+/* A built-in like blockIdx.x, optionally under a cast to a 64-bit integer
+ * type: 0 not the built-in, 1 uncast, 2 cast to 64 bits (-1 other casts). */
+static int builtin_leaf(ks_tu *pTu, CXCursor c, const char *zWant) {
+  CXCursor op;
+  CXType t;
+  int bWide = 0;
+  c = ks_rw_strip(c);
+  if (int_cast(c, &op, &t)) {
+    if (int_width(t) != 8) return -1;
+    bWide = 1;
+    c = ks_rw_strip(op);
+  }
   unsigned s, e;
-  if (ks_ast_extent(pTu, init, &s, &e) < 0) return 0;
+  if (ks_ast_extent(pTu, c, &s, &e) < 0) return 0;
   char *z = ks_rw_squash(pTu, s, e);
-  static const char *const azForm[] = {
-      "blockIdx.x*blockDim.x+threadIdx.x", "blockDim.x*blockIdx.x+threadIdx.x",
-      "threadIdx.x+blockIdx.x*blockDim.x", "threadIdx.x+blockDim.x*blockIdx.x", 0};
-  int bOk = 0;
-  for (int i = 0; z && azForm[i]; i++) bOk |= strcmp(z, azForm[i]) == 0;
+  int bHit = z && strcmp(z, zWant) == 0;
   free(z);
+  return bHit ? 1 + bWide : 0;
+}
+
+/* The global index blockIdx.x * blockDim.x + threadIdx.x, operands in any
+ * order. Either no casts (computed in 32-bit unsigned, as before) or blockIdx.x
+ * or blockDim.x cast to a 64-bit integer type (the product and the sum are then
+ * exact: *pbWide); threadIdx.x may carry a 64-bit cast only then. Anything
+ * else (a cast of the whole product, a 32-bit cast) is refused. */
+static int is_global_index(ks_tu *pTu, CXCursor init, int *pbWide) {
+  CXCursor *aSum = NULL, *aMul = NULL;
+  int nSum = 0, nMul = 0, bOk = 0;
+  *pbWide = 0;
+  CXCursor c = ks_rw_strip(init);
+  if (clang_getCursorKind(c) != CXCursor_BinaryOperator || clang_getCursorBinaryOperatorKind(c) != CXBinaryOperator_Add)
+    return 0;
+  ks_rw_children(c, &aSum, &nSum);
+  if (nSum != 2) goto done;
+  for (int iT = 0; iT < 2 && !bOk; iT++) {
+    int eT = builtin_leaf(pTu, aSum[iT], "threadIdx.x");
+    if (eT <= 0) continue;
+    CXCursor prod = ks_rw_strip(aSum[1 - iT]);
+    if (clang_getCursorKind(prod) != CXCursor_BinaryOperator ||
+        clang_getCursorBinaryOperatorKind(prod) != CXBinaryOperator_Mul)
+      continue;
+    free(aMul);
+    ks_rw_children(prod, &aMul, &nMul);
+    if (nMul != 2) continue;
+    for (int iB = 0; iB < 2 && !bOk; iB++) {
+      int eB = builtin_leaf(pTu, aMul[iB], "blockIdx.x"), eD = builtin_leaf(pTu, aMul[1 - iB], "blockDim.x");
+      if (eB <= 0 || eD <= 0) continue;
+      int bWide = eB == 2 || eD == 2;
+      if (eT == 2 && !bWide) continue; /* product wraps in 32 bits, then widens: refuse */
+      *pbWide = bWide;
+      bOk = 1;
+    }
+  }
+done:
+  free(aSum);
+  free(aMul);
   return bOk;
 }
 
@@ -386,10 +461,11 @@ int ks_rw_pointwise_match(ks_tu *pTu, CXCursor kernel, ks_rw_pointwise *pOut, ch
     CXCursor *aInit;
     int nInit;
     ks_rw_children(aDecl[0], &aInit, &nInit);
-    int bOk = nInit >= 1 && is_global_index(pTu, aInit[nInit - 1]);
+    int bOk = nInit >= 1 && is_global_index(pTu, aInit[nInit - 1], &pOut->bWideIndex);
     free(aInit);
     if (!bOk || !is_integer_type(clang_getCursorType(aDecl[0]))) {
-      zWhy = "the first statement is not an integer global index blockIdx.x * blockDim.x + threadIdx.x";
+      zWhy = "the first statement is not an integer global index blockIdx.x * blockDim.x + threadIdx.x "
+             "(uncast, or with blockIdx.x or blockDim.x cast to a 64-bit integer type)";
       goto done;
     }
   }
@@ -430,6 +506,7 @@ int ks_rw_pointwise_match(ks_tu *pTu, CXCursor kernel, ks_rw_pointwise *pOut, ch
       zWhy = "the bound N of the guard must not depend on the index";
       goto done;
     }
+    pOut->bound = aCond[1];
     pOut->zBound = ks_strdup(pTu->zSrc + bs);
     pOut->zBound[be - bs] = 0;
     CXCursor d = ks_rw_ref_decl(aCond[1]);
@@ -713,4 +790,450 @@ int ks_rw_elem_use(CXCursor c, const CXCursor *aAnc, int nAnc, CXCursor *pWriteE
     return KS_RW_WRITE; /* ++, &, reference binding, call by reference ... */
   }
   return KS_RW_WRITE;
+}
+
+/* ---- launch coverage through host variables and bound expressions ---- */
+
+/* A token range [lo, hi) of an array of tokens. */
+typedef struct tok_span {
+  ks_rw_tok *a;
+  int lo, hi;
+} tok_span;
+
+static int tok_is(const tok_span *s, int i, const char *z) { return i >= s->lo && i < s->hi && strcmp(s->a[i].z, z) == 0; }
+
+/* Index of the ')' closing the '(' at i within the span, or -1. */
+static int tok_close(const tok_span *s, int i) {
+  int nDepth = 0;
+  for (int j = i; j < s->hi; j++) {
+    if (strcmp(s->a[j].z, "(") == 0) nDepth++;
+    else if (strcmp(s->a[j].z, ")") == 0 && --nDepth == 0) return j;
+  }
+  return -1;
+}
+
+static void tok_strip_parens(tok_span *s) {
+  while (s->hi - s->lo >= 2 && tok_is(s, s->lo, "(") && tok_close(s, s->lo) == s->hi - 1) {
+    s->lo++;
+    s->hi--;
+  }
+}
+
+static char *tok_squash(const tok_span *s, int lo, int hi) {
+  ks_buf b = KS_BUF_INIT;
+  for (int i = lo; i < hi; i++) ks_buf_puts(&b, s->a[i].z);
+  char *z = ks_buf_detach(&b);
+  return z ? z : ks_strdup("");
+}
+
+static char *squash_stripped(const char *zText) {
+  char *z = ks_rw_squash_text(zText);
+  if (z) strip_parens(z);
+  return z;
+}
+
+/* The cursor under the token at main-file offset iAt. */
+static CXCursor cursor_at(ks_tu *pTu, unsigned iAt) {
+  CXFile file = clang_getFile(pTu->pTu, pTu->zFile);
+  return clang_getCursor(pTu->pTu, clang_getLocationForOffset(pTu->pTu, file, iAt));
+}
+
+/* The host function whose body holds [iStart, iEnd). */
+typedef struct fn_find {
+  ks_tu *pTu;
+  unsigned iStart, iEnd;
+  CXCursor fn;
+} fn_find;
+
+static enum CXChildVisitResult fn_find_visit(CXCursor c, CXCursor parent, CXClientData pData) {
+  (void)parent;
+  fn_find *f = pData;
+  enum CXCursorKind e = clang_getCursorKind(c);
+  if (e == CXCursor_Namespace || e == CXCursor_LinkageSpec || e == CXCursor_UnexposedDecl) return CXChildVisit_Recurse;
+  if (e == CXCursor_FunctionDecl || e == CXCursor_CXXMethod || e == CXCursor_FunctionTemplate) {
+    unsigned s, t;
+    if (ks_ast_extent(f->pTu, c, &s, &t) == 0 && s <= f->iStart && f->iEnd <= t) {
+      f->fn = c;
+      return CXChildVisit_Break;
+    }
+  }
+  return CXChildVisit_Continue;
+}
+
+/* Every reference to decl in fn is a plain read (its first non-paren parent
+ * is an implicit conversion): nothing assigns it, increments it, takes its
+ * address or binds a reference to it. */
+typedef struct write_scan {
+  CXCursor decl;
+  int bWritten;
+} write_scan;
+
+static int write_visit(CXCursor c, const CXCursor *aAnc, int nAnc, void *pArg) {
+  write_scan *w = pArg;
+  if (clang_getCursorKind(c) != CXCursor_DeclRefExpr || !clang_equalCursors(clang_getCursorReferenced(c), w->decl))
+    return 0;
+  int j = nAnc - 1;
+  while (j >= 0 && clang_getCursorKind(aAnc[j]) == CXCursor_ParenExpr) j--;
+  if (j < 0 || clang_getCursorKind(aAnc[j]) != CXCursor_UnexposedExpr) {
+    w->bWritten = 1;
+    return -1;
+  }
+  return 1;
+}
+
+/* Checks on a host variable or parameter the launch relies on: declared in fn
+ * (not static, not global), never written in fn, and no other declaration in fn
+ * with its name (so the name means it wherever it is written). */
+typedef struct name_scan {
+  CXCursor decl;
+  char *zName;
+  int bClash;
+} name_scan;
+
+static int name_visit(CXCursor c, const CXCursor *aAnc, int nAnc, void *pArg) {
+  (void)aAnc;
+  (void)nAnc;
+  name_scan *n = pArg;
+  enum CXCursorKind e = clang_getCursorKind(c);
+  if ((e == CXCursor_VarDecl || e == CXCursor_ParmDecl) && !clang_equalCursors(c, n->decl)) {
+    char *z = ks_rw_spelling(c);
+    if (z && strcmp(z, n->zName) == 0) n->bClash = 1;
+    free(z);
+  }
+  return n->bClash ? -1 : 0;
+}
+
+static int stable_var(ks_tu *pTu, CXCursor fn, CXCursor decl) {
+  enum CXCursorKind e = clang_getCursorKind(decl);
+  if (e != CXCursor_VarDecl && e != CXCursor_ParmDecl) return 0;
+  unsigned fs, fe, ds, de;
+  if (ks_ast_extent(pTu, fn, &fs, &fe) < 0 || ks_ast_extent(pTu, decl, &ds, &de) < 0 || ds < fs || de > fe) return 0;
+  if (clang_Cursor_getStorageClass(decl) == CX_SC_Static || clang_Cursor_getStorageClass(decl) == CX_SC_Extern) return 0;
+  CXType t = clang_getCanonicalType(clang_getCursorType(decl));
+  if (t.kind == CXType_LValueReference || t.kind == CXType_RValueReference) return 0;
+  write_scan w = {decl, 0};
+  ks_rw_walk(fn, write_visit, &w);
+  if (w.bWritten) return 0;
+  name_scan n = {decl, ks_rw_spelling(decl), 0};
+  ks_rw_walk(fn, name_visit, &n);
+  free(n.zName);
+  return !n.bClash;
+}
+
+/* Every identifier of [lo, hi) that names a variable names a stable one. */
+static int span_stable(ks_tu *pTu, CXCursor fn, const tok_span *s, int lo, int hi) {
+  for (int i = lo; i < hi; i++) {
+    if (s->a[i].eKind != CXToken_Identifier) continue;
+    CXCursor d = clang_getCursorReferenced(cursor_at(pTu, s->a[i].iStart));
+    enum CXCursorKind e = clang_getCursorKind(d);
+    if (e == CXCursor_VarDecl || e == CXCursor_ParmDecl) {
+      if (!stable_var(pTu, fn, d)) return 0;
+    } else if (e == CXCursor_FieldDecl || e == CXCursor_FunctionDecl || e == CXCursor_CXXMethod || clang_Cursor_isNull(d) ||
+               e == CXCursor_InvalidFile || e == CXCursor_NoDeclFound) {
+      return 0; /* members, calls and unknowns: not a value we can follow */
+    }
+  }
+  return 1;
+}
+
+/* The initializer of the local variable named by the single identifier token
+ * i, when it is stable: its token span (in *pInit, tokens owned by the caller
+ * through *paTok and *pnTok). 0 when the token is not such a variable. */
+static int var_init_span(ks_tu *pTu, CXCursor fn, const tok_span *s, int i, unsigned iBefore, ks_rw_tok **paTok,
+                         int *pnTok, tok_span *pInit) {
+  CXCursor d = clang_getCursorReferenced(cursor_at(pTu, s->a[i].iStart));
+  if (clang_getCursorKind(d) != CXCursor_VarDecl || !is_integer_type(clang_getCursorType(d))) return 0;
+  unsigned ds, de;
+  if (ks_ast_extent(pTu, d, &ds, &de) < 0 || de > iBefore || !stable_var(pTu, fn, d)) return 0;
+  CXCursor *a;
+  int n, iInit = -1;
+  ks_rw_children(d, &a, &n);
+  for (int k = 0; k < n; k++)
+    if (clang_isExpression(clang_getCursorKind(a[k]))) iInit = k;
+  unsigned is = 0, ie = 0;
+  int bOk = iInit >= 0 && ks_ast_extent(pTu, a[iInit], &is, &ie) == 0;
+  free(a);
+  if (!bOk || ks_rw_tokens(pTu, is, ie, paTok, pnTok) < 0 || *pnTok == 0) return 0;
+  pInit->a = *paTok;
+  pInit->lo = 0;
+  pInit->hi = *pnTok;
+  return 1;
+}
+
+/* A cast written around the grid: `(unsigned)`, `(unsigned int)`, `(int)`,
+ * `(long long)`..., or static_cast<...>( ). *piRest: the first token after it
+ * (static_cast: the span shrinks to the parenthesized operand). 1 when one
+ * was found. The cast must name a 32- or 64-bit integer type: a grid that
+ * fits it (as any launchable grid does) is not changed by it. */
+static int grid_cast(ks_tu *pTu, tok_span *s) {
+  static const char *const azType[] = {"unsigned", "unsignedint", "int", "longlong", "unsignedlonglong", "long",
+                                       "unsignedlong", "size_t", "uint32_t", "int64_t", "uint64_t", "int32_t", 0};
+  int j = -1;
+  if (tok_is(s, s->lo, "(")) {
+    j = tok_close(s, s->lo);
+    if (j < 0 || j == s->hi - 1) return 0;
+  } else if (tok_is(s, s->lo, "static_cast") && tok_is(s, s->lo + 1, "<")) {
+    for (j = s->lo + 2; j < s->hi && !tok_is(s, j, ">"); j++) {
+    }
+    if (!tok_is(s, j + 1, "(") || tok_close(s, j + 1) != s->hi - 1) return 0;
+  } else {
+    return 0;
+  }
+  int lo = s->lo + (tok_is(s, s->lo, "(") ? 1 : 2);
+  char *z = tok_squash(s, lo, j);
+  int bType = 0;
+  for (int k = 0; azType[k] && !bType; k++) bType = strcmp(z, azType[k]) == 0;
+  free(z);
+  if (!bType) return 0;
+  (void)pTu;
+  s->lo = j + 1;
+  return 1;
+}
+
+void ks_rw_cover_free(ks_rw_cover *p) {
+  free(p->zN);
+  free(p->zB);
+  free(p->zCast);
+  memset(p, 0, sizeof *p);
+}
+
+/* Tokens of the launch's argument iArg: *pSpan over *paTok (caller frees). */
+static int launch_arg_span(ks_tu *pTu, const ks_launch *pL, int iArg, ks_rw_tok **paTok, int *pnTok, tok_span *pSpan) {
+  *paTok = NULL;
+  *pnTok = 0;
+  if (ks_rw_tokens(pTu, pL->iCfgEnd, pL->iEnd, paTok, pnTok) < 0) return 0;
+  ks_rw_tok *a = *paTok;
+  int n = *pnTok, i = 0;
+  while (i < n && strcmp(a[i].z, "(") != 0) i++; /* past `>>>` */
+  int nDepth = 0, iCur = 0, lo = i + 1;
+  for (; i < n; i++) {
+    const char *z = a[i].z;
+    if (strcmp(z, "(") == 0 || strcmp(z, "[") == 0 || strcmp(z, "{") == 0) nDepth++;
+    else if (strcmp(z, ")") == 0 || strcmp(z, "]") == 0 || strcmp(z, "}") == 0) {
+      if (--nDepth == 0) break;
+    } else if (nDepth == 1 && strcmp(z, ",") == 0) {
+      if (iCur == iArg) break;
+      iCur++;
+      lo = i + 1;
+    }
+  }
+  if (iCur != iArg || i <= lo) return 0;
+  pSpan->a = a;
+  pSpan->lo = lo;
+  pSpan->hi = i;
+  return 1;
+}
+
+/* The kernel's bound with its parameters replaced by the launch's arguments,
+ * squashed; NULL when the bound names anything else, or an argument is not a
+ * single identifier or literal of the parameter's type (so the bound computed
+ * in the kernel is the same expression, in the same types, as on the host).
+ * *pbStable: every variable so substituted is stable in fn. */
+static char *bound_at_launch(ks_tu *pTu, CXCursor kernel, const ks_rw_pointwise *pPw, const ks_launch *pL,
+                             CXCursor fn, int *pbStable) {
+  unsigned bs, be;
+  ks_rw_tok *a = NULL;
+  int n = 0, bOk = 1;
+  ks_buf b = KS_BUF_INIT;
+  *pbStable = 1;
+  if (clang_Cursor_isNull(pPw->bound) || ks_ast_extent(pTu, pPw->bound, &bs, &be) < 0 ||
+      ks_rw_tokens(pTu, bs, be, &a, &n) < 0)
+    return NULL;
+  CXCursor *aK;
+  int nK;
+  ks_rw_children(kernel, &aK, &nK);
+  for (int i = 0; i < n && bOk; i++) {
+    if (a[i].eKind != CXToken_Identifier) {
+      if (a[i].eKind != CXToken_Keyword && a[i].eKind != CXToken_Punctuation && a[i].eKind != CXToken_Literal) bOk = 0;
+      ks_buf_puts(&b, a[i].z);
+      continue;
+    }
+    CXCursor d = clang_getCursorReferenced(cursor_at(pTu, a[i].iStart));
+    enum CXCursorKind e = clang_getCursorKind(d);
+    if (e == CXCursor_TypedefDecl || e == CXCursor_TypeAliasDecl) { /* (size_t)n */
+      ks_buf_puts(&b, a[i].z);
+      continue;
+    }
+    int iP = -1, iSeen = 0;
+    for (int k = 0; k < nK; k++)
+      if (clang_getCursorKind(aK[k]) == CXCursor_ParmDecl) {
+        if (clang_equalCursors(aK[k], d)) iP = iSeen;
+        iSeen++;
+      }
+    if (iP < 0 || clang_getCanonicalType(clang_getCursorType(d)).kind == CXType_Pointer) {
+      bOk = 0;
+      break;
+    }
+    ks_rw_tok *aA = NULL;
+    int nA = 0;
+    tok_span sa;
+    bOk = launch_arg_span(pTu, pL, iP, &aA, &nA, &sa) && sa.hi - sa.lo == 1;
+    if (bOk) {
+      CXCursor ca = cursor_at(pTu, sa.a[sa.lo].iStart);
+      CXType tArg;
+      tArg.kind = CXType_Invalid;
+      if (clang_getCursorKind(ca) == CXCursor_DeclRefExpr) {
+        CXCursor da = clang_getCursorReferenced(ca);
+        tArg = clang_getCursorType(da);
+        if (!stable_var(pTu, fn, da)) *pbStable = 0;
+      } else if (clang_getCursorKind(ca) == CXCursor_IntegerLiteral) {
+        tArg = clang_getCursorType(ca);
+      }
+      bOk = tArg.kind != CXType_Invalid &&
+            clang_equalTypes(clang_getCanonicalType(tArg), clang_getCanonicalType(clang_getCursorType(d)));
+      if (bOk) ks_buf_puts(&b, sa.a[sa.lo].z);
+    }
+    ks_rw_tokens_free(aA, nA);
+  }
+  free(aK);
+  ks_rw_tokens_free(a, n);
+  char *z = ks_buf_detach(&b);
+  if (!bOk) {
+    free(z);
+    return NULL;
+  }
+  if (z) strip_parens(z);
+  return z;
+}
+
+int ks_rw_launch_covers(ks_tu *pTu, CXCursor kernel, const ks_rw_pointwise *pPw, const ks_launch *pL,
+                        ks_rw_cover *pOut) {
+  ks_rw_tok *aG = NULL, *aV = NULL, *aN = NULL, *aBt = NULL, *aA = NULL;
+  int nG = 0, nV = 0, nN = 0, nBt = 0, nA = 0, bOk = 0, bViaVar = 0;
+  char *zB = NULL, *zDen = NULL, *zTarget = NULL, *zNsq = NULL, *zNinit = NULL;
+  memset(pOut, 0, sizeof *pOut);
+  unsigned gs, ge, bs, be;
+  if (!pL->azCfg[0] || !pL->azCfg[1] || ks_rw_cfg_slot(pTu, pL, 0, &gs, &ge) < 0 ||
+      ks_rw_cfg_slot(pTu, pL, 1, &bs, &be) < 0)
+    return 0;
+  fn_find f = {pTu, pL->iStart, pL->iEnd, clang_getNullCursor()};
+  clang_visitChildren(clang_getTranslationUnitCursor(pTu->pTu), fn_find_visit, &f);
+  if (clang_Cursor_isNull(f.fn)) return 0;
+  if (ks_rw_tokens(pTu, gs, ge, &aG, &nG) < 0 || nG == 0) goto done;
+  tok_span g = {aG, 0, nG};
+  tok_strip_parens(&g);
+  unsigned iCastStart = aG[g.lo].iStart;
+  int bCast = grid_cast(pTu, &g);
+  unsigned iRest = aG[g.lo].iStart;
+  tok_strip_parens(&g);
+  /* The grid as written, or the stable local variable it names. */
+  tok_span e = g;
+  if (g.hi - g.lo == 1 && aG[g.lo].eKind == CXToken_Identifier) {
+    if (!var_init_span(pTu, f.fn, &g, g.lo, pL->iStart, &aV, &nV, &e)) goto done;
+    bViaVar = 1;
+    tok_strip_parens(&e);
+  }
+  /* (N + B - 1) / B and its spellings. */
+  int iSlash = -1, nDepth = 0;
+  for (int i = e.lo; i < e.hi; i++) {
+    const char *z = e.a[i].z;
+    if (strcmp(z, "(") == 0) nDepth++;
+    else if (strcmp(z, ")") == 0) nDepth--;
+    else if (nDepth == 0 && strcmp(z, "/") == 0) {
+      if (iSlash >= 0) goto done;
+      iSlash = i;
+    } else if (nDepth == 0 && e.a[i].eKind == CXToken_Punctuation) goto done; /* `(a+b)/c + 1` and friends */
+  }
+  if (iSlash < 0 || !tok_is(&e, e.lo, "(") || tok_close(&e, e.lo) != iSlash - 1) goto done;
+  zB = squash_stripped(pL->azCfg[1]);
+  {
+    tok_span d = {e.a, iSlash + 1, e.hi};
+    tok_strip_parens(&d);
+    zDen = tok_squash(&d, d.lo, d.hi);
+  }
+  char zLit[32];
+  snprintf(zLit, sizeof zLit, "%lld", pL->nBlockThreads);
+  if (!zB || !zDen || !(strcmp(zDen, zB) == 0 || (pL->nBlockThreads > 0 && strcmp(zDen, zLit) == 0))) goto done;
+  tok_span num = {e.a, e.lo + 1, iSlash - 1};
+  int iSplit = -1;
+  for (int j = num.hi - 1; j > num.lo && iSplit < 0; j--) {
+    char *zSuf = tok_squash(&num, j, num.hi);
+    const char *azD[2] = {zDen, zB};
+    ks_buf c = KS_BUF_INIT;
+    for (int k = 0; k < 2 && iSplit < 0; k++) {
+      const char *azForm[3] = {"+%s-1", "+(%s-1)", "-1+%s"};
+      for (int m = 0; m < 3 && iSplit < 0; m++) {
+        ks_buf_clear(&c);
+        ks_buf_printf(&c, azForm[m], azD[k]);
+        if (strcmp(zSuf, ks_buf_cstr(&c)) == 0) iSplit = j;
+      }
+    }
+    if (iSplit < 0 && pL->nBlockThreads > 0) {
+      ks_buf_clear(&c);
+      ks_buf_printf(&c, "+%lld", pL->nBlockThreads - 1);
+      if (strcmp(zSuf, ks_buf_cstr(&c)) == 0) iSplit = j;
+    }
+    ks_buf_free(&c);
+    free(zSuf);
+  }
+  if (iSplit < 0) goto done;
+  tok_span nsp = {e.a, num.lo, iSplit};
+  tok_strip_parens(&nsp);
+  if (nsp.hi <= nsp.lo) goto done;
+  zNsq = tok_squash(&nsp, nsp.lo, nsp.hi);
+  /* N may itself be a stable local (`long long n = (long long)rows * cols;`). */
+  tok_span ninit = {NULL, 0, 0};
+  if (nsp.hi - nsp.lo == 1 && nsp.a[nsp.lo].eKind == CXToken_Identifier &&
+      var_init_span(pTu, f.fn, &nsp, nsp.lo, pL->iStart, &aN, &nN, &ninit)) {
+    tok_strip_parens(&ninit);
+    zNinit = tok_squash(&ninit, ninit.lo, ninit.hi);
+  }
+  /* What the kernel's guard compares with, seen from the launch. */
+  int bArgsStable = 1;
+  if (pPw->iBoundParam >= 0) {
+    tok_span sa;
+    if (!launch_arg_span(pTu, pL, pPw->iBoundParam, &aA, &nA, &sa)) goto done;
+    zTarget = tok_squash(&sa, sa.lo, sa.hi);
+    strip_parens(zTarget);
+    bArgsStable = span_stable(pTu, f.fn, &sa, sa.lo, sa.hi);
+  } else {
+    zTarget = bound_at_launch(pTu, kernel, pPw, pL, f.fn, &bArgsStable);
+  }
+  if (!zTarget) goto done;
+  int bDirect = strcmp(zNsq, zTarget) == 0;
+  int bViaInit = !bDirect && zNinit && strcmp(zNinit, zTarget) == 0;
+  if (!bDirect && !bViaInit) goto done;
+  /* Values computed before the launch must still hold there: the grid's
+   * variable and what it was computed from, N's variable, the block, and the
+   * arguments the kernel's bound is made of. Everything written inline in the
+   * launch is evaluated there, as before. */
+  if (bViaVar || bViaInit) {
+    if (!bArgsStable) goto done;
+    if (bViaVar && !span_stable(pTu, f.fn, &e, e.lo, e.hi)) goto done;
+    if (bViaInit && !span_stable(pTu, f.fn, &ninit, ninit.lo, ninit.hi)) goto done;
+    if (ks_rw_tokens(pTu, bs, be, &aBt, &nBt) < 0) goto done;
+    tok_span sb = {aBt, 0, nBt};
+    if (!span_stable(pTu, f.fn, &sb, 0, nBt)) goto done;
+  }
+  bOk = 1;
+  if (pPw->iBoundParam >= 0 && !bViaVar && bDirect) pOut->zN = ks_strdup(pL->azArg[pPw->iBoundParam]);
+  else {
+    unsigned ns = nsp.a[nsp.lo].iStart, ne = nsp.a[nsp.hi - 1].iEnd;
+    pOut->zN = ks_strdup(pTu->zSrc + ns);
+    if (pOut->zN) pOut->zN[ne - ns] = 0;
+  }
+  pOut->zB = ks_strdup(pL->azCfg[1]);
+  pOut->zCast = ks_strdup(pTu->zSrc + iCastStart);
+  if (pOut->zCast) pOut->zCast[bCast ? iRest - iCastStart : 0] = 0;
+  if (!pOut->zN || !pOut->zB || !pOut->zCast) bOk = 0;
+done:
+  if (!bOk) ks_rw_cover_free(pOut);
+  ks_rw_tokens_free(aG, nG);
+  ks_rw_tokens_free(aV, nV);
+  ks_rw_tokens_free(aN, nN);
+  ks_rw_tokens_free(aBt, nBt);
+  ks_rw_tokens_free(aA, nA);
+  free(zB);
+  free(zDen);
+  free(zTarget);
+  free(zNsq);
+  free(zNinit);
+  return bOk;
+}
+
+char *ks_rw_cover_grid(const ks_rw_cover *pC, const char *zGrid) {
+  ks_buf b = KS_BUF_INIT;
+  if (pC->zCast && pC->zCast[0]) ks_buf_printf(&b, "%s(%s)", pC->zCast, zGrid);
+  else ks_buf_puts(&b, zGrid);
+  return ks_buf_detach(&b);
 }

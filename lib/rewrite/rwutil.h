@@ -59,7 +59,8 @@ int ks_rw_params(ks_tu *pTu, CXCursor kernel, ks_rw_param **paOut, int *pnOut);
 void ks_rw_params_free(ks_rw_param *a, int n);
 
 /* The pointwise shape:
- *     T i = blockIdx.x * blockDim.x + threadIdx.x;   (any operand order)
+ *     T i = blockIdx.x * blockDim.x + threadIdx.x;   (any operand order;
+ *           blockIdx.x or blockDim.x may be cast to a 64-bit integer type)
  *     if (i < N) { BODY }          -- or --   if (i >= N) return; BODY...
  * as the whole kernel body; BODY has no return, barrier, warp primitive,
  * __shared__, goto, thread/block built-in, and does not change i. */
@@ -73,6 +74,8 @@ typedef struct ks_rw_pointwise {
   char *zBound;          /* N as written */
   int iBoundParam;       /* kernel parameter N names (-1: another expression) */
   int bEarlyReturn;
+  int bWideIndex;        /* the index is computed in 64 bits ((long long)blockIdx.x * ...) */
+  CXCursor bound;        /* the guard's N */
 } ks_rw_pointwise;
 /* 0 and *pOut filled when the kernel has the shape; else -1 with *pzWhy
  * (malloc'd) saying what differs. */
@@ -94,6 +97,30 @@ int ks_rw_launch_block_scalar(ks_tu *pTu, const ks_launch *pL, long long *pnThre
  * launch's argument iArg and B its block expression? Returns 1 and the N and B
  * texts (malloc'd) when so. */
 int ks_rw_grid_covers(ks_tu *pTu, const ks_launch *pL, int iArg, char **pzN, char **pzB);
+/* Does launch pL cover the pointwise kernel's guarded range [0, N)? Like
+ * ks_rw_grid_covers, and further:
+ *  - the grid may be under a cast to a 32/64-bit integer type (`(unsigned)g`,
+ *    kept in *zCast: any grid that launches fits it, so it changes nothing);
+ *  - it may name a local variable initialized to (N + B - 1) / B, and N may
+ *    name a local initialized to the launch argument or bound expression;
+ *    every variable so followed (and the ones their initializers, the block
+ *    and the bound's arguments read) is declared in the launching function,
+ *    neither static nor a reference, never written there (only plain reads),
+ *    and its name declared nowhere else in the function;
+ *  - the guard's bound may be an expression of the kernel's scalar parameters
+ *    (`(long long)rows * cols`), matched once each parameter is replaced by
+ *    its argument, which must be one identifier or literal of the same type.
+ * On 1, *pOut holds N as written at the launch (or in the variable the grid
+ * reads: in scope at the launch), the block text and the cast. */
+typedef struct ks_rw_cover {
+  char *zN, *zB;
+  char *zCast; /* e.g. "(unsigned)", or "" */
+} ks_rw_cover;
+int ks_rw_launch_covers(ks_tu *pTu, CXCursor kernel, const ks_rw_pointwise *pPw, const ks_launch *pL,
+                        ks_rw_cover *pOut);
+void ks_rw_cover_free(ks_rw_cover *p);
+/* A new grid expression with the launch's cast put back around it (malloc'd). */
+char *ks_rw_cover_grid(const ks_rw_cover *pC, const char *zGrid);
 /* Parenthesize an expression text unless it is one token-ish word. */
 char *ks_rw_paren(const char *zExpr);
 

@@ -18,6 +18,30 @@
 // RUN: %python -c "import subprocess,sys; sys.exit(subprocess.call(sys.argv[1:]) != 1)" %kernelskill rewrite %t.neg.cu --kernel accum --rule library-gemm -o %t.neg.cu
 // RUN: not %kernelskill rewrite %t.neg.cu --kernel accum --rule library-gemm -o %t.neg.cu 2>&1 | FileCheck %s --check-prefix=NEG
 // RUN: cmp %s %t.neg.cu
+//
+// First-draft idioms (Inputs/gemm64.cu): an early-return guard and (size_t)
+// casts on the row/k factor of each index; the casts stay in the rewrite.
+// RUN: cp %S/Inputs/gemm64.cu %t.w.in.cu
+// RUN: %kernelskill rewrite %t.w.in.cu --kernel sgemm64 --rule library-gemm -o %t.w.cu
+// RUN: FileCheck %s --check-prefix=W64 --input-file=%t.w.cu
+// RUN: %nvcc -c -arch=sm_90 %t.w.cu -o %t.w.o
+// RUN: %kernelskill rewrite %t.w.cu --kernel sgemm64 --rule library-gemm -o %t.w2.cu 2>&1 | FileCheck %s --check-prefix=WAGAIN
+// RUN: cmp %t.w.cu %t.w2.cu
+// RUN: not %kernelskill rewrite %t.w.in.cu --kernel bad_late_cast --rule library-gemm 2>&1 | FileCheck %s --check-prefix=WNEG
+// RUN: not %kernelskill rewrite %t.w.in.cu --kernel bad_narrow --rule library-gemm 2>&1 | FileCheck %s --check-prefix=WNEG
+// RUN: cmp %S/Inputs/gemm64.cu %t.w.in.cu
+//
+// W64: // kernelskill-flags: -lcublas
+// W64: __global__ void sgemm64(const float *a, const float *b, float *c, int n)
+// W64-NEXT: {
+// W64-NEXT: int col = blockIdx.x * blockDim.x + threadIdx.x;
+// W64: cublasSgemm(ks_cublas, CUBLAS_OP_N, CUBLAS_OP_N, (n), (n), (n), &ks_alpha, (b), (n), (a), (n), &ks_beta,
+// W64-NEXT: (c), (n)) != CUBLAS_STATUS_SUCCESS)
+// W64-NEXT: sgemm64<<<blocks, threads>>>(a, b, c, n);
+// W64: bad_late_cast<<<blocks, threads>>>(a, b, c, n);
+// W64: // end of file
+// WAGAIN: already applied
+// WNEG: is not a naive GEMM this rule understands
 
 // CHECK: // kernelskill: rule:library-gemm (rule library-gemm) nvcc flags -lcublas
 // CHECK-NEXT: // kernelskill-flags: -lcublas

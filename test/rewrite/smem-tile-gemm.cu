@@ -25,6 +25,30 @@
 // RUN: not %kernelskill rewrite %t.neg.cu --kernel scaled --rule smem-tile-gemm -o %t.neg.cu 2>&1 | FileCheck %s --check-prefix=NEG
 // RUN: not %kernelskill rewrite %t.neg.cu --kernel sgemm --rule smem-tile-gemm --param tile=12 -o %t.neg.cu 2>&1 | FileCheck %s --check-prefix=NEG2
 // RUN: cmp %s %t.neg.cu
+//
+// First-draft idioms (Inputs/gemm64.cu): an early-return guard and (size_t)
+// casts on the row/k factor of each index; the casts stay in the rewrite.
+// RUN: cp %S/Inputs/gemm64.cu %t.w.in.cu
+// RUN: %kernelskill rewrite %t.w.in.cu --kernel sgemm64 --rule smem-tile-gemm -o %t.w.cu
+// RUN: FileCheck %s --check-prefix=W64 --input-file=%t.w.cu
+// RUN: %nvcc -c -arch=sm_90 %t.w.cu -o %t.w.o
+// RUN: %kernelskill rewrite %t.w.cu --kernel sgemm64 --rule smem-tile-gemm -o %t.w2.cu 2>&1 | FileCheck %s --check-prefix=WAGAIN
+// RUN: cmp %t.w.cu %t.w2.cu
+// RUN: not %kernelskill rewrite %t.w.in.cu --kernel bad_late_cast --rule smem-tile-gemm 2>&1 | FileCheck %s --check-prefix=WNEG
+// RUN: not %kernelskill rewrite %t.w.in.cu --kernel bad_narrow --rule smem-tile-gemm 2>&1 | FileCheck %s --check-prefix=WNEG
+// RUN: cmp %S/Inputs/gemm64.cu %t.w.in.cu
+//
+// W64: // kernelskill: rule:smem-tile-gemm {{[(]}}rule smem-tile-gemm) 16x16 shared-memory tiles, block 16x16
+// W64-NEXT: __global__ void sgemm64(const float *a, const float *b, float *c, int n)
+// W64: ks_As[ks_r][threadIdx.x] = (ks_ar < (n) && ks_ak < (n)) ? a[(size_t)ks_ar * (n) + ks_ak] : 0.0f;
+// W64: ks_Bs[ks_r][threadIdx.x] = (ks_bk < (n) && ks_col < (n)) ? b[(size_t)ks_bk * (n) + ks_col] : 0.0f;
+// W64: if (ks_row < (n) && ks_col < (n)) c[(size_t)ks_row * (n) + ks_col] = ks_acc[ks_i];
+// W64: __global__ void bad_late_cast(
+// W64: sgemm64<<<dim3(((n) + 15) / 16, ((n) + 15) / 16), dim3(16, 16)>>>(a, b, c, n);
+// W64-NEXT: bad_late_cast<<<blocks, threads>>>(a, b, c, n);
+// W64: // end of file
+// WAGAIN: already applied
+// WNEG: is not a naive GEMM this rule understands
 
 #include <cuda_runtime.h>
 

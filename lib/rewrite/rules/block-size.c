@@ -59,11 +59,11 @@ static int apply(ks_rewrite *p) {
     goto done;
   }
   for (int i = 0; i < nL; i++) {
-    char *zN = NULL, *zB = NULL;
+    ks_rw_cover cov;
     long long nOld = 0;
     ks_rw_launch_block_scalar(pTu, &aL[i], &nOld);
     if (nOld == nT) continue;
-    if (!ks_rw_grid_covers(pTu, &aL[i], pw.iBoundParam, &zN, &zB)) {
+    if (!ks_rw_launch_covers(pTu, k, &pw, &aL[i], &cov)) {
       rc = ks_rewrite_refuse(p, "%s:%u: cannot tell that the grid '%s' covers the guard's bound '%s' (expected (N + B - 1) / B)",
                              pTu->zFile, aL[i].iLine, aL[i].azCfg[0] ? aL[i].azCfg[0] : "?", pw.zBound);
       goto done;
@@ -71,13 +71,15 @@ static int apply(ks_rewrite *p) {
     unsigned gs, ge, bs, be;
     ks_rw_cfg_slot(pTu, &aL[i], 0, &gs, &ge);
     ks_rw_cfg_slot(pTu, &aL[i], 1, &bs, &be);
-    char *zNp = ks_rw_paren(zN);
+    char *zNp = ks_rw_paren(cov.zN);
     ks_buf_clear(&b);
     ks_buf_printf(&b, "(%s + %ld - 1) / %ld", zNp, nT, nT);
     free(zNp);
-    free(zN);
-    free(zB);
-    if ((rc = ks_rewrite_replace(p, gs, ge, ks_buf_cstr(&b))) < 0) goto done;
+    char *zGrid = ks_rw_cover_grid(&cov, ks_buf_cstr(&b));
+    ks_rw_cover_free(&cov);
+    rc = zGrid ? ks_rewrite_replace(p, gs, ge, zGrid) : ks_error_set(KS_ENOMEM, "out of memory");
+    free(zGrid);
+    if (rc < 0) goto done;
     ks_buf_clear(&b);
     ks_buf_printf(&b, "%ld", nT);
     if ((rc = ks_rewrite_replace(p, bs, be, ks_buf_cstr(&b))) < 0) goto done;

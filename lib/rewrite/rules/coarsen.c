@@ -17,7 +17,7 @@ static int apply(ks_rewrite *p) {
   ks_launch *aL = NULL;
   int nL = 0, rc = KS_OK;
   char *zWhy = NULL;
-  char **azN = NULL, **azB = NULL;
+  ks_rw_cover *aCov = NULL;
   ks_buf b = KS_BUF_INIT;
   unsigned iStart, iEnd;
   memset(&pw, 0, sizeof pw);
@@ -38,14 +38,13 @@ static int apply(ks_rewrite *p) {
     rc = ks_rewrite_refuse(p, "no launch site of the kernel in this file (its grid must shrink with the coarsening)");
     goto done;
   }
-  azN = calloc((size_t)nL, sizeof(char *));
-  azB = calloc((size_t)nL, sizeof(char *));
-  if (!azN || !azB) {
+  aCov = calloc((size_t)nL, sizeof(ks_rw_cover));
+  if (!aCov) {
     rc = ks_error_set(KS_ENOMEM, "out of memory");
     goto done;
   }
   for (int i = 0; i < nL; i++) {
-    if (!ks_rw_grid_covers(pTu, &aL[i], pw.iBoundParam, &azN[i], &azB[i])) {
+    if (!ks_rw_launch_covers(pTu, k, &pw, &aL[i], &aCov[i])) {
       rc = ks_rewrite_refuse(p, "%s:%u: cannot tell that the grid '%s' covers the guard's bound '%s' (expected (N + B - 1) / B)",
                              pTu->zFile, aL[i].iLine, aL[i].azCfg[0] ? aL[i].azCfg[0] : "?", pw.zBound);
       goto done;
@@ -84,23 +83,22 @@ static int apply(ks_rewrite *p) {
   for (int i = 0; i < nL; i++) {
     unsigned gs, ge;
     if (ks_rw_cfg_slot(pTu, &aL[i], 0, &gs, &ge) < 0) continue;
-    char *zN = ks_rw_paren(azN[i]), *zB = ks_rw_paren(azB[i]);
+    char *zN = ks_rw_paren(aCov[i].zN), *zB = ks_rw_paren(aCov[i].zB);
     ks_buf_clear(&b);
     ks_buf_printf(&b, "(%s + %s * %ld - 1) / (%s * %ld)", zN, zB, nF, zB, nF);
     free(zN);
     free(zB);
-    if ((rc = ks_rewrite_replace(p, gs, ge, ks_buf_cstr(&b))) < 0) goto done;
+    char *zGrid = ks_rw_cover_grid(&aCov[i], ks_buf_cstr(&b));
+    rc = zGrid ? ks_rewrite_replace(p, gs, ge, zGrid) : ks_error_set(KS_ENOMEM, "out of memory");
+    free(zGrid);
+    if (rc < 0) goto done;
     ks_buf_clear(&b);
     ks_buf_printf(&b, "grid for %ld elements per thread", nF);
     if ((rc = ks_rewrite_note(p, aL[i].iStart, ks_buf_cstr(&b))) < 0) goto done;
   }
 done:
-  for (int i = 0; i < nL; i++) {
-    if (azN) free(azN[i]);
-    if (azB) free(azB[i]);
-  }
-  free(azN);
-  free(azB);
+  for (int i = 0; aCov && i < nL; i++) ks_rw_cover_free(&aCov[i]);
+  free(aCov);
   free(zWhy);
   ks_buf_free(&b);
   ks_rw_pointwise_free(&pw);

@@ -15,6 +15,7 @@ typedef struct ks_gemm_match {
   char *zM, *zN, *zK;          /* bounds as written in the kernel */
   char *zX, *zY, *zZ;          /* row strides of A, B, C as written */
   char *zRowType, *zColType, *zKType;
+  char *zACast, *zBCast, *zCCast; /* widening cast on the row (A, C) or k (B) factor of an index, "(size_t)", or NULL */
   int bRowOnY;                 /* row index from blockIdx.y (col from .x) */
   unsigned iKernelStart, iKernelEnd;
   unsigned iBodyStart, iBodyEnd; /* the body's braces: [iBodyStart] == '{', [iBodyEnd-1] == '}' */

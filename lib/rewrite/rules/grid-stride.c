@@ -54,10 +54,9 @@ static int apply(ks_rewrite *p) {
   /* The loop covers [0, N) whatever the grid; the original covered
    * min(N, grid * block). They agree only when the grid covers N. */
   for (int i = 0; i < nL; i++) {
-    char *zN = NULL, *zB = NULL;
-    int bCover = ks_rw_grid_covers(pTu, &aL[i], pw.iBoundParam, &zN, &zB);
-    free(zN);
-    free(zB);
+    ks_rw_cover cov;
+    int bCover = ks_rw_launch_covers(pTu, k, &pw, &aL[i], &cov);
+    ks_rw_cover_free(&cov);
     if (!bCover) {
       rc = ks_rewrite_refuse(p, "%s:%u: cannot tell that the grid '%s' covers the guard's bound '%s' (expected (N + B - 1) / B)",
                              pTu->zFile, aL[i].iLine, aL[i].azCfg[0] ? aL[i].azCfg[0] : "?", pw.zBound);

@@ -175,22 +175,62 @@ static int is_pure(CXCursor kernel, CXCursor c) {
   return w.bPure;
 }
 
+/* c refers to the variable u, directly or through a written cast to an
+ * integer type at least as wide as u's (`(size_t)row`): the value is u's, only
+ * the type the product is computed in widens. *pzCast gets "(T)" (malloc'd)
+ * for a cast, else NULL; pzCast NULL: casts are not accepted. */
+static int ref_or_widened(CXCursor c, CXCursor u, char **pzCast) {
+  if (pzCast) *pzCast = NULL;
+  c = strip(c);
+  if (refers_to(c, u)) return 1;
+  if (!pzCast || (kind(c) != CXCursor_CStyleCastExpr && kind(c) != CXCursor_CXXStaticCastExpr)) return 0;
+  kids k;
+  int n = children(c, &k), iExpr = -1, nExpr = 0;
+  for (int i = 0; i < n && i < MAX_KIDS; i++) /* a TypeRef comes first for typedef names */
+    if (clang_isExpression(clang_getCursorKind(k.a[i]))) iExpr = i, nExpr++;
+  if (nExpr != 1 || !refers_to(k.a[iExpr], u)) return 0;
+  CXType tCast = clang_getCursorType(c), tVar = clang_getCursorType(u);
+  enum CXTypeKind e = clang_getCanonicalType(tCast).kind;
+  if (e != CXType_Int && e != CXType_UInt && e != CXType_Long && e != CXType_ULong && e != CXType_LongLong &&
+      e != CXType_ULongLong)
+    return 0;
+  if (clang_Type_getSizeOf(tCast) < clang_Type_getSizeOf(tVar)) return 0; /* a narrowing cast changes values */
+  /* A signed variable cast to unsigned of the same width changes negative values: refuse. */
+  int bVarSigned = clang_getCanonicalType(tVar).kind == CXType_Int || clang_getCanonicalType(tVar).kind == CXType_Long ||
+                   clang_getCanonicalType(tVar).kind == CXType_LongLong;
+  int bCastUnsigned = e == CXType_UInt || e == CXType_ULong || e == CXType_ULongLong;
+  if (bVarSigned && bCastUnsigned && clang_Type_getSizeOf(tCast) == clang_Type_getSizeOf(tVar)) return 0;
+  CXString sp = clang_getTypeSpelling(tCast);
+  ks_buf b = KS_BUF_INIT;
+  ks_buf_printf(&b, "(%s)", clang_getCString(sp));
+  clang_disposeString(sp);
+  *pzCast = ks_buf_detach(&b);
+  return *pzCast != NULL;
+}
+
 /* `u * S + v` (the product in either order, the sum in either order) where u
- * and v are references to the local variables given. Returns the stride S. */
-static int linear_index(CXCursor idx, CXCursor u, CXCursor v, CXCursor *pStride) {
+ * and v are references to the local variables given; u may be widened by a
+ * cast when pzCast is given (*pzCast: the cast, or NULL). Returns the stride S. */
+static int linear_index(CXCursor idx, CXCursor u, CXCursor v, CXCursor *pStride, char **pzCast) {
   CXCursor l, r, ml, mr;
+  if (pzCast) *pzCast = NULL;
   if (!binop(strip(idx), CXBinaryOperator_Add, &l, &r)) return 0;
   for (int iSwap = 0; iSwap < 2; iSwap++) {
     CXCursor prod = iSwap ? r : l, add = iSwap ? l : r;
     if (!refers_to(add, v)) continue;
     if (!binop(strip(prod), CXBinaryOperator_Mul, &ml, &mr)) continue;
-    if (refers_to(ml, u) && !refers_to(mr, u)) {
+    if (ref_or_widened(ml, u, pzCast) && !ref_or_widened(mr, u, NULL)) {
       *pStride = mr;
       return 1;
     }
-    if (refers_to(mr, u) && !refers_to(ml, u)) {
+    if (pzCast) free(*pzCast);
+    if (ref_or_widened(mr, u, pzCast) && !ref_or_widened(ml, u, NULL)) {
       *pStride = ml;
       return 1;
+    }
+    if (pzCast) {
+      free(*pzCast);
+      *pzCast = NULL;
     }
   }
   return 0;
@@ -336,7 +376,11 @@ static int match_loop(gm_state *pS, CXCursor loop) {
     for (int t = 0; t < pS->nThread; t++) {
       CXCursor rowV = pS->aThread[t], colV = pS->aThread[1 - t];
       if (pS->nThread != 2) break;
-      if (linear_index(xa, rowV, var, &s) && linear_index(xb, var, colV, &s)) {
+      char *zCa = NULL, *zCb = NULL;
+      int bHit = linear_index(xa, rowV, var, &s, &zCa) && linear_index(xb, var, colV, &s, &zCb);
+      free(zCa);
+      free(zCb);
+      if (bHit) {
         pS->aIdx = xa;
         pS->bIdx = xb;
         pS->iA = iSwap ? iR : iL;
@@ -354,7 +398,10 @@ static int match_store(gm_state *pS, CXCursor stmt) {
   CXCursor l, r, idx, s;
   if (!binop(stmt, CXBinaryOperator_Assign, &l, &r) || !refers_to(r, pS->acc)) return 0;
   int iC = subscript(pS->kernel, l, &idx);
-  if (iC < 0 || !linear_index(idx, pS->row, pS->col, &s)) return 0;
+  char *zCast = NULL;
+  int bHit = iC >= 0 && linear_index(idx, pS->row, pS->col, &s, &zCast);
+  free(zCast);
+  if (!bHit) return 0;
   pS->iC = iC;
   pS->cIdx = idx;
   return 1;
@@ -461,9 +508,13 @@ int ks_rule_gemm_match(ks_rewrite *p, ks_gemm_match *pG) {
     return ks_rewrite_refuse(p, "the guard of '%s' does not bound the row and the column", zKernel);
   }
   CXCursor sx, sy, sz;
-  linear_index(st.aIdx, st.row, st.kVar, &sx);
-  linear_index(st.bIdx, st.kVar, st.col, &sy);
-  linear_index(st.cIdx, st.row, st.col, &sz);
+  char *zCast = NULL; /* the casts are read again below, once nothing can refuse before the match owns them */
+  linear_index(st.aIdx, st.row, st.kVar, &sx, &zCast);
+  free(zCast);
+  linear_index(st.bIdx, st.kVar, st.col, &sy, &zCast);
+  free(zCast);
+  linear_index(st.cIdx, st.row, st.col, &sz, &zCast);
+  free(zCast);
   CXCursor aExpr[6] = {mB, nB, st.kBound, sx, sy, sz};
   for (int i = 0; i < 6; i++)
     if (!is_pure(kernel, aExpr[i]))
@@ -485,6 +536,9 @@ int ks_rule_gemm_match(ks_rewrite *p, ks_gemm_match *pG) {
     if (bClash) return ks_rewrite_refuse(p, "a parameter of '%s' starts with ks_ (names this rule uses)", zKernel);
   }
   pG->bDouble = eAcc == CXType_Double;
+  linear_index(st.aIdx, st.row, st.kVar, &sx, &pG->zACast);
+  linear_index(st.bIdx, st.kVar, st.col, &sy, &pG->zBCast);
+  linear_index(st.cIdx, st.row, st.col, &sz, &pG->zCCast);
   pG->iA = st.iA;
   pG->iB = st.iB;
   pG->iC = st.iC;
@@ -518,7 +572,8 @@ int ks_rule_gemm_match(ks_rewrite *p, ks_gemm_match *pG) {
 }
 
 void ks_rule_gemm_match_free(ks_gemm_match *pG) {
-  char **az[] = {&pG->zM, &pG->zN, &pG->zK, &pG->zX, &pG->zY, &pG->zZ, &pG->zRowType, &pG->zColType, &pG->zKType};
+  char **az[] = {&pG->zM,       &pG->zN,       &pG->zK,      &pG->zX,      &pG->zY,     &pG->zZ,
+                 &pG->zRowType, &pG->zColType, &pG->zKType, &pG->zACast, &pG->zBCast, &pG->zCCast};
   for (size_t i = 0; i < sizeof az / sizeof az[0]; i++) {
     free(*az[i]);
     *az[i] = NULL;
@@ -581,6 +636,8 @@ static int apply_smem_tile_gemm(ks_rewrite *p) {
   const char *zRowBlk = g.bRowOnY ? "blockIdx.y" : "blockIdx.x", *zColBlk = g.bRowOnY ? "blockIdx.x" : "blockIdx.y";
   int S = T / R; /* rows of threads per block */
   const char *zA, *zB, *zC;
+  /* (size_t)row * lda + k in the original: the same widening on the tile's indices */
+  const char *zAc = g.zACast ? g.zACast : "", *zBc = g.zBCast ? g.zBCast : "", *zCc = g.zCCast ? g.zCCast : "";
   CXString sA = clang_getCursorSpelling(clang_Cursor_getArgument(kernel, (unsigned)g.iA));
   CXString sB = clang_getCursorSpelling(clang_Cursor_getArgument(kernel, (unsigned)g.iB));
   CXString sC = clang_getCursorSpelling(clang_Cursor_getArgument(kernel, (unsigned)g.iC));
@@ -603,9 +660,9 @@ static int apply_smem_tile_gemm(ks_rewrite *p) {
       "%s    const int ks_r = threadIdx.y + ks_i * %d;\n"
       "%s    const %s ks_ar = %s * %d + ks_r;\n"
       "%s    const %s ks_ak = ks_t + threadIdx.x;\n"
-      "%s    ks_As[ks_r][threadIdx.x] = (ks_ar < (%s) && ks_ak < (%s)) ? %s[ks_ar * (%s) + ks_ak] : %s;\n"
+      "%s    ks_As[ks_r][threadIdx.x] = (ks_ar < (%s) && ks_ak < (%s)) ? %s[%sks_ar * (%s) + ks_ak] : %s;\n"
       "%s    const %s ks_bk = ks_t + ks_r;\n"
-      "%s    ks_Bs[ks_r][threadIdx.x] = (ks_bk < (%s) && ks_col < (%s)) ? %s[ks_bk * (%s) + ks_col] : %s;\n"
+      "%s    ks_Bs[ks_r][threadIdx.x] = (ks_bk < (%s) && ks_col < (%s)) ? %s[%sks_bk * (%s) + ks_col] : %s;\n"
       "%s  }\n"
       "%s  __syncthreads();\n"
       "#pragma unroll\n"
@@ -618,12 +675,12 @@ static int apply_smem_tile_gemm(ks_rewrite *p) {
       "%s}\n"
       "%sfor (int ks_i = 0; ks_i < %d; ++ks_i) {\n"
       "%s  const %s ks_row = %s * %d + threadIdx.y + ks_i * %d;\n"
-      "%s  if (ks_row < (%s) && ks_col < (%s)) %s[ks_row * (%s) + ks_col] = ks_acc[ks_i];\n"
+      "%s  if (ks_row < (%s) && ks_col < (%s)) %s[%sks_row * (%s) + ks_col] = ks_acc[ks_i];\n"
       "%s}\n",
       zI, zE, T, T, zI, zE, T, T, zI, g.zColType, zColBlk, T, zI, zE, R, zI, R, zZero, zI, g.zKType, g.zK, T,
-      zI, R, zI, S, zI, g.zRowType, zRowBlk, T, zI, g.zKType, zI, g.zM, g.zK, zA, g.zX, zZero, zI, g.zKType, zI, g.zK,
-      g.zN, zB, g.zY, zZero, zI, zI, zI, T, zI, zE, zI, R, S, zI, zI, zI, zI, R, zI, g.zRowType, zRowBlk, T, S, zI,
-      g.zM, g.zN, zC, g.zZ, zI);
+      zI, R, zI, S, zI, g.zRowType, zRowBlk, T, zI, g.zKType, zI, g.zM, g.zK, zA, zAc, g.zX, zZero, zI, g.zKType, zI,
+      g.zK, g.zN, zB, zBc, g.zY, zZero, zI, zI, zI, T, zI, zE, zI, R, S, zI, zI, zI, zI, R, zI, g.zRowType, zRowBlk, T, S,
+      zI, g.zM, g.zN, zC, zCc, g.zZ, zI);
   clang_disposeString(sA);
   clang_disposeString(sB);
   clang_disposeString(sC);

@@ -28,6 +28,7 @@ typedef struct vscan {
   const char *zWhy;
   int nLoopDepth;
   int nIdxUses; /* uses of the index outside P[i] */
+  int bRootsAreStmts; /* the walks start at the body's own statements (early return) */
 } vscan;
 
 static int param_index(vscan *s, CXCursor d) {
@@ -94,7 +95,9 @@ static int scan(CXCursor c, const CXCursor *aAnc, int nAnc, void *pArg) {
         if (clang_equalCursors(aAnc[k], w)) jw = k;
       if (jw < 0) jw = j; /* w is aAnc[j-1]... */
       CXCursor par = jw > 0 ? aAnc[jw - 1] : clang_getNullCursor();
-      v->bTop = clang_Cursor_isNull(s->container) ? jw == 0 : clang_equalCursors(par, s->container);
+      /* jw == 0: the assignment is the walk's root, a statement of the body
+       * itself (the single then-statement, or one after an early return). */
+      v->bTop = jw == 0 ? clang_Cursor_isNull(s->container) || s->bRootsAreStmts : clang_equalCursors(par, s->container);
     }
     return 1;
   }
@@ -123,7 +126,7 @@ static int apply(ks_rewrite *p) {
   ks_launch *aL = NULL;
   int nP = 0, nL = 0, rc = KS_OK;
   char *zWhy = NULL;
-  char **azN = NULL, **azB = NULL;
+  ks_rw_cover *aCov = NULL;
   ks_buf b = KS_BUF_INIT, lane = KS_BUF_INIT;
   vscan s;
   unsigned iStart, iEnd;
@@ -149,6 +152,7 @@ static int apply(ks_rewrite *p) {
   ks_rw_children(body, &aStmt, &nStmt);
   if (pw.bEarlyReturn) {
     s.container = body;
+    s.bRootsAreStmts = 1;
     for (int i = 2; i < nStmt && !s.zWhy; i++) {
       CXCursor anc[1] = {body};
       if (scan(aStmt[i], anc, 1, &s) == 0) {
@@ -221,14 +225,13 @@ static int apply(ks_rewrite *p) {
     rc = ks_rewrite_refuse(p, "no launch site of the kernel in this file (its grid must shrink with the vector width)");
     goto done;
   }
-  azN = calloc((size_t)nL, sizeof(char *));
-  azB = calloc((size_t)nL, sizeof(char *));
-  if (!azN || !azB) {
+  aCov = calloc((size_t)nL, sizeof(ks_rw_cover));
+  if (!aCov) {
     rc = ks_error_set(KS_ENOMEM, "out of memory");
     goto done;
   }
   for (int i = 0; i < nL; i++) {
-    if (!ks_rw_grid_covers(pTu, &aL[i], pw.iBoundParam, &azN[i], &azB[i])) {
+    if (!ks_rw_launch_covers(pTu, k, &pw, &aL[i], &aCov[i])) {
       rc = ks_rewrite_refuse(p, "%s:%u: cannot tell that the grid '%s' covers the guard's bound '%s' (expected (N + B - 1) / B)",
                              pTu->zFile, aL[i].iLine, aL[i].azCfg[0] ? aL[i].azCfg[0] : "?", pw.zBound);
       goto done;
@@ -315,23 +318,22 @@ static int apply(ks_rewrite *p) {
   for (int i = 0; i < nL; i++) {
     unsigned gs, ge;
     if (ks_rw_cfg_slot(pTu, &aL[i], 0, &gs, &ge) < 0) continue;
-    char *zN = ks_rw_paren(azN[i]), *zB = ks_rw_paren(azB[i]);
+    char *zN = ks_rw_paren(aCov[i].zN), *zB = ks_rw_paren(aCov[i].zB);
     ks_buf_clear(&b);
     ks_buf_printf(&b, "(%s + %s * %d - 1) / (%s * %d)", zN, zB, nLanes, zB, nLanes);
     free(zN);
     free(zB);
-    if ((rc = ks_rewrite_replace(p, gs, ge, ks_buf_cstr(&b))) < 0) goto done;
+    char *zGrid = ks_rw_cover_grid(&aCov[i], ks_buf_cstr(&b));
+    rc = zGrid ? ks_rewrite_replace(p, gs, ge, zGrid) : ks_error_set(KS_ENOMEM, "out of memory");
+    free(zGrid);
+    if (rc < 0) goto done;
     ks_buf_clear(&b);
     ks_buf_printf(&b, "grid for %d elements per thread (%s)", nLanes, zVec);
     if ((rc = ks_rewrite_note(p, aL[i].iStart, ks_buf_cstr(&b))) < 0) goto done;
   }
 done:
-  for (int i = 0; i < nL; i++) {
-    if (azN) free(azN[i]);
-    if (azB) free(azB[i]);
-  }
-  free(azN);
-  free(azB);
+  for (int i = 0; aCov && i < nL; i++) ks_rw_cover_free(&aCov[i]);
+  free(aCov);
   free(zWhy);
   free(s.a);
   ks_buf_free(&b);
