@@ -1378,7 +1378,10 @@ static void classify_structure(ks_kernel *pK, ks_launch *aLaunch, int nLaunch) {
     for (int j = i + 1; j < pK->nAccess; j++) {
       ks_access *pB = &pK->aAccess[j];
       if (pB->iProduct != pA->iProduct || pB->iLoop != pA->iLoop) continue;
-      if (pA->bUsesLoopVar && pB->bUsesLoopVar && pA->bThreadDep && pB->bThreadDep) {
+      /* Two different arrays (x[j] * x[j] is a sum of squares), over a k-loop
+       * that is not a small constant window (a 3x3 convolution's taps). */
+      if (pA->bUsesLoopVar && pB->bUsesLoopVar && pA->bThreadDep && pB->bThreadDep && pA->iParam != pB->iParam &&
+          (pL->nTrip < 0 || pL->nTrip > 16)) {
         pK->bNaiveGemm = 1;
         break;
       }

@@ -70,3 +70,29 @@ __global__ void sgemm_tiled(const float *A, const float *B, float *C, int M, int
 // CHECK: tiled_gemm=true
 // CHECK: has_reuse=true
 // CHECK: structure="reuse"
+
+// A sum of squares multiplies one array by itself: not a GEMM.
+__global__ void rms(const float *x, float *y, int rows, int cols) {
+  int r = blockIdx.x * blockDim.x + threadIdx.x;
+  if (r >= rows) return;
+  float sq = 0.f;
+  for (int j = 0; j < cols; j++) sq += x[r * cols + j] * x[r * cols + j];
+  y[r] = sq;
+}
+// CHECK-LABEL: kernel rms
+// CHECK: naive_gemm=false
+// CHECK: structure="reduction"
+
+// A direct 3x3 convolution: products over the taps' small constant window, not a GEMM.
+__global__ void conv(const float *x, const float *w, float *y, int H, int W, int cin) {
+  int ox = blockIdx.x * blockDim.x + threadIdx.x, oy = blockIdx.y, co = blockIdx.z;
+  float acc = 0.f;
+  for (int ci = 0; ci < cin; ci++)
+    for (int ky = 0; ky < 3; ky++)
+      for (int kx = 0; kx < 3; kx++)
+        acc += x[(ci * H + oy + ky) * W + ox + kx] * w[((co * cin + ci) * 3 + ky) * 3 + kx];
+  y[(co * H + oy) * W + ox] = acc;
+}
+// CHECK-LABEL: kernel conv
+// CHECK: naive_gemm=false
+// CHECK: stencil=true
