@@ -1237,3 +1237,42 @@ char *ks_rw_cover_grid(const ks_rw_cover *pC, const char *zGrid) {
   else ks_buf_puts(&b, zGrid);
   return ks_buf_detach(&b);
 }
+
+int ks_rw_covered_launches(ks_rewrite *p, CXCursor kernel, const ks_rw_pointwise *pPw, const char *zWhyNeeded,
+                           ks_launch **paL, int *pnL, ks_rw_cover **paCov) {
+  ks_tu *pTu = ks_rewrite_tu(p);
+  ks_launch *aL = NULL;
+  ks_rw_cover *aCov = NULL;
+  int nL = 0;
+  int rc = ks_ast_launches(pTu, ks_rewrite_kernel_name(p), &aL, &nL);
+  if (rc < 0) return rc;
+  if (nL == 0) {
+    rc = ks_rewrite_refuse(p, "no launch site of the kernel in this file (%s)", zWhyNeeded);
+    goto fail;
+  }
+  aCov = calloc((size_t)nL, sizeof(ks_rw_cover));
+  if (!aCov) {
+    rc = ks_error_set(KS_ENOMEM, "out of memory");
+    goto fail;
+  }
+  for (int i = 0; i < nL; i++) {
+    if (!ks_rw_launch_covers(pTu, kernel, pPw, &aL[i], &aCov[i])) {
+      rc = ks_rewrite_refuse(p, "%s:%u: cannot tell that the grid '%s' covers the guard's bound '%s' (expected (N + B - 1) / B)",
+                             pTu->zFile, aL[i].iLine, aL[i].azCfg[0] ? aL[i].azCfg[0] : "?", pPw->zBound);
+      goto fail;
+    }
+  }
+  *paL = aL;
+  *pnL = nL;
+  *paCov = aCov;
+  return KS_OK;
+fail:
+  ks_rw_covers_free(aCov, nL);
+  ks_ast_launches_free(aL, nL);
+  return rc;
+}
+
+void ks_rw_covers_free(ks_rw_cover *a, int n) {
+  for (int i = 0; a && i < n; i++) ks_rw_cover_free(&a[i]);
+  free(a);
+}

@@ -119,6 +119,13 @@ typedef struct ks_rw_cover {
 int ks_rw_launch_covers(ks_tu *pTu, CXCursor kernel, const ks_rw_pointwise *pPw, const ks_launch *pL,
                         ks_rw_cover *pOut);
 void ks_rw_cover_free(ks_rw_cover *p);
+/* Every launch of the kernel, each proven to cover the guard's bound: refuses
+ * (KS_EPRECOND, through p) when the file has no launch (zWhyNeeded says why one
+ * is needed) or a launch's grid cannot be shown to cover N. On KS_OK the caller
+ * owns *paL (ks_ast_launches_free) and *paCov (ks_rw_covers_free). */
+int ks_rw_covered_launches(ks_rewrite *p, CXCursor kernel, const ks_rw_pointwise *pPw, const char *zWhyNeeded,
+                           ks_launch **paL, int *pnL, ks_rw_cover **paCov);
+void ks_rw_covers_free(ks_rw_cover *a, int n);
 /* A new grid expression with the launch's cast put back around it (malloc'd). */
 char *ks_rw_cover_grid(const ks_rw_cover *pC, const char *zGrid);
 /* Parenthesize an expression text unless it is one token-ish word. */

@@ -220,23 +220,7 @@ static int apply(ks_rewrite *p) {
       goto done;
     }
   }
-  if ((rc = ks_ast_launches(pTu, zKernel, &aL, &nL)) < 0) goto done;
-  if (nL == 0) {
-    rc = ks_rewrite_refuse(p, "no launch site of the kernel in this file (its grid must shrink with the vector width)");
-    goto done;
-  }
-  aCov = calloc((size_t)nL, sizeof(ks_rw_cover));
-  if (!aCov) {
-    rc = ks_error_set(KS_ENOMEM, "out of memory");
-    goto done;
-  }
-  for (int i = 0; i < nL; i++) {
-    if (!ks_rw_launch_covers(pTu, k, &pw, &aL[i], &aCov[i])) {
-      rc = ks_rewrite_refuse(p, "%s:%u: cannot tell that the grid '%s' covers the guard's bound '%s' (expected (N + B - 1) / B)",
-                             pTu->zFile, aL[i].iLine, aL[i].azCfg[0] ? aL[i].azCfg[0] : "?", pw.zBound);
-      goto done;
-    }
-  }
+  if ((rc = ks_rw_covered_launches(p, k, &pw, "its grid must shrink with the vector width", &aL, &nL, &aCov)) < 0) goto done;
 
   /* Per buffer: loaded (read anywhere, or a store that is not unconditional), stored. */
   int abLoad[64] = {0}, abStore[64] = {0}, abUsed[64] = {0};
@@ -332,8 +316,7 @@ static int apply(ks_rewrite *p) {
     if ((rc = ks_rewrite_note(p, aL[i].iStart, ks_buf_cstr(&b))) < 0) goto done;
   }
 done:
-  for (int i = 0; aCov && i < nL; i++) ks_rw_cover_free(&aCov[i]);
-  free(aCov);
+  ks_rw_covers_free(aCov, nL);
   free(zWhy);
   free(s.a);
   ks_buf_free(&b);
