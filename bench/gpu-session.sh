@@ -4,14 +4,23 @@
 # `source .device/env.sh`, with the build/ made by bench/gpu-prep.sh. Writes
 # logs and figures under $OUT (default /tmp/ks-out); builds nothing.
 #
-#   1. the Feature Extractor on a 300-line file with the full CUDA headers there,
-#      and its timing benchmark;
-#   2. the Reviewer's GPU suite (bench/review/gpu_run.sh), when KS_SESSION_REVIEW=1;
-#   3. every rewrite rule's positive case run original vs rewritten (bench/rules/run.sh).
+# KS_SESSION_PARTS picks the parts (default "features rules"), any of:
+#   features  the Feature Extractor on a 300-line file with the full CUDA
+#             headers there, and its timing benchmark;
+#   review    the Reviewer's GPU suite (bench/review/gpu_run.sh);
+#   rules     the rewrite rules' positive cases, original vs rewritten
+#             (bench/rules/run.sh; KS_RULES_CASES narrows the cases);
+#   loop      `kernelskill optimize` on six seeds plus kill/resume (bench/loop/run.sh);
+#   example   examples/cmake built three ways and each build's program run;
+#   litgpu    the lit tests marked `REQUIRES: gpu` outside test/review;
+#   suite     the benchmark suite (bench/run-suite).
+# Parts run concurrently where they can: the Reviewer's GPU lock keeps their
+# timed GPU work apart.
 set -u
 ROOT=$(pwd)
 B=$ROOT/build
 OUT=${OUT:-/tmp/ks-out}
+PARTS=" ${KS_SESSION_PARTS:-features rules} "
 mkdir -p "$OUT"
 # Carried trees may lose symlinks: recreate the library's SONAME link.
 if [ ! -e "$B/lib/libkernelskill.so.0" ]; then
@@ -19,13 +28,18 @@ if [ ! -e "$B/lib/libkernelskill.so.0" ]; then
 fi
 export LD_LIBRARY_PATH=$B/lib:/usr/local/cuda/lib64:/usr/local/cuda/targets/x86_64-linux/lib:${LD_LIBRARY_PATH:-}
 export PATH=$B/bin:$PATH
+export XDG_CACHE_HOME=${XDG_CACHE_HOME:-/tmp/ks-cache}
 KS=$B/bin/kernelskill
 S=$OUT/summary.txt
 log() { echo "== $*" | tee -a "$S"; }
+want() { case "$PARTS" in *" $1 "*) return 0 ;; esac; return 1; }
+# The Reviewer's lock file (lib/review/review.c): programs we time ourselves take it too.
+GPU_LOCK=${KS_GPU_LOCK:-/tmp/kernelskill-gpu-$(id -u)-$(echo "${CUDA_VISIBLE_DEVICES:-all}" | tr -c 'A-Za-z0-9\n' _).lock}
 
 log "machine"
 { date -u; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; nvcc --version | tail -2; nproc; } >>"$S" 2>&1
 
+if want features; then
 log "features: 300-line file with full CUDA headers"
 "$KS" features bench/inputs/features300.cu --json >"$OUT/features300.json" 2>"$OUT/features300.err"
 echo "exit $?" >>"$S"
@@ -34,25 +48,79 @@ python3 -c "import json,sys; d=json.load(open(sys.argv[1])); p=d['parse']; print
 
 log "features: timing"
 "$B/bin/bench_features" bench/inputs/features300.cu 9 | tee -a "$S"
+fi
 
-if [ "${KS_SESSION_REVIEW:-0}" = 1 ] && [ -x bench/review/gpu_run.sh ]; then
+if want review; then
   log "reviewer"
   OUT=$OUT/review bash bench/review/gpu_run.sh build >"$OUT/review.log" 2>&1
   cat "$OUT/review/summary.txt" >>"$S" 2>/dev/null
 fi
 
-if [ -x bench/rules/run.sh ]; then
+rules_part() {
   log "rules: original vs rewritten"
   # The GEMM cases are the slowest (naive 4096^3 seeds): last, under a time cap,
   # so a cut run still leaves every other case's result.
   cases=$(ls bench/rules/cases/*.json | xargs -n1 basename | sed 's/\.json$//' | grep -v gemm)
   gemms=$(ls bench/rules/cases/*.json | xargs -n1 basename | sed 's/\.json$//' | grep gemm)
+  if [ -n "${KS_RULES_CASES:-}" ]; then cases=$KS_RULES_CASES; gemms=; fi
   # shellcheck disable=SC2086
-  timeout "${KS_RULES_SECONDS:-420}" bash bench/rules/run.sh --out "$OUT/rules" $cases $gemms >"$OUT/rules.log" 2>&1
+  timeout "${KS_RULES_SECONDS:-420}" bash bench/rules/run.sh --jobs 8 --out "$OUT/rules" $cases $gemms >"$OUT/rules.log" 2>&1
   echo "exit $?" >>"$S"
   if [ ! -s "$OUT/rules/rules-gpu.md" ]; then
     python3 bench/rules/case.py table "$OUT/rules/rules-gpu.md" "$OUT"/rules/*/result.json >>"$OUT/rules.log" 2>&1
   fi
   cat "$OUT/rules/rules-gpu.md" >>"$S" 2>/dev/null
-fi
+}
+
+loop_part() {
+  log "loop: optimize on six seeds, kill and resume"
+  OUT=$OUT/loop timeout "${KS_LOOP_SECONDS:-480}" bash bench/loop/run.sh "$OUT/loop.md" build >"$OUT/loop.log" 2>&1
+  echo "loop exit $?" >>"$S"
+  cat "$OUT/loop.md" >>"$S" 2>/dev/null
+}
+
+example_part() {
+  log "example: examples/cmake built three ways, each program run"
+  sh examples/cmake/build-three-ways.sh /tmp/ks-example "$B/bin" >"$OUT/example.log" 2>&1
+  echo "build-three-ways exit $?" >>"$S"
+  tail -n 8 "$OUT/example.log" >>"$S"
+  for name in plain compiler launcher; do
+    for i in 1 2 3; do
+      echo "-- $name run $i" >>"$OUT/example-runs.txt"
+      flock "$GPU_LOCK" /tmp/ks-example/$name/ks_example >>"$OUT/example-runs.txt" 2>&1
+    done
+  done
+  cat "$OUT/example-runs.txt" >>"$S"
+}
+
+litgpu_part() {
+  log "lit: GPU tests outside test/review"
+  sed -e "s|/work/main|$ROOT|g" -e "s|^config.llvm_bin_dir = .*|config.llvm_bin_dir = \"$B/tools\"|" \
+    -e "s|^config.python = .*|config.python = \"$(command -v python3)\"|" "$B/test/lit.site.cfg.py" >/tmp/ks-site.cfg.py
+  dirs=$(grep -l "REQUIRES: gpu" -r test --include=*.test --include=*.cu | grep -v '^test/review/' | xargs -r -n1 dirname | sort -u)
+  files=$(grep -l "REQUIRES: gpu" -r test --include=*.test --include=*.cu | grep -v '^test/review/')
+  # shellcheck disable=SC2086
+  KS_GPU_TESTS=1 timeout "${KS_LIT_SECONDS:-400}" python3 "$B/tools/lit/lit.py" -v -j 4 --param site=/tmp/ks-site.cfg.py $files \
+    >"$OUT/litgpu.txt" 2>&1
+  echo "lit exit $? ($dirs)" >>"$S"
+  grep -E "^(PASS|FAIL|UNSUPPORTED|XFAIL|UNRESOLVED)|Passed|Failed|Unsupported" "$OUT/litgpu.txt" >>"$S"
+}
+
+suite_part() {
+  log "suite: bench/run-suite"
+  timeout "${KS_SUITE_SECONDS:-560}" bench/run-suite ${KS_SUITE_ARGS:-} >"$OUT/suite.log" 2>&1
+  echo "run-suite exit $?" >>"$S"
+  tail -n 40 "$OUT/suite.log" >>"$S"
+  cp docs/results.md docs/results.png "$OUT/" 2>/dev/null
+  cp -r bench/results "$OUT/" 2>/dev/null
+}
+
+# Concurrent parts: the Reviewer's lock serializes their GPU children.
+pids=()
+want rules && { rules_part & pids+=($!); }
+want loop && { loop_part & pids+=($!); }
+want suite && { suite_part & pids+=($!); }
+want litgpu && { litgpu_part & pids+=($!); }
+want example && { example_part & pids+=($!); }
+for p in "${pids[@]}"; do wait "$p"; done
 log "done"

@@ -45,10 +45,12 @@ typedef struct ks_review_opts {
   const char *zWorkDir;   /* keep builds and outputs here (default: a temp dir, removed) */
   const char *zHarness;   /* ks-harness path (default: $KS_HARNESS, else next to the executable) */
   int bVerbose;           /* progress on stderr */
+  int bProfileBestOnly;   /* profile (CUPTI) only a version that can become the best: the seed
+                             reviewed alone, or an accepted candidate (the loop plans from these) */
 } ks_review_opts;
 
 #define KS_REVIEW_OPTS_VERSION 1
-#define KS_REVIEW_OPTS_INIT {KS_REVIEW_OPTS_VERSION, 0, 100, 0, 0, 1, 0, 0, 0, 0, 0}
+#define KS_REVIEW_OPTS_INIT {KS_REVIEW_OPTS_VERSION, 0, 100, 0, 0, 1, 0, 0, 0, 0, 0, 0}
 
 typedef struct ks_timing_stats {
   int n;

@@ -322,6 +322,7 @@ static char *ev_path(loop *L, const char *zHash) { return fmt("%s/%s.json", L->z
 static int review(loop *L, const ks_task *pTask, const char *zCandidate, ks_review_result **ppRes) {
   ks_review_opts ro = KS_REVIEW_OPTS_INIT;
   ro.zCandidate = zCandidate;
+  ro.bProfileBestOnly = 1; /* the next round plans from the best's profile only */
   if (L->o.nRuns > 0) ro.nRuns = L->o.nRuns;
   if (L->o.nTrials > 0) ro.nTrials = L->o.nTrials;
   if (L->o.xReview) return L->o.xReview(L->o.pReviewCtx, pTask, &ro, ppRes);
@@ -1435,6 +1436,15 @@ static int finish(loop *L, const char *zStop) {
       say(L, "closing review: %s against the seed", R->zBestPath);
       double rT = now_s();
       if ((rc = review(L, L->pTask, R->zBestPath, &pRev)) < 0) return rc;
+      /* Its evidence first (as for candidates): `optimize --commit` stores it. */
+      char *zFinalEv = fmt("%s/final-%s.json", L->zEvDir, L->azBest);
+      if (!zFinalEv) rc = KS_ENOMEM;
+      else if (pRev->zEvidence) rc = ks_file_write_atomic(zFinalEv, pRev->zEvidence, strlen(pRev->zEvidence));
+      free(zFinalEv);
+      if (rc < 0) {
+        ks_review_result_free(pRev);
+        return rc;
+      }
       const char *zV = ks_verdict_name(pRev->eVerdict);
       cJSON *pRec = new_record("final", L->iRound);
       cJSON_AddStringToObject(pRec, "hash", L->azBest);

@@ -4,17 +4,21 @@
  * candidate in one process with a cold L2, profile with CUPTI, measure (and
  * cache) the device's ceilings, and write the evidence record. */
 #define _XOPEN_SOURCE 700
+#define _DEFAULT_SOURCE /* flock */
 #include "kernelskill/review.h"
 #include "kernelskill/agents.h"
 
 #include <cjson/cJSON.h>
+#include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <ftw.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -104,17 +108,73 @@ static void child_res_free(child_res *r) {
   memset(r, 0, sizeof *r);
 }
 
+/* The GPU lock. Children that run code on the GPU hold a lock on one file:
+ * timing and profiling exclusively, correctness runs shared. So concurrent
+ * reviews (parallel optimize runs, a `make -j` under KS_MODE=optimize) never
+ * time a kernel while another runs, yet their correctness runs (mostly host
+ * work: input generation, read-back) overlap each other. A second "gate" file
+ * taken briefly before the main lock keeps a waiting timer from starving
+ * behind a stream of shared holders. KS_GPU_LOCK names the file ("off"
+ * disables); the default is per user and per CUDA_VISIBLE_DEVICES. */
+enum { GPU_NONE, GPU_SHARED, GPU_EXCLUSIVE };
+
+static int lock_fd(const char *zPath, int iOp) {
+  int fd = open(zPath, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  if (fd < 0) return -1; /* an unwritable lock only costs the serialization */
+  while (flock(fd, iOp) < 0) {
+    if (errno != EINTR) {
+      close(fd);
+      return -1;
+    }
+  }
+  return fd;
+}
+
+/* Returns the locked fd, or -1 (run unlocked). */
+static int gpu_lock_acquire(int eMode) {
+  const char *zEnv = getenv("KS_GPU_LOCK");
+  if (eMode == GPU_NONE || (zEnv && (strcmp(zEnv, "off") == 0 || !*zEnv))) return -1;
+  char *zPath = NULL;
+  if (zEnv) zPath = ks_strdup(zEnv);
+  else {
+    const char *zDev = getenv("CUDA_VISIBLE_DEVICES");
+    char zSafe[64] = "all";
+    if (zDev && *zDev) {
+      size_t i = 0;
+      for (; zDev[i] && i < sizeof zSafe - 1; i++) zSafe[i] = isalnum((unsigned char)zDev[i]) ? zDev[i] : '_';
+      zSafe[i] = 0;
+    }
+    zPath = fmt("/tmp/kernelskill-gpu-%u-%s.lock", (unsigned)getuid(), zSafe);
+  }
+  char *zGate = fmt("%s.gate", zPath);
+  int fdGate = lock_fd(zGate, LOCK_EX);
+  int fd = lock_fd(zPath, eMode == GPU_EXCLUSIVE ? LOCK_EX : LOCK_SH);
+  if (fdGate >= 0) close(fdGate);
+  free(zGate);
+  free(zPath);
+  return fd;
+}
+
+static void gpu_lock_release(int fd) {
+  if (fd >= 0) close(fd); /* closing drops the flock */
+}
+
 /* Run argv in its own process group with stdout/stderr in files; kill the
- * whole group after rTimeout seconds. */
-static int run_child(char *const *argv, double rTimeout, const char *zWork, const char *zTag, child_res *r) {
+ * whole group after rTimeout seconds (counted from the start, not from the
+ * wait for the GPU lock that eGpu names). */
+static int run_child(char *const *argv, double rTimeout, const char *zWork, const char *zTag, int eGpu,
+                     child_res *r) {
   char *zOutPath = fmt("%s/%s.out", zWork, zTag), *zErrPath = fmt("%s/%s.err", zWork, zTag);
   int rc = KS_OK;
+  int fdLock = -1;
   memset(r, 0, sizeof *r);
   r->iExit = -1;
   /* Children (nvcc, the harness running candidate code) never see the LLM
    * key or other secrets: built before fork, no allocation in the child. */
   char **azEnv = NULL;
   if ((rc = ks_sandbox_child_env(environ, &azEnv)) < 0) goto done;
+  double tWait = now_s();
+  fdLock = gpu_lock_acquire(eGpu);
   fflush(stdout);
   fflush(stderr);
   double t0 = now_s();
@@ -153,6 +213,17 @@ static int run_child(char *const *argv, double rTimeout, const char *zWork, cons
     nanosleep(&ts, NULL);
   }
   r->rSeconds = now_s() - t0;
+  /* KS_TRACE_CHILDREN=FILE: one line per child (tag, lock mode, seconds waiting
+   * for the GPU lock, seconds run), to see where a review's time goes. */
+  const char *zTrace = getenv("KS_TRACE_CHILDREN");
+  if (zTrace && *zTrace) {
+    FILE *fT = fopen(zTrace, "a");
+    if (fT) {
+      fprintf(fT, "%d %s %s wait %.3f run %.3f\n", (int)getpid(), zTag, eGpu == GPU_EXCLUSIVE ? "ex" : eGpu ? "sh" : "-",
+              t0 - tWait, r->rSeconds);
+      fclose(fT);
+    }
+  }
   if (!r->bTimedOut) {
     if (WIFEXITED(st)) r->iExit = WEXITSTATUS(st);
     else if (WIFSIGNALED(st)) r->iSignal = WTERMSIG(st);
@@ -161,6 +232,7 @@ static int run_child(char *const *argv, double rTimeout, const char *zWork, cons
   if (ks_file_read(zOutPath, &r->zOut, &n) < 0) r->zOut = ks_strdup("");
   if (ks_file_read(zErrPath, &r->zErr, &n) < 0) r->zErr = ks_strdup("");
 done:
+  gpu_lock_release(fdLock);
   free(zOutPath);
   free(zErrPath);
   return rc;
@@ -344,7 +416,7 @@ static int compile_one(review *rv, const char *zSource, const char *zTag, char *
   }
   child_res r;
   if (rv->o.bVerbose) fprintf(stderr, "kernelskill: nvcc %s -> %s\n", zSource, zSo);
-  if ((rc = run_child(azArgv, 600, rv->zWork, zTag, &r)) < 0) goto done;
+  if ((rc = run_child(azArgv, 600, rv->zWork, zTag, GPU_NONE, &r)) < 0) goto done;
   if (r.iExit != 0) {
     ks_buf b = KS_BUF_INIT;
     ks_buf_puts(&b, r.zErr);
@@ -421,7 +493,7 @@ static int run_check(review *rv, const char *zSo, const char *zTag, const char *
   double rTimeout = rv->o.rTimeoutS > 0 ? rv->o.rTimeoutS : rv->pTask->rTimeoutS;
   child_res r;
   if (rv->o.bVerbose) fprintf(stderr, "kernelskill: checking %s (%d trials)\n", zTag, nTrials);
-  int rc = run_child(azArgv, rTimeout, rv->zWork, zTag, &r);
+  int rc = run_child(azArgv, rTimeout, rv->zWork, zTag, GPU_SHARED, &r);
   if (rc < 0) return rc;
   cJSON *pJ = child_json(&r);
   const cJSON *pOk = cJSON_GetObjectItemCaseSensitive(pJ, "ok");
@@ -548,7 +620,7 @@ static int run_timing(review *rv, const char *zSeedSo, const char *zCandSo, cJSO
   double rTimeout = 4 * (rv->o.rTimeoutS > 0 ? rv->o.rTimeoutS : rv->pTask->rTimeoutS) + 60;
   child_res r;
   if (rv->o.bVerbose) fprintf(stderr, "kernelskill: timing (%d runs each, cold L2)\n", nRuns);
-  int rc = run_child(azArgv, rTimeout, rv->zWork, "time", &r);
+  int rc = run_child(azArgv, rTimeout, rv->zWork, "time", GPU_EXCLUSIVE, &r);
   if (rc < 0) return rc;
   cJSON *pJ = child_json(&r);
   if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(pJ, "ok")) || r.bTimedOut || r.iSignal) {
@@ -708,7 +780,7 @@ static cJSON *run_profile_once(review *rv, const char *zSo, const char *const *a
   for (int i = 0; i < nM && n < 62; i++) azArgv[n++] = (char *)azM[i];
   azArgv[n] = NULL;
   double rTimeout = 10 * (rv->o.rTimeoutS > 0 ? rv->o.rTimeoutS : rv->pTask->rTimeoutS) + 60;
-  if (run_child(azArgv, rTimeout, rv->zWork, "profile", pR) < 0) return NULL;
+  if (run_child(azArgv, rTimeout, rv->zWork, "profile", GPU_EXCLUSIVE, pR) < 0) return NULL;
   return child_json(pR);
 }
 
@@ -808,27 +880,37 @@ static char *cache_path(const char *zUuid) {
   return z;
 }
 
-/* Measured once per device and cached ($XDG_CACHE_HOME/kernelskill). */
+static cJSON *ceilings_cached(const char *zPath) {
+  char *zText = NULL;
+  size_t n;
+  if (ks_file_read(zPath, &zText, &n) != KS_OK) return NULL;
+  cJSON *pC = cJSON_Parse(zText);
+  free(zText);
+  if (pC && cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(pC, "dram_gbps"))) {
+    cJSON_AddBoolToObject(pC, "cached", 1);
+    return pC;
+  }
+  cJSON_Delete(pC);
+  return NULL;
+}
+
+/* Measured once per device and cached ($XDG_CACHE_HOME/kernelskill). The
+ * measurement holds the GPU lock exclusively and looks at the cache again
+ * once it has it: concurrent first reviews measure once, not once each. */
 static cJSON *ceilings(review *rv, cJSON *pNotes) {
   const cJSON *pUuid = cJSON_GetObjectItemCaseSensitive(rv->pInfo, "uuid");
   char *zPath = cache_path(cJSON_IsString(pUuid) ? pUuid->valuestring : "unknown");
-  char *zText = NULL;
-  size_t n;
-  cJSON *pC = NULL;
-  if (ks_file_read(zPath, &zText, &n) == KS_OK) {
-    pC = cJSON_Parse(zText);
-    free(zText);
-    if (pC && cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(pC, "dram_gbps"))) {
-      cJSON_AddBoolToObject(pC, "cached", 1);
-      free(zPath);
-      return pC;
-    }
-    cJSON_Delete(pC);
+  cJSON *pC = ceilings_cached(zPath);
+  if (pC) {
+    free(zPath);
+    return pC;
   }
+  int fdLock = gpu_lock_acquire(GPU_EXCLUSIVE);
+  if ((pC = ceilings_cached(zPath))) goto done;
   char *azArgv[] = {rv->zHarness, "ceilings", NULL};
   child_res r;
   if (rv->o.bVerbose) fprintf(stderr, "kernelskill: measuring the device's ceilings (once per device)\n");
-  if (run_child(azArgv, 300, rv->zWork, "ceilings", &r) == KS_OK) {
+  if (run_child(azArgv, 300, rv->zWork, "ceilings", GPU_NONE, &r) == KS_OK) {
     pC = child_json(&r);
     if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(pC, "ok"))) {
       cJSON_DeleteItemFromObject(pC, "ok");
@@ -843,6 +925,8 @@ static cJSON *ceilings(review *rv, cJSON *pNotes) {
     }
     child_res_free(&r);
   }
+done:
+  gpu_lock_release(fdLock);
   free(zPath);
   return pC;
 }
@@ -956,7 +1040,7 @@ int ks_review_run(const ks_task *pTask, const ks_review_opts *pOpts, ks_review_r
   if (!rv.o.bCompileOnly) {
     char *azArgv[] = {rv.zHarness, "info", NULL};
     child_res r;
-    if ((rc = run_child(azArgv, 120, rv.zWork, "info", &r)) < 0) goto done_notes;
+    if ((rc = run_child(azArgv, 120, rv.zWork, "info", GPU_SHARED, &r)) < 0) goto done_notes;
     rv.pInfo = child_json(&r);
     int iExit = r.iExit;
     child_res_free(&r);
@@ -1097,7 +1181,10 @@ int ks_review_run(const ks_task *pTask, const ks_review_opts *pOpts, ks_review_r
   /* Metrics and roofline. */
   cJSON *pKernels = cJSON_CreateArray();
   cJSON_AddItemToObject(pEv, "kernels", pKernels);
-  run_profile(&rv, zUnder, pKernels, pNotes);
+  if (rv.o.bProfileBestOnly && zCandSo && rv.pRes->eVerdict != KS_VERDICT_ACCEPTED)
+    cJSON_AddItemToArray(pNotes, cJSON_CreateString("not profiled: the candidate was not accepted"));
+  else
+    run_profile(&rv, zUnder, pKernels, pNotes);
   pCeil = ceilings(&rv, pNotes);
   cJSON *pRoof = cJSON_CreateObject();
   cJSON_AddItemToObject(pEv, "roofline", pRoof);
