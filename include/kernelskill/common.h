@@ -89,6 +89,8 @@ int ks_file_exists(const char *zPath);
 int ks_dir_exists(const char *zPath);
 /* mkdir -p */
 int ks_dir_make(const char *zPath);
+/* rm -rf (no symlinks followed); a missing folder is not an error. */
+int ks_dir_remove_tree(const char *zPath);
 
 /* Folder part of a path ("." if none); malloc'd. */
 char *ks_path_dirname(const char *zPath);

@@ -47,10 +47,12 @@ typedef struct ks_review_opts {
   int bVerbose;           /* progress on stderr */
   int bProfileBestOnly;   /* profile (CUPTI) only a version that can become the best: the seed
                              reviewed alone, or an accepted candidate (the loop plans from these) */
+  const char *zRefCache;  /* keep the reference's correctness outputs here, keyed by its build, the
+                             spec, seed and trials, and reuse them (NULL: run the reference each time) */
 } ks_review_opts;
 
 #define KS_REVIEW_OPTS_VERSION 1
-#define KS_REVIEW_OPTS_INIT {KS_REVIEW_OPTS_VERSION, 0, 100, 0, 0, 1, 0, 0, 0, 0, 0, 0}
+#define KS_REVIEW_OPTS_INIT {KS_REVIEW_OPTS_VERSION, 0, 100, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0}
 
 typedef struct ks_timing_stats {
   int n;

@@ -235,6 +235,7 @@ typedef struct loop {
   const ks_task *pTask;
   ks_loop_opts o;
   char *zJournal, *zCandDir, *zEvDir;
+  char *zRefCache; /* the reference's outputs, reused by every review of the run */
   ks_skillset *pSet;
   ks_tu *pTu;
   ks_journal *pJ;
@@ -323,6 +324,7 @@ static int review(loop *L, const ks_task *pTask, const char *zCandidate, ks_revi
   ks_review_opts ro = KS_REVIEW_OPTS_INIT;
   ro.zCandidate = zCandidate;
   ro.bProfileBestOnly = 1; /* the next round plans from the best's profile only */
+  ro.zRefCache = L->zRefCache;
   if (L->o.nRuns > 0) ro.nRuns = L->o.nRuns;
   if (L->o.nTrials > 0) ro.nTrials = L->o.nTrials;
   if (L->o.xReview) return L->o.xReview(L->o.pReviewCtx, pTask, &ro, ppRes);
@@ -1717,6 +1719,7 @@ int ks_loop_run(const ks_task *pTask, const ks_loop_opts *pOpts, ks_loop_result 
   L.zJournal = ks_path_join(L.o.zOutDir, "journal.jsonl");
   L.zCandDir = ks_path_join(L.o.zOutDir, "candidates");
   L.zEvDir = ks_path_join(L.o.zOutDir, "evidence");
+  L.zRefCache = ks_path_join(L.o.zOutDir, "refcache");
   L.pRes = calloc(1, sizeof *L.pRes);
   if (!L.zJournal || !L.zCandDir || !L.zEvDir || !L.pRes) {
     rc = ks_error_set(KS_ENOMEM, "out of memory");
@@ -1855,6 +1858,10 @@ done:
   free(L.zJournal);
   free(L.zCandDir);
   free(L.zEvDir);
+  /* Gigabytes of outputs at the suite's sizes: gone with the run (a resumed
+   * run rebuilds them once). */
+  if (L.zRefCache && !getenv("KS_KEEP_WORK")) ks_dir_remove_tree(L.zRefCache);
+  free(L.zRefCache);
   free(L.zBestSrc);
   free(L.zBestEv);
   ks_journal_free(L.pJ);

@@ -5,6 +5,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -182,4 +183,18 @@ int ks_path_datadir(char **pzOut) {
   return ks_error_set(KS_EUNAVAIL,
                       "cannot find KernelSkill's data folder (share/kernelskill); "
                       "set KS_DATADIR or reinstall");
+}
+
+static int remove_entry(const char *zPath, const struct stat *pSt, int iFlag, struct FTW *pFtw) {
+  (void)pSt;
+  (void)iFlag;
+  (void)pFtw;
+  return remove(zPath) == 0 || errno == ENOENT ? 0 : -1;
+}
+
+int ks_dir_remove_tree(const char *zPath) {
+  if (!ks_dir_exists(zPath)) return KS_OK;
+  if (nftw(zPath, remove_entry, 16, FTW_DEPTH | FTW_PHYS) != 0)
+    return ks_error_set(KS_EIO, "%s: cannot remove: %s", zPath, strerror(errno));
+  return KS_OK;
 }

@@ -981,6 +981,39 @@ static void set_verdict(review *rv, ks_verdict e, const char *zReason, const cha
   }
 }
 
+/* The reference's outputs depend only on its build, the spec (shapes, inits),
+ * the seed and the trial count: with opts.zRefCache, a folder keyed by them
+ * holds them for later reviews (the loop reviews many candidates against one
+ * reference). Only builds from the content-addressed build cache have a
+ * stable identity; anything else is run every time (NULL). */
+static char *ref_cache_dir(review *rv, const char *zRefSo, int nTrials) {
+  if (!rv->o.zRefCache || !zRefSo || !strstr(zRefSo, "/kernelskill/builds/")) return NULL;
+  uint64_t h = 0xcbf29ce484222325ull;
+  char *zSpec = NULL;
+  size_t nSpec = 0;
+  if (ks_file_read(rv->zSpec, &zSpec, &nSpec) < 0) return NULL;
+  char *zKey = fmt("%s|%llu|%d|%s", zRefSo, (unsigned long long)rv->pTask->iSeed, nTrials, rv->zArch);
+  for (const char *q = zKey; q && *q; q++) h = (h ^ (unsigned char)*q) * 0x100000001b3ull;
+  for (size_t i = 0; i < nSpec; i++) h = (h ^ (unsigned char)zSpec[i]) * 0x100000001b3ull;
+  free(zSpec);
+  free(zKey);
+  if (ks_dir_make(rv->o.zRefCache) < 0) return NULL;
+  return fmt("%s/%016llx", rv->o.zRefCache, (unsigned long long)h);
+}
+
+static cJSON *ref_cache_load(const char *zDone) {
+  char *z = NULL;
+  size_t n = 0;
+  if (ks_file_read(zDone, &z, &n) < 0) return NULL;
+  cJSON *p = cJSON_ParseWithLength(z, n);
+  free(z);
+  if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(p, "ok"))) {
+    cJSON_Delete(p);
+    return NULL;
+  }
+  return p;
+}
+
 int ks_review_run(const ks_task *pTask, const ks_review_opts *pOpts, ks_review_result **ppRes) {
   review rv;
   int rc = KS_OK;
@@ -1092,17 +1125,33 @@ int ks_review_run(const ks_task *pTask, const ks_review_opts *pOpts, ks_review_r
   if (nTrials < 5) nTrials = 5;
   cJSON_AddNumberToObject(pCorr, "trials", nTrials);
   cJSON_AddNumberToObject(pCorr, "first_seed", (double)pTask->iSeed);
-  char *zRefDir = fmt("%s/out-reference", rv.zWork), *zCandDir = fmt("%s/out-candidate", rv.zWork);
+  char *zRefDir = ref_cache_dir(&rv, zRefSo ? zRefSo : zSeedSo, nTrials);
+  char *zRefDone = zRefDir ? fmt("%s/check.json", zRefDir) : NULL;
+  char *zCandDir = fmt("%s/out-candidate", rv.zWork);
   ks_verdict eV = KS_VERDICT_OK;
-  int k = run_check(&rv, zRefSo ? zRefSo : zSeedSo, "check-reference", zRefDir, &eV, &zWhy, &pCheckRef);
+  int k;
+  if (zRefDone && (pCheckRef = ref_cache_load(zRefDone))) {
+    k = 2; /* the same build, spec, seed and trials ran before: its outputs stand */
+    cJSON_AddItemToArray(pNotes, cJSON_CreateString("reference outputs reused from an earlier review"));
+  } else {
+    if (!zRefDir) zRefDir = fmt("%s/out-reference", rv.zWork);
+    k = run_check(&rv, zRefSo ? zRefSo : zSeedSo, "check-reference", zRefDir, &eV, &zWhy, &pCheckRef);
+  }
   if (k == 0) {
     rc = ks_error_set(KS_EINVAL, "%s: the reference fails its own run: %s", zRefSo ? pTask->zReference : pTask->zSource,
                       zWhy);
-  } else if (k > 0) {
+  } else if (k == 1) {
     rc = check_reference(&rv, zRefDir, pNotes);
-  } else {
+    /* Marked done last, so an interrupted run is never reused. */
+    if (rc == KS_OK && zRefDone) {
+      char *zJ = cJSON_PrintUnformatted(pCheckRef);
+      if (zJ) ks_file_write_atomic(zRefDone, zJ, strlen(zJ));
+      free(zJ);
+    }
+  } else if (k < 0) {
     rc = k;
   }
+  free(zRefDone);
   if (rc < 0) {
     free(zRefDir);
     free(zCandDir);
