@@ -9,8 +9,9 @@
  * and environment. Any failure of ours falls back to that passthrough with a
  * warning; a build nvcc would pass never fails because of us.
  *
- * KS_MODE=off|apply|report|optimize (default apply); KS_NVCC names the real
- * nvcc; KS_QUIET=1 silences the substitution lines and notes. docs/nvcc.md. */
+ * KS_MODE=off|apply|report|optimize (default apply; optimize runs the agent
+ * loop first for sources with a task file, optimize.c); KS_NVCC names the
+ * real nvcc; KS_QUIET=1 silences the substitution lines and notes. docs/nvcc.md. */
 #define _GNU_SOURCE
 #include "kernelskill/nvccargs.h"
 #include "kernelskill/store.h"
@@ -28,6 +29,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "optimize.h"
 #include "report.h"
 
 #define TAG "kernelskill-nvcc"
@@ -482,36 +484,6 @@ done:
   return rc;
 }
 
-/* ---- KS_MODE=optimize ---- */
-
-/* The hook for build-time optimization: for an input with a task file next
- * to it (foo.cu -> foo.task.json) and no fresh store entry, on a machine with
- * a GPU, run the agent loop, `store add` its verified result, and let apply
- * substitute it. The loop (lib/agents) is not built yet, so this says so once
- * and the build goes on as KS_MODE=apply. Returns the number of inputs it
- * optimized (always 0 for now). */
-static int optimize_hook(state *pS) {
-  int bSaid = 0;
-  for (int i = 0; i < pS->pCmd->nInputs; i++) {
-    const ks_nvcc_item *pIt = &pS->pCmd->a[pS->pCmd->aiInputs[i]];
-    if (!pIt->bCudaSource || !has_suffix(pIt->zInput, ".cu")) continue;
-    size_t n = strlen(pIt->zInput);
-    char *zTask = malloc(n + 16);
-    if (!zTask) continue;
-    snprintf(zTask, n + 16, "%.*s.task.json", (int)(n - 3), pIt->zInput);
-    if (!bSaid && ks_file_exists(zTask)) {
-      fprintf(stderr, TAG ": note: KS_MODE=optimize is not available yet (the optimize loop is not built); "
-                      "%s has a task file, but the build goes on as KS_MODE=apply\n",
-              pIt->zInput);
-      bSaid = 1;
-    }
-    free(zTask);
-  }
-  if (!bSaid && !pS->bQuiet)
-    fprintf(stderr, TAG ": note: KS_MODE=optimize is not available yet; using KS_MODE=apply\n");
-  return 0;
-}
-
 /* ---- KS_MODE=explain: how the command line was read (nothing runs) ---- */
 
 static const char *origin_name(int e) {
@@ -640,7 +612,8 @@ int main(int argc, char **argv) {
     }
     do_exec(&S);
   }
-  if (eMode == MODE_OPTIMIZE) optimize_hook(&S);
+  /* optimize: the loop stores verified versions first; apply then compiles them. */
+  if (eMode == MODE_OPTIMIZE) ks_nvcc_optimize(pCmd, S.bQuiet);
 
   /* apply */
   if (!(S.aSub = calloc((size_t)pCmd->nInputs, sizeof(subst)))) fallback(&S, "out of memory");

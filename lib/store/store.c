@@ -468,7 +468,7 @@ static char *record_path(const ks_store *p, const char *zOriginal) {
 }
 
 /* Build the verification record from evidence (and the task's tolerances). */
-static int verification(const ks_store_add_opts *pO, cJSON *pEntry, char **pzEv, size_t *pnEv) {
+static int verification(const ks_store *p, const ks_store_add_opts *pO, cJSON *pEntry, char **pzEv, size_t *pnEv) {
   cJSON *pV = cJSON_AddObjectToObject(pEntry, "verification");
   char *zText = NULL;
   size_t nText = 0;
@@ -525,7 +525,9 @@ task:
     const cJSON *pName = cJSON_GetObjectItemCaseSensitive(pTask, "name");
     if (cJSON_IsString(pName) && !cJSON_GetObjectItemCaseSensitive(pV, "task"))
       cJSON_AddStringToObject(pV, "task", pName->valuestring);
-    cJSON_AddStringToObject(pV, "task_file", pO->zTask);
+    char *zRec = record_path(p, pO->zTask);
+    cJSON_AddStringToObject(pV, "task_file", zRec ? zRec : pO->zTask);
+    free(zRec);
   }
 done:
   cJSON_Delete(pDoc);
@@ -618,11 +620,15 @@ int ks_store_add(const ks_store *p, const ks_store_add_opts *pO, ks_store_entry 
   cJSON *pProv = cJSON_AddObjectToObject(pEntry, "provenance");
   cJSON_AddStringToObject(pProv, "tool", "kernelskill " KS_VERSION_STRING);
   cJSON_AddStringToObject(pProv, "made_by", pO->zMadeBy ? pO->zMadeBy : "store add");
-  cJSON_AddStringToObject(pProv, "optimized_from", pO->zOptimized);
-  if (pO->zRunDir) cJSON_AddStringToObject(pProv, "run", pO->zRunDir);
+  /* Paths recorded like the original's: relative to the project root when inside it. */
+  char *zFrom = record_path(p, pO->zOptimized), *zRun = pO->zRunDir ? record_path(p, pO->zRunDir) : NULL;
+  cJSON_AddStringToObject(pProv, "optimized_from", zFrom ? zFrom : pO->zOptimized);
+  if (pO->zRunDir) cJSON_AddStringToObject(pProv, "run", zRun ? zRun : pO->zRunDir);
+  free(zFrom);
+  free(zRun);
   cJSON *pSkills = cJSON_AddArrayToObject(pProv, "skills");
   add_skills(pSkills, zOpt, nOpt);
-  if ((rc = verification(pO, pEntry, &zEv, &nEv)) < 0) goto done;
+  if ((rc = verification(p, pO, pEntry, &zEv, &nEv)) < 0) goto done;
   char aDate[32];
   time_t t = time(NULL);
   struct tm tmv;

@@ -1,0 +1,15 @@
+/* optimize.h — KS_MODE=optimize for kernelskill-nvcc: before the apply step,
+ * run the agent loop (`kernelskill optimize TASK --commit`) for each .cu
+ * input that has a task file next to it and no fresh store entry, so that
+ * the apply step compiles the verified result. docs/nvcc.md. */
+#ifndef KS_DRIVER_NVCC_OPTIMIZE_H
+#define KS_DRIVER_NVCC_OPTIMIZE_H
+
+#include "kernelskill/nvccargs.h"
+
+/* Never fails the build: whatever goes wrong is a warning (or a note) on
+ * stderr, and the input then compiles as the apply step finds it. Returns
+ * the number of inputs the loop stored a verified version for. */
+int ks_nvcc_optimize(const ks_nvcc_cmd *pCmd, int bQuiet);
+
+#endif
