@@ -108,11 +108,12 @@ litgpu_part() {
 
 suite_part() {
   log "suite: bench/run-suite"
-  timeout "${KS_SUITE_SECONDS:-560}" bench/run-suite ${KS_SUITE_ARGS:-} >"$OUT/suite.log" 2>&1
+  # run-suite keeps its own deadline (--deadline, default 540 s) and packs its
+  # outputs for $OUT (--export: results at their repository paths, logs).
+  # shellcheck disable=SC2086
+  timeout "${KS_SUITE_SECONDS:-580}" bench/run-suite --export "$OUT" ${KS_SUITE_ARGS:-} >"$OUT/suite.log" 2>&1
   echo "run-suite exit $?" >>"$S"
   tail -n 40 "$OUT/suite.log" >>"$S"
-  cp docs/results.md docs/results.png "$OUT/" 2>/dev/null
-  cp -r bench/results "$OUT/" 2>/dev/null
 }
 
 # Concurrent parts: the Reviewer's lock serializes their GPU children.
