@@ -392,7 +392,9 @@ static int compile_one(review *rv, const char *zSource, const char *zTag, char *
     char *zText = NULL;
     size_t nText = 0;
     for (int i = 0; i < n; i++) {
-      if (azArgv[i] == zSo) continue;
+      /* The output and the shim live in the review's temporary folder: their
+       * paths change every review (the shim's bytes are hashed below). */
+      if (azArgv[i] == zSo || azArgv[i] == zShim) continue;
       for (const char *q = azArgv[i]; *q; q++) h = (h ^ (unsigned char)*q) * 0x100000001b3ull;
       h = (h ^ 0xFF) * 0x100000001b3ull;
     }
@@ -992,7 +994,12 @@ static char *ref_cache_dir(review *rv, const char *zRefSo, int nTrials) {
   char *zSpec = NULL;
   size_t nSpec = 0;
   if (ks_file_read(rv->zSpec, &zSpec, &nSpec) < 0) return NULL;
-  char *zKey = fmt("%s|%llu|%d|%s", zRefSo, (unsigned long long)rv->pTask->iSeed, nTrials, rv->zArch);
+  /* The harness generates the inputs: another build of it may generate others. */
+  struct stat stH;
+  memset(&stH, 0, sizeof stH);
+  if (rv->zHarness) stat(rv->zHarness, &stH);
+  char *zKey = fmt("%s|%llu|%d|%s|%lld|%lld", zRefSo, (unsigned long long)rv->pTask->iSeed, nTrials, rv->zArch,
+                   (long long)stH.st_size, (long long)stH.st_mtime);
   for (const char *q = zKey; q && *q; q++) h = (h ^ (unsigned char)*q) * 0x100000001b3ull;
   for (size_t i = 0; i < nSpec; i++) h = (h ^ (unsigned char)zSpec[i]) * 0x100000001b3ull;
   free(zSpec);
