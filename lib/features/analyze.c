@@ -307,6 +307,28 @@ static ks_cls classify(actx *pC, CXCursor c) {
       return b;
     case CXBinaryOperator_Comma:
       return b;
+    case CXBinaryOperator_Rem:
+    case CXBinaryOperator_Div: {
+      /* A flat index split into 2-D coordinates, `i % n` and `i / n`, with n
+       * the same for every thread: the 32 consecutive indices of a warp
+       * straddle a multiple of n at most once when n >= 32, so across a warp
+       * `i % n` steps like i and `i / n` is uniform. A constant n that is
+       * small or not a multiple of 32 wraps inside the warp: not affine. */
+      long long v;
+      if (cls_xdep(a) && a.eForm != FORM_NONLINEAR && !cls_xdep(b) && !b.bIndirect &&
+          (!eval_int(k.a[1], &v) || (v >= 32 && v % 32 == 0))) {
+        if (op == CXBinaryOperator_Rem) {
+          r.eForm = a.eForm;
+          r.coef = a.coef;
+        } else {
+          r.eForm = FORM_AFFINE;
+          r.coef = 0;
+        }
+        return r;
+      }
+      if (cls_xdep(a) || cls_xdep(b)) r.eForm = FORM_NONLINEAR;
+      return r;
+    }
     default:
       /* Division, modulo, shifts right, bit ops, comparisons: not affine in x. */
       if (cls_xdep(a) || cls_xdep(b)) r.eForm = FORM_NONLINEAR;

@@ -1,0 +1,754 @@
+/* smem-transpose.c — rule `smem-transpose`: an out-of-place matrix transpose
+ * with one thread per element (1-D flattened index split by / and %, or a 2-D
+ * thread grid) becomes the classic 32x32 shared-memory tiled transpose: block
+ * 32x8, a padded [32][33] tile, coalesced loads and coalesced stores, bounds
+ * guards on both sides, and a grid-stride loop over tile rows so that any
+ * number of rows fits under gridDim.y's 65535. Every launch of the kernel in
+ * the file gets the tiled grid and block.
+ *
+ * The matcher accounts for every statement of the kernel: it proves the body
+ * computes out[v * S' + u] = in[u * S + v] for every (u, v) in [0, U) x [0, V)
+ * and nothing else; the tiled kernel does exactly those copies
+ * (docs/rules/smem-transpose.md). */
+#include "../rwutil.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- small AST helpers ---- */
+
+static int kind(CXCursor c) { return (int)clang_getCursorKind(c); }
+
+/* The two operands of binary operator c when its operator is eOp. */
+static int binop(CXCursor c, enum CXBinaryOperatorKind eOp, CXCursor *pL, CXCursor *pR) {
+  c = ks_rw_strip(c);
+  if (kind(c) != CXCursor_BinaryOperator || clang_getCursorBinaryOperatorKind(c) != eOp) return 0;
+  CXCursor *a;
+  int n;
+  ks_rw_children(c, &a, &n);
+  if (n == 2) {
+    *pL = a[0];
+    *pR = a[1];
+  }
+  free(a);
+  return n == 2;
+}
+
+static int is_int_type(CXType t) {
+  switch (clang_getCanonicalType(t).kind) {
+  case CXType_Int: case CXType_UInt: case CXType_Long: case CXType_ULong:
+  case CXType_LongLong: case CXType_ULongLong:
+    return 1;
+  default:
+    return 0;
+  }
+}
+
+/* Through parentheses, implicit conversions and integer casts written in the
+ * source that do not narrow (`(long long)rows`, `(size_t)r`): the value is the
+ * operand's; only the type the arithmetic runs in widens. */
+static CXCursor strip_widening(CXCursor c) {
+  for (;;) {
+    c = ks_rw_strip(c);
+    int e = kind(c);
+    if (e != CXCursor_CStyleCastExpr && e != CXCursor_CXXStaticCastExpr && e != CXCursor_CXXFunctionalCastExpr)
+      return c;
+    CXCursor *a;
+    int n, iExpr = -1, nExpr = 0;
+    ks_rw_children(c, &a, &n);
+    for (int i = 0; i < n; i++) /* a TypeRef comes first for typedef names */
+      if (clang_isExpression(clang_getCursorKind(a[i]))) iExpr = i, nExpr++;
+    CXCursor op = nExpr == 1 ? a[iExpr] : clang_getNullCursor();
+    free(a);
+    if (nExpr != 1) return c;
+    CXType tTo = clang_getCursorType(c), tFrom = clang_getCursorType(op);
+    if (!is_int_type(tTo) || !is_int_type(tFrom) || clang_Type_getSizeOf(tTo) < clang_Type_getSizeOf(tFrom))
+      return c;
+    c = op;
+  }
+}
+
+/* Index of the kernel parameter that c names (through widening casts), -1 else. */
+static int param_of(CXCursor kernel, CXCursor c) {
+  c = strip_widening(c);
+  if (kind(c) != CXCursor_DeclRefExpr) return -1;
+  CXCursor d = clang_getCursorReferenced(c);
+  int n = clang_Cursor_getNumArguments(kernel);
+  for (int i = 0; i < n; i++)
+    if (clang_equalCursors(clang_Cursor_getArgument(kernel, (unsigned)i), d)) return i;
+  return -1;
+}
+
+/* The one variable of a DeclStmt and its initializer (null when none). */
+static int single_var(CXCursor stmt, CXCursor *pVar, CXCursor *pInit) {
+  CXCursor *a, *v;
+  int n, nV;
+  if (kind(stmt) != CXCursor_DeclStmt) return 0;
+  ks_rw_children(stmt, &a, &n);
+  int bOk = n == 1 && kind(a[0]) == CXCursor_VarDecl;
+  if (bOk) {
+    *pVar = a[0];
+    *pInit = clang_getNullCursor();
+    ks_rw_children(a[0], &v, &nV);
+    for (int i = 0; i < nV; i++)
+      if (clang_isExpression(clang_getCursorKind(v[i]))) *pInit = v[i];
+    free(v);
+  }
+  free(a);
+  return bOk;
+}
+
+/* A thread/block built-in, `blockIdx.y` etc., possibly under a widening cast
+ * (`(long)blockIdx.y`: the same value). */
+static int is_builtin(ks_tu *pTu, CXCursor c, const char *zWant) {
+  unsigned s, e;
+  c = strip_widening(c);
+  if (ks_ast_extent(pTu, c, &s, &e) < 0) return 0;
+  char *z = ks_rw_squash(pTu, s, e);
+  int b = z && strcmp(z, zWant) == 0;
+  free(z);
+  return b;
+}
+
+/* `blockIdx.D * blockDim.D + threadIdx.D` (any operand order, widening casts on
+ * the built-ins): the dimension 'x' or 'y', else 0. */
+static char thread_index_dim(ks_tu *pTu, CXCursor c) {
+  CXCursor l, r, ml, mr;
+  if (!binop(c, CXBinaryOperator_Add, &l, &r)) return 0;
+  for (const char *zD = "xy"; *zD; zD++) {
+    char zB[16], zD2[16], zT[16];
+    snprintf(zB, sizeof zB, "blockIdx.%c", *zD);
+    snprintf(zD2, sizeof zD2, "blockDim.%c", *zD);
+    snprintf(zT, sizeof zT, "threadIdx.%c", *zD);
+    for (int iSwap = 0; iSwap < 2; iSwap++) {
+      CXCursor t = iSwap ? l : r, prod = iSwap ? r : l;
+      if (!is_builtin(pTu, t, zT) || !binop(prod, CXBinaryOperator_Mul, &ml, &mr)) continue;
+      if ((is_builtin(pTu, ml, zB) && is_builtin(pTu, mr, zD2)) || (is_builtin(pTu, ml, zD2) && is_builtin(pTu, mr, zB)))
+        return *zD;
+    }
+  }
+  return 0;
+}
+
+/* A subscript P[index] whose base is a pointer parameter: its index, else -1. */
+static int subscript(CXCursor kernel, CXCursor c, CXCursor *pIndex) {
+  CXCursor *a;
+  int n, iP = -1;
+  c = ks_rw_strip(c);
+  if (kind(c) != CXCursor_ArraySubscriptExpr) return -1;
+  ks_rw_children(c, &a, &n);
+  if (n == 2) {
+    CXCursor base = ks_rw_strip(a[0]);
+    if (kind(base) == CXCursor_DeclRefExpr && clang_getCanonicalType(clang_getCursorType(base)).kind == CXType_Pointer) {
+      CXCursor d = clang_getCursorReferenced(base);
+      int nP = clang_Cursor_getNumArguments(kernel);
+      for (int i = 0; i < nP; i++)
+        if (clang_equalCursors(clang_Cursor_getArgument(kernel, (unsigned)i), d)) iP = i;
+    }
+    *pIndex = a[1];
+  }
+  free(a);
+  return iP;
+}
+
+/* An expression built only from the kernel's scalar parameters, integer
+ * literals, + - * / and widening casts: the same value in every thread. */
+static int is_pure(CXCursor kernel, CXCursor c) {
+  CXCursor l, r;
+  c = strip_widening(c);
+  if (kind(c) == CXCursor_IntegerLiteral) return 1;
+  if (kind(c) == CXCursor_DeclRefExpr)
+    return param_of(kernel, c) >= 0 && is_int_type(clang_getCursorType(c));
+  enum CXBinaryOperatorKind aOps[] = {CXBinaryOperator_Add, CXBinaryOperator_Sub, CXBinaryOperator_Mul,
+                                       CXBinaryOperator_Div};
+  for (int i = 0; i < 4; i++)
+    if (binop(c, aOps[i], &l, &r)) return is_pure(kernel, l) && is_pure(kernel, r);
+  return 0;
+}
+
+/* ---- the element terms u and v ----
+ * In the 2-D form a term is a reference to one of the two thread-index
+ * variables; in the 1-D form it is `i / X` or `i % X`, written in place or
+ * through a local variable initialized to it. */
+
+typedef struct term_ctx {
+  int b1D;
+  CXCursor kernel;
+  CXCursor idx;          /* 1-D: the global index variable */
+  CXCursor aVar[8];      /* 1-D: locals of the body; 2-D: the two thread indices */
+  CXCursor aInit[8];
+  int nVar;
+} term_ctx;
+
+/* What term c is: 2-D: 1 + the thread-index variable's slot; 1-D: 1 for
+ * i / X, 2 for i % X, with *piDivisor the parameter X. 0: not a term. */
+static int term(const term_ctx *pC, CXCursor c, int *piDivisor) {
+  CXCursor e = strip_widening(c);
+  for (int iDepth = 0; iDepth < 2; iDepth++) {
+    CXCursor d = kind(e) == CXCursor_DeclRefExpr ? clang_getCursorReferenced(e) : clang_getNullCursor();
+    int iVar = -1;
+    for (int i = 0; i < pC->nVar && !clang_Cursor_isNull(d); i++)
+      if (clang_equalCursors(pC->aVar[i], d)) iVar = i;
+    if (!pC->b1D) return iVar >= 0 ? 1 + iVar : 0;
+    if (iVar >= 0) {
+      if (iDepth > 0) return 0;
+      e = strip_widening(pC->aInit[iVar]);
+      continue;
+    }
+    CXCursor l, r;
+    int eOp = binop(e, CXBinaryOperator_Div, &l, &r) ? 1 : binop(e, CXBinaryOperator_Rem, &l, &r) ? 2 : 0;
+    if (!eOp || !ks_rw_is_ref_to(strip_widening(l), pC->idx)) return 0;
+    if ((*piDivisor = param_of(pC->kernel, r)) < 0) return 0;
+    return eOp;
+  }
+  return 0;
+}
+
+/* `U * S + V` (either order of the product and of the sum), U and V terms:
+ * 1 and the term codes, the stride S and the divisors (1-D). */
+static int linear(const term_ctx *pC, CXCursor idx, int *peU, int *peV, CXCursor *pStride, int *piDivU, int *piDivV) {
+  CXCursor l, r, ml, mr;
+  if (!binop(strip_widening(idx), CXBinaryOperator_Add, &l, &r)) return 0;
+  for (int iSwap = 0; iSwap < 2; iSwap++) {
+    CXCursor prod = iSwap ? r : l, add = iSwap ? l : r;
+    if (!(*peV = term(pC, add, piDivV))) continue;
+    if (!binop(strip_widening(prod), CXBinaryOperator_Mul, &ml, &mr)) continue;
+    for (int iM = 0; iM < 2; iM++) {
+      CXCursor u = iM ? mr : ml, s = iM ? ml : mr;
+      int iDummy;
+      if ((*peU = term(pC, u, piDivU)) && !term(pC, s, &iDummy)) {
+        *pStride = s;
+        return 1;
+      }
+    }
+  }
+  return 0;
+}
+
+/* ---- the match ---- */
+
+typedef struct tr_match {
+  int iIn, iOut;             /* pointer parameters */
+  int iRows, iCols;          /* parameters bounding the input's rows (u) and columns (v) */
+  char *zRows, *zCols;       /* their names */
+  char *zInStride, *zOutStride; /* in[u * S + v], out[v * S' + u], as written (1-D: the bounds) */
+  char *zIdxType;            /* type the element index arithmetic runs in */
+  char *zElem;               /* element type */
+  int b1D;
+  unsigned iKernelStart, iBodyStart, iBodyEnd; /* the body's braces */
+} tr_match;
+
+static void tr_match_free(tr_match *pM) {
+  free(pM->zRows);
+  free(pM->zCols);
+  free(pM->zInStride);
+  free(pM->zOutStride);
+  free(pM->zIdxType);
+  free(pM->zElem);
+  pM->zRows = pM->zCols = pM->zInStride = pM->zOutStride = pM->zIdxType = pM->zElem = NULL;
+}
+
+static char *type_of(CXCursor c) {
+  CXString s = clang_getTypeSpelling(clang_getCursorType(c));
+  char *z = ks_strdup(clang_getCString(s));
+  clang_disposeString(s);
+  if (z && strncmp(z, "const ", 6) == 0) memmove(z, z + 6, strlen(z + 6) + 1);
+  return z;
+}
+
+/* Does main-file range [iStart, iEnd) use a macro? Texts are copied from it. */
+static int has_macro(ks_tu *pTu, unsigned iStart, unsigned iEnd) {
+  ks_rw_tok *a;
+  int n, bHit = 0;
+  if (ks_rw_tokens(pTu, iStart, iEnd, &a, &n) < 0) return 1;
+  CXFile file = clang_getFile(pTu->pTu, pTu->zFile);
+  for (int i = 0; i < n && !bHit; i++) {
+    if (a[i].eKind != CXToken_Identifier) continue;
+    CXCursor c = clang_getCursor(pTu->pTu, clang_getLocationForOffset(pTu->pTu, file, a[i].iStart));
+    bHit = clang_getCursorKind(c) == CXCursor_MacroExpansion;
+  }
+  ks_rw_tokens_free(a, n);
+  return bHit;
+}
+
+/* The copy statement `out[W] = in[R]`: the parameter indices and index
+ * expressions, else 0. */
+static int copy_stmt(CXCursor kernel, CXCursor st, int *piOut, CXCursor *pW, int *piIn, CXCursor *pR) {
+  CXCursor l, r;
+  if (kind(st) == CXCursor_CallExpr) {
+    /* A class element (__half, a struct): its copy assignment, which must be the
+     * compiler's (defaulted) one, so that it only copies. */
+    char *zName = ks_rw_spelling(st);
+    int bAssign = zName && strcmp(zName, "operator=") == 0;
+    free(zName);
+    CXCursor m = clang_getCursorReferenced(st);
+    if (!bAssign || clang_Cursor_isNull(m) || !clang_CXXMethod_isCopyAssignmentOperator(m) ||
+        !clang_CXXMethod_isDefaulted(m) || clang_Cursor_getNumArguments(st) != 2) /* the object and the source */
+      return 0;
+    CXCursor *a;
+    int n, nSub = 0;
+    CXCursor aSub[2];
+    ks_rw_children(st, &a, &n);
+    for (int i = 0; i < n; i++) { /* the operands in source order, the callee between them */
+      CXCursor c = ks_rw_strip(a[i]);
+      if (kind(c) == CXCursor_ArraySubscriptExpr && nSub < 2) aSub[nSub++] = c;
+      else if (kind(c) != CXCursor_DeclRefExpr) nSub = 3;
+    }
+    free(a);
+    if (nSub != 2) return 0;
+    l = aSub[0];
+    r = aSub[1];
+  } else if (kind(st) != CXCursor_BinaryOperator || !binop(st, CXBinaryOperator_Assign, &l, &r)) {
+    return 0;
+  }
+  *piOut = subscript(kernel, l, pW);
+  *piIn = subscript(kernel, r, pR); /* through the implicit load only: no arithmetic, no conversion */
+  if (*piOut < 0 || *piIn < 0 || *piOut == *piIn) return 0;
+  /* the same element type: a copy, no conversion */
+  return clang_equalTypes(clang_getUnqualifiedType(clang_getCanonicalType(clang_getCursorType(ks_rw_strip(l)))),
+                          clang_getUnqualifiedType(clang_getCanonicalType(clang_getCursorType(ks_rw_strip(r)))));
+}
+
+/* The statements a guard leads to: the then-branch's (compound or one), or
+ * for an early return the kernel's statements after it. */
+static int branch_stmts(CXCursor then, CXCursor **paOut, int *pnOut) {
+  if (kind(then) == CXCursor_CompoundStmt) return ks_rw_children(then, paOut, pnOut);
+  *paOut = malloc(sizeof(CXCursor));
+  if (!*paOut) return KS_ENOMEM;
+  (*paOut)[0] = then;
+  *pnOut = 1;
+  return KS_OK;
+}
+
+/* 1-D: the pointwise shape (rwutil) with bound P * Q, then locals
+ * `q = i / X`, `m = i % X` (in place or named), and one copy
+ *   out[i] = in[m * Y + q]   (reads strided)  or  out[m * Y + q] = in[i]
+ * with {X, Y} = {P, Q}. i = q * X + m, so either way the input is a matrix
+ * with U rows and V columns, U = X when the write is unit-stride. Returns NULL
+ * on a match, else why not (a constant, or zBuf). */
+static const char *match_1d(ks_tu *pTu, CXCursor kernel, tr_match *pM, char *zBuf, size_t nBuf) {
+  ks_rw_pointwise pw;
+  char *zWhy = NULL;
+  CXCursor *aStmt = NULL, *aIf = NULL;
+  int nStmt = 0, nIf = 0;
+  const char *zErr = NULL;
+  if (ks_rw_pointwise_match(pTu, kernel, &pw, &zWhy) < 0) {
+    snprintf(zBuf, nBuf, "%s", zWhy ? zWhy : "not a one-thread-per-element kernel");
+    free(zWhy);
+    return zBuf;
+  }
+  term_ctx tc;
+  memset(&tc, 0, sizeof tc);
+  tc.b1D = 1;
+  tc.kernel = kernel;
+  tc.idx = pw.idx;
+  CXCursor p1, p2;
+  int iP = -1, iQ = -1;
+  if (!binop(strip_widening(pw.bound), CXBinaryOperator_Mul, &p1, &p2) || (iP = param_of(kernel, p1)) < 0 ||
+      (iQ = param_of(kernel, p2)) < 0) {
+    zErr = "the guard's bound is not rows * cols (two integer parameters)";
+    goto done;
+  }
+  /* The element's statements. */
+  CXCursor body = ks_rw_body(kernel);
+  ks_rw_children(body, &aStmt, &nStmt);
+  CXCursor *aEl = NULL;
+  int nEl = 0;
+  if (pw.bEarlyReturn) {
+    aEl = aStmt + 2;
+    nEl = nStmt - 2;
+  } else {
+    ks_rw_children(aStmt[1], &aIf, &nIf);
+    CXCursor *aThen;
+    if (nIf != 2 || branch_stmts(aIf[1], &aThen, &nEl) < 0) {
+      zErr = "out of memory";
+      goto done;
+    }
+    free(aIf);
+    aIf = aThen;
+    aEl = aThen;
+  }
+  int iOut = -1, iIn = -1;
+  CXCursor w, r;
+  for (int i = 0; i < nEl; i++) {
+    CXCursor var, init;
+    if (i < nEl - 1) {
+      if (!single_var(aEl[i], &var, &init) || clang_Cursor_isNull(init) || !is_int_type(clang_getCursorType(var)) ||
+          tc.nVar >= 8) {
+        zErr = "the element's statements are not index locals (T c = i / rows; T r = i % rows;) and one copy";
+        goto done;
+      }
+      tc.aVar[tc.nVar] = var;
+      tc.aInit[tc.nVar++] = init;
+      int iDiv;
+      if (!term(&tc, init, &iDiv)) {
+        zErr = "a local of the element is not i / X or i % X";
+        goto done;
+      }
+      continue;
+    }
+    if (!copy_stmt(kernel, aEl[i], &iOut, &w, &iIn, &r)) {
+      zErr = "the element's last statement is not a plain copy out[...] = in[...] between two pointer parameters";
+      goto done;
+    }
+  }
+  if (iOut < 0) {
+    zErr = "the element has no copy out[...] = in[...]";
+    goto done;
+  }
+  /* One side is i itself, the other m * Y + q. */
+  int bWriteUnit = ks_rw_is_ref_to(strip_widening(w), pw.idx), bReadUnit = ks_rw_is_ref_to(strip_widening(r), pw.idx);
+  if (bWriteUnit == bReadUnit) {
+    zErr = "neither (or both) of the copy's sides is indexed by the global index itself";
+    goto done;
+  }
+  int eU, eV, iDivU = -1, iDivV = -1;
+  CXCursor stride;
+  if (!linear(&tc, bWriteUnit ? r : w, &eU, &eV, &stride, &iDivU, &iDivV) || eU != 2 || eV != 1 || iDivU != iDivV) {
+    zErr = "the strided side's index is not (i % X) * Y + i / X";
+    goto done;
+  }
+  int iX = iDivU, iY = param_of(kernel, stride);
+  if (!((iX == iP && iY == iQ) || (iX == iQ && iY == iP))) {
+    zErr = "X and Y of (i % X) * Y + i / X are not the two factors of the guard's bound";
+    goto done;
+  }
+  pM->iOut = iOut;
+  pM->iIn = iIn;
+  pM->iRows = bWriteUnit ? iX : iY;
+  pM->iCols = bWriteUnit ? iY : iX;
+  pM->zRows = ks_rw_spelling(clang_Cursor_getArgument(kernel, (unsigned)pM->iRows));
+  pM->zCols = ks_rw_spelling(clang_Cursor_getArgument(kernel, (unsigned)pM->iCols));
+  pM->zInStride = ks_strdup(pM->zCols);
+  pM->zOutStride = ks_strdup(pM->zRows);
+  /* The strided index's type, or the global index's when wider. */
+  CXType tS = clang_getCursorType(bWriteUnit ? r : w);
+  pM->zIdxType = clang_Type_getSizeOf(tS) >= clang_Type_getSizeOf(clang_getCursorType(pw.idx))
+                     ? type_of(ks_rw_strip(bWriteUnit ? r : w))
+                     : ks_strdup(pw.zIdxType);
+  pM->b1D = 1;
+done:
+  free(aStmt);
+  free(aIf);
+  ks_rw_pointwise_free(&pw);
+  return zErr;
+}
+
+/* A guard `a < A && b < B` (bEarly: `a >= A || b >= B`) on the two thread
+ * indices: their slots and bounds. */
+static int guard_2d(const term_ctx *pC, CXCursor cond, int bEarly, int aiVar[2], CXCursor aBound[2]) {
+  CXCursor l, r, v, b;
+  enum CXBinaryOperatorKind eJoin = bEarly ? CXBinaryOperator_LOr : CXBinaryOperator_LAnd;
+  enum CXBinaryOperatorKind eCmp = bEarly ? CXBinaryOperator_GE : CXBinaryOperator_LT;
+  if (!binop(cond, eJoin, &l, &r)) return 0;
+  for (int i = 0; i < 2; i++) {
+    int iDummy;
+    if (!binop(i ? r : l, eCmp, &v, &b)) return 0;
+    aiVar[i] = term(pC, v, &iDummy) - 1;
+    if (aiVar[i] < 0 || kind(strip_widening(v)) != CXCursor_DeclRefExpr) return 0;
+    aBound[i] = b;
+  }
+  return aiVar[0] != aiVar[1];
+}
+
+#define WHY_NO_2D_INDEX "the kernel does not start with two thread indices blockIdx.D * blockDim.D + threadIdx.D, D = x and y"
+
+/* 2-D: c = blockIdx.x * blockDim.x + threadIdx.x; r = ... .y ...; (any order)
+ * then if (a < A && b < B) out[v * S' + u] = in[u * S + v]; (a block with that
+ * one statement, or the early-return guard followed by it), {u, v} = {a, b}. */
+static const char *match_2d(ks_tu *pTu, CXCursor kernel, tr_match *pM) {
+  CXCursor *aStmt = NULL, *aIf = NULL, *aThen = NULL;
+  int nStmt = 0, nIf = 0, nThen = 0;
+  const char *zErr = NULL;
+  term_ctx tc;
+  char acDim[2] = {0, 0};
+  memset(&tc, 0, sizeof tc);
+  tc.kernel = kernel;
+  CXCursor body = ks_rw_body(kernel);
+  ks_rw_children(body, &aStmt, &nStmt);
+  int i = 0;
+  for (; i < nStmt && tc.nVar < 2; i++) {
+    CXCursor var, init;
+    if (!single_var(aStmt[i], &var, &init) || clang_Cursor_isNull(init) || !is_int_type(clang_getCursorType(var)))
+      break;
+    if (!(acDim[tc.nVar] = thread_index_dim(pTu, init))) break;
+    tc.aVar[tc.nVar++] = var;
+  }
+  if (tc.nVar != 2 || acDim[0] == acDim[1]) {
+    zErr = WHY_NO_2D_INDEX;
+    goto done;
+  }
+  if (i >= nStmt || kind(aStmt[i]) != CXCursor_IfStmt) {
+    zErr = "the thread indices are not followed by the guard if (r < rows && c < cols)";
+    goto done;
+  }
+  ks_rw_children(aStmt[i], &aIf, &nIf);
+  int aiVar[2];
+  CXCursor aBound[2];
+  int bEarly = 0;
+  if (nIf != 2) {
+    zErr = "the guard must be a plain if without else";
+    goto done;
+  }
+  CXCursor *aR;
+  int nR;
+  ks_rw_children(aIf[1], &aR, &nR);
+  bEarly = kind(aIf[1]) == CXCursor_ReturnStmt && nR == 0;
+  free(aR);
+  if (kind(aIf[1]) == CXCursor_CompoundStmt) { /* `{ return; }` counts as an early return too */
+    CXCursor *aB;
+    int nB;
+    ks_rw_children(aIf[1], &aB, &nB);
+    if (nB == 1 && kind(aB[0]) == CXCursor_ReturnStmt) {
+      ks_rw_children(aB[0], &aR, &nR);
+      bEarly = nR == 0;
+      free(aR);
+    }
+    free(aB);
+  }
+  if (!guard_2d(&tc, aIf[0], bEarly, aiVar, aBound)) {
+    zErr = "the guard is not if (r < rows && c < cols) (or if (r >= rows || c >= cols) return;) on the two indices";
+    goto done;
+  }
+  CXCursor st;
+  if (bEarly) {
+    if (i + 2 != nStmt) {
+      zErr = "the early-return guard must be followed by exactly one statement, the copy";
+      goto done;
+    }
+    st = aStmt[i + 1];
+  } else {
+    if (i + 1 != nStmt || branch_stmts(aIf[1], &aThen, &nThen) < 0 || nThen != 1) {
+      zErr = "the guard must hold exactly one statement, the copy, and end the kernel";
+      goto done;
+    }
+    st = aThen[0];
+  }
+  int iOut, iIn, eUr, eVr, eUw, eVw, iD1, iD2;
+  CXCursor w, r, sIn, sOut;
+  if (!copy_stmt(kernel, st, &iOut, &w, &iIn, &r)) {
+    zErr = "the guarded statement is not a plain copy out[...] = in[...] between two pointer parameters";
+    goto done;
+  }
+  if (!linear(&tc, r, &eUr, &eVr, &sIn, &iD1, &iD2) || !linear(&tc, w, &eUw, &eVw, &sOut, &iD1, &iD2) ||
+      eUr == eVr || eUw != eVr || eVw != eUr) {
+    zErr = "the copy is not out[v * S2 + u] = in[u * S1 + v] on the two thread indices u, v";
+    goto done;
+  }
+  if (!is_pure(kernel, sIn) || !is_pure(kernel, sOut)) {
+    zErr = "a row stride of the copy is not built from scalar parameters";
+    goto done;
+  }
+  /* u (the input's row) is bounded by the guard's bound on u's variable. */
+  int iU = eUr - 1;
+  CXCursor bRows = aiVar[0] == iU ? aBound[0] : aBound[1], bCols = aiVar[0] == iU ? aBound[1] : aBound[0];
+  pM->iRows = param_of(kernel, bRows);
+  pM->iCols = param_of(kernel, bCols);
+  if (pM->iRows < 0 || pM->iCols < 0 || !is_int_type(clang_getCursorType(strip_widening(bRows))) ||
+      !is_int_type(clang_getCursorType(strip_widening(bCols)))) {
+    zErr = "the guard's bounds are not integer parameters (the grid is sized from the launch's arguments for them)";
+    goto done;
+  }
+  pM->iIn = iIn;
+  pM->iOut = iOut;
+  pM->zRows = ks_rw_spelling(clang_Cursor_getArgument(kernel, (unsigned)pM->iRows));
+  pM->zCols = ks_rw_spelling(clang_Cursor_getArgument(kernel, (unsigned)pM->iCols));
+  pM->zInStride = ks_ast_text(pTu, sIn);
+  pM->zOutStride = ks_ast_text(pTu, sOut);
+  CXCursor rs = ks_rw_strip(r), ws = ks_rw_strip(w);
+  pM->zIdxType = type_of(clang_Type_getSizeOf(clang_getCursorType(ws)) > clang_Type_getSizeOf(clang_getCursorType(rs))
+                             ? ws
+                             : rs);
+done:
+  free(aStmt);
+  free(aIf);
+  free(aThen);
+  return zErr;
+}
+
+static int match(ks_rewrite *p, CXCursor kernel, tr_match *pM) {
+  ks_tu *pTu = ks_rewrite_tu(p);
+  const char *zKernel = ks_rewrite_kernel_name(p);
+  unsigned iKe;
+  memset(pM, 0, sizeof *pM);
+  if (kind(kernel) != CXCursor_FunctionDecl) return ks_rewrite_refuse(p, "kernel '%s' is a template", zKernel);
+  CXCursor body = ks_rw_body(kernel);
+  if (ks_ast_extent(pTu, kernel, &pM->iKernelStart, &iKe) < 0 || clang_Cursor_isNull(body) ||
+      ks_ast_extent(pTu, body, &pM->iBodyStart, &pM->iBodyEnd) < 0 || pTu->zSrc[pM->iBodyStart] != '{' ||
+      pTu->zSrc[pM->iBodyEnd - 1] != '}')
+    return ks_rewrite_refuse(p, "kernel '%s' has no body written in the file", zKernel);
+  if (has_macro(pTu, pM->iBodyStart, pM->iBodyEnd))
+    return ks_rewrite_refuse(p, "the body of '%s' uses a macro; not a transpose this rule can read", zKernel);
+  char zWhyBuf[320];
+  const char *zWhy1 = match_1d(pTu, kernel, pM, zWhyBuf, sizeof zWhyBuf);
+  if (zWhy1) {
+    char *zWhy1Copy = ks_strdup(zWhy1);
+    tr_match_free(pM);
+    const char *zWhy2 = match_2d(pTu, kernel, pM);
+    if (zWhy2) {
+      /* Report the form the kernel got further in: 2-D once it has the two thread indices. */
+      int b2D = strcmp(zWhy2, WHY_NO_2D_INDEX) != 0;
+      int rc = ks_rewrite_refuse(p, "kernel '%s' is not an out-of-place transpose this rule understands (%s form: %s)",
+                                 zKernel, b2D ? "2-D" : "1-D", b2D ? zWhy2 : zWhy1Copy ? zWhy1Copy : "?");
+      free(zWhy1Copy);
+      tr_match_free(pM);
+      return rc;
+    }
+    free(zWhy1Copy);
+  }
+  {
+    ks_rw_param *aP = NULL;
+    int nP = 0, rc;
+    if ((rc = ks_rw_params(pTu, kernel, &aP, &nP)) < 0) {
+      tr_match_free(pM);
+      return rc;
+    }
+    const char *zWhy = NULL;
+    if (!aP[pM->iIn].zElemType || !aP[pM->iOut].zElemType) zWhy = "the element type is unknown";
+    else if (aP[pM->iOut].bConstPointee) zWhy = "the output points to const";
+    for (int i = 0; i < nP && !zWhy; i++)
+      if (strncmp(aP[i].zName, "ks_", 3) == 0) zWhy = "a parameter starts with ks_ (names this rule uses)";
+    if (!zWhy) pM->zElem = ks_strdup(aP[pM->iIn].zElemType);
+    ks_rw_params_free(aP, nP);
+    if (zWhy) {
+      tr_match_free(pM);
+      return ks_rewrite_refuse(p, "kernel '%s': %s", zKernel, zWhy);
+    }
+  }
+  if (!pM->zRows || !pM->zCols || !pM->zInStride || !pM->zOutStride || !pM->zIdxType || !pM->zElem) {
+    tr_match_free(pM);
+    return ks_error_set(KS_ENOMEM, "out of memory");
+  }
+  return KS_OK;
+}
+
+/* ---- the rule ---- */
+
+#define TILE 32
+#define ROWS_PER_PASS 8
+#define GRID_Y_MAX 65535
+
+static int apply_smem_transpose(ks_rewrite *p) {
+  ks_tu *pTu = ks_rewrite_tu(p);
+  const char *zKernel = ks_rewrite_kernel_name(p);
+  tr_match m;
+  ks_launch *aL = NULL;
+  int nL = 0, rc;
+  ks_buf body = KS_BUF_INIT, cfg = KS_BUF_INIT, note = KS_BUF_INIT;
+  memset(&m, 0, sizeof m);
+
+  CXCursor kernel = ks_ast_find_kernel(pTu, zKernel);
+  if (clang_Cursor_isNull(kernel)) return ks_rewrite_refuse(p, "no kernel '%s'", zKernel);
+  unsigned iKs, iKe;
+  if (ks_ast_extent(pTu, kernel, &iKs, &iKe) == 0 && ks_rewrite_has_note(p, iKs, iKe, NULL))
+    return ks_rewrite_already(p, "kernel '%s' is already a shared-memory tiled transpose by this rule", zKernel);
+  if ((rc = match(p, kernel, &m)) < 0) return rc;
+  if (ks_rw_has_word(pTu, m.iKernelStart, m.iBodyStart, "__launch_bounds__")) {
+    rc = ks_rewrite_refuse(p, "kernel '%s' has __launch_bounds__; its block size changes here (apply launch-bounds after)",
+                           zKernel);
+    goto done;
+  }
+  if ((rc = ks_ast_launches(pTu, zKernel, &aL, &nL)) < 0) goto done;
+  if (nL == 0) {
+    rc = ks_rewrite_refuse(p, "no launch of '%s' in this file: the launch configuration must change with the kernel",
+                           zKernel);
+    goto done;
+  }
+  for (int i = 0; i < nL; i++)
+    if (aL[i].nArgs != clang_Cursor_getNumArguments(kernel)) {
+      rc = ks_rewrite_refuse(p, "%s:%u: launch of '%s' passes %d arguments for %d parameters", pTu->zFile, aL[i].iLine,
+                             zKernel, aL[i].nArgs, clang_Cursor_getNumArguments(kernel));
+      goto done;
+    }
+
+  /* The tiled body: block (32, 8); tile (by, blockIdx.x) of the input's
+   * rows x cols is read row-wise (threadIdx.x along the input's unit-stride
+   * columns) and written from the tile column-wise (threadIdx.x along the
+   * output's unit-stride dimension, the input's rows). */
+  char *zIn = ks_rw_spelling(clang_Cursor_getArgument(kernel, (unsigned)m.iIn));
+  char *zOut = ks_rw_spelling(clang_Cursor_getArgument(kernel, (unsigned)m.iOut));
+  unsigned nIndent = 0;
+  unsigned iLine = ks_rewrite_line_start(p, m.iKernelStart, &nIndent);
+  char zI[64];
+  snprintf(zI, sizeof zI, "%.*s  ", (int)(nIndent < 60 ? nIndent : 60), pTu->zSrc + iLine);
+  const char *zT = m.zIdxType;
+  rc = ks_buf_printf(&body,
+      "\n"
+      "%s__shared__ %s ks_tile[%d][%d];\n"
+      "%sconst %s ks_c0 = (%s)blockIdx.x * %d;\n"
+      "%sfor (long long ks_by = blockIdx.y; ks_by < ((long long)(%s) + %d) / %d; ks_by += gridDim.y) {\n"
+      "%s  const %s ks_r0 = (%s)(ks_by * %d);\n"
+      "%s  for (int ks_k = 0; ks_k < %d; ks_k += %d) {\n"
+      "%s    const %s ks_r = ks_r0 + (%s)(threadIdx.y + ks_k), ks_c = ks_c0 + (%s)threadIdx.x;\n"
+      "%s    if (ks_r < (%s) && ks_c < (%s)) ks_tile[threadIdx.y + ks_k][threadIdx.x] = %s[ks_r * (%s) + ks_c];\n"
+      "%s  }\n"
+      "%s  __syncthreads();\n"
+      "%s  for (int ks_k = 0; ks_k < %d; ks_k += %d) {\n"
+      "%s    const %s ks_c = ks_c0 + (%s)(threadIdx.y + ks_k), ks_r = ks_r0 + (%s)threadIdx.x;\n"
+      "%s    if (ks_c < (%s) && ks_r < (%s)) %s[ks_c * (%s) + ks_r] = ks_tile[threadIdx.x][threadIdx.y + ks_k];\n"
+      "%s  }\n"
+      "%s  __syncthreads();\n"
+      "%s}\n",
+      zI, m.zElem, TILE, TILE + 1,
+      zI, zT, zT, TILE,
+      zI, m.zRows, TILE - 1, TILE,
+      zI, zT, zT, TILE,
+      zI, TILE, ROWS_PER_PASS,
+      zI, zT, zT, zT,
+      zI, m.zRows, m.zCols, zIn, m.zInStride,
+      zI, zI,
+      zI, TILE, ROWS_PER_PASS,
+      zI, zT, zT, zT,
+      zI, m.zCols, m.zRows, zOut, m.zOutStride,
+      zI, zI, zI);
+  free(zIn);
+  free(zOut);
+  if (rc < 0) goto done;
+  if ((rc = ks_rewrite_replace(p, m.iBodyStart + 1, m.iBodyEnd - 1, body.z)) < 0) goto done;
+  if ((rc = ks_buf_printf(&note, "%dx%d shared-memory tile [%d][%d] (padded against bank conflicts), block %dx%d, "
+                                 "coalesced loads and stores (%s form)",
+                          TILE, TILE, TILE, TILE + 1, TILE, ROWS_PER_PASS, m.b1D ? "1-D" : "2-D")) < 0 ||
+      (rc = ks_rewrite_note(p, m.iKernelStart, note.z)) < 0)
+    goto done;
+
+  /* Every launch: tiles over the input's columns on x, rows on y (capped at
+   * gridDim.y's limit; the kernel loops over the rest). */
+  for (int i = 0; i < nL; i++) {
+    ks_launch *pL = &aL[i];
+    char *zR = ks_rw_paren(pL->azArg[m.iRows]), *zC = ks_rw_paren(pL->azArg[m.iCols]);
+    if (!zR || !zC) {
+      free(zR);
+      free(zC);
+      rc = ks_error_set(KS_ENOMEM, "out of memory");
+      goto done;
+    }
+    ks_buf_clear(&cfg);
+    rc = ks_buf_printf(&cfg, "dim3((unsigned)((%s + %d) / %d), (unsigned)((%s + %d) / %d < %d ? (%s + %d) / %d : %d)), dim3(%d, %d)",
+                       zC, TILE - 1, TILE, zR, TILE - 1, TILE, GRID_Y_MAX, zR, TILE - 1, TILE, GRID_Y_MAX, TILE,
+                       ROWS_PER_PASS);
+    if (rc >= 0 && pL->azCfg[2]) rc = ks_buf_printf(&cfg, ", %s", pL->azCfg[2]);
+    if (rc >= 0 && pL->azCfg[3]) rc = ks_buf_printf(&cfg, ", %s", pL->azCfg[3]);
+    if (rc >= 0) rc = ks_rewrite_replace(p, pL->iCfgStart, pL->iCfgEnd, cfg.z);
+    ks_buf_clear(&note);
+    if (rc >= 0)
+      rc = ks_buf_printf(&note, "grid of %dx%d tiles over %s x %s (y capped at %d), block %dx%d", TILE, TILE,
+                         pL->azArg[m.iRows], pL->azArg[m.iCols], GRID_Y_MAX, TILE, ROWS_PER_PASS);
+    free(zR);
+    free(zC);
+    if (rc < 0 || (rc = ks_rewrite_note(p, pL->iStart, note.z)) < 0) goto done;
+  }
+  rc = KS_OK;
+done:
+  tr_match_free(&m);
+  ks_ast_launches_free(aL, nL);
+  ks_buf_free(&body);
+  ks_buf_free(&cfg);
+  ks_buf_free(&note);
+  return rc;
+}
+
+const ks_rule ks_rule_smem_transpose = {
+    "smem-transpose",
+    "one-thread-per-element transpose (1-D i / rows, i % rows or 2-D) to a 32x32 shared-memory tiled transpose", NULL,
+    apply_smem_transpose};
