@@ -64,8 +64,8 @@ static int quiet(void) {
   return z && z[0] && strcmp(z, "0") != 0;
 }
 
-static void warn(const char *zFmt, ...) __attribute__((format(printf, 1, 2)));
-static void warn(const char *zFmt, ...) {
+#define warn ks_nvcc_warn
+void ks_nvcc_warn(const char *zFmt, ...) {
   va_list ap;
   va_start(ap, zFmt);
   fprintf(stderr, TAG ": warning: ");

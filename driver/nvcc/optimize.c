@@ -42,15 +42,7 @@ typedef struct opt_ctx {
   int nStored;
 } opt_ctx;
 
-static void warn(const char *zFmt, ...) __attribute__((format(printf, 1, 2)));
-static void warn(const char *zFmt, ...) {
-  va_list ap;
-  va_start(ap, zFmt);
-  fprintf(stderr, TAG ": warning: ");
-  vfprintf(stderr, zFmt, ap);
-  fputc('\n', stderr);
-  va_end(ap);
-}
+#define warn ks_nvcc_warn
 
 static void note(const opt_ctx *pC, const char *zFmt, ...) __attribute__((format(printf, 2, 3)));
 static void note(const opt_ctx *pC, const char *zFmt, ...) {
@@ -63,19 +55,7 @@ static void note(const opt_ctx *pC, const char *zFmt, ...) {
   va_end(ap);
 }
 
-static char *fmt(const char *zFmt, ...) __attribute__((format(printf, 1, 2)));
-static char *fmt(const char *zFmt, ...) {
-  ks_buf b = KS_BUF_INIT;
-  va_list ap;
-  va_start(ap, zFmt);
-  int rc = ks_buf_vprintf(&b, zFmt, ap);
-  va_end(ap);
-  if (rc < 0) {
-    ks_buf_free(&b);
-    return NULL;
-  }
-  return ks_buf_detach(&b);
-}
+#define fmt ks_mprintf /* short: used on most lines that build a path or message */
 
 static const char *tmp_dir(void) {
   const char *z = getenv("TMPDIR");

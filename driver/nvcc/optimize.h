@@ -12,4 +12,7 @@
  * the number of inputs the loop stored a verified version for. */
 int ks_nvcc_optimize(const ks_nvcc_cmd *pCmd, int bQuiet);
 
+/* "kernelskill-nvcc: warning: ..." on stderr (kernelskill_nvcc.c). */
+void ks_nvcc_warn(const char *zFmt, ...) __attribute__((format(printf, 1, 2)));
+
 #endif

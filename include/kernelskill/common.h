@@ -106,6 +106,12 @@ int ks_path_datadir(char **pzOut);
 
 /* strdup that reports KS_ENOMEM through the error channel when it fails. */
 char *ks_strdup(const char *z);
+/* printf into a new string (malloc'd; NULL when out of memory). */
+char *ks_mprintf(const char *zFmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
 
 #ifdef __cplusplus
 }

@@ -30,23 +30,7 @@
 
 /* ---- small helpers -------------------------------------------------------- */
 
-static char *fmt(const char *zFmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 1, 2)))
-#endif
-    ;
-static char *fmt(const char *zFmt, ...) {
-  ks_buf b = KS_BUF_INIT;
-  va_list ap;
-  va_start(ap, zFmt);
-  int rc = ks_buf_vprintf(&b, zFmt, ap);
-  va_end(ap);
-  if (rc < 0) {
-    ks_buf_free(&b);
-    return NULL;
-  }
-  return ks_buf_detach(&b);
-}
+#define fmt ks_mprintf /* short: used on most lines that build a path or message */
 
 static double now_s(void) {
   struct timespec ts;

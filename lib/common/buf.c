@@ -98,3 +98,16 @@ char *ks_strdup(const char *z) {
   memcpy(zCopy, z, n);
   return zCopy;
 }
+
+char *ks_mprintf(const char *zFmt, ...) {
+  ks_buf b = KS_BUF_INIT;
+  va_list ap;
+  va_start(ap, zFmt);
+  int rc = ks_buf_vprintf(&b, zFmt, ap);
+  va_end(ap);
+  if (rc < 0) {
+    ks_buf_free(&b);
+    return NULL;
+  }
+  return ks_buf_detach(&b);
+}

@@ -12,7 +12,6 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -70,27 +69,8 @@ static double now_s(void) {
   return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-static int rm_entry(const char *zPath, const struct stat *pSt, int iFlag, struct FTW *pFtw) {
-  (void)pSt, (void)iFlag, (void)pFtw;
-  remove(zPath);
-  return 0;
-}
 
-static void rm_rf(const char *zDir) { nftw(zDir, rm_entry, 16, FTW_DEPTH | FTW_PHYS); }
-
-static char *fmt(const char *zFmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 1, 2)))
-#endif
-    ;
-static char *fmt(const char *zFmt, ...) {
-  ks_buf b = KS_BUF_INIT;
-  va_list ap;
-  va_start(ap, zFmt);
-  ks_buf_vprintf(&b, zFmt, ap);
-  va_end(ap);
-  return ks_buf_detach(&b);
-}
+#define fmt ks_mprintf /* short: used on most lines that build a path or message */
 
 /* ---- child processes ----------------------------------------------------- */
 
@@ -1260,7 +1240,7 @@ done_notes:
     rv.pRes = NULL;
   }
 done:
-  if (rv.bOwnWork && rv.zWork && !getenv("KS_KEEP_WORK")) rm_rf(rv.zWork);
+  if (rv.bOwnWork && rv.zWork && !getenv("KS_KEEP_WORK")) ks_dir_remove_tree(rv.zWork);
   free(rv.zWork);
   free(rv.zHarness);
   free(rv.zSpec);
