@@ -285,9 +285,9 @@ def salvage_rounds(run_dir):
 
 # ---- environment -----------------------------------------------------------------
 
-def sh(argv, timeout=30):
+def sh(argv, timeout=30, env=None):
     try:
-        p = subprocess.run(argv, capture_output=True, text=True, timeout=timeout)
+        p = subprocess.run(argv, capture_output=True, text=True, timeout=timeout, env=env)
         return p.returncode, p.stdout.strip()
     except (OSError, subprocess.TimeoutExpired) as e:
         return -1, str(e)
@@ -500,7 +500,7 @@ def run(o, tasks, ks, env, argv_text):
     stamp = "%s-%s" % (started.strftime("%Y-%m-%d"), slug(name0))
     results_json = os.path.abspath(o.results or os.path.join(ROOT, "bench", "results", stamp + ".json"))
     copies = os.path.splitext(results_json)[0]
-    rc_v, ks_ver = sh([ks, "--version"])
+    rc_v, ks_ver = sh([ks, "--version"], env=env)  # the build's lib/ on the library path
     used = gpus[:n_gpu]
     doc = {
         "ks_suite_results": 1,
