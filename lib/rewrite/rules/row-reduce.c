@@ -9,8 +9,9 @@
  * The matcher accepts only a kernel body it understands statement by
  * statement (docs/rules/row-reduce.md): the row index, the row guard, scalar
  * and row-pointer declarations, row loops that either accumulate (sum via +=,
- * max/min via fmaxf/fminf/max/min, a ternary or an if) or store element j of a
- * row, scalar assignments and stores of the row's result. Loop bodies keep
+ * max/min via fmaxf/fminf/max/min, a ternary or an if, arg-max/arg-min as a
+ * value and index pair) or store element j of a row, scalar assignments and
+ * stores of the row's result (plain or atomicAdd/Max/Min). Loop bodies keep
  * their bytes: only loop headers change, and lines are added. */
 #include "features/ast.h"
 #include "kernelskill/rewrite.h"
@@ -21,8 +22,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { OP_NONE = 0, OP_SUM, OP_MAX, OP_MIN };
-static const char *const azOpName[] = {"", "sum", "max", "min"};
+enum { OP_NONE = 0, OP_SUM, OP_MAX, OP_MIN, OP_ARGMAX, OP_ARGMIN, OP_COUNT };
+static const char *const azOpName[] = {"", "sum", "max", "min", "argmax", "argmin"};
 
 #define RR_MAX_VARS 64
 #define RR_MAX_LOOPS 32
@@ -45,6 +46,7 @@ typedef struct rr_loop {
   int nAcc;
   int aiAcc[RR_MAX_ACC];  /* index into aVar */
   int aeOp[RR_MAX_ACC];
+  int aiIdx[RR_MAX_ACC];  /* arg-max/arg-min: the index local paired with the value (aVar), else -1 */
   int abReset[RR_MAX_ACC]; /* sum whose value before the loop is not zero: other threads restart at 0 */
   int bStores;
 } rr_loop;
@@ -133,7 +135,7 @@ static int is_body_var(rr_state *pS, CXCursor d) {
 static int is_cur_acc(rr_state *pS, int iVar) {
   if (!pS->pCur || iVar < 0) return 0;
   for (int i = 0; i < pS->pCur->nAcc; i++)
-    if (pS->pCur->aiAcc[i] == iVar) return 1;
+    if (pS->pCur->aiAcc[i] == iVar || pS->pCur->aiIdx[i] == iVar) return 1;
   return 0;
 }
 
@@ -405,12 +407,56 @@ static int compare_with(rr_state *pS, CXCursor cond, int iAcc, CXCursor *pE, int
   return 0;
 }
 
+/* `if (E > acc) { acc = E; iacc = j; }` (either order inside the braces; `<`
+ * for arg-min, and the mirrored comparisons): the value accumulator and the
+ * int local holding the index of the best element, which the sequential loop
+ * keeps at the FIRST j reaching the extreme. Only strict comparisons: with >=
+ * or <= the loop keeps the last index, which the start index would break
+ * ties with wrongly. Returns OP_ARGMAX / OP_ARGMIN or -1. */
+static int match_arg_pair(rr_state *pS, CXCursor cond, const CXCursor *aThen, int *piAcc, CXCursor *pE,
+                          int *piIdx) {
+  CXCursor l, r, e, vL = clang_getNullCursor(), vR = clang_getNullCursor(), iL = clang_getNullCursor(),
+                    iR = clang_getNullCursor();
+  int bEGreater;
+  for (int k = 0; k < 2; k++) {
+    if (!binop(aThen[k], CXBinaryOperator_Assign, &l, &r)) return -1;
+    if (acc_target(pS, l) >= 0) { vL = l; vR = r; }
+    else { iL = l; iR = r; }
+  }
+  if (clang_Cursor_isNull(vL) || clang_Cursor_isNull(iL)) return -1;
+  *piAcc = acc_target(pS, vL);
+  if (!compare_with(pS, cond, *piAcc, &e, &bEGreater) || !same_text(pS, vR, e)) return -1;
+  enum CXBinaryOperatorKind eCmp = clang_getCursorBinaryOperatorKind(ks_rw_strip(cond));
+  if (eCmp != CXBinaryOperator_GT && eCmp != CXBinaryOperator_LT) {
+    /* (Pass 2 refuses this statement too: the reason stays.) */
+    why(pS, "line %u keeps the last index on ties (>= or <=); only the strict > / < arg-max/arg-min pair is "
+            "understood", line_of(pS, cond));
+    return -1;
+  }
+  CXCursor d = ks_rw_ref_decl(iL);
+  int iIdx = clang_Cursor_isNull(d) ? -1 : var_index(pS, d);
+  if (iIdx < 0 || pS->aVar[iIdx].bPtr || clang_getCanonicalType(clang_getCursorType(d)).kind != CXType_Int) {
+    why(pS, "line %u: the index of an arg-max/arg-min pair must be an int local of the row body",
+        line_of(pS, iL));
+    return -1;
+  }
+  if (!ks_rw_is_ref_to(ks_rw_strip(iR), pS->pCur->var)) {
+    why(pS, "line %u: the index of an arg-max/arg-min pair must be set to the loop variable itself",
+        line_of(pS, iL));
+    return -1;
+  }
+  *piIdx = iIdx;
+  *pE = e;
+  return bEGreater ? OP_ARGMAX : OP_ARGMIN;
+}
+
 /* Recognize an accumulation statement of a loop body: the accumulator, the
  * operation and the contributed expression. Returns -1 when the statement
  * is not one (then *piAcc says whether it touched an accumulator candidate). */
-static int match_accumulate(rr_state *pS, CXCursor st, int *piAcc, CXCursor *pE) {
+static int match_accumulate(rr_state *pS, CXCursor st, int *piAcc, CXCursor *pE, int *piIdx) {
   CXCursor l, r, a[3];
   *piAcc = -1;
+  *piIdx = -1;
   if (binop(st, CXBinaryOperator_AddAssign, &l, &r)) {
     if ((*piAcc = acc_target(pS, l)) < 0) return -1;
     *pE = r;
@@ -457,8 +503,10 @@ static int match_accumulate(rr_state *pS, CXCursor st, int *piAcc, CXCursor *pE)
     if (n != 2) return -1;
     then = a[1];
     if (kind(then) == CXCursor_CompoundStmt) {
-      CXCursor b[2];
-      if (kids(then, b, 2) != 1) return -1;
+      CXCursor b[3];
+      int nThen = kids(then, b, 3);
+      if (nThen == 2) return match_arg_pair(pS, a[0], b, piAcc, pE, piIdx);
+      if (nThen != 1) return -1;
       then = b[0];
     }
     if (!binop(then, CXBinaryOperator_Assign, &ll, &rr) || (*piAcc = acc_target(pS, ll)) < 0) return -1;
@@ -467,6 +515,34 @@ static int match_accumulate(rr_state *pS, CXCursor st, int *piAcc, CXCursor *pE)
     return bEGreater ? OP_MAX : OP_MIN;
   }
   return -1;
+}
+
+/* atomicAdd / atomicMax / atomicMin with two arguments. */
+static int is_atomic_call(CXCursor st) {
+  if (kind(st) != CXCursor_CallExpr || clang_Cursor_getNumArguments(st) != 2) return 0;
+  char *z = ks_rw_spelling(st);
+  int b = z && (strcmp(z, "atomicAdd") == 0 || strcmp(z, "atomicMax") == 0 || strcmp(z, "atomicMin") == 0);
+  free(z);
+  return b;
+}
+
+/* `atomicAdd(P, E)`, `atomicAdd(&P[e], E)`, `atomicAdd(P + e, E)` (atomicMax,
+ * atomicMin) as a statement of the row body: a store of the row's result into
+ * P's buffer, like `out[row] = acc;` (one thread executes it). Returns the
+ * buffer (parameter index) or -1. */
+static int atomic_store_target(rr_state *pS, CXCursor st) {
+  CXCursor ptr = ks_rw_strip(clang_Cursor_getArgument(st, 0)), a[2];
+  int iRoot = -1;
+  if (kind(ptr) == CXCursor_UnaryOperator && clang_getCursorUnaryOperatorKind(ptr) == CXUnaryOperator_AddrOf &&
+      kids(ptr, a, 2) == 1)
+    iRoot = store_target(pS, a[0], 0);
+  else if (clang_getCanonicalType(clang_getCursorType(ptr)).kind == CXType_Pointer)
+    iRoot = pointer_root(pS, ptr);
+  if (iRoot < 0)
+    return why(pS, "line %u: the address of the atomic update is not a parameter's buffer plus an offset",
+               line_of(pS, st)) - 1;
+  if (!expr_ok(pS, clang_Cursor_getArgument(st, 1))) return -1;
+  return iRoot;
 }
 
 static int add_body_var(rr_state *pS, CXCursor stmt) {
@@ -544,9 +620,9 @@ static int match_loop(rr_state *pS, CXCursor loop) {
   }
   /* Pass 1: the accumulators of this loop. */
   for (int i = 0; i < nBody; i++) {
-    int iAcc;
+    int iAcc, iIdx;
     CXCursor e;
-    int eOp = match_accumulate(pS, body[i], &iAcc, &e);
+    int eOp = match_accumulate(pS, body[i], &iAcc, &e, &iIdx);
     if (eOp < 0) continue;
     int k;
     for (k = 0; k < pL->nAcc && pL->aiAcc[k] != iAcc; k++) {}
@@ -554,18 +630,22 @@ static int match_loop(rr_state *pS, CXCursor loop) {
       if (pL->nAcc == RR_MAX_ACC) return why(pS, "the loop at line %d has too many accumulators", nLine);
       pL->aiAcc[k] = iAcc;
       pL->aeOp[k] = eOp;
+      pL->aiIdx[k] = iIdx;
       pL->nAcc++;
-    } else if (pL->aeOp[k] != eOp) {
+    } else if (pL->aeOp[k] != eOp || pL->aiIdx[k] != iIdx) {
       return why(pS, "the loop at line %d combines one accumulator in two ways", nLine);
     }
+    for (int q = 0; q < pL->nAcc; q++)
+      if (q != k && iIdx >= 0 && pL->aiIdx[q] == iIdx)
+        return why(pS, "the loop at line %d keeps one index for two arg-max/arg-min values", nLine);
   }
   /* The start and the bound only read (and not this loop's accumulators). */
   if (!expr_ok(pS, pL->init) || !expr_ok(pS, bnd)) return 0;
   /* Pass 2: every statement, with the accumulators now known. */
   for (int i = 0; i < nBody; i++) {
     CXCursor st = body[i], e;
-    int iAcc;
-    int eOp = match_accumulate(pS, st, &iAcc, &e);
+    int iAcc, iIdx;
+    int eOp = match_accumulate(pS, st, &iAcc, &e, &iIdx);
     if (eOp > 0) {
       /* (An if's condition repeats E: the same text, so checking E covers it.) */
       if (!expr_ok(pS, e)) return 0;
@@ -574,7 +654,7 @@ static int match_loop(rr_state *pS, CXCursor loop) {
     if (iAcc >= 0) {
       char *z = ks_rw_spelling(pS->aVar[iAcc].decl);
       why(pS, "line %u updates '%s' in a way this rule does not understand (sum via +=, max/min via fmaxf/fminf, "
-              "max/min, a ternary or an if)",
+              "max/min, a ternary or an if, arg-max/arg-min `if (E > acc) { acc = E; i = j; }`)",
           line_of(pS, st), z);
       free(z);
       return 0;
@@ -607,6 +687,9 @@ static int match_loop(rr_state *pS, CXCursor loop) {
         continue;
       }
     }
+    if (is_atomic_call(st))
+      return why(pS, "line %u in the loop at line %d is an atomic update; only a row's result stored after the "
+                     "loops is understood", line_of(pS, st), nLine);
     CXString s = clang_getCursorKindSpelling(clang_getCursorKind(st));
     why(pS, "line %u in the loop at line %d is not a declaration, accumulation or store of element j this rule "
             "understands (%s)",
@@ -679,6 +762,17 @@ static int match_row_body(rr_state *pS, const CXCursor *aSt, int nSt) {
       continue;
     case CXCursor_NullStmt:
       continue;
+    case CXCursor_CallExpr: {
+      if (!is_atomic_call(st)) break;
+      int iRoot = atomic_store_target(pS, st);
+      if (iRoot < 0) return 0;
+      if (pS->aiLoopStore[iRoot])
+        return why(pS, "line %u stores into a buffer a row loop also stores into", line_of(pS, st));
+      pS->abTopStore[iRoot] = 1;
+      if (pS->nTopStore == RR_MAX_VARS) return why(pS, "too many stores of the row's result");
+      pS->aTopStore[pS->nTopStore++] = st;
+      continue;
+    }
     case CXCursor_BinaryOperator:
     case CXCursor_CompoundAssignOperator: {
       enum CXBinaryOperatorKind eB = clang_getCursorBinaryOperatorKind(st);
@@ -700,7 +794,8 @@ static int match_row_body(rr_state *pS, const CXCursor *aSt, int nSt) {
         if (pS->aiLoopStore[iRoot])
           return why(pS, "line %u stores into a buffer a row loop also stores into", line_of(pS, st));
         pS->abTopStore[iRoot] = 1;
-        if (pS->nTopStore < RR_MAX_VARS) pS->aTopStore[pS->nTopStore++] = st;
+        if (pS->nTopStore == RR_MAX_VARS) return why(pS, "too many stores of the row's result");
+        pS->aTopStore[pS->nTopStore++] = st;
         continue;
       }
       break;
@@ -774,12 +869,66 @@ static const char *helper_name(int eOp, int bDouble, int bWarp, char *zBuf, size
   return zBuf;
 }
 
+/* Arg-max / arg-min helpers: the pair (value, index) reduced together. A
+ * partner's pair wins when its value is strictly better, or equal with a
+ * smaller index: each thread's partial holds the first index of its best
+ * value (it scans increasing j with a strict comparison), so the combine
+ * yields the first index of the row's extreme, as the sequential loop does.
+ * Only > / < and == compare values: a NaN never wins, and when the uniform
+ * start value is NaN every pair stays (NaN, start index), as in the loop. */
+static int helper_arg_text(ks_rewrite *p, int eOp, int bDouble, int bWarp, ks_buf *pOut) {
+  char zName[64], zCombine[320], zWhat[200];
+  const char *zT = bDouble ? "double" : "float";
+  const char *zCmp = eOp == OP_ARGMAX ? ">" : "<";
+  helper_name(eOp, bDouble, bWarp, zName, sizeof zName);
+  snprintf(zCombine, sizeof zCombine,
+           "  for (int o = 16; o > 0; o >>= 1) {\n"
+           "    %s ks_ov = __shfl_xor_sync(0xffffffffu, v, o);\n"
+           "    int ks_oi = __shfl_xor_sync(0xffffffffu, i, o);\n"
+           "    if (ks_ov %s v || (ks_ov == v && ks_oi < i)) {\n"
+           "      v = ks_ov;\n"
+           "      i = ks_oi;\n"
+           "    }\n"
+           "  }\n",
+           zT, zCmp);
+  snprintf(zWhat, sizeof zWhat,
+           "%s-wide %s (value and first index) by warp shuffles%s: every thread gets the result",
+           bWarp ? "warp" : "block", azOpName[eOp], bWarp ? "" : " and one shared slot pair per warp");
+  char *zNote = ks_rewrite_note_text(p, zWhat);
+  if (!zNote) return ks_error_set(KS_ENOMEM, "out of memory");
+  int rc = ks_buf_printf(pOut, "\n%s\nstatic __device__ __forceinline__ %s %s(%s v, int &i) {\n", zNote, zT, zName,
+                         zT);
+  free(zNote);
+  if (rc < 0) return rc;
+  if (bWarp) return ks_buf_printf(pOut, "%s  return v;\n}\n", zCombine);
+  /* As the block max: warp partials in shared memory (value and index), then
+   * every warp combines them; lanes past the warp count repeat warp 0's pair. */
+  return ks_buf_printf(pOut,
+                       "  __shared__ %s ks_part[32];\n"
+                       "  __shared__ int ks_part_i[32];\n"
+                       "%s"
+                       "  __syncthreads();\n"
+                       "  if ((threadIdx.x & 31u) == 0u) {\n"
+                       "    ks_part[threadIdx.x >> 5] = v;\n"
+                       "    ks_part_i[threadIdx.x >> 5] = i;\n"
+                       "  }\n"
+                       "  __syncthreads();\n"
+                       "  unsigned ks_w = (threadIdx.x & 31u) < (blockDim.x >> 5) ? (threadIdx.x & 31u) : 0u;\n"
+                       "  v = ks_part[ks_w];\n"
+                       "  i = ks_part_i[ks_w];\n"
+                       "%s"
+                       "  return v;\n"
+                       "}\n",
+                       zT, zCombine, zCombine);
+}
+
 static int helper_text(ks_rewrite *p, int eOp, int bDouble, int bWarp, ks_buf *pOut) {
   char zName[64];
   const char *zT = bDouble ? "double" : "float";
   const char *zSuffix = bDouble ? "" : "f";
   char zCombine[96];
   helper_name(eOp, bDouble, bWarp, zName, sizeof zName);
+  if (eOp == OP_ARGMAX || eOp == OP_ARGMIN) return helper_arg_text(p, eOp, bDouble, bWarp, pOut);
   if (eOp == OP_SUM) snprintf(zCombine, sizeof zCombine, "v += __shfl_xor_sync(0xffffffffu, v, o);");
   else
     snprintf(zCombine, sizeof zCombine, "v = f%s%s(v, __shfl_xor_sync(0xffffffffu, v, o));",
@@ -1067,7 +1216,7 @@ static int apply_row_reduce(ks_rewrite *p) {
   if ((rc = ks_rewrite_replace(p, iRowS, iRowE,
                                bWarp ? "blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5)" : "blockIdx.x")) < 0)
     goto done;
-  int abHelper[4][2];
+  int abHelper[OP_COUNT][2];
   memset(abHelper, 0, sizeof abHelper);
   ks_buf accs = KS_BUF_INIT;
   for (int iLoop = 0; iLoop < pS->nLoop; iLoop++) {
@@ -1118,8 +1267,16 @@ static int apply_row_reduce(ks_rewrite *p) {
       abHelper[pL->aeOp[k]][pV->bDouble] = 1;
       if (pL->abReset[k])
         ks_buf_printf(&text, "if (%s != 0) %s = %s;\n%s", zLane, zAcc, pV->bDouble ? "0.0" : "0.0f", zInd);
-      ks_buf_printf(&accs, "\n%s%s = %s(%s);", zInd, zAcc, zName, zAcc);
-      ks_buf_printf(&note, "%s%s(%s)", k ? ", " : "", azOpName[pL->aeOp[k]], zAcc);
+      if (pL->aiIdx[k] >= 0) {
+        /* arg-max / arg-min: the value and its index combined as a pair. */
+        char *zIdx = ks_rw_spelling(pS->aVar[pL->aiIdx[k]].decl);
+        ks_buf_printf(&accs, "\n%s%s = %s(%s, %s);", zInd, zAcc, zName, zAcc, zIdx);
+        ks_buf_printf(&note, "%s%s(%s, %s)", k ? ", " : "", azOpName[pL->aeOp[k]], zAcc, zIdx);
+        free(zIdx);
+      } else {
+        ks_buf_printf(&accs, "\n%s%s = %s(%s);", zInd, zAcc, zName, zAcc);
+        ks_buf_printf(&note, "%s%s(%s)", k ? ", " : "", azOpName[pL->aeOp[k]], zAcc);
+      }
       free(zAcc);
     }
     if (text.n && (rc = ks_rewrite_replace(p, iLs, iLs, text.z)) < 0) {
@@ -1170,7 +1327,7 @@ static int apply_row_reduce(ks_rewrite *p) {
     if (k + 1 >= iAt || pTu->zSrc[k] != '/' || pTu->zSrc[k + 1] != '/') break;
     iAt = iPrev;
   }
-  for (int eOp = OP_SUM; eOp <= OP_MIN; eOp++) {
+  for (int eOp = OP_SUM; eOp < OP_COUNT; eOp++) {
     for (int bD = 0; bD < 2; bD++) {
       if (!abHelper[eOp][bD]) continue;
       char zName[64];

@@ -1,0 +1,201 @@
+"""row-reduce-emu.py CXX ORIG.cu NEW.cu KERNEL CASE MODE THREADS: check on the CPU
+that a kernel rewritten by rule row-reduce computes what the original computes.
+Both kernels (and the rule's ks_row_* helpers of NEW.cu) are cut out of their files
+and compiled as C++ with the CUDA built-ins they use emulated: the threads of a
+block are pthreads, __syncthreads a block barrier, __shfl_xor_sync an exchange
+through a per-warp slot array between two per-warp barriers, atomicAdd a mutex;
+blocks run one after another. The original runs one thread per row (no barriers).
+CASE: argmax (kernel(x, long long *idx, rows, cols): indices must be equal),
+argmin (kernel(x, int *idx, float *val, rows, cols): indices and value bits
+equal), xent (kernel(x, const long long *target, float *loss, rows, cols): loss
+within 1e-5 relative). The inputs hold ties (small integers as floats, several
+equal extremes per row), NaNs (as the first element and inside rows), signed
+zeros and rows shorter than a warp. MODE block|warp and THREADS: the rewrite's
+launch (grid = rows, or rows / (THREADS / 32) rounded up). Exit 0 when all match."""
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+cxx, orig, new, name, case, mode, threads = sys.argv[1:8]
+
+
+def block_at(s, i):
+    j = s.index("{", i)
+    d = 0
+    for k in range(j, len(s)):
+        d += {"{": 1, "}": -1}.get(s[k], 0)
+        if d == 0:
+            return s[i:k + 1]
+    raise SystemExit("unbalanced braces in " + s[i:i + 80])
+
+
+def kernel(path, newname):
+    s = open(path, encoding="utf-8").read()
+    i = re.search(r"(?m)^[ \t]*__global__[^\n;]*?\b" + re.escape(name) + r"\(", s).start()
+    return re.sub(r"\b" + re.escape(name) + r"\(", newname + "(", block_at(s, i), count=1)
+
+
+def helpers(path):
+    s = open(path, encoding="utf-8").read()
+    return "\n".join(block_at(s, m.start())
+                     for m in re.finditer(r"(?m)^static __device__ __forceinline__ [^\n]*\bks_row_\w+\(", s))
+
+
+SHIM = r"""
+#include <pthread.h>
+#include <cmath>
+#include <cstddef>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+struct emu_u3 { unsigned x, y, z; };
+static thread_local emu_u3 threadIdx;
+static emu_u3 blockIdx, blockDim, gridDim;
+static pthread_barrier_t emu_bar, emu_wbar[32];
+static unsigned long long emu_slot[1024];
+static pthread_mutex_t emu_mu = PTHREAD_MUTEX_INITIALIZER;
+#define __global__
+#define __device__
+#define __forceinline__
+#define __shared__ static
+#define __restrict__
+#define __syncthreads() pthread_barrier_wait(&emu_bar)
+template <class T> static T __shfl_xor_sync(unsigned, T v, int o) {
+  unsigned t = threadIdx.x, w = t >> 5;
+  unsigned long long b = 0, r;
+  memcpy(&b, &v, sizeof v);
+  emu_slot[t] = b;
+  pthread_barrier_wait(&emu_wbar[w]);
+  r = emu_slot[(w << 5) | ((t & 31u) ^ (unsigned)o)];
+  pthread_barrier_wait(&emu_wbar[w]);
+  T out;
+  memcpy(&out, &r, sizeof out);
+  return out;
+}
+static float atomicAdd(float *p, float v) {
+  pthread_mutex_lock(&emu_mu);
+  float old = *p;
+  *p = old + v;
+  pthread_mutex_unlock(&emu_mu);
+  return old;
+}
+"""
+
+MAIN = r"""
+static int rows, cols;
+static std::vector<float> gx, gval;
+static std::vector<long long> gidx, gtarget;
+static std::vector<int> gidxi;
+static float gloss;
+static void call_orig() {
+  float *x = gx.data(), *val = gval.data(), *loss = &gloss;
+  long long *idx = gidx.data(), *target = gtarget.data();
+  int *idxi = gidxi.data();
+  (void)val; (void)loss; (void)idx; (void)target; (void)idxi;
+  orig_k(%(args)s);
+}
+static void call_new() {
+  float *x = gx.data(), *val = gval.data(), *loss = &gloss;
+  long long *idx = gidx.data(), *target = gtarget.data();
+  int *idxi = gidxi.data();
+  (void)val; (void)loss; (void)idx; (void)target; (void)idxi;
+  new_k(%(args)s);
+}
+static void (*gfn)();
+static void *thr(void *p) {
+  threadIdx.x = (unsigned)(long)p; threadIdx.y = threadIdx.z = 0;
+  gfn();
+  return 0;
+}
+static void launch_threads(unsigned g, unsigned b, void (*fn)()) {
+  gridDim = {g, 1, 1}; blockDim = {b, 1, 1}; gfn = fn;
+  pthread_barrier_init(&emu_bar, 0, b);
+  for (unsigned w = 0; w < b / 32; w++) pthread_barrier_init(&emu_wbar[w], 0, 32);
+  std::vector<pthread_t> th(b);
+  for (unsigned bx = 0; bx < g; bx++) {
+    blockIdx = {bx, 0, 0};
+    for (unsigned t = 0; t < b; t++) pthread_create(&th[t], 0, thr, (void *)(long)t);
+    for (unsigned t = 0; t < b; t++) pthread_join(th[t], 0);
+  }
+  for (unsigned w = 0; w < b / 32; w++) pthread_barrier_destroy(&emu_wbar[w]);
+  pthread_barrier_destroy(&emu_bar);
+}
+/* The original: one thread per row, blocks of 32, no barriers: run in turn. */
+static void launch_orig() {
+  gridDim = {(unsigned)(rows + 31) / 32, 1, 1}; blockDim = {32, 1, 1};
+  for (unsigned bx = 0; bx < gridDim.x; bx++)
+    for (unsigned t = 0; t < 32; t++) { blockIdx = {bx, 0, 0}; threadIdx = {t, 0, 0}; call_orig(); }
+}
+static void fill(int seed) {
+  gx.resize((size_t)rows * cols);
+  for (int r = 0; r < rows; r++)
+    for (int c = 0; c < cols; c++) {
+      float v;
+      if (%(xent)d) v = (float)(((r * 131 + c * 71 + seed) %% 97) - 48) / 16.0f;
+      else v = (float)((r * 7 + c * 13 + seed) %% 5);   /* small integers: many ties */
+      gx[(size_t)r * cols + c] = v;
+    }
+  if (%(xent)d) return;
+  for (int r = 0; r < rows; r++) {
+    float *xr = &gx[(size_t)r * cols];
+    switch (r %% 6) {
+    case 1: xr[0] = NAN; break;                                 /* NaN start */
+    case 2: for (int c = 1; c < cols; c += 3) xr[c] = NAN; break; /* NaNs inside */
+    case 3: for (int c = 0; c < cols; c++) xr[c] = 2.0f; break;   /* all equal */
+    case 4: for (int c = 0; c < cols; c++) xr[c] = (c %% 2) ? -0.0f : 0.0f; break;
+    case 5: if (cols > 1) { xr[cols - 1] = 9.0f; xr[cols / 2] = -9.0f; } break;
+    default: break;
+    }
+  }
+  if (seed %% 2 && rows > 0) for (int c = 0; c < cols; c++) gx[c] = NAN; /* a row of NaNs */
+}
+int main() {
+  int sizes[][2] = {{7, 1}, {7, 5}, {13, 37}, {6, 64}, {12, 300}, {7, 1000}, {3, 257}};
+  unsigned T = %(threads)s;
+  int bWarp = %(warp)d, bad = 0;
+  for (int seed = 0; seed < 2; seed++)
+    for (auto &z : sizes) {
+      rows = z[0]; cols = z[1];
+      fill(seed);
+      gtarget.resize(rows);
+      for (int r = 0; r < rows; r++) gtarget[r] = (r * 5 + 3) %% cols;
+      gidx.assign(rows, -7); gidxi.assign(rows, -7); gval.assign(rows, -7.0f); gloss = 0.0f;
+      launch_orig();
+      std::vector<long long> ridx = gidx; std::vector<int> ridxi = gidxi; std::vector<float> rval = gval;
+      float rloss = gloss;
+      gidx.assign(rows, -7); gidxi.assign(rows, -7); gval.assign(rows, -7.0f); gloss = 0.0f;
+      unsigned W = T / 32;
+      launch_threads(bWarp ? (rows + W - 1) / W : (unsigned)rows, T, call_new);
+      int nDiff = 0;
+      for (int r = 0; r < rows; r++) {
+        if (%(case)d == 0) nDiff += ridx[r] != gidx[r];
+        if (%(case)d == 1) nDiff += ridxi[r] != gidxi[r] || memcmp(&rval[r], &gval[r], sizeof(float)) != 0;
+      }
+      if (%(case)d == 2) nDiff += !(fabsf(rloss - gloss) <= 1e-5f * fabsf(rloss) + 1e-6f);
+      if (%(case)d == 0) printf("%(name)s %%dx%%d seed %%d: %%d rows differ (row 0: %%lld, new %%lld)\n", rows, cols, seed,
+                             nDiff, ridx[0], gidx[0]);
+      if (%(case)d == 1) printf("%(name)s %%dx%%d seed %%d: %%d rows differ (row 0: %%d, new %%d)\n", rows, cols, seed,
+                             nDiff, ridxi[0], gidxi[0]);
+      if (%(case)d == 2) printf("%(name)s %%dx%%d seed %%d: loss %%.9g, new %%.9g\n", rows, cols, seed, rloss, gloss);
+      bad |= nDiff != 0;
+    }
+  return bad;
+}
+"""
+
+ARGS = {"argmax": "x, idx, rows, cols", "argmin": "x, idxi, val, rows, cols", "xent": "x, target, loss, rows, cols"}
+ICASE = {"argmax": 0, "argmin": 1, "xent": 2}
+
+with tempfile.TemporaryDirectory() as d:
+    src = os.path.join(d, "emu.cpp")
+    with open(src, "w", encoding="utf-8") as f:
+        f.write(SHIM + helpers(new) + "\n" + kernel(orig, "orig_k") + "\n" + kernel(new, "new_k") + "\n" +
+                MAIN % {"args": ARGS[case], "case": ICASE[case], "xent": case == "xent", "name": name,
+                        "threads": int(threads), "warp": mode == "warp"})
+    exe = os.path.join(d, "emu")
+    subprocess.check_call([cxx, "-x", "c++", "-std=c++17", "-O1", "-w", src, "-o", exe, "-lstdc++", "-lpthread",
+                           "-lm"])
+    sys.exit(subprocess.call([exe]))
