@@ -109,11 +109,13 @@ one_task() {
   echo "== $t: exit $RC in $(($(date +%s) - T0)) s" | tee -a "$OUT/summary.txt"
   tail -n 3 "$OUT/$t.log"
 }
+TASK_PIDS=()
 for t in $TASKS; do
   while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do sleep 0.5; done
   one_task "$t" &
+  TASK_PIDS+=($!)
 done
-wait
+for p in "${TASK_PIDS[@]}"; do wait "$p"; done
 for t in $TASKS; do
   $CHECK row "$t" "$OUT/$t.json" "$RUNDIR/$t" >>"$MD" || FAILED=1
   [ "$(cat "$OUT/$t.rc" 2>/dev/null)" = 0 ] || FAILED=1
