@@ -19,11 +19,24 @@ typedef struct ks_gemm_match {
   int bRowOnY;                 /* row index from blockIdx.y (col from .x) */
   unsigned iKernelStart, iKernelEnd;
   unsigned iBodyStart, iBodyEnd; /* the body's braces: [iBodyStart] == '{', [iBodyEnd-1] == '}' */
+  /* Only with KS_GEMM_ACCEPT_LINEAR (else 0 / NULL): */
+  int bBTrans;                 /* B given transposed: B[col*ldb + k] (zY its row stride, zBCast on col) */
+  char *zEpilogue;             /* statements between the k-loop and the store, as written, each ending ";\n" */
+  char *zStore;                /* the stored expression as written, when not just the accumulator */
+  char *zAccName, *zRowName, *zColName; /* the kernel's names, for zEpilogue/zStore (set with either) */
+  int bEpiRow, bEpiCol;        /* zEpilogue/zStore read row / col */
 } ks_gemm_match;
+
+/* ks_rule_gemm_match_ex flags: also accept row pointers (`P + row*lda` indexed
+ * by k), B transposed and an elementwise epilogue before the store. */
+#define KS_GEMM_ACCEPT_LINEAR 1u
 
 /* Match the kernel being rewritten as a naive GEMM. KS_OK and *pG filled, or
  * KS_EPRECOND with the reason (nothing to free then). */
 int ks_rule_gemm_match(ks_rewrite *p, ks_gemm_match *pG);
+/* The same with the forms in mAccept (KS_GEMM_ACCEPT_*) also accepted;
+ * ks_rule_gemm_match is this with mAccept 0. */
+int ks_rule_gemm_match_ex(ks_rewrite *p, unsigned mAccept, ks_gemm_match *pG);
 void ks_rule_gemm_match_free(ks_gemm_match *pG);
 
 /* Add the flags in zFlags to the file's `// kernelskill-flags:` line.

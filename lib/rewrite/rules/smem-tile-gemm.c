@@ -2,13 +2,18 @@
  * thread, a k-loop accumulating A[row*lda + k] * B[k*ldb + col]) becomes a
  * shared-memory tiled kernel (param tile=8|16|32), optionally with register
  * blocking (param regs=1|2|4|8: outputs per thread along the tile's rows), and
- * its launch sites get the matching grid and block.
+ * its launch sites get the matching grid and block. It also takes the
+ * nn.Linear layout: row pointers (`ar = A + row*lda; ... ar[k]`), B given
+ * transposed (B[col*ldb + k]: loaded along k, stored into a padded tile) and an
+ * elementwise epilogue before the store (`acc += bias[col]`, relu), kept as
+ * written per output.
  *
  * The matcher accepts only a kernel body it understands completely (every
  * statement accounted for) and exports ks_rule_gemm_match() for library-gemm.
  * The tiled kernel sums k in the same order with the same types, padding with
  * zeros past K, so its results are bitwise those of the original
- * (docs/rules/smem-tile-gemm.md). */
+ * (docs/rules/smem-tile-gemm.md). library-gemm calls the matcher without the
+ * nn.Linear forms (ks_rule_gemm_match), which it cannot map to cuBLAS as is. */
 #include "features/ast.h"
 #include "kernelskill/rewrite.h"
 #include "gemm_match.h"
@@ -208,30 +213,39 @@ static int ref_or_widened(CXCursor c, CXCursor u, char **pzCast) {
   return *pzCast != NULL;
 }
 
+/* `u * S` (either order); u may be widened by a cast when pzCast is given
+ * (*pzCast: the cast, or NULL). Returns the stride S. */
+static int scaled_ref(CXCursor prod, CXCursor u, CXCursor *pStride, char **pzCast) {
+  CXCursor ml, mr;
+  if (pzCast) *pzCast = NULL;
+  if (!binop(strip(prod), CXBinaryOperator_Mul, &ml, &mr)) return 0;
+  if (ref_or_widened(ml, u, pzCast) && !ref_or_widened(mr, u, NULL)) {
+    *pStride = mr;
+    return 1;
+  }
+  if (pzCast) free(*pzCast);
+  if (ref_or_widened(mr, u, pzCast) && !ref_or_widened(ml, u, NULL)) {
+    *pStride = ml;
+    return 1;
+  }
+  if (pzCast) {
+    free(*pzCast);
+    *pzCast = NULL;
+  }
+  return 0;
+}
+
 /* `u * S + v` (the product in either order, the sum in either order) where u
  * and v are references to the local variables given; u may be widened by a
  * cast when pzCast is given (*pzCast: the cast, or NULL). Returns the stride S. */
 static int linear_index(CXCursor idx, CXCursor u, CXCursor v, CXCursor *pStride, char **pzCast) {
-  CXCursor l, r, ml, mr;
+  CXCursor l, r;
   if (pzCast) *pzCast = NULL;
   if (!binop(strip(idx), CXBinaryOperator_Add, &l, &r)) return 0;
   for (int iSwap = 0; iSwap < 2; iSwap++) {
     CXCursor prod = iSwap ? r : l, add = iSwap ? l : r;
     if (!refers_to(add, v)) continue;
-    if (!binop(strip(prod), CXBinaryOperator_Mul, &ml, &mr)) continue;
-    if (ref_or_widened(ml, u, pzCast) && !ref_or_widened(mr, u, NULL)) {
-      *pStride = mr;
-      return 1;
-    }
-    if (pzCast) free(*pzCast);
-    if (ref_or_widened(mr, u, pzCast) && !ref_or_widened(ml, u, NULL)) {
-      *pStride = ml;
-      return 1;
-    }
-    if (pzCast) {
-      free(*pzCast);
-      *pzCast = NULL;
-    }
+    if (scaled_ref(prod, u, pStride, pzCast)) return 1;
   }
   return 0;
 }
@@ -299,11 +313,182 @@ typedef struct gm_state {
   int bLoopSeen, bStoreSeen, bGuard;
   CXCursor guardVar[2], guardBound[2];
   CXCursor kVar, kBound;
-  CXCursor aIdx, bIdx, cIdx;  /* index expressions */
+  CXCursor aSub, bSub, cIdx;  /* the A and B operands (subscripts), C's index expression */
   int iA, iB, iC;
   CXCursor row, col;
-  const char *zWhy;
+  const char *zWhy;           /* a specific reason to refuse, or NULL */
+  unsigned mAccept;           /* KS_GEMM_ACCEPT_* */
+  int nRowPtr;                /* row pointers `T *p = P + u * S;` (LINEAR) */
+  CXCursor aRowPtr[4], aRowPtrInit[4];
+  int bBTrans;                /* B[col * ldb + k] */
+  int nEpi;                   /* epilogue statements, between the k-loop and the store */
+  CXCursor aEpi[16];
+  CXCursor storeVal;          /* the stored expression */
+  unsigned mEpiThread;        /* bit t: the epilogue or store reads aThread[t] */
+  unsigned long long mEpiRead; /* bit i: the epilogue or store reads parameter array i */
 } gm_state;
+
+/* A GEMM operand: P[u * S + v] with P a pointer parameter, or (LINEAR) R[v]
+ * with R a row pointer `P + u * S`. *piParam: P; *pStride: S; *pzCast as for
+ * linear_index. */
+static int operand(gm_state *pS, CXCursor c, CXCursor u, CXCursor v, int *piParam, CXCursor *pStride, char **pzCast) {
+  kids k;
+  if (pzCast) *pzCast = NULL;
+  c = strip(c);
+  if (kind(c) != CXCursor_ArraySubscriptExpr || children(c, &k) != 2) return 0;
+  int iP = param_index(pS->kernel, k.a[0]);
+  if (iP >= 0) {
+    if (!linear_index(k.a[1], u, v, pStride, pzCast)) return 0;
+    *piParam = iP;
+    return 1;
+  }
+  CXCursor base = strip(k.a[0]);
+  if (!(pS->mAccept & KS_GEMM_ACCEPT_LINEAR) || kind(base) != CXCursor_DeclRefExpr || !refers_to(k.a[1], v)) return 0;
+  CXCursor d = clang_getCursorReferenced(base);
+  for (int i = 0; i < pS->nRowPtr; i++) {
+    CXCursor l, r;
+    if (!clang_equalCursors(d, pS->aRowPtr[i])) continue;
+    if (!binop(strip(pS->aRowPtrInit[i]), CXBinaryOperator_Add, &l, &r)) return 0;
+    for (int iSwap = 0; iSwap < 2; iSwap++) {
+      CXCursor ptr = iSwap ? r : l, prod = iSwap ? l : r;
+      iP = param_index(pS->kernel, ptr);
+      if (iP < 0 || clang_getCanonicalType(clang_getCursorType(strip(ptr))).kind != CXType_Pointer) continue;
+      if (scaled_ref(prod, u, pStride, pzCast)) {
+        *piParam = iP;
+        return 1;
+      }
+    }
+    return 0;
+  }
+  return 0;
+}
+
+/* ---- the epilogue (LINEAR): acc updated from itself, literals, scalar
+ * parameters, parameter arrays indexed by row or col, a few math functions ---- */
+
+typedef struct epi_walk {
+  gm_state *pS;
+  int bBad, bAcc;
+} epi_walk;
+
+static int epi_function(CXCursor fn) {
+  static const char *const az[] = {"fmaxf", "fminf", "fmax", "fmin", "fabsf", "fabs", "expf", "exp", "tanhf",
+                                   "tanh", "sqrtf", "sqrt", "erff", "erf", "__expf", NULL};
+  CXString s = clang_getCursorSpelling(fn);
+  int bOk = 0;
+  for (int i = 0; az[i] && !bOk; i++) bOk = strcmp(az[i], clang_getCString(s)) == 0;
+  clang_disposeString(s);
+  return bOk;
+}
+
+static int epi_thread(gm_state *pS, CXCursor c) {
+  for (int t = 0; t < pS->nThread; t++)
+    if (refers_to(c, pS->aThread[t])) {
+      pS->mEpiThread |= 1u << t;
+      return 1;
+    }
+  return 0;
+}
+
+static enum CXChildVisitResult epi_visit(CXCursor c, CXCursor parent, CXClientData d) {
+  (void)parent;
+  epi_walk *pW = d;
+  gm_state *pS = pW->pS;
+  kids k;
+  switch (kind(c)) {
+  case CXCursor_DeclRefExpr: {
+    CXCursor r = clang_getCursorReferenced(c);
+    if (clang_equalCursors(r, pS->acc)) pW->bAcc = 1;
+    else if (epi_thread(pS, c)) {
+    } else if (kind(r) == CXCursor_FunctionDecl) {
+      if (!epi_function(r)) pW->bBad = 1, pS->zWhy = "the epilogue calls a function this rule does not know";
+    } else if (param_index(pS->kernel, c) < 0) {
+      pW->bBad = 1, pS->zWhy = "the epilogue reads a local variable other than the accumulator, row and col";
+    } else if (clang_getCanonicalType(clang_getCursorType(c)).kind == CXType_Pointer) {
+      pW->bBad = 1, pS->zWhy = "the epilogue uses a pointer parameter other than as P[row] or P[col]";
+    }
+    return pW->bBad ? CXChildVisit_Break : CXChildVisit_Continue;
+  }
+  case CXCursor_IntegerLiteral:
+  case CXCursor_FloatingLiteral:
+  case CXCursor_TypeRef:
+    return CXChildVisit_Continue;
+  case CXCursor_UnexposedExpr:
+  case CXCursor_ParenExpr:
+  case CXCursor_CStyleCastExpr:
+  case CXCursor_ConditionalOperator:
+  case CXCursor_CallExpr:
+    return CXChildVisit_Recurse;
+  case CXCursor_UnaryOperator: {
+    enum CXUnaryOperatorKind e = clang_getCursorUnaryOperatorKind(c);
+    if (e != CXUnaryOperator_Minus && e != CXUnaryOperator_Plus && e != CXUnaryOperator_LNot) break;
+    return CXChildVisit_Recurse;
+  }
+  case CXCursor_BinaryOperator: {
+    switch (clang_getCursorBinaryOperatorKind(c)) {
+    case CXBinaryOperator_Add: case CXBinaryOperator_Sub: case CXBinaryOperator_Mul: case CXBinaryOperator_Div:
+    case CXBinaryOperator_LT: case CXBinaryOperator_GT: case CXBinaryOperator_LE: case CXBinaryOperator_GE:
+    case CXBinaryOperator_EQ: case CXBinaryOperator_NE: case CXBinaryOperator_LAnd: case CXBinaryOperator_LOr:
+      return CXChildVisit_Recurse;
+    default:
+      break;
+    }
+    break;
+  }
+  case CXCursor_ArraySubscriptExpr: {
+    int iP = children(c, &k) == 2 ? param_index(pS->kernel, k.a[0]) : -1;
+    if (iP < 0 || iP >= 64) {
+      pS->zWhy = "the epilogue reads an array that is not a parameter";
+    } else if (!epi_thread(pS, k.a[1])) {
+      pS->zWhy = "the epilogue reads a parameter array at an index other than row or col";
+    } else {
+      pS->mEpiRead |= 1ull << iP;
+      return CXChildVisit_Continue;
+    }
+    pW->bBad = 1;
+    return CXChildVisit_Break;
+  }
+  default:
+    break;
+  }
+  pW->bBad = 1;
+  if (!pS->zWhy) pS->zWhy = "the epilogue has an expression this rule does not understand";
+  return CXChildVisit_Break;
+}
+
+/* Is e an epilogue expression? *pbAcc: it reads the accumulator. */
+static int epi_expr(gm_state *pS, CXCursor e, int *pbAcc) {
+  epi_walk w = {pS, 0, 0};
+  /* the walk looks at children: start it from a parent-less visit of e itself */
+  enum CXChildVisitResult r = epi_visit(e, e, &w);
+  if (r == CXChildVisit_Recurse && !w.bBad) clang_visitChildren(e, epi_visit, &w);
+  if (pbAcc) *pbAcc = w.bAcc;
+  return !w.bBad;
+}
+
+/* `acc op= e;` or `acc = e;` with e an epilogue expression. */
+static int match_epilogue(gm_state *pS, CXCursor st) {
+  CXCursor l, r;
+  int bOk = 0;
+  if (kind(st) == CXCursor_CompoundAssignOperator) {
+    enum CXBinaryOperatorKind e = clang_getCursorBinaryOperatorKind(st);
+    bOk = e == CXBinaryOperator_AddAssign || e == CXBinaryOperator_SubAssign || e == CXBinaryOperator_MulAssign ||
+          e == CXBinaryOperator_DivAssign;
+  } else if (kind(st) == CXCursor_BinaryOperator) {
+    bOk = clang_getCursorBinaryOperatorKind(st) == CXBinaryOperator_Assign;
+  }
+  if (!bOk || !binop(st, clang_getCursorBinaryOperatorKind(st), &l, &r) || !refers_to(l, pS->acc)) {
+    pS->zWhy = "a statement between the k-loop and the store is not an update of the accumulator (acc op= expression)";
+    return 0;
+  }
+  if (pS->nEpi >= 16) {
+    pS->zWhy = "more than 16 epilogue statements";
+    return 0;
+  }
+  if (!epi_expr(pS, r, NULL)) return 0;
+  pS->aEpi[pS->nEpi++] = st;
+  return 1;
+}
 
 /* `a < M && b < N` (bEarly: `a >= M || b >= N`). */
 static int guard_cond(gm_state *pS, CXCursor cond, int bEarly) {
@@ -322,7 +507,7 @@ static int guard_cond(gm_state *pS, CXCursor cond, int bEarly) {
 
 static int match_loop(gm_state *pS, CXCursor loop) {
   kids k, b;
-  CXCursor var, init, l, r, sum, prod, ia, ib;
+  CXCursor var, init, l, r, sum, prod;
   if (children(loop, &k) != 4) return 0; /* init, cond, inc, body all present */
   if (!single_var(k.a[0], &var, &init) || clang_Cursor_isNull(init) || !is_zero_literal(pS->pTu, init)) return 0;
   if (!is_int_type(clang_getCursorType(var))) return 0;
@@ -367,43 +552,74 @@ static int match_loop(gm_state *pS, CXCursor loop) {
     return 0;
   }
   if (!binop(strip(prod), CXBinaryOperator_Mul, &l, &r)) return 0;
-  int iL = subscript(pS->kernel, l, &ia), iR = subscript(pS->kernel, r, &ib);
-  if (iL < 0 || iR < 0) return 0;
-  /* The operand whose index ends in "+ k" is A (row-major MxK). */
+  /* The operand indexed row * lda + k is A (row-major MxK); B is k * ldb + col,
+   * or (LINEAR) col * ldb + k: given transposed. For B transposed the roles of
+   * row and col are symmetric here; match_store settles them. */
   CXCursor s;
-  for (int iSwap = 0; iSwap < 2; iSwap++) {
-    CXCursor xa = iSwap ? ib : ia, xb = iSwap ? ia : ib;
-    for (int t = 0; t < pS->nThread; t++) {
-      CXCursor rowV = pS->aThread[t], colV = pS->aThread[1 - t];
-      if (pS->nThread != 2) break;
-      char *zCa = NULL, *zCb = NULL;
-      int bHit = linear_index(xa, rowV, var, &s, &zCa) && linear_index(xb, var, colV, &s, &zCb);
-      free(zCa);
-      free(zCb);
-      if (bHit) {
-        pS->aIdx = xa;
-        pS->bIdx = xb;
-        pS->iA = iSwap ? iR : iL;
-        pS->iB = iSwap ? iL : iR;
-        pS->row = rowV;
-        pS->col = colV;
-        return 1;
+  int nTrans = pS->mAccept & KS_GEMM_ACCEPT_LINEAR ? 2 : 1;
+  for (int bT = 0; bT < nTrans; bT++)
+    for (int iSwap = 0; iSwap < 2; iSwap++) {
+      CXCursor xa = iSwap ? r : l, xb = iSwap ? l : r;
+      for (int t = 0; t < pS->nThread; t++) {
+        CXCursor rowV = pS->aThread[t], colV = pS->aThread[1 - t];
+        if (pS->nThread != 2) break;
+        char *zCa = NULL, *zCb = NULL;
+        int iPa = -1, iPb = -1;
+        int bHit = operand(pS, xa, rowV, var, &iPa, &s, &zCa) &&
+                   (bT ? operand(pS, xb, colV, var, &iPb, &s, &zCb) : operand(pS, xb, var, colV, &iPb, &s, &zCb));
+        free(zCa);
+        free(zCb);
+        if (bHit) {
+          pS->aSub = xa;
+          pS->bSub = xb;
+          pS->iA = iPa;
+          pS->iB = iPb;
+          pS->row = rowV;
+          pS->col = colV;
+          pS->bBTrans = bT;
+          return 1;
+        }
       }
     }
-  }
   return 0;
 }
 
 static int match_store(gm_state *pS, CXCursor stmt) {
   CXCursor l, r, idx, s;
-  if (!binop(stmt, CXBinaryOperator_Assign, &l, &r) || !refers_to(r, pS->acc)) return 0;
+  if (!binop(stmt, CXBinaryOperator_Assign, &l, &r)) return 0;
+  if (!refers_to(r, pS->acc)) {
+    /* LINEAR: a function of the accumulator (and row/col-indexed reads) */
+    int bAcc = 0;
+    if (!(pS->mAccept & KS_GEMM_ACCEPT_LINEAR) || subscript(pS->kernel, l, &idx) < 0) return 0;
+    if (!epi_expr(pS, r, &bAcc)) return 0;
+    if (!bAcc) {
+      pS->zWhy = "the stored value does not depend on the accumulator";
+      return 0;
+    }
+  }
   int iC = subscript(pS->kernel, l, &idx);
   char *zCast = NULL;
   int bHit = iC >= 0 && linear_index(idx, pS->row, pS->col, &s, &zCast);
   free(zCast);
+  zCast = NULL;
+  if (!bHit && iC >= 0 && pS->bBTrans && linear_index(idx, pS->col, pS->row, &s, &zCast)) {
+    /* B transposed matched with row and col exchanged: C^T = B A^T; swap back */
+    CXCursor t = pS->row;
+    pS->row = pS->col;
+    pS->col = t;
+    t = pS->aSub;
+    pS->aSub = pS->bSub;
+    pS->bSub = t;
+    int i = pS->iA;
+    pS->iA = pS->iB;
+    pS->iB = i;
+    bHit = 1;
+  }
+  free(zCast);
   if (!bHit) return 0;
   pS->iC = iC;
   pS->cIdx = idx;
+  pS->storeVal = r;
   return 1;
 }
 
@@ -426,6 +642,24 @@ static int match_stmts(gm_state *pS, CXCursor block, int bTop) {
       if (clang_Cursor_isNull(pS->acc) && (eT == CXType_Float || eT == CXType_Double) &&
           is_zero_literal(pS->pTu, init)) {
         pS->acc = var;
+        continue;
+      }
+      /* LINEAR: a row pointer `P + u * S` (u row or col, S pure), read in the k-loop */
+      CXCursor pl, pr, ps;
+      int bRowPtr = 0;
+      if ((pS->mAccept & KS_GEMM_ACCEPT_LINEAR) && pS->nThread == 2 && !pS->bLoopSeen && eT == CXType_Pointer &&
+          pS->nRowPtr < 4 && binop(strip(init), CXBinaryOperator_Add, &pl, &pr))
+        for (int iSwap = 0; iSwap < 2; iSwap++)
+          for (int t = 0; t < 2; t++) {
+            char *zCast = NULL;
+            if (param_index(pS->kernel, iSwap ? pr : pl) >= 0 &&
+                scaled_ref(iSwap ? pl : pr, pS->aThread[t], &ps, &zCast) && is_pure(pS->kernel, ps))
+              bRowPtr = 1;
+            free(zCast);
+          }
+      if (bRowPtr) {
+        pS->aRowPtr[pS->nRowPtr] = var;
+        pS->aRowPtrInit[pS->nRowPtr++] = init;
         continue;
       }
       return 0;
@@ -455,6 +689,11 @@ static int match_stmts(gm_state *pS, CXCursor block, int bTop) {
       pS->bStoreSeen = 1;
       continue;
     }
+    if (pS->bLoopSeen && !pS->bStoreSeen && !pS->zWhy && (pS->mAccept & KS_GEMM_ACCEPT_LINEAR) &&
+        match_epilogue(pS, st))
+      continue;
+    if (pS->bStoreSeen && (pS->mAccept & KS_GEMM_ACCEPT_LINEAR))
+      pS->zWhy = "a statement follows the store";
     return 0;
   }
   return 1;
@@ -462,7 +701,16 @@ static int match_stmts(gm_state *pS, CXCursor block, int bTop) {
 
 static int bound_param(CXCursor kernel, CXCursor c) { return param_index(kernel, c); }
 
-int ks_rule_gemm_match(ks_rewrite *p, ks_gemm_match *pG) {
+int ks_rule_gemm_match(ks_rewrite *p, ks_gemm_match *pG) { return ks_rule_gemm_match_ex(p, 0, pG); }
+
+static char *name_of(CXCursor c) {
+  CXString s = clang_getCursorSpelling(c);
+  char *z = ks_strdup(clang_getCString(s));
+  clang_disposeString(s);
+  return z;
+}
+
+int ks_rule_gemm_match_ex(ks_rewrite *p, unsigned mAccept, ks_gemm_match *pG) {
   ks_tu *pTu = ks_rewrite_tu(p);
   const char *zKernel = ks_rewrite_kernel_name(p);
   CXCursor kernel = ks_ast_find_kernel(pTu, zKernel);
@@ -474,6 +722,7 @@ int ks_rule_gemm_match(ks_rewrite *p, ks_gemm_match *pG) {
   st.pTu = pTu;
   st.kernel = kernel;
   st.acc = clang_getNullCursor();
+  st.mAccept = mAccept;
   if (clang_Cursor_isNull(kernel)) return ks_rewrite_refuse(p, "no kernel '%s'", zKernel);
   if (kind(kernel) != CXCursor_FunctionDecl) return ks_rewrite_refuse(p, "kernel '%s' is a template", zKernel);
   if (ks_ast_extent(pTu, kernel, &pG->iKernelStart, &pG->iKernelEnd) < 0)
@@ -489,7 +738,9 @@ int ks_rule_gemm_match(ks_rewrite *p, ks_gemm_match *pG) {
   int bMacro = tok_text(pTu, pG->iBodyStart, pG->iBodyEnd, &b) < 0;
   ks_buf_free(&b);
   if (bMacro) return ks_rewrite_refuse(p, "the body of '%s' uses a macro; not a GEMM this rule can read", zKernel);
-  if (!match_stmts(&st, body, 1) || !st.bStoreSeen)
+  if ((!match_stmts(&st, body, 1) || !st.bStoreSeen) && st.zWhy)
+    return ks_rewrite_refuse(p, "kernel '%s' is not a naive GEMM this rule understands: %s", zKernel, st.zWhy);
+  if (!st.bStoreSeen)
     return ks_rewrite_refuse(p, "kernel '%s' is not a naive GEMM this rule understands (row/col from blockIdx*blockDim+"
                                 "threadIdx, a bounds guard, acc = 0, for k < K: acc += A[row*lda+k] * B[k*ldb+col], "
                                 "C[row*ldc+col] = acc, nothing else)",
@@ -509,9 +760,11 @@ int ks_rule_gemm_match(ks_rewrite *p, ks_gemm_match *pG) {
   }
   CXCursor sx, sy, sz;
   char *zCast = NULL; /* the casts are read again below, once nothing can refuse before the match owns them */
-  linear_index(st.aIdx, st.row, st.kVar, &sx, &zCast);
+  int iDummy;
+  operand(&st, st.aSub, st.row, st.kVar, &iDummy, &sx, &zCast);
   free(zCast);
-  linear_index(st.bIdx, st.kVar, st.col, &sy, &zCast);
+  if (st.bBTrans) operand(&st, st.bSub, st.col, st.kVar, &iDummy, &sy, &zCast);
+  else operand(&st, st.bSub, st.kVar, st.col, &iDummy, &sy, &zCast);
   free(zCast);
   linear_index(st.cIdx, st.row, st.col, &sz, &zCast);
   free(zCast);
@@ -520,6 +773,27 @@ int ks_rule_gemm_match(ks_rewrite *p, ks_gemm_match *pG) {
     if (!is_pure(kernel, aExpr[i]))
       return ks_rewrite_refuse(p, "a bound or stride of '%s' is not built from scalar parameters", zKernel);
   if (st.iC == st.iA || st.iC == st.iB) return ks_rewrite_refuse(p, "C is also an input of '%s'", zKernel);
+  if (st.iC < 64 && (st.mEpiRead >> st.iC & 1))
+    return ks_rewrite_refuse(p, "the epilogue of '%s' reads C, which it writes", zKernel);
+  const int bEpi = st.nEpi > 0 || !refers_to(st.storeVal, st.acc);
+  if (bEpi) {
+    /* the epilogue runs on locals of the kernel's names: they must not shadow a parameter or clash with ours */
+    CXCursor aName[3] = {st.acc, st.row, st.col};
+    for (int i = 0; i < 3; i++) {
+      CXString s = clang_getCursorSpelling(aName[i]);
+      const char *z = clang_getCString(s);
+      int bClash = strncmp(z, "ks_", 3) == 0;
+      for (int j = 0; j < clang_Cursor_getNumArguments(kernel) && !bClash; j++) {
+        CXString sp = clang_getCursorSpelling(clang_Cursor_getArgument(kernel, (unsigned)j));
+        bClash = strcmp(z, clang_getCString(sp)) == 0;
+        clang_disposeString(sp);
+      }
+      clang_disposeString(s);
+      if (bClash)
+        return ks_rewrite_refuse(p, "a local of '%s' starts with ks_ or shadows a parameter; the epilogue cannot be kept",
+                                 zKernel);
+    }
+  }
   /* Element types: A, B, C and the accumulator all float, or all double. */
   enum CXTypeKind eAcc = clang_getCanonicalType(clang_getCursorType(st.acc)).kind;
   CXCursor aPtr[3] = {clang_Cursor_getArgument(kernel, (unsigned)st.iA), clang_Cursor_getArgument(kernel, (unsigned)st.iB),
@@ -536,8 +810,30 @@ int ks_rule_gemm_match(ks_rewrite *p, ks_gemm_match *pG) {
     if (bClash) return ks_rewrite_refuse(p, "a parameter of '%s' starts with ks_ (names this rule uses)", zKernel);
   }
   pG->bDouble = eAcc == CXType_Double;
-  linear_index(st.aIdx, st.row, st.kVar, &sx, &pG->zACast);
-  linear_index(st.bIdx, st.kVar, st.col, &sy, &pG->zBCast);
+  operand(&st, st.aSub, st.row, st.kVar, &iDummy, &sx, &pG->zACast);
+  if (st.bBTrans) operand(&st, st.bSub, st.col, st.kVar, &iDummy, &sy, &pG->zBCast);
+  else operand(&st, st.bSub, st.kVar, st.col, &iDummy, &sy, &pG->zBCast);
+  pG->bBTrans = st.bBTrans;
+  if (bEpi) {
+    ks_buf e = KS_BUF_INIT;
+    int bOom = 0;
+    for (int i = 0; i < st.nEpi && !bOom; i++) {
+      char *z = cursor_text(pTu, st.aEpi[i]);
+      bOom = !z || ks_buf_printf(&e, "%s;\n", z) < 0;
+      free(z);
+    }
+    pG->zEpilogue = bOom ? NULL : ks_buf_detach(&e);
+    ks_buf_free(&e);
+    pG->zStore = cursor_text(pTu, st.storeVal);
+    pG->zAccName = name_of(st.acc);
+    pG->zRowName = name_of(st.row);
+    pG->zColName = name_of(st.col);
+    for (int t = 0; t < 2; t++)
+      if (st.mEpiThread >> t & 1) {
+        if (clang_equalCursors(st.aThread[t], st.row)) pG->bEpiRow = 1;
+        else pG->bEpiCol = 1;
+      }
+  }
   linear_index(st.cIdx, st.row, st.col, &sz, &pG->zCCast);
   pG->iA = st.iA;
   pG->iB = st.iB;
@@ -560,7 +856,7 @@ int ks_rule_gemm_match(ks_rewrite *p, ks_gemm_match *pG) {
   pG->bRowOnY = st.acDim[clang_equalCursors(st.aThread[0], st.row) ? 0 : 1] == 'y';
   char cColDim = st.acDim[clang_equalCursors(st.aThread[0], st.col) ? 0 : 1];
   if (!pG->zM || !pG->zN || !pG->zK || !pG->zX || !pG->zY || !pG->zZ || !pG->zRowType || !pG->zColType ||
-      !pG->zKType) {
+      !pG->zKType || (bEpi && (!pG->zEpilogue || !pG->zStore || !pG->zAccName || !pG->zRowName || !pG->zColName))) {
     ks_rule_gemm_match_free(pG);
     return ks_error_set(KS_ENOMEM, "out of memory");
   }
@@ -573,7 +869,8 @@ int ks_rule_gemm_match(ks_rewrite *p, ks_gemm_match *pG) {
 
 void ks_rule_gemm_match_free(ks_gemm_match *pG) {
   char **az[] = {&pG->zM,       &pG->zN,       &pG->zK,      &pG->zX,      &pG->zY,     &pG->zZ,
-                 &pG->zRowType, &pG->zColType, &pG->zKType, &pG->zACast, &pG->zBCast, &pG->zCCast};
+                 &pG->zRowType, &pG->zColType, &pG->zKType, &pG->zACast, &pG->zBCast, &pG->zCCast,
+                 &pG->zEpilogue, &pG->zStore,   &pG->zAccName, &pG->zRowName, &pG->zColName};
   for (size_t i = 0; i < sizeof az / sizeof az[0]; i++) {
     free(*az[i]);
     *az[i] = NULL;
@@ -614,7 +911,7 @@ static int apply_smem_tile_gemm(ks_rewrite *p) {
   if (!clang_Cursor_isNull(kernel) && ks_ast_extent(pTu, kernel, &iKs, &iKe) == 0 &&
       ks_rewrite_has_note(p, iKs, iKe, NULL))
     return ks_rewrite_already(p, "kernel '%s' is already shared-memory tiled by this rule", zKernel);
-  if ((rc = ks_rule_gemm_match(p, &g)) < 0) return rc;
+  if ((rc = ks_rule_gemm_match_ex(p, KS_GEMM_ACCEPT_LINEAR, &g)) < 0) return rc;
   if (has_token(pTu, g.iKernelStart, g.iBodyStart, "__launch_bounds__")) {
     rc = ks_rewrite_refuse(p, "kernel '%s' has __launch_bounds__; its block size changes here (apply launch-bounds after)",
                            zKernel);
@@ -648,6 +945,8 @@ static int apply_smem_tile_gemm(ks_rewrite *p) {
   ks_rewrite_line_start(p, g.iKernelStart, &nIndent);
   char zI[64];
   snprintf(zI, sizeof zI, "%.*s  ", (int)(nIndent < 60 ? nIndent : 60), pTu->zSrc + ks_rewrite_line_start(p, g.iKernelStart, NULL));
+  /* B transposed: threads along k read consecutive elements of a B row and
+   * store them down a column of ks_Bs, padded by one against bank conflicts. */
   rc = ks_buf_printf(&body,
       "\n"
       "%s__shared__ %s ks_As[%d][%d];\n"
@@ -660,9 +959,23 @@ static int apply_smem_tile_gemm(ks_rewrite *p) {
       "%s    const int ks_r = threadIdx.y + ks_i * %d;\n"
       "%s    const %s ks_ar = %s * %d + ks_r;\n"
       "%s    const %s ks_ak = ks_t + threadIdx.x;\n"
-      "%s    ks_As[ks_r][threadIdx.x] = (ks_ar < (%s) && ks_ak < (%s)) ? %s[%sks_ar * (%s) + ks_ak] : %s;\n"
-      "%s    const %s ks_bk = ks_t + ks_r;\n"
-      "%s    ks_Bs[ks_r][threadIdx.x] = (ks_bk < (%s) && ks_col < (%s)) ? %s[%sks_bk * (%s) + ks_col] : %s;\n"
+      "%s    ks_As[ks_r][threadIdx.x] = (ks_ar < (%s) && ks_ak < (%s)) ? %s[%sks_ar * (%s) + ks_ak] : %s;\n",
+      zI, zE, T, T, zI, zE, T, T + (g.bBTrans ? 1 : 0), zI, g.zColType, zColBlk, T, zI, zE, R, zI, R, zZero, zI,
+      g.zKType, g.zK, T, zI, R, zI, S, zI, g.zRowType, zRowBlk, T, zI, g.zKType, zI, g.zM, g.zK, zA, zAc, g.zX, zZero);
+  if (rc < 0) goto strings;
+  if (g.bBTrans)
+    rc = ks_buf_printf(&body,
+        "%s    const %s ks_bn = %s * %d + ks_r;\n"
+        "%s    const %s ks_bk = ks_t + threadIdx.x;\n"
+        "%s    ks_Bs[threadIdx.x][ks_r] = (ks_bk < (%s) && ks_bn < (%s)) ? %s[%sks_bn * (%s) + ks_bk] : %s;\n",
+        zI, g.zColType, zColBlk, T, zI, g.zKType, zI, g.zK, g.zN, zB, zBc, g.zY, zZero);
+  else
+    rc = ks_buf_printf(&body,
+        "%s    const %s ks_bk = ks_t + ks_r;\n"
+        "%s    ks_Bs[ks_r][threadIdx.x] = (ks_bk < (%s) && ks_col < (%s)) ? %s[%sks_bk * (%s) + ks_col] : %s;\n",
+        zI, g.zKType, zI, g.zK, g.zN, zB, zBc, g.zY, zZero);
+  if (rc < 0) goto strings;
+  rc = ks_buf_printf(&body,
       "%s  }\n"
       "%s  __syncthreads();\n"
       "#pragma unroll\n"
@@ -674,13 +987,28 @@ static int apply_smem_tile_gemm(ks_rewrite *p) {
       "%s  __syncthreads();\n"
       "%s}\n"
       "%sfor (int ks_i = 0; ks_i < %d; ++ks_i) {\n"
-      "%s  const %s ks_row = %s * %d + threadIdx.y + ks_i * %d;\n"
-      "%s  if (ks_row < (%s) && ks_col < (%s)) %s[%sks_row * (%s) + ks_col] = ks_acc[ks_i];\n"
-      "%s}\n",
-      zI, zE, T, T, zI, zE, T, T, zI, g.zColType, zColBlk, T, zI, zE, R, zI, R, zZero, zI, g.zKType, g.zK, T,
-      zI, R, zI, S, zI, g.zRowType, zRowBlk, T, zI, g.zKType, zI, g.zM, g.zK, zA, zAc, g.zX, zZero, zI, g.zKType, zI,
-      g.zK, g.zN, zB, zBc, g.zY, zZero, zI, zI, zI, T, zI, zE, zI, R, S, zI, zI, zI, zI, R, zI, g.zRowType, zRowBlk, T, S,
-      zI, g.zM, g.zN, zC, zCc, g.zZ, zI);
+      "%s  const %s ks_row = %s * %d + threadIdx.y + ks_i * %d;\n",
+      zI, zI, zI, T, zI, zE, zI, R, S, zI, zI, zI, zI, R, zI, g.zRowType, zRowBlk, T, S);
+  if (rc < 0) goto strings;
+  if (!g.zStore) {
+    rc = ks_buf_printf(&body, "%s  if (ks_row < (%s) && ks_col < (%s)) %s[%sks_row * (%s) + ks_col] = ks_acc[ks_i];\n",
+                       zI, g.zM, g.zN, zC, zCc, g.zZ);
+  } else {
+    /* The epilogue as written, per accumulator, on locals of the original names. */
+    rc = ks_buf_printf(&body, "%s  if (ks_row < (%s) && ks_col < (%s)) {\n%s    %s %s = ks_acc[ks_i];\n", zI, g.zM,
+                       g.zN, zI, zE, g.zAccName);
+    if (rc >= 0 && g.bEpiRow) rc = ks_buf_printf(&body, "%s    const %s %s = ks_row;\n", zI, g.zRowType, g.zRowName);
+    if (rc >= 0 && g.bEpiCol) rc = ks_buf_printf(&body, "%s    const %s %s = ks_col;\n", zI, g.zColType, g.zColName);
+    for (const char *z = g.zEpilogue; rc >= 0 && *z;) {
+      const char *zNl = strchr(z, '\n');
+      rc = ks_buf_printf(&body, "%s    %.*s\n", zI, (int)(zNl - z), z);
+      z = zNl + 1;
+    }
+    if (rc >= 0)
+      rc = ks_buf_printf(&body, "%s    %s[%sks_row * (%s) + ks_col] = %s;\n%s  }\n", zI, zC, zCc, g.zZ, g.zStore, zI);
+  }
+  if (rc >= 0) rc = ks_buf_printf(&body, "%s}\n", zI);
+strings:
   clang_disposeString(sA);
   clang_disposeString(sB);
   clang_disposeString(sC);
@@ -688,6 +1016,8 @@ static int apply_smem_tile_gemm(ks_rewrite *p) {
   if ((rc = ks_rewrite_replace(p, g.iBodyStart + 1, g.iBodyEnd - 1, body.z)) < 0) goto done;
   if (R > 1) rc = ks_buf_printf(&note, "%dx%d shared-memory tiles, %d outputs per thread (register blocking), block %dx%d", T, T, R, T, S);
   else rc = ks_buf_printf(&note, "%dx%d shared-memory tiles, block %dx%d", T, T, T, S);
+  if (rc >= 0 && g.bBTrans) rc = ks_buf_printf(&note, ", B transposed");
+  if (rc >= 0 && g.zStore) rc = ks_buf_printf(&note, ", epilogue kept");
   if (rc < 0 || (rc = ks_rewrite_note(p, g.iKernelStart, note.z)) < 0) goto done;
 
   /* Every launch: the grid covers M x N in T x T tiles. */
