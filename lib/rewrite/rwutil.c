@@ -396,7 +396,7 @@ static int check_body(CXCursor c, const CXCursor *aAnc, int nAnc, void *pArg) {
   return b->zWhy ? -1 : 0;
 }
 
-static int is_integer_type(CXType t) {
+int ks_rw_is_integer_type(CXType t) {
   switch (clang_getCanonicalType(t).kind) {
   case CXType_Int: case CXType_UInt: case CXType_Long: case CXType_ULong:
   case CXType_LongLong: case CXType_ULongLong:
@@ -463,7 +463,7 @@ int ks_rw_pointwise_match(ks_tu *pTu, CXCursor kernel, ks_rw_pointwise *pOut, ch
     ks_rw_children(aDecl[0], &aInit, &nInit);
     int bOk = nInit >= 1 && is_global_index(pTu, aInit[nInit - 1], &pOut->bWideIndex);
     free(aInit);
-    if (!bOk || !is_integer_type(clang_getCursorType(aDecl[0]))) {
+    if (!bOk || !ks_rw_is_integer_type(clang_getCursorType(aDecl[0]))) {
       zWhy = "the first statement is not an integer global index blockIdx.x * blockDim.x + threadIdx.x "
              "(uncast, or with blockIdx.x or blockDim.x cast to a 64-bit integer type)";
       goto done;
@@ -942,7 +942,7 @@ static int span_stable(ks_tu *pTu, CXCursor fn, const tok_span *s, int lo, int h
 static int var_init_span(ks_tu *pTu, CXCursor fn, const tok_span *s, int i, unsigned iBefore, ks_rw_tok **paTok,
                          int *pnTok, tok_span *pInit) {
   CXCursor d = clang_getCursorReferenced(cursor_at(pTu, s->a[i].iStart));
-  if (clang_getCursorKind(d) != CXCursor_VarDecl || !is_integer_type(clang_getCursorType(d))) return 0;
+  if (clang_getCursorKind(d) != CXCursor_VarDecl || !ks_rw_is_integer_type(clang_getCursorType(d))) return 0;
   unsigned ds, de;
   if (ks_ast_extent(pTu, d, &ds, &de) < 0 || de > iBefore || !stable_var(pTu, fn, d)) return 0;
   CXCursor *a;
@@ -1275,4 +1275,13 @@ fail:
 void ks_rw_covers_free(ks_rw_cover *a, int n) {
   for (int i = 0; a && i < n; i++) ks_rw_cover_free(&a[i]);
   free(a);
+}
+
+int ks_rw_kernel_launches(ks_rewrite *p, const char *zKernel, ks_launch **paOut, int *pnOut) {
+  int rc = ks_ast_launches(ks_rewrite_tu(p), zKernel, paOut, pnOut);
+  if (rc < 0 || *pnOut > 0) return rc;
+  ks_ast_launches_free(*paOut, *pnOut);
+  *paOut = NULL;
+  return ks_rewrite_refuse(p, "no launch of '%s' in this file: the launch configuration must change with the kernel",
+                           zKernel);
 }

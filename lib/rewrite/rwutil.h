@@ -18,6 +18,11 @@ typedef struct ks_rw_tok {
 /* Tokens of main-file bytes [iStart, iEnd) (comments not included). */
 int ks_rw_tokens(ks_tu *pTu, unsigned iStart, unsigned iEnd, ks_rw_tok **paOut, int *pnOut);
 void ks_rw_tokens_free(ks_rw_tok *a, int n);
+/* int, long, long long, signed or unsigned (not short, not char). */
+int ks_rw_is_integer_type(CXType t);
+/* The kernel's launches in this file; none is a refusal (for rules that
+ * change the launch configuration with the kernel). */
+int ks_rw_kernel_launches(ks_rewrite *p, const char *zKernel, ks_launch **paOut, int *pnOut);
 /* Does [iStart, iEnd) hold an identifier/keyword token equal to zWord? */
 int ks_rw_has_word(ks_tu *pTu, unsigned iStart, unsigned iEnd, const char *zWord);
 /* Token spellings of [iStart, iEnd) joined without spaces (for comparing

@@ -1191,12 +1191,7 @@ static int apply_row_reduce(ks_rewrite *p) {
   }
 
   /* Launch sites. */
-  if ((rc = ks_ast_launches(pTu, zKernel, &aL, &nL)) < 0) goto done;
-  if (nL == 0) {
-    rc = ks_rewrite_refuse(p, "no launch of '%s' in this file: the launch configuration must change with the kernel",
-                           zKernel);
-    goto done;
-  }
+  if ((rc = ks_rw_kernel_launches(p, zKernel, &aL, &nL)) < 0) goto done;
   for (int i = 0; i < nL; i++) {
     if (aL[i].nArgs != pS->nParam) {
       rc = ks_rewrite_refuse(p, "%s:%u: launch of '%s' passes %d arguments for %d parameters", pTu->zFile, aL[i].iLine,

@@ -17,6 +17,7 @@
 #include "features/ast.h"
 #include "kernelskill/rewrite.h"
 #include "gemm_match.h"
+#include "rewrite/rwutil.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -271,17 +272,6 @@ static int is_zero_literal(ks_tu *pTu, CXCursor c) {
   return b;
 }
 
-static int is_int_type(CXType t) {
-  t = clang_getCanonicalType(t);
-  switch (t.kind) {
-  case CXType_Int: case CXType_UInt: case CXType_Long: case CXType_ULong: case CXType_LongLong:
-  case CXType_ULongLong:
-    return 1;
-  default:
-    return 0;
-  }
-}
-
 static char *type_text(CXCursor decl) {
   CXString s = clang_getTypeSpelling(clang_getCursorType(decl));
   char *z = ks_strdup(clang_getCString(s));
@@ -510,7 +500,7 @@ static int match_loop(gm_state *pS, CXCursor loop) {
   CXCursor var, init, l, r, sum, prod;
   if (children(loop, &k) != 4) return 0; /* init, cond, inc, body all present */
   if (!single_var(k.a[0], &var, &init) || clang_Cursor_isNull(init) || !is_zero_literal(pS->pTu, init)) return 0;
-  if (!is_int_type(clang_getCursorType(var))) return 0;
+  if (!ks_rw_is_integer_type(clang_getCursorType(var))) return 0;
   if (!binop(strip(k.a[1]), CXBinaryOperator_LT, &l, &r) || !refers_to(l, var) || !is_pure(pS->kernel, r)) return 0;
   /* ++k, k++, k += 1 */
   CXCursor inc = strip(k.a[2]);
@@ -632,7 +622,7 @@ static int match_stmts(gm_state *pS, CXCursor block, int bTop) {
     CXCursor st = k.a[i], var, init;
     if (single_var(st, &var, &init)) {
       if (clang_Cursor_isNull(init)) return 0;
-      char cDim = bTop && !pS->bGuard && is_int_type(clang_getCursorType(var)) ? thread_index_dim(pS->pTu, init) : 0;
+      char cDim = bTop && !pS->bGuard && ks_rw_is_integer_type(clang_getCursorType(var)) ? thread_index_dim(pS->pTu, init) : 0;
       if (cDim && pS->nThread < 2) {
         pS->aThread[pS->nThread] = var;
         pS->acDim[pS->nThread++] = cDim;
@@ -879,17 +869,6 @@ void ks_rule_gemm_match_free(ks_gemm_match *pG) {
 
 /* ---- the rule ---- */
 
-static int has_token(ks_tu *pTu, unsigned iStart, unsigned iEnd, const char *zTok) {
-  ks_buf b = KS_BUF_INIT;
-  tok_text(pTu, iStart, iEnd, &b);
-  int bHit = 0;
-  size_t n = strlen(zTok);
-  for (const char *z = ks_buf_cstr(&b); (z = strstr(z, zTok)) != NULL; z += n)
-    if ((z == b.z || z[-1] == ' ') && (z[n] == ' ' || z[n] == 0)) bHit = 1;
-  ks_buf_free(&b);
-  return bHit;
-}
-
 static int apply_smem_tile_gemm(ks_rewrite *p) {
   ks_tu *pTu = ks_rewrite_tu(p);
   const char *zKernel = ks_rewrite_kernel_name(p);
@@ -912,17 +891,12 @@ static int apply_smem_tile_gemm(ks_rewrite *p) {
       ks_rewrite_has_note(p, iKs, iKe, NULL))
     return ks_rewrite_already(p, "kernel '%s' is already shared-memory tiled by this rule", zKernel);
   if ((rc = ks_rule_gemm_match_ex(p, KS_GEMM_ACCEPT_LINEAR, &g)) < 0) return rc;
-  if (has_token(pTu, g.iKernelStart, g.iBodyStart, "__launch_bounds__")) {
+  if (ks_rw_has_word(pTu, g.iKernelStart, g.iBodyStart, "__launch_bounds__")) {
     rc = ks_rewrite_refuse(p, "kernel '%s' has __launch_bounds__; its block size changes here (apply launch-bounds after)",
                            zKernel);
     goto done;
   }
-  if ((rc = ks_ast_launches(pTu, zKernel, &aL, &nL)) < 0) goto done;
-  if (nL == 0) {
-    rc = ks_rewrite_refuse(p, "no launch of '%s' in this file: the launch configuration must change with the kernel",
-                           zKernel);
-    goto done;
-  }
+  if ((rc = ks_rw_kernel_launches(p, zKernel, &aL, &nL)) < 0) goto done;
   if (g.iM < 0 || g.iN < 0) {
     rc = ks_rewrite_refuse(p, "the row/column bounds of '%s' are not single parameters; cannot size the grid", zKernel);
     goto done;

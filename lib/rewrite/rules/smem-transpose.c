@@ -35,16 +35,6 @@ static int binop(CXCursor c, enum CXBinaryOperatorKind eOp, CXCursor *pL, CXCurs
   return n == 2;
 }
 
-static int is_int_type(CXType t) {
-  switch (clang_getCanonicalType(t).kind) {
-  case CXType_Int: case CXType_UInt: case CXType_Long: case CXType_ULong:
-  case CXType_LongLong: case CXType_ULongLong:
-    return 1;
-  default:
-    return 0;
-  }
-}
-
 /* Through parentheses, implicit conversions and integer casts written in the
  * source that do not narrow (`(long long)rows`, `(size_t)r`): the value is the
  * operand's; only the type the arithmetic runs in widens. */
@@ -63,7 +53,7 @@ static CXCursor strip_widening(CXCursor c) {
     free(a);
     if (nExpr != 1) return c;
     CXType tTo = clang_getCursorType(c), tFrom = clang_getCursorType(op);
-    if (!is_int_type(tTo) || !is_int_type(tFrom) || clang_Type_getSizeOf(tTo) < clang_Type_getSizeOf(tFrom))
+    if (!ks_rw_is_integer_type(tTo) || !ks_rw_is_integer_type(tFrom) || clang_Type_getSizeOf(tTo) < clang_Type_getSizeOf(tFrom))
       return c;
     c = op;
   }
@@ -159,7 +149,7 @@ static int is_pure(CXCursor kernel, CXCursor c) {
   c = strip_widening(c);
   if (kind(c) == CXCursor_IntegerLiteral) return 1;
   if (kind(c) == CXCursor_DeclRefExpr)
-    return param_of(kernel, c) >= 0 && is_int_type(clang_getCursorType(c));
+    return param_of(kernel, c) >= 0 && ks_rw_is_integer_type(clang_getCursorType(c));
   enum CXBinaryOperatorKind aOps[] = {CXBinaryOperator_Add, CXBinaryOperator_Sub, CXBinaryOperator_Mul,
                                        CXBinaryOperator_Div};
   for (int i = 0; i < 4; i++)
@@ -374,7 +364,7 @@ static const char *match_1d(ks_tu *pTu, CXCursor kernel, tr_match *pM, char *zBu
   for (int i = 0; i < nEl; i++) {
     CXCursor var, init;
     if (i < nEl - 1) {
-      if (!single_var(aEl[i], &var, &init) || clang_Cursor_isNull(init) || !is_int_type(clang_getCursorType(var)) ||
+      if (!single_var(aEl[i], &var, &init) || clang_Cursor_isNull(init) || !ks_rw_is_integer_type(clang_getCursorType(var)) ||
           tc.nVar >= 8) {
         zErr = "the element's statements are not index locals (T c = i / rows; T r = i % rows;) and one copy";
         goto done;
@@ -470,7 +460,7 @@ static const char *match_2d(ks_tu *pTu, CXCursor kernel, tr_match *pM) {
   int i = 0;
   for (; i < nStmt && tc.nVar < 2; i++) {
     CXCursor var, init;
-    if (!single_var(aStmt[i], &var, &init) || clang_Cursor_isNull(init) || !is_int_type(clang_getCursorType(var)))
+    if (!single_var(aStmt[i], &var, &init) || clang_Cursor_isNull(init) || !ks_rw_is_integer_type(clang_getCursorType(var)))
       break;
     if (!(acDim[tc.nVar] = thread_index_dim(pTu, init))) break;
     tc.aVar[tc.nVar++] = var;
@@ -545,8 +535,8 @@ static const char *match_2d(ks_tu *pTu, CXCursor kernel, tr_match *pM) {
   CXCursor bRows = aiVar[0] == iU ? aBound[0] : aBound[1], bCols = aiVar[0] == iU ? aBound[1] : aBound[0];
   pM->iRows = param_of(kernel, bRows);
   pM->iCols = param_of(kernel, bCols);
-  if (pM->iRows < 0 || pM->iCols < 0 || !is_int_type(clang_getCursorType(strip_widening(bRows))) ||
-      !is_int_type(clang_getCursorType(strip_widening(bCols)))) {
+  if (pM->iRows < 0 || pM->iCols < 0 || !ks_rw_is_integer_type(clang_getCursorType(strip_widening(bRows))) ||
+      !ks_rw_is_integer_type(clang_getCursorType(strip_widening(bCols)))) {
     zErr = "the guard's bounds are not integer parameters (the grid is sized from the launch's arguments for them)";
     goto done;
   }
@@ -649,12 +639,7 @@ static int apply_smem_transpose(ks_rewrite *p) {
                            zKernel);
     goto done;
   }
-  if ((rc = ks_ast_launches(pTu, zKernel, &aL, &nL)) < 0) goto done;
-  if (nL == 0) {
-    rc = ks_rewrite_refuse(p, "no launch of '%s' in this file: the launch configuration must change with the kernel",
-                           zKernel);
-    goto done;
-  }
+  if ((rc = ks_rw_kernel_launches(p, zKernel, &aL, &nL)) < 0) goto done;
   for (int i = 0; i < nL; i++)
     if (aL[i].nArgs != clang_Cursor_getNumArguments(kernel)) {
       rc = ks_rewrite_refuse(p, "%s:%u: launch of '%s' passes %d arguments for %d parameters", pTu->zFile, aL[i].iLine,
