@@ -14,55 +14,26 @@ zeros and rows shorter than a warp. MODE block|warp and THREADS: the rewrite's
 launch (grid = rows, or rows / (THREADS / 32) rounded up). Exit 0 when all match."""
 import os
 import re
-import subprocess
 import sys
-import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import cuda_emu  # noqa: E402
 
 cxx, orig, new, name, case, mode, threads = sys.argv[1:8]
 
 
-def block_at(s, i):
-    j = s.index("{", i)
-    d = 0
-    for k in range(j, len(s)):
-        d += {"{": 1, "}": -1}.get(s[k], 0)
-        if d == 0:
-            return s[i:k + 1]
-    raise SystemExit("unbalanced braces in " + s[i:i + 80])
-
-
-def kernel(path, newname):
-    s = open(path, encoding="utf-8").read()
-    i = re.search(r"(?m)^[ \t]*__global__[^\n;]*?\b" + re.escape(name) + r"\(", s).start()
-    return re.sub(r"\b" + re.escape(name) + r"\(", newname + "(", block_at(s, i), count=1)
-
-
 def helpers(path):
     s = open(path, encoding="utf-8").read()
-    return "\n".join(block_at(s, m.start())
+    return "\n".join(cuda_emu.block_at(s, m.start())
                      for m in re.finditer(r"(?m)^static __device__ __forceinline__ [^\n]*\bks_row_\w+\(", s))
 
 
-SHIM = r"""
-#include <pthread.h>
-#include <cmath>
-#include <cstddef>
-#include <cstdio>
-#include <cstdlib>
-#include <cstring>
-#include <vector>
-struct emu_u3 { unsigned x, y, z; };
-static thread_local emu_u3 threadIdx;
-static emu_u3 blockIdx, blockDim, gridDim;
-static pthread_barrier_t emu_bar, emu_wbar[32];
+# Beyond the common prelude: warp shuffles (a per-warp slot exchange between
+# two per-warp barriers) and atomicAdd (a mutex).
+SHIM = cuda_emu.PRELUDE + r"""
+static pthread_barrier_t emu_wbar[32];
 static unsigned long long emu_slot[1024];
 static pthread_mutex_t emu_mu = PTHREAD_MUTEX_INITIALIZER;
-#define __global__
-#define __device__
-#define __forceinline__
-#define __shared__ static
-#define __restrict__
-#define __syncthreads() pthread_barrier_wait(&emu_bar)
 template <class T> static T __shfl_xor_sync(unsigned, T v, int o) {
   unsigned t = threadIdx.x, w = t >> 5;
   unsigned long long b = 0, r;
@@ -189,13 +160,7 @@ int main() {
 ARGS = {"argmax": "x, idx, rows, cols", "argmin": "x, idxi, val, rows, cols", "xent": "x, target, loss, rows, cols"}
 ICASE = {"argmax": 0, "argmin": 1, "xent": 2}
 
-with tempfile.TemporaryDirectory() as d:
-    src = os.path.join(d, "emu.cpp")
-    with open(src, "w", encoding="utf-8") as f:
-        f.write(SHIM + helpers(new) + "\n" + kernel(orig, "orig_k") + "\n" + kernel(new, "new_k") + "\n" +
-                MAIN % {"args": ARGS[case], "case": ICASE[case], "xent": case == "xent", "name": name,
-                        "threads": int(threads), "warp": mode == "warp"})
-    exe = os.path.join(d, "emu")
-    subprocess.check_call([cxx, "-x", "c++", "-std=c++17", "-O1", "-w", src, "-o", exe, "-lstdc++", "-lpthread",
-                           "-lm"])
-    sys.exit(subprocess.call([exe]))
+main = MAIN % {"args": ARGS[case], "case": ICASE[case], "xent": case == "xent", "name": name,
+               "threads": int(threads), "warp": mode == "warp"}
+sys.exit(cuda_emu.run(cxx, SHIM + helpers(new) + "\n" + cuda_emu.kernel(orig, name, "orig_k") + "\n" +
+                      cuda_emu.kernel(new, name, "new_k") + "\n" + main))

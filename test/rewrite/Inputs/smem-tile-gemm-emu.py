@@ -9,70 +9,18 @@ output on 16x16 blocks (x over the columns); the rewrite on ceil(n/T) x ceil(m/T
 blocks of T x T/REGS threads, as the rule's launch does. Exit 0 when every output
 of every size is bitwise the original's (the rule sums k in the same order)."""
 import os
-import re
-import subprocess
 import sys
-import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import cuda_emu  # noqa: E402
 
 cxx, orig, new, name, tile, regs = sys.argv[1:7]
-
-
-def kernel(path, newname):
-    s = open(path, encoding="utf-8").read()
-    # the definition: a line starting with __global__ (comments that quote it do not)
-    i = re.search(r"(?m)^[ \t]*__global__[^;{]*?\b" + re.escape(name) + r"\(", s).start()
-    j = s.index("{", i)
-    d = 0
-    for k in range(j, len(s)):
-        d += {"{": 1, "}": -1}.get(s[k], 0)
-        if d == 0:
-            break
-    text = s[i:k + 1]
-    return re.sub(r"\b" + re.escape(name) + r"\(", newname + "(", text, count=1)
-
-
-SHIM = r"""
-#include <pthread.h>
-#include <cmath>
-#include <cstddef>
-#include <cstdio>
-#include <cstring>
-#include <vector>
-struct emu_u3 { unsigned x, y, z; };
-static thread_local emu_u3 threadIdx;
-static emu_u3 blockIdx, blockDim, gridDim;
-static pthread_barrier_t emu_bar;
-#define __global__
-#define __shared__ static
-#define __restrict__
-#define __syncthreads() pthread_barrier_wait(&emu_bar)
-"""
 
 MAIN = r"""
 static std::vector<float> gx, gw, gb, gy;
 static int m, n, k;
 static void call_orig() { orig_k(gx.data(), gw.data(), gb.data(), gy.data(), m, n, k); }
 static void call_new() { new_k(gx.data(), gw.data(), gb.data(), gy.data(), m, n, k); }
-static void (*gfn)();
-static void *thr(void *p) {
-  long t = (long)p;
-  threadIdx.x = (unsigned)(t %% blockDim.x); threadIdx.y = (unsigned)(t / blockDim.x); threadIdx.z = 0;
-  gfn();
-  return 0;
-}
-static void launch(emu_u3 g, emu_u3 b, void (*fn)()) {
-  gridDim = g; blockDim = b; gfn = fn;
-  unsigned nt = b.x * b.y;
-  pthread_barrier_init(&emu_bar, 0, nt);
-  std::vector<pthread_t> th(nt);
-  for (unsigned by = 0; by < g.y; by++)
-    for (unsigned bx = 0; bx < g.x; bx++) {
-      blockIdx = {bx, by, 0};
-      for (unsigned t = 0; t < nt; t++) pthread_create(&th[t], 0, thr, (void *)(long)t);
-      for (unsigned t = 0; t < nt; t++) pthread_join(th[t], 0);
-    }
-  pthread_barrier_destroy(&emu_bar);
-}
 int main() {
   const unsigned T = %(tile)s, R = %(regs)s;
   int sizes[][3] = {{37, 45, 50}, {1, 1, 1}, {33, 70, 7}, {64, 32, 64}, {5, 40, 0}, {20, 3, 97}};
@@ -101,11 +49,6 @@ int main() {
 }
 """
 
-with tempfile.TemporaryDirectory() as d:
-    src = os.path.join(d, "emu.cpp")
-    with open(src, "w", encoding="utf-8") as f:
-        f.write(SHIM + kernel(orig, "orig_k") + "\n" + kernel(new, "new_k") + "\n" +
-                MAIN % {"tile": tile, "regs": regs, "name": name})
-    exe = os.path.join(d, "emu")
-    subprocess.check_call([cxx, "-x", "c++", "-std=c++17", "-O1", "-w", src, "-o", exe, "-lstdc++", "-lpthread", "-lm"])
-    sys.exit(subprocess.call([exe]))
+main = MAIN % {"tile": tile, "regs": regs, "name": name}
+sys.exit(cuda_emu.run(cxx, cuda_emu.PRELUDE + cuda_emu.kernel(orig, name, "orig_k") + "\n" +
+                      cuda_emu.kernel(new, name, "new_k") + "\n" + cuda_emu.LAUNCH_2D + main))

@@ -9,44 +9,12 @@ ORIGLAUNCH: "1d" (256 threads, one per element) or "2d-cols-x" / "2d-rows-x"
 (16x16 blocks, x over the columns or the rows). The input is rows x cols, the
 output cols x rows. Exit 0 when every size matches and is the transpose."""
 import os
-import re
-import subprocess
 import sys
-import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import cuda_emu  # noqa: E402
 
 cxx, orig, new, name, elem, args, olaunch = sys.argv[1:8]
-
-
-def kernel(path, newname):
-    s = open(path, encoding="utf-8").read()
-    # the definition: a line starting with __global__ (comments that quote it do not)
-    i = re.search(r"(?m)^[ \t]*__global__[^\n;]*?\b" + re.escape(name) + r"\(", s).start()
-    j = s.index("{", i)
-    d = 0
-    for k in range(j, len(s)):
-        d += {"{": 1, "}": -1}.get(s[k], 0)
-        if d == 0:
-            break
-    text = s[i:k + 1]
-    return re.sub(r"\b" + re.escape(name) + r"\(", newname + "(", text, count=1)
-
-
-SHIM = r"""
-#include <pthread.h>
-#include <cstddef>
-#include <cstdio>
-#include <cstdlib>
-#include <vector>
-struct emu_u3 { unsigned x, y, z; };
-static thread_local emu_u3 threadIdx;
-static emu_u3 blockIdx, blockDim, gridDim;
-static pthread_barrier_t emu_bar;
-#define __global__
-#define __shared__ static
-#define __restrict__
-#define __launch_bounds__(...)
-#define __syncthreads() pthread_barrier_wait(&emu_bar)
-"""
 
 MAIN = r"""
 typedef %(elem)s T;
@@ -54,26 +22,6 @@ static std::vector<T> gin, gout;
 static int rows, cols;
 static void call_orig() { T *in = gin.data(), *out = gout.data(); orig_k(%(args)s); }
 static void call_new() { T *in = gin.data(), *out = gout.data(); new_k(%(args)s); }
-static void (*gfn)();
-static void *thr(void *p) {
-  long t = (long)p;
-  threadIdx.x = (unsigned)(t %% blockDim.x); threadIdx.y = (unsigned)(t / blockDim.x); threadIdx.z = 0;
-  gfn();
-  return 0;
-}
-static void launch(emu_u3 g, emu_u3 b, void (*fn)()) {
-  gridDim = g; blockDim = b; gfn = fn;
-  unsigned n = b.x * b.y;
-  pthread_barrier_init(&emu_bar, 0, n);
-  std::vector<pthread_t> th(n);
-  for (unsigned by = 0; by < g.y; by++)
-    for (unsigned bx = 0; bx < g.x; bx++) {
-      blockIdx = {bx, by, 0};
-      for (unsigned t = 0; t < n; t++) pthread_create(&th[t], 0, thr, (void *)(long)t);
-      for (unsigned t = 0; t < n; t++) pthread_join(th[t], 0);
-    }
-  pthread_barrier_destroy(&emu_bar);
-}
 int main() {
   int sizes[][3] = {{70, 45, 2}, {33, 100, 1}, {64, 64, 1}, {1, 1, 1}, {31, 97, 3}, {100, 33, 2}};
   int bad = 0;
@@ -108,11 +56,6 @@ LAUNCH = {
     "2d-rows-x": "launch({(unsigned)(rows + 15) / 16, (unsigned)(cols + 15) / 16, 1}, {16, 16, 1}, call_orig)",
 }
 
-with tempfile.TemporaryDirectory() as d:
-    src = os.path.join(d, "emu.cpp")
-    with open(src, "w", encoding="utf-8") as f:
-        f.write(SHIM + kernel(orig, "orig_k") + "\n" + kernel(new, "new_k") + "\n" +
-                MAIN % {"elem": elem, "args": args, "olaunch": LAUNCH[olaunch], "name": name})
-    exe = os.path.join(d, "emu")
-    subprocess.check_call([cxx, "-x", "c++", "-std=c++17", "-O1", "-w", src, "-o", exe, "-lstdc++", "-lpthread"])
-    sys.exit(subprocess.call([exe]))
+main = MAIN % {"elem": elem, "args": args, "olaunch": LAUNCH[olaunch], "name": name}
+sys.exit(cuda_emu.run(cxx, cuda_emu.PRELUDE + cuda_emu.kernel(orig, name, "orig_k") + "\n" +
+                      cuda_emu.kernel(new, name, "new_k") + "\n" + cuda_emu.LAUNCH_2D + main))
