@@ -17,6 +17,13 @@
 // RUN: FileCheck %s --check-prefix=WARP --input-file=%t.w.cu
 // RUN: %nvcc -c -arch=sm_90 %t.w.cu -o %t.w.o
 //
+// unroll=1: the plain strided loop (by default each row loop is unrolled 4 times:
+// a main loop of whole groups with no exit test between them, then a remainder).
+// RUN: %kernelskill rewrite %s --kernel row_sums --rule row-reduce --param unroll=1 -o %t.u1.cu
+// RUN: FileCheck %s --check-prefix=PLAIN --input-file=%t.u1.cu
+// RUN: %nvcc -c -arch=sm_90 %t.u1.cu -o %t.u1.o
+// RUN: not %kernelskill rewrite %s --kernel row_sums --rule row-reduce --param unroll=0 -o %t.u0.cu 2>&1 | FileCheck %s --check-prefix=NEG4
+//
 // Composition: the second kernel of the same file after the first (the helpers
 // already written are reused, not written twice).
 // RUN: %kernelskill rewrite %t.cu --kernel row_sums --rule row-reduce -o %t.both.cu
@@ -58,20 +65,53 @@ __device__ float square(float v) { return v * v; }
 // CHECK-NEXT:   float *yr = y + (size_t)row * cols;
 // CHECK-NEXT:   float m = xr[0];
 // CHECK-NEXT:   // kernelskill: rule:row-reduce (rule row-reduce) row strided over the block's threads (coalesced), then block-wide max(m)
-// CHECK-NEXT:   for (int j = 1 + (int)threadIdx.x; j < cols; j += blockDim.x)
-// CHECK-NEXT:     if (xr[j] > m) m = xr[j];
+// CHECK-NEXT:   {
+// CHECK-NEXT:     int ks_j = 1 + (int)threadIdx.x;
+// CHECK-NEXT:     for (; ks_j + (int)(3 * blockDim.x) < (cols); ks_j += (int)(4 * blockDim.x)) {
+// CHECK-NEXT:       #pragma unroll
+// CHECK-NEXT:       for (int ks_u = 0; ks_u < 4; ks_u++) {
+// CHECK-NEXT:         int j = ks_j + (int)(ks_u * blockDim.x);
+// CHECK-NEXT:         if (xr[j] > m) m = xr[j];
+// CHECK-NEXT:       }
+// CHECK-NEXT:     }
+// CHECK-NEXT:     for (int j = ks_j; j < (cols); j += blockDim.x)
+// CHECK-NEXT:       if (xr[j] > m) m = xr[j];
+// CHECK-NEXT:   }
 // CHECK-NEXT:   m = ks_row_block_max_f(m);
 // CHECK-NEXT:   float sum = 0.0f;
 // CHECK-NEXT:   // kernelskill: rule:row-reduce (rule row-reduce) row strided over the block's threads (coalesced), then block-wide sum(sum)
-// CHECK-NEXT:   for (int j = threadIdx.x; j < cols; j += blockDim.x) {
-// CHECK-NEXT:     float e = expf(xr[j] - m);
-// CHECK-NEXT:     sum += e;
+// CHECK-NEXT:   {
+// CHECK-NEXT:     int ks_j = threadIdx.x;
+// CHECK-NEXT:     for (; ks_j + (int)(3 * blockDim.x) < (cols); ks_j += (int)(4 * blockDim.x)) {
+// CHECK-NEXT:       #pragma unroll
+// CHECK-NEXT:       for (int ks_u = 0; ks_u < 4; ks_u++) {
+// CHECK-NEXT:         int j = ks_j + (int)(ks_u * blockDim.x);
+// CHECK-NEXT:         {
+// CHECK-NEXT:           float e = expf(xr[j] - m);
+// CHECK-NEXT:           sum += e;
+// CHECK-NEXT:         }
+// CHECK-NEXT:       }
+// CHECK-NEXT:     }
+// CHECK-NEXT:     for (int j = ks_j; j < (cols); j += blockDim.x) {
+// CHECK-NEXT:       float e = expf(xr[j] - m);
+// CHECK-NEXT:       sum += e;
+// CHECK-NEXT:     }
 // CHECK-NEXT:   }
 // CHECK-NEXT:   sum = ks_row_block_sum_f(sum);
 // CHECK-NEXT:   float inv = 1.0f / sum;
 // CHECK-NEXT:   // kernelskill: rule:row-reduce (rule row-reduce) row strided over the block's threads (coalesced stores)
-// CHECK-NEXT:   for (int j = threadIdx.x; j < cols; j += blockDim.x)
-// CHECK-NEXT:     yr[j] = expf(xr[j] - m) * inv;
+// CHECK-NEXT:   {
+// CHECK-NEXT:     int ks_j = threadIdx.x;
+// CHECK-NEXT:     for (; ks_j + (int)(3 * blockDim.x) < (cols); ks_j += (int)(4 * blockDim.x)) {
+// CHECK-NEXT:       #pragma unroll
+// CHECK-NEXT:       for (int ks_u = 0; ks_u < 4; ks_u++) {
+// CHECK-NEXT:         int j = ks_j + (int)(ks_u * blockDim.x);
+// CHECK-NEXT:         yr[j] = expf(xr[j] - m) * inv;
+// CHECK-NEXT:       }
+// CHECK-NEXT:     }
+// CHECK-NEXT:     for (int j = ks_j; j < (cols); j += blockDim.x)
+// CHECK-NEXT:       yr[j] = expf(xr[j] - m) * inv;
+// CHECK-NEXT:   }
 // CHECK-NEXT: }
 
 __global__ void softmax_rows(const float *x, float *y, int rows, int cols) {
@@ -161,15 +201,20 @@ extern "C" void row_sums_forward(const float *a, const float *bias, float *out, 
 
 // Only the softmax kernel (the row index, three loop headers; each loop gets
 // its provenance line, the reductions a line after) and its launch change: the
-// helpers go above the kernel. Two hunks, five lines out.
+// helpers go above the kernel. Two hunks, ten lines out (each row loop is
+// replaced whole by its unrolled form).
 // DIFF:      {{^}}+// kernelskill: rule:row-reduce (rule row-reduce) block-wide sum
 // DIFF:      {{^}}-  int row = blockIdx.x * blockDim.x + threadIdx.x;
 // DIFF:      {{^}}-  softmax_rows<<<blocks, threads, 0, stream>>>(x, y, rows, cols);
 // HUNKS: {{^}}2{{$}}
-// REMOVED: {{^}}6{{$}}
+// REMOVED: {{^}}11{{$}}
 // ONCE: {{^}}1{{$}}
 
 // AGAIN: already applied: rule row-reduce, kernel softmax_rows
 // NEG: rule row-reduce, kernel prefix_rows: kernel 'prefix_rows' is not a row kernel this rule understands: line {{[0-9]+}} reads the accumulator 'acc' inside the loop that accumulates it
 // NEG2: rule row-reduce, kernel scale_in_place: kernel 'scale_in_place' reads 'y', which it also stores into
 // NEG3: threads=100: use a multiple of 32 from 32 to 1024
+// NEG4: unroll=0: use 1 (no unrolling) to 16
+// PLAIN:      if (threadIdx.x != 0) acc = 0.0f;
+// PLAIN-NEXT: for (int c = threadIdx.x; c < k; c += blockDim.x) acc = acc + a[r * k + c] * a[r * k + c]; // sum of squares
+// PLAIN-NEXT: acc = ks_row_block_sum_f(acc);

@@ -20,12 +20,30 @@
 // RUN: FileCheck %s --check-prefix=PLAIN --input-file=%t.p.cu
 // RUN: %nvcc -c -arch=sm_90 %t.p.cu -o %t.p.o
 //
+// 2-D register blocking (cols): 64x64 tiles with 4x4 outputs per thread, 32x32
+// with 4x2; the direct form (an epilogue reading row and col) with 8x4.
+// RUN: %kernelskill rewrite %s --kernel gemm_bias_relu_kernel --rule smem-tile-gemm --param tile=64 --param regs=4 --param cols=4 -o %t.2d.cu
+// RUN: FileCheck %s --check-prefix=TWOD --input-file=%t.2d.cu
+// RUN: %nvcc -c -arch=sm_90 %t.2d.cu -o %t.2d.o
+// RUN: %kernelskill rewrite %s --kernel gemm_bias_relu_kernel --rule smem-tile-gemm --param tile=32 --param regs=4 --param cols=2 -o %t.2e.cu
+// RUN: FileCheck %s --check-prefix=TWOE --input-file=%t.2e.cu
+// RUN: %nvcc -c -arch=sm_90 %t.2e.cu -o %t.2e.o
+// RUN: %kernelskill rewrite %s --kernel linear_direct --rule smem-tile-gemm --param tile=64 --param regs=8 --param cols=4 -o %t.2f.cu
+// RUN: FileCheck %s --check-prefix=TWOF --input-file=%t.2f.cu
+// RUN: %nvcc -c -arch=sm_90 %t.2f.cu -o %t.2f.o
+// RUN: %kernelskill rewrite %s --kernel linear_plain --rule smem-tile-gemm --param tile=64 --param regs=4 --param cols=4 -o %t.2g.cu
+// RUN: %nvcc -c -arch=sm_90 %t.2g.cu -o %t.2g.o
+//
 // The rewritten kernels against the originals on the CPU (threads emulated,
 // __syncthreads a barrier), sizes like 37 x 45 x 50: bitwise the same outputs.
 // RUN: %python %S/Inputs/smem-tile-gemm-emu.py %clang19 %s %t.seed.cu gemm_bias_relu_kernel 16 1
 // RUN: %python %S/Inputs/smem-tile-gemm-emu.py %clang19 %s %t.rb.cu gemm_bias_relu_kernel 32 4
 // RUN: %python %S/Inputs/smem-tile-gemm-emu.py %clang19 %s %t.d.cu linear_direct 32 2
 // RUN: %python %S/Inputs/smem-tile-gemm-emu.py %clang19 %s %t.p.cu linear_plain 8 1
+// RUN: %python %S/Inputs/smem-tile-gemm-emu.py %clang19 %s %t.2d.cu gemm_bias_relu_kernel 64 4 4
+// RUN: %python %S/Inputs/smem-tile-gemm-emu.py %clang19 %s %t.2e.cu gemm_bias_relu_kernel 32 4 2
+// RUN: %python %S/Inputs/smem-tile-gemm-emu.py %clang19 %s %t.2f.cu linear_direct 64 8 4
+// RUN: %python %S/Inputs/smem-tile-gemm-emu.py %clang19 %s %t.2g.cu linear_plain 64 4 4
 //
 // Idempotence.
 // RUN: %kernelskill rewrite %t.rb.cu --kernel gemm_bias_relu_kernel --rule smem-tile-gemm -o %t.rb2.cu 2>&1 | FileCheck %s --check-prefix=AGAIN
@@ -67,6 +85,27 @@
 // RB: ks_acc[ks_i] += ks_As[threadIdx.y + ks_i * 8][ks_k] * ks_b;
 // RB: const int ks_row = blockIdx.y * 32 + threadIdx.y + ks_i * 8;
 // RB: gemm_bias_relu_kernel<<<dim3(((n) + 31) / 32, ((m) + 31) / 32), dim3(32, 8)>>>(x, w, bias, y, m, n, k);
+// TWOD: // kernelskill: rule:smem-tile-gemm (rule smem-tile-gemm) 64x64 shared-memory tiles, 4x4 outputs per thread (2-D register blocking), block 16x16, B transposed, epilogue kept
+// TWOD:      __shared__ __align__(16) float ks_Bs[64][68];
+// TWOD:      ks_As[ks_r][ks_c] = (ks_ar < (m) && ks_ak < (k)) ? x[(size_t)ks_ar * (k) + ks_ak] : 0.0f;
+// TWOD-NEXT: const int ks_bn = ks_col0 + ks_r;
+// TWOD-NEXT: ks_Bs[ks_r][ks_c] = (ks_ak < (k) && ks_bn < (n)) ? w[(size_t)ks_bn * (k) + ks_ak] : 0.0f;
+// TWOD:      ks_b[ks_j] = ks_Bs[threadIdx.x + ks_j * 16][ks_k];
+// TWOD:      const int ks_col = ks_col0 + threadIdx.x + ks_j * 16;
+// TWOD-NEXT: if (ks_row < (m) && ks_col < (n)) {
+// TWOD-NEXT:   float acc = ks_acc[ks_i][ks_j];
+// TWOD-NEXT:   const int col = ks_col;
+// TWOD-NEXT:   acc += bias[col];
+// TWOD-NEXT:   y[(size_t)ks_row * (n) + ks_col] = acc > 0.0f ? acc : 0.0f;
+// TWOD-NEXT: }
+// TWOD:      gemm_bias_relu_kernel<<<dim3(((n) + 63) / 64, ((m) + 63) / 64), dim3(16, 16)>>>(x, w, bias, y, m, n, k);
+// TWOE: 32x32 shared-memory tiles, 4x2 outputs per thread (2-D register blocking), block 16x8, B transposed, epilogue kept
+// TWOE: gemm_bias_relu_kernel<<<dim3(((n) + 31) / 32, ((m) + 31) / 32), dim3(16, 8)>>>(x, w, bias, y, m, n, k);
+// TWOF: 64x64 shared-memory tiles, 8x4 outputs per thread (2-D register blocking), block 16x8, B transposed, epilogue kept
+// TWOF:      float s = ks_acc[ks_i][ks_j];
+// TWOF-NEXT: const int r = ks_row;
+// TWOF-NEXT: const int c = ks_col;
+// TWOF-NEXT: s = s * 0.5f + bias[c];
 // DIRECT: 32x32 shared-memory tiles, 2 outputs per thread (register blocking), block 32x16, B transposed, epilogue kept
 // DIRECT: ks_Bs[threadIdx.x][ks_r] = (ks_bk < (k) && ks_bn < (n)) ? w[(size_t)ks_bn * (k) + ks_bk] : 0.0f;
 // DIRECT:      float s = ks_acc[ks_i];

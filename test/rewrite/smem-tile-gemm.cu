@@ -1,6 +1,6 @@
 // Rule smem-tile-gemm: a naive GEMM (one output per thread, k-loop) becomes a
 // shared-memory tiled kernel; its launch gets the tiled grid and block. Register
-// blocking with regs=N. Other code in the file stays byte-identical.
+// blocking with regs=N, 2-D with cols=N. Other code in the file stays byte-identical.
 //
 // RUN: %kernelskill rewrite %s --kernel sgemm --rule smem-tile-gemm -o %t.cu
 // RUN: FileCheck %s --input-file=%t.cu
@@ -14,6 +14,34 @@
 // RUN: %kernelskill rewrite %s --kernel sgemm --rule smem-tile-gemm --param tile=32 --param regs=4 -o %t.rb.cu
 // RUN: FileCheck %s --check-prefix=RB --input-file=%t.rb.cu
 // RUN: %nvcc -c -arch=sm_90 %t.rb.cu -o %t.rb.o
+// cols=1 (the default) is the same rewrite, byte for byte.
+// RUN: %kernelskill rewrite %s --kernel sgemm --rule smem-tile-gemm --param tile=32 --param regs=4 --param cols=1 -o %t.rb1.cu
+// RUN: cmp %t.rb.cu %t.rb1.cu
+//
+// 2-D register blocking: 64x64 tiles, 4x4 outputs per thread (block 16x16);
+// 32x32 tiles, 4x2 (block 16x8); 64x64, 8x4 (block 16x8).
+// RUN: %kernelskill rewrite %s --kernel sgemm --rule smem-tile-gemm --param tile=64 --param regs=4 --param cols=4 -o %t.2d.cu
+// RUN: FileCheck %s --check-prefix=TWOD --input-file=%t.2d.cu
+// RUN: %nvcc -c -arch=sm_90 %t.2d.cu -o %t.2d.o
+// RUN: %kernelskill rewrite %s --kernel sgemm --rule smem-tile-gemm --param tile=32 --param regs=4 --param cols=2 -o %t.2e.cu
+// RUN: FileCheck %s --check-prefix=TWOE --input-file=%t.2e.cu
+// RUN: %nvcc -c -arch=sm_90 %t.2e.cu -o %t.2e.o
+// RUN: %kernelskill rewrite %s --kernel sgemm --rule smem-tile-gemm --param tile=64 --param regs=8 --param cols=4 -o %t.2f.cu
+// RUN: %nvcc -c -arch=sm_90 %t.2f.cu -o %t.2f.o
+// RUN: %kernelskill rewrite %t.2d.cu --kernel sgemm --rule smem-tile-gemm --param tile=64 --param regs=4 --param cols=4 -o %t.2d2.cu 2>&1 | FileCheck %s --check-prefix=AGAIN
+// RUN: cmp %t.2d.cu %t.2d2.cu
+// Double: 32x32 tiles with cols=2 (16-byte pad = 2 doubles); tile=64 refused.
+// RUN: %kernelskill rewrite %s --kernel dgemm --rule smem-tile-gemm --param tile=32 --param regs=2 --param cols=2 -o %t.dd.cu
+// RUN: FileCheck %s --check-prefix=DBL --input-file=%t.dd.cu
+// RUN: %nvcc -c -arch=sm_90 %t.dd.cu -o %t.dd.o
+//
+// The rewrites against the original on the CPU (threads emulated), sizes that
+// are not multiples of the tile: bitwise the same outputs.
+// RUN: %python %S/Inputs/smem-tile-gemm-emu.py %clang19 %s %t.cu sgemm 16 1 1 plain
+// RUN: %python %S/Inputs/smem-tile-gemm-emu.py %clang19 %s %t.rb.cu sgemm 32 4 1 plain
+// RUN: %python %S/Inputs/smem-tile-gemm-emu.py %clang19 %s %t.2d.cu sgemm 64 4 4 plain
+// RUN: %python %S/Inputs/smem-tile-gemm-emu.py %clang19 %s %t.2e.cu sgemm 32 4 2 plain
+// RUN: %python %S/Inputs/smem-tile-gemm-emu.py %clang19 %s %t.2f.cu sgemm 64 8 4 plain
 //
 // Idempotence.
 // RUN: %kernelskill rewrite %t.cu --kernel sgemm --rule smem-tile-gemm -o %t2.cu 2>&1 | FileCheck %s --check-prefix=AGAIN
@@ -24,6 +52,11 @@
 // RUN: %python -c "import subprocess,sys; sys.exit(subprocess.call(sys.argv[1:]) != 1)" %kernelskill rewrite %t.neg.cu --kernel scaled --rule smem-tile-gemm -o %t.neg.cu
 // RUN: not %kernelskill rewrite %t.neg.cu --kernel scaled --rule smem-tile-gemm -o %t.neg.cu 2>&1 | FileCheck %s --check-prefix=NEG
 // RUN: not %kernelskill rewrite %t.neg.cu --kernel sgemm --rule smem-tile-gemm --param tile=12 -o %t.neg.cu 2>&1 | FileCheck %s --check-prefix=NEG2
+// Parameter combos: a block over 1024 or under 32 threads, cols not a power of two.
+// RUN: not %kernelskill rewrite %t.neg.cu --kernel sgemm --rule smem-tile-gemm --param tile=64 -o %t.neg.cu 2>&1 | FileCheck %s --check-prefix=NEG3
+// RUN: not %kernelskill rewrite %t.neg.cu --kernel sgemm --rule smem-tile-gemm --param tile=8 --param regs=4 --param cols=2 -o %t.neg.cu 2>&1 | FileCheck %s --check-prefix=NEG4
+// RUN: not %kernelskill rewrite %t.neg.cu --kernel sgemm --rule smem-tile-gemm --param tile=32 --param cols=3 -o %t.neg.cu 2>&1 | FileCheck %s --check-prefix=NEG5
+// RUN: not %kernelskill rewrite %t.neg.cu --kernel dgemm --rule smem-tile-gemm --param tile=64 --param regs=4 --param cols=4 -o %t.neg.cu 2>&1 | FileCheck %s --check-prefix=NEG6
 // RUN: cmp %s %t.neg.cu
 //
 // First-draft idioms (Inputs/gemm64.cu): an early-return guard and (size_t)
@@ -70,6 +103,34 @@
 // RB: 32x32 shared-memory tiles, 4 outputs per thread (register blocking), block 32x8
 // RB: ks_acc[ks_i] += ks_As[threadIdx.y + ks_i * 8][ks_k] * ks_b;
 // RB: sgemm<<<dim3(((n) + 31) / 32, ((m) + 31) / 32), dim3(32, 8)>>>(a, b, c, m, n, k);
+// TWOD: // kernelskill: rule:smem-tile-gemm (rule smem-tile-gemm) 64x64 shared-memory tiles, 4x4 outputs per thread (2-D register blocking), block 16x16
+// TWOD-NEXT: __global__ void sgemm(
+// TWOD-NEXT:   __shared__ __align__(16) float ks_As[64][68];
+// TWOD-NEXT:   __shared__ __align__(16) float ks_Bs[64][68];
+// TWOD-NEXT:   const int ks_tid = threadIdx.y * 16 + threadIdx.x;
+// TWOD-NEXT:   const int ks_row0 = blockIdx.y * 64;
+// TWOD-NEXT:   const int ks_col0 = blockIdx.x * 64;
+// TWOD-NEXT:   float ks_acc[4][4];
+// TWOD:        for (int ks_l = 0; ks_l < 16; ++ks_l) {
+// TWOD-NEXT:     const int ks_e = ks_tid + ks_l * 256;
+// TWOD-NEXT:     const int ks_r = ks_e / 64, ks_c = ks_e % 64;
+// TWOD:          ks_As[ks_r][ks_c] = (ks_ar < (M) && ks_ak < (K)) ? A[ks_ar * (K) + ks_ak] : 0.0f;
+// TWOD-NEXT:     const int ks_n = ks_e % 8 + ks_e / 512 * 8, ks_q = ks_e / 8 % 64;
+// TWOD:          ks_Bs[ks_n][ks_q] = (ks_bk < (K) && ks_bn < (N)) ? B[ks_bk * (N) + ks_bn] : 0.0f;
+// TWOD:          for (int ks_i = 0; ks_i < 4; ++ks_i) ks_a[ks_i] = ks_As[threadIdx.y + ks_i * 16][ks_k];
+// TWOD:          for (int ks_j = 0; ks_j < 4; ++ks_j) ks_b[ks_j] = ks_Bs[threadIdx.x + ks_j * 16][ks_k];
+// TWOD:          for (int ks_j = 0; ks_j < 4; ++ks_j) ks_acc[ks_i][ks_j] += ks_a[ks_i] * ks_b[ks_j];
+// TWOD:        const int ks_row = ks_row0 + threadIdx.y + ks_i * 16;
+// TWOD:        const int ks_col = ks_col0 + threadIdx.x + ks_j * 16;
+// TWOD-NEXT:   if (ks_row < (M) && ks_col < (N)) C[ks_row * (N) + ks_col] = ks_acc[ks_i][ks_j];
+// TWOD:      sgemm<<<dim3(((n) + 63) / 64, ((m) + 63) / 64), dim3(16, 16)>>>(a, b, c, m, n, k);
+// TWOE: 32x32 shared-memory tiles, 4x2 outputs per thread (2-D register blocking), block 16x8
+// TWOE: __shared__ __align__(16) float ks_As[32][36];
+// TWOE: const int ks_n = ks_e % 8 + ks_e / 256 * 8, ks_q = ks_e / 8 % 32;
+// TWOE: sgemm<<<dim3(((n) + 31) / 32, ((m) + 31) / 32), dim3(16, 8)>>>(a, b, c, m, n, k);
+// DBL: 32x32 shared-memory tiles, 2x2 outputs per thread (2-D register blocking), block 16x16
+// DBL: __shared__ __align__(16) double ks_As[32][34];
+// DBL: double ks_a[2], ks_b[2];
 
 __global__ void sgemm(const float *A, const float *B, float *C, int M, int N, int K) {
   int row = blockIdx.y * blockDim.y + threadIdx.y;
@@ -110,6 +171,21 @@ extern "C" void sgemm_forward(const float *a, const float *b, float *c, int m, i
   sgemm<<<grid, block>>>(a, b, c, m, n, k);
 }
 
+__global__ void dgemm(const double *A, const double *B, double *C, int M, int N, int K) {
+  int row = blockIdx.y * blockDim.y + threadIdx.y;
+  int col = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row < M && col < N) {
+    double sum = 0.0;
+    for (int k = 0; k < K; ++k)
+      sum += A[row * K + k] * B[k * N + col];
+    C[row * N + col] = sum;
+  }
+}
+
+extern "C" void dgemm_forward(const double *a, const double *b, double *c, int m, int n, int k) {
+  dgemm<<<dim3((n + 15) / 16, (m + 15) / 16), dim3(16, 16)>>>(a, b, c, m, n, k);
+}
+
 extern "C" void scaled_forward(const float *a, const float *b, float *c, int m, int n, int k) {
   dim3 block(16, 16);
   dim3 grid((n + 15) / 16, (m + 15) / 16);
@@ -126,4 +202,8 @@ extern "C" void scaled_forward(const float *a, const float *b, float *c, int m, 
 
 // AGAIN: already applied: rule smem-tile-gemm, kernel sgemm
 // NEG: rule smem-tile-gemm, kernel scaled: kernel 'scaled' is not a naive GEMM this rule understands
-// NEG2: tile=12: use 8, 16 or 32
+// NEG2: tile=12: use 8, 16, 32 or 64
+// NEG3: tile=64 regs=1 cols=1: a block of 64x64 = 4096 threads; it must have 32 to 1024
+// NEG4: tile=8 regs=4 cols=2: a block of 4x2 = 8 threads; it must have 32 to 1024
+// NEG5: cols=3: use 1, 2, 4 or 8 (at most the tile)
+// NEG6: tile=64 on double ('dgemm'): its tiles need over 48 KB of shared memory; use tile=32

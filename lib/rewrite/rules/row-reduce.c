@@ -42,13 +42,14 @@ typedef struct rr_var {
 
 /* One row loop and what the rewrite does to it. */
 typedef struct rr_loop {
-  CXCursor loop, var, init, inc;
+  CXCursor loop, var, init, inc, bound, body;
   int nAcc;
   int aiAcc[RR_MAX_ACC];  /* index into aVar */
   int aeOp[RR_MAX_ACC];
   int aiIdx[RR_MAX_ACC];  /* arg-max/arg-min: the index local paired with the value (aVar), else -1 */
   int abReset[RR_MAX_ACC]; /* sum whose value before the loop is not zero: other threads restart at 0 */
   int bStores;
+  char *zUnrolled; /* unroll > 1: the loop's replacement text */
 } rr_loop;
 
 typedef struct rr_state {
@@ -593,6 +594,8 @@ static int match_loop(rr_state *pS, CXCursor loop) {
   if (!binop(ks_rw_strip(a[1]), CXBinaryOperator_LT, &l, &r) || !ks_rw_is_ref_to(l, pL->var))
     return why(pS, "the loop at line %d is not `j < bound`", nLine);
   CXCursor bnd = r;
+  pL->bound = bnd;
+  pL->body = a[3];
   if (refs_decl(bnd, pL->var)) return why(pS, "the bound of the loop at line %d depends on its variable", nLine);
   CXCursor inc = ks_rw_strip(a[2]);
   pL->inc = a[2];
@@ -1044,6 +1047,61 @@ static unsigned after_stmt(ks_tu *pTu, unsigned iEnd) {
   return iEnd;
 }
 
+/* TEXT's lines after the first, moved from indentation zOld to zOld + nMore spaces. */
+static int put_reindented(ks_buf *pB, const char *zText, int nText, const char *zOld, int nMore) {
+  size_t nOld = strlen(zOld);
+  int rc = KS_OK;
+  for (int i = 0; i < nText && rc >= 0; i++) {
+    rc = ks_buf_printf(pB, "%c", zText[i]);
+    if (zText[i] == '\n' && rc >= 0 && (size_t)(nText - i - 1) >= nOld && strncmp(zText + i + 1, zOld, nOld) == 0)
+      rc = ks_buf_printf(pB, "%*s", nMore, "");
+  }
+  return rc;
+}
+
+/* The strided row loop, unrolled U times for memory-level parallelism: its
+ * trip count is only known at run time, so nvcc would keep it rolled (or
+ * unroll it with an exit test between iterations), one load in flight per
+ * thread. Here a main loop runs U whole iterations with no test between them,
+ * so their loads issue together, and a remainder loop finishes the row. Each
+ * thread still visits its elements in the same order, so every accumulation
+ * is the same as in the plain strided loop. The body's text appears in both
+ * loops; each copy declares the original loop variable. */
+static int unrolled_loop(rr_state *pS, rr_loop *pL, int nUnroll, const char *zType, const char *zVar,
+                         const char *zStart, const char *zStep, const char *zInd) {
+  unsigned iBs, iBe, iCs, iCe;
+  if (extent(pS, pL->body, &iBs, &iBe) < 0 || extent(pS, pL->bound, &iCs, &iCe) < 0)
+    return ks_rewrite_refuse(pS->p, "the row loop at line %u is written with a macro", line_of(pS, pL->loop));
+  iBe = after_stmt(pS->pTu, iBe);
+  const char *zSrc = pS->pTu->zSrc, *zBody = zSrc + iBs, *zBound = zSrc + iCs;
+  int nBody = (int)(iBe - iBs), nBound = (int)(iCe - iCs), bBlock = zBody[0] == '{';
+  ks_buf b = KS_BUF_INIT;
+  int rc = ks_buf_printf(&b,
+                         "{\n"
+                         "%s  %s ks_j = %s;\n"
+                         "%s  for (; ks_j + (%s)(%d * %s) < (%.*s); ks_j += (%s)(%d * %s)) {\n"
+                         "%s    #pragma unroll\n"
+                         "%s    for (int ks_u = 0; ks_u < %d; ks_u++) {\n"
+                         "%s      %s %s = ks_j + (%s)(ks_u * %s);\n"
+                         "%s      ",
+                         zInd, zType, zStart, zInd, zType, nUnroll - 1, zStep, nBound, zBound, zType, nUnroll, zStep,
+                         zInd, zInd, nUnroll, zInd, zType, zVar, zType, zStep, zInd);
+  if (rc >= 0) rc = put_reindented(&b, zBody, nBody, zInd, 6);
+  if (rc >= 0)
+    rc = ks_buf_printf(&b, "\n%s    }\n%s  }\n%s  for (%s %s = ks_j; %s < (%.*s); %s += %s)%s", zInd, zInd, zInd, zType,
+                       zVar, zVar, nBound, zBound, zVar, zStep, bBlock ? " " : "\n");
+  if (rc >= 0 && !bBlock) rc = ks_buf_printf(&b, "%s    ", zInd);
+  if (rc >= 0) rc = put_reindented(&b, zBody, nBody, zInd, 2);
+  if (rc >= 0) rc = ks_buf_printf(&b, "\n%s}", zInd);
+  if (rc < 0) {
+    ks_buf_free(&b);
+    return rc;
+  }
+  free(pL->zUnrolled);
+  pL->zUnrolled = ks_buf_detach(&b);
+  return pL->zUnrolled ? KS_OK : ks_error_set(KS_ENOMEM, "out of memory");
+}
+
 /* ---- the rule ---- */
 
 static int apply_row_reduce(ks_rewrite *p) {
@@ -1051,6 +1109,7 @@ static int apply_row_reduce(ks_rewrite *p) {
   const char *zKernel = ks_rewrite_kernel_name(p);
   const char *zThreads = ks_rewrite_param(p, "threads", "256");
   const char *zMode = ks_rewrite_param(p, "mode", "block");
+  const char *zUnroll = ks_rewrite_param(p, "unroll", "4");
   rr_state *pS = calloc(1, sizeof *pS);
   ks_launch *aL = NULL;
   int nL = 0, rc = KS_OK;
@@ -1062,6 +1121,7 @@ static int apply_row_reduce(ks_rewrite *p) {
   pS->pTu = pTu;
 
   int nThreads = atoi(zThreads);
+  int nUnroll = atoi(zUnroll);
   int bWarp = strcmp(zMode, "warp") == 0;
   if (!bWarp && strcmp(zMode, "block") != 0) {
     rc = ks_rewrite_refuse(p, "mode=%s: use block (one block per row) or warp (one warp per row)", zMode);
@@ -1069,6 +1129,10 @@ static int apply_row_reduce(ks_rewrite *p) {
   }
   if (strspn(zThreads, "0123456789") != strlen(zThreads) || nThreads < 32 || nThreads > 1024 || nThreads % 32) {
     rc = ks_rewrite_refuse(p, "threads=%s: use a multiple of 32 from 32 to 1024", zThreads);
+    goto done;
+  }
+  if (strspn(zUnroll, "0123456789") != strlen(zUnroll) || nUnroll < 1 || nUnroll > 16) {
+    rc = ks_rewrite_refuse(p, "unroll=%s: use 1 (no unrolling) to 16", zUnroll);
     goto done;
   }
   CXCursor kernel = ks_ast_find_kernel(pTu, zKernel);
@@ -1237,12 +1301,18 @@ static int apply_row_reduce(ks_rewrite *p) {
       clang_disposeString(s);
     }
     ks_buf_clear(&text);
-    if (is_zero_literal(pS, pL->init)) rc = ks_buf_printf(&text, "%s", zLane);
-    else rc = ks_buf_printf(&text, "%s + (%s)%s", zInit, zType, zLane);
-    if (rc >= 0) rc = ks_rewrite_replace(p, iIs, iIe, text.z);
-    ks_buf_clear(&text);
-    if (rc >= 0) rc = ks_buf_printf(&text, "%s += %s", zVar, zStep);
-    if (rc >= 0) rc = ks_rewrite_replace(p, iNs, iNe, text.z);
+    ks_buf lane = KS_BUF_INIT;
+    if (is_zero_literal(pS, pL->init)) rc = ks_buf_printf(&lane, "%s", zLane);
+    else rc = ks_buf_printf(&lane, "%s + (%s)%s", zInit, zType, zLane);
+    if (rc >= 0 && nUnroll == 1) {
+      rc = ks_rewrite_replace(p, iIs, iIe, lane.z);
+      if (rc >= 0) rc = ks_buf_printf(&text, "%s += %s", zVar, zStep);
+      if (rc >= 0) rc = ks_rewrite_replace(p, iNs, iNe, text.z);
+      ks_buf_clear(&text);
+    } else if (rc >= 0) {
+      rc = unrolled_loop(pS, pL, nUnroll, zType, zVar, lane.z, zStep, zInd);
+    }
+    ks_buf_free(&lane);
     free(zInit);
     free(zType);
     free(zVar);
@@ -1274,7 +1344,17 @@ static int apply_row_reduce(ks_rewrite *p) {
       }
       free(zAcc);
     }
-    if (text.n && (rc = ks_rewrite_replace(p, iLs, iLs, text.z)) < 0) {
+    if (nUnroll > 1) {
+      /* The resets, then the unrolled loop, replace the loop statement. */
+      ks_buf whole = KS_BUF_INIT;
+      rc = ks_buf_printf(&whole, "%s%s", text.z ? text.z : "", pL->zUnrolled);
+      if (rc >= 0) rc = ks_rewrite_replace(p, iLs, iLe, whole.z);
+      ks_buf_free(&whole);
+      if (rc < 0) {
+        ks_buf_free(&accs);
+        goto done;
+      }
+    } else if (text.n && (rc = ks_rewrite_replace(p, iLs, iLs, text.z)) < 0) {
       ks_buf_free(&accs);
       goto done;
     }
@@ -1372,11 +1452,12 @@ done:
   ks_buf_free(&text);
   ks_buf_free(&note);
   ks_buf_free(&helpers);
+  for (int i = 0; i < pS->nLoop; i++) free(pS->aLoop[i].zUnrolled);
   free(pS);
   return rc;
 }
 
-static const char *const azParams[] = {"threads", "mode", NULL};
+static const char *const azParams[] = {"threads", "mode", "unroll", NULL};
 
 const ks_rule ks_rule_row_reduce = {
     "row-reduce",

@@ -1,8 +1,9 @@
 /* smem-tile-gemm.c — rule `smem-tile-gemm`: a naive GEMM kernel (one output per
  * thread, a k-loop accumulating A[row*lda + k] * B[k*ldb + col]) becomes a
- * shared-memory tiled kernel (param tile=8|16|32), optionally with register
- * blocking (param regs=1|2|4|8: outputs per thread along the tile's rows), and
- * its launch sites get the matching grid and block. It also takes the
+ * shared-memory tiled kernel (param tile=8|16|32|64), optionally with register
+ * blocking (param regs=1|2|4|8: outputs per thread along the tile's rows; param
+ * cols=1|2|4|8: along its columns, a regs x cols block per thread), and its
+ * launch sites get the matching grid and block. It also takes the
  * nn.Linear layout: row pointers (`ar = A + row*lda; ... ar[k]`), B given
  * transposed (B[col*ldb + k]: loaded along k, stored into a padded tile) and an
  * elementwise epilogue before the store (`acc += bias[col]`, relu), kept as
@@ -869,59 +870,50 @@ void ks_rule_gemm_match_free(ks_gemm_match *pG) {
 
 /* ---- the rule ---- */
 
-static int apply_smem_tile_gemm(ks_rewrite *p) {
-  ks_tu *pTu = ks_rewrite_tu(p);
-  const char *zKernel = ks_rewrite_kernel_name(p);
-  const char *zTile = ks_rewrite_param(p, "tile", "16");
-  const char *zRegs = ks_rewrite_param(p, "regs", "1");
-  ks_gemm_match g;
-  ks_launch *aL = NULL;
-  int nL = 0, rc;
-  ks_buf body = KS_BUF_INIT, cfg = KS_BUF_INIT, note = KS_BUF_INIT;
-  memset(&g, 0, sizeof g);
-  int T = atoi(zTile), R = atoi(zRegs);
-  if ((T != 8 && T != 16 && T != 32) || strspn(zTile, "0123456789") != strlen(zTile))
-    return ks_rewrite_refuse(p, "tile=%s: use 8, 16 or 32", zTile);
-  if ((R != 1 && R != 2 && R != 4 && R != 8) || strspn(zRegs, "0123456789") != strlen(zRegs) || R > T)
-    return ks_rewrite_refuse(p, "regs=%s: use 1, 2, 4 or 8 (at most the tile)", zRegs);
+/* Names and sizes the tiled body is written with. */
+typedef struct tile_ctx {
+  const ks_gemm_match *pG;
+  const char *zI;                 /* the body's indentation */
+  const char *zE, *zZero;         /* element type, its zero */
+  const char *zRowBlk, *zColBlk;  /* blockIdx.y / blockIdx.x, or swapped */
+  const char *zA, *zB, *zC;       /* the matrices' parameter names */
+  const char *zAc, *zBc, *zCc;    /* widening casts on their indices, or "" */
+  int T, R, C;                    /* tile, outputs per thread along rows, along columns */
+} tile_ctx;
 
-  CXCursor kernel = ks_ast_find_kernel(pTu, zKernel);
-  unsigned iKs, iKe;
-  if (!clang_Cursor_isNull(kernel) && ks_ast_extent(pTu, kernel, &iKs, &iKe) == 0 &&
-      ks_rewrite_has_note(p, iKs, iKe, NULL))
-    return ks_rewrite_already(p, "kernel '%s' is already shared-memory tiled by this rule", zKernel);
-  if ((rc = ks_rule_gemm_match_ex(p, KS_GEMM_ACCEPT_LINEAR, &g)) < 0) return rc;
-  if (ks_rw_has_word(pTu, g.iKernelStart, g.iBodyStart, "__launch_bounds__")) {
-    rc = ks_rewrite_refuse(p, "kernel '%s' has __launch_bounds__; its block size changes here (apply launch-bounds after)",
-                           zKernel);
-    goto done;
+/* The bounds-checked store of one output (ks_row, ks_col in scope) from the
+ * accumulator element zAcc; with an epilogue, the epilogue as written on
+ * locals of the kernel's names. zIn: the indentation of the `if`. */
+static int emit_store(ks_buf *pB, const tile_ctx *pX, const char *zIn, const char *zAcc) {
+  const ks_gemm_match *pG = pX->pG;
+  int rc;
+  if (!pG->zStore)
+    return ks_buf_printf(pB, "%sif (ks_row < (%s) && ks_col < (%s)) %s[%sks_row * (%s) + ks_col] = %s;\n", zIn, pG->zM,
+                         pG->zN, pX->zC, pX->zCc, pG->zZ, zAcc);
+  rc = ks_buf_printf(pB, "%sif (ks_row < (%s) && ks_col < (%s)) {\n%s  %s %s = %s;\n", zIn, pG->zM, pG->zN, zIn,
+                     pX->zE, pG->zAccName, zAcc);
+  if (rc >= 0 && pG->bEpiRow) rc = ks_buf_printf(pB, "%s  const %s %s = ks_row;\n", zIn, pG->zRowType, pG->zRowName);
+  if (rc >= 0 && pG->bEpiCol) rc = ks_buf_printf(pB, "%s  const %s %s = ks_col;\n", zIn, pG->zColType, pG->zColName);
+  for (const char *z = pG->zEpilogue; rc >= 0 && *z;) {
+    const char *zNl = strchr(z, '\n');
+    rc = ks_buf_printf(pB, "%s  %.*s\n", zIn, (int)(zNl - z), z);
+    z = zNl + 1;
   }
-  if ((rc = ks_rw_kernel_launches(p, zKernel, &aL, &nL)) < 0) goto done;
-  if (g.iM < 0 || g.iN < 0) {
-    rc = ks_rewrite_refuse(p, "the row/column bounds of '%s' are not single parameters; cannot size the grid", zKernel);
-    goto done;
-  }
+  if (rc >= 0)
+    rc = ks_buf_printf(pB, "%s  %s[%sks_row * (%s) + ks_col] = %s;\n%s}\n", zIn, pX->zC, pX->zCc, pG->zZ, pG->zStore,
+                       zIn);
+  return rc;
+}
 
-  /* The tiled body. */
-  const char *zE = g.bDouble ? "double" : "float", *zZero = g.bDouble ? "0.0" : "0.0f";
-  const char *zRowBlk = g.bRowOnY ? "blockIdx.y" : "blockIdx.x", *zColBlk = g.bRowOnY ? "blockIdx.x" : "blockIdx.y";
-  int S = T / R; /* rows of threads per block */
-  const char *zA, *zB, *zC;
-  /* (size_t)row * lda + k in the original: the same widening on the tile's indices */
-  const char *zAc = g.zACast ? g.zACast : "", *zBc = g.zBCast ? g.zBCast : "", *zCc = g.zCCast ? g.zCCast : "";
-  CXString sA = clang_getCursorSpelling(clang_Cursor_getArgument(kernel, (unsigned)g.iA));
-  CXString sB = clang_getCursorSpelling(clang_Cursor_getArgument(kernel, (unsigned)g.iB));
-  CXString sC = clang_getCursorSpelling(clang_Cursor_getArgument(kernel, (unsigned)g.iC));
-  zA = clang_getCString(sA);
-  zB = clang_getCString(sB);
-  zC = clang_getCString(sC);
-  unsigned nIndent = 0;
-  ks_rewrite_line_start(p, g.iKernelStart, &nIndent);
-  char zI[64];
-  snprintf(zI, sizeof zI, "%.*s  ", (int)(nIndent < 60 ? nIndent : 60), pTu->zSrc + ks_rewrite_line_start(p, g.iKernelStart, NULL));
+/* cols=1: a block of T x T/R threads, thread (x, y) owns the column x and the
+ * rows y + i*T/R; the k-tile is loaded by threadIdx.x along k. */
+static int body_1d(ks_buf *pB, const tile_ctx *pX) {
+  const ks_gemm_match *pG = pX->pG;
+  const char *zI = pX->zI, *zE = pX->zE, *zZero = pX->zZero;
+  int T = pX->T, R = pX->R, S = T / R; /* rows of threads per block */
   /* B transposed: threads along k read consecutive elements of a B row and
    * store them down a column of ks_Bs, padded by one against bank conflicts. */
-  rc = ks_buf_printf(&body,
+  int rc = ks_buf_printf(pB,
       "\n"
       "%s__shared__ %s ks_As[%d][%d];\n"
       "%s__shared__ %s ks_Bs[%d][%d];\n"
@@ -934,22 +926,23 @@ static int apply_smem_tile_gemm(ks_rewrite *p) {
       "%s    const %s ks_ar = %s * %d + ks_r;\n"
       "%s    const %s ks_ak = ks_t + threadIdx.x;\n"
       "%s    ks_As[ks_r][threadIdx.x] = (ks_ar < (%s) && ks_ak < (%s)) ? %s[%sks_ar * (%s) + ks_ak] : %s;\n",
-      zI, zE, T, T, zI, zE, T, T + (g.bBTrans ? 1 : 0), zI, g.zColType, zColBlk, T, zI, zE, R, zI, R, zZero, zI,
-      g.zKType, g.zK, T, zI, R, zI, S, zI, g.zRowType, zRowBlk, T, zI, g.zKType, zI, g.zM, g.zK, zA, zAc, g.zX, zZero);
-  if (rc < 0) goto strings;
-  if (g.bBTrans)
-    rc = ks_buf_printf(&body,
+      zI, zE, T, T, zI, zE, T, T + (pG->bBTrans ? 1 : 0), zI, pG->zColType, pX->zColBlk, T, zI, zE, R, zI, R, zZero, zI,
+      pG->zKType, pG->zK, T, zI, R, zI, S, zI, pG->zRowType, pX->zRowBlk, T, zI, pG->zKType, zI, pG->zM, pG->zK, pX->zA,
+      pX->zAc, pG->zX, zZero);
+  if (rc < 0) return rc;
+  if (pG->bBTrans)
+    rc = ks_buf_printf(pB,
         "%s    const %s ks_bn = %s * %d + ks_r;\n"
         "%s    const %s ks_bk = ks_t + threadIdx.x;\n"
         "%s    ks_Bs[threadIdx.x][ks_r] = (ks_bk < (%s) && ks_bn < (%s)) ? %s[%sks_bn * (%s) + ks_bk] : %s;\n",
-        zI, g.zColType, zColBlk, T, zI, g.zKType, zI, g.zK, g.zN, zB, zBc, g.zY, zZero);
+        zI, pG->zColType, pX->zColBlk, T, zI, pG->zKType, zI, pG->zK, pG->zN, pX->zB, pX->zBc, pG->zY, zZero);
   else
-    rc = ks_buf_printf(&body,
+    rc = ks_buf_printf(pB,
         "%s    const %s ks_bk = ks_t + ks_r;\n"
         "%s    ks_Bs[ks_r][threadIdx.x] = (ks_bk < (%s) && ks_col < (%s)) ? %s[%sks_bk * (%s) + ks_col] : %s;\n",
-        zI, g.zKType, zI, g.zK, g.zN, zB, zBc, g.zY, zZero);
-  if (rc < 0) goto strings;
-  rc = ks_buf_printf(&body,
+        zI, pG->zKType, zI, pG->zK, pG->zN, pX->zB, pX->zBc, pG->zY, zZero);
+  if (rc < 0) return rc;
+  rc = ks_buf_printf(pB,
       "%s  }\n"
       "%s  __syncthreads();\n"
       "#pragma unroll\n"
@@ -962,33 +955,186 @@ static int apply_smem_tile_gemm(ks_rewrite *p) {
       "%s}\n"
       "%sfor (int ks_i = 0; ks_i < %d; ++ks_i) {\n"
       "%s  const %s ks_row = %s * %d + threadIdx.y + ks_i * %d;\n",
-      zI, zI, zI, T, zI, zE, zI, R, S, zI, zI, zI, zI, R, zI, g.zRowType, zRowBlk, T, S);
-  if (rc < 0) goto strings;
-  if (!g.zStore) {
-    rc = ks_buf_printf(&body, "%s  if (ks_row < (%s) && ks_col < (%s)) %s[%sks_row * (%s) + ks_col] = ks_acc[ks_i];\n",
-                       zI, g.zM, g.zN, zC, zCc, g.zZ);
-  } else {
-    /* The epilogue as written, per accumulator, on locals of the original names. */
-    rc = ks_buf_printf(&body, "%s  if (ks_row < (%s) && ks_col < (%s)) {\n%s    %s %s = ks_acc[ks_i];\n", zI, g.zM,
-                       g.zN, zI, zE, g.zAccName);
-    if (rc >= 0 && g.bEpiRow) rc = ks_buf_printf(&body, "%s    const %s %s = ks_row;\n", zI, g.zRowType, g.zRowName);
-    if (rc >= 0 && g.bEpiCol) rc = ks_buf_printf(&body, "%s    const %s %s = ks_col;\n", zI, g.zColType, g.zColName);
-    for (const char *z = g.zEpilogue; rc >= 0 && *z;) {
-      const char *zNl = strchr(z, '\n');
-      rc = ks_buf_printf(&body, "%s    %.*s\n", zI, (int)(zNl - z), z);
-      z = zNl + 1;
-    }
-    if (rc >= 0)
-      rc = ks_buf_printf(&body, "%s    %s[%sks_row * (%s) + ks_col] = %s;\n%s  }\n", zI, zC, zCc, g.zZ, g.zStore, zI);
+      zI, zI, zI, T, zI, zE, zI, R, S, zI, zI, zI, zI, R, zI, pG->zRowType, pX->zRowBlk, T, S);
+  if (rc < 0) return rc;
+  char zIn[72];
+  snprintf(zIn, sizeof zIn, "%s  ", zI);
+  if ((rc = emit_store(pB, pX, zIn, "ks_acc[ks_i]")) < 0) return rc;
+  return ks_buf_printf(pB, "%s}\n", zI);
+}
+
+/* cols>1 (2-D register blocking): a block of W x S threads (W = T/C, S =
+ * T/R); thread (x, y) owns the rows y + i*S and the columns x + j*W, strided
+ * so that each store of the block is coalesced along x. Both tiles are kept
+ * k-innermost, [row][k] and [col][k], their rows padded by 16 bytes: the inner
+ * loop reads R values of A and C of B along k, which the compiler merges into
+ * 16-byte shared loads (ld.shared.v4 for float) over the unrolled k, and the
+ * 16-byte pad puts neighbouring rows on other banks. All threads load the
+ * tiles together, e = tid + l*W*S over the T*T elements: A (and B transposed)
+ * with consecutive e along k (coalesced, conflict-free stores); plain B with
+ * groups of 8 consecutive columns over 4 k per warp (32-byte coalesced rows,
+ * and 8 x 4 distinct banks for the transposing store). */
+static int body_2d(ks_buf *pB, const tile_ctx *pX) {
+  const ks_gemm_match *pG = pX->pG;
+  const char *zI = pX->zI, *zE = pX->zE, *zZero = pX->zZero;
+  int T = pX->T, R = pX->R, C = pX->C, S = T / R, W = T / C;
+  int nPad = pG->bDouble ? 2 : 4; /* 16 bytes */
+  int nThread = W * S, nLoad = T * T / nThread;
+  int rc = ks_buf_printf(pB,
+      "\n"
+      "%s__shared__ __align__(16) %s ks_As[%d][%d];\n"
+      "%s__shared__ __align__(16) %s ks_Bs[%d][%d];\n"
+      "%sconst int ks_tid = threadIdx.y * %d + threadIdx.x;\n"
+      "%sconst %s ks_row0 = %s * %d;\n"
+      "%sconst %s ks_col0 = %s * %d;\n"
+      "%s%s ks_acc[%d][%d];\n"
+      "#pragma unroll\n"
+      "%sfor (int ks_i = 0; ks_i < %d; ++ks_i)\n"
+      "#pragma unroll\n"
+      "%s  for (int ks_j = 0; ks_j < %d; ++ks_j) ks_acc[ks_i][ks_j] = %s;\n"
+      "%sfor (%s ks_t = 0; ks_t < (%s); ks_t += %d) {\n"
+      "#pragma unroll 4\n"
+      "%s  for (int ks_l = 0; ks_l < %d; ++ks_l) {\n"
+      "%s    const int ks_e = ks_tid + ks_l * %d;\n"
+      "%s    const int ks_r = ks_e / %d, ks_c = ks_e %% %d;\n"
+      "%s    const %s ks_ar = ks_row0 + ks_r;\n"
+      "%s    const %s ks_ak = ks_t + ks_c;\n"
+      "%s    ks_As[ks_r][ks_c] = (ks_ar < (%s) && ks_ak < (%s)) ? %s[%sks_ar * (%s) + ks_ak] : %s;\n",
+      zI, zE, T, T + nPad, zI, zE, T, T + nPad, zI, W, zI, pG->zRowType, pX->zRowBlk, T, zI, pG->zColType,
+      pX->zColBlk, T, zI, zE, R, C, zI, R, zI, C, zZero, zI, pG->zKType, pG->zK, T, zI, nLoad, zI, nThread, zI, T, T,
+      zI, pG->zRowType, zI, pG->zKType, zI, pG->zM, pG->zK, pX->zA, pX->zAc, pG->zX, zZero);
+  if (rc < 0) return rc;
+  if (pG->bBTrans)
+    rc = ks_buf_printf(pB,
+        "%s    const %s ks_bn = ks_col0 + ks_r;\n"
+        "%s    ks_Bs[ks_r][ks_c] = (ks_ak < (%s) && ks_bn < (%s)) ? %s[%sks_bn * (%s) + ks_ak] : %s;\n",
+        zI, pG->zColType, zI, pG->zK, pG->zN, pX->zB, pX->zBc, pG->zY, zZero);
+  else
+    rc = ks_buf_printf(pB,
+        "%s    const int ks_n = ks_e %% 8 + ks_e / %d * 8, ks_q = ks_e / 8 %% %d;\n"
+        "%s    const %s ks_bn = ks_col0 + ks_n;\n"
+        "%s    const %s ks_bk = ks_t + ks_q;\n"
+        "%s    ks_Bs[ks_n][ks_q] = (ks_bk < (%s) && ks_bn < (%s)) ? %s[%sks_bk * (%s) + ks_bn] : %s;\n",
+        zI, 8 * T, T, zI, pG->zColType, zI, pG->zKType, zI, pG->zK, pG->zN, pX->zB, pX->zBc, pG->zY, zZero);
+  if (rc < 0) return rc;
+  rc = ks_buf_printf(pB,
+      "%s  }\n"
+      "%s  __syncthreads();\n"
+      "#pragma unroll\n"
+      "%s  for (int ks_k = 0; ks_k < %d; ++ks_k) {\n"
+      "%s    %s ks_a[%d], ks_b[%d];\n"
+      "#pragma unroll\n"
+      "%s    for (int ks_i = 0; ks_i < %d; ++ks_i) ks_a[ks_i] = ks_As[threadIdx.y + ks_i * %d][ks_k];\n"
+      "#pragma unroll\n"
+      "%s    for (int ks_j = 0; ks_j < %d; ++ks_j) ks_b[ks_j] = ks_Bs[threadIdx.x + ks_j * %d][ks_k];\n"
+      "#pragma unroll\n"
+      "%s    for (int ks_i = 0; ks_i < %d; ++ks_i)\n"
+      "#pragma unroll\n"
+      "%s      for (int ks_j = 0; ks_j < %d; ++ks_j) ks_acc[ks_i][ks_j] += ks_a[ks_i] * ks_b[ks_j];\n"
+      "%s  }\n"
+      "%s  __syncthreads();\n"
+      "%s}\n"
+      "#pragma unroll\n"
+      "%sfor (int ks_i = 0; ks_i < %d; ++ks_i) {\n"
+      "%s  const %s ks_row = ks_row0 + threadIdx.y + ks_i * %d;\n"
+      "#pragma unroll\n"
+      "%s  for (int ks_j = 0; ks_j < %d; ++ks_j) {\n"
+      "%s    const %s ks_col = ks_col0 + threadIdx.x + ks_j * %d;\n",
+      zI, zI, zI, T, zI, zE, R, C, zI, R, S, zI, C, W, zI, R, zI, C, zI, zI, zI, zI, R, zI, pG->zRowType, S, zI, C, zI,
+      pG->zColType, W);
+  if (rc < 0) return rc;
+  char zIn[72];
+  snprintf(zIn, sizeof zIn, "%s    ", zI);
+  if ((rc = emit_store(pB, pX, zIn, "ks_acc[ks_i][ks_j]")) < 0) return rc;
+  return ks_buf_printf(pB, "%s  }\n%s}\n", zI, zI);
+}
+
+/* A parameter that must be one of 1, 2, 4, 8 and at most the tile. */
+static int pow2_param(const char *z, int T) {
+  int n = atoi(z);
+  if ((n != 1 && n != 2 && n != 4 && n != 8) || strspn(z, "0123456789") != strlen(z) || n > T) return 0;
+  return n;
+}
+
+static int apply_smem_tile_gemm(ks_rewrite *p) {
+  ks_tu *pTu = ks_rewrite_tu(p);
+  const char *zKernel = ks_rewrite_kernel_name(p);
+  const char *zTile = ks_rewrite_param(p, "tile", "16");
+  const char *zRegs = ks_rewrite_param(p, "regs", "1");
+  const char *zCols = ks_rewrite_param(p, "cols", "1");
+  ks_gemm_match g;
+  ks_launch *aL = NULL;
+  int nL = 0, rc;
+  ks_buf body = KS_BUF_INIT, cfg = KS_BUF_INIT, note = KS_BUF_INIT;
+  memset(&g, 0, sizeof g);
+  int T = atoi(zTile), R, C;
+  if ((T != 8 && T != 16 && T != 32 && T != 64) || strspn(zTile, "0123456789") != strlen(zTile))
+    return ks_rewrite_refuse(p, "tile=%s: use 8, 16, 32 or 64", zTile);
+  if (!(R = pow2_param(zRegs, T))) return ks_rewrite_refuse(p, "regs=%s: use 1, 2, 4 or 8 (at most the tile)", zRegs);
+  if (!(C = pow2_param(zCols, T))) return ks_rewrite_refuse(p, "cols=%s: use 1, 2, 4 or 8 (at most the tile)", zCols);
+  int S = T / R, W = T / C; /* the block: W x S threads */
+  if (W * S < 32 || W * S > 1024)
+    return ks_rewrite_refuse(p, "tile=%d regs=%d cols=%d: a block of %dx%d = %d threads; it must have 32 to 1024", T, R,
+                             C, W, S, W * S);
+
+  CXCursor kernel = ks_ast_find_kernel(pTu, zKernel);
+  unsigned iKs, iKe;
+  if (!clang_Cursor_isNull(kernel) && ks_ast_extent(pTu, kernel, &iKs, &iKe) == 0 &&
+      ks_rewrite_has_note(p, iKs, iKe, NULL))
+    return ks_rewrite_already(p, "kernel '%s' is already shared-memory tiled by this rule", zKernel);
+  if ((rc = ks_rule_gemm_match_ex(p, KS_GEMM_ACCEPT_LINEAR, &g)) < 0) return rc;
+  if (ks_rw_has_word(pTu, g.iKernelStart, g.iBodyStart, "__launch_bounds__")) {
+    rc = ks_rewrite_refuse(p, "kernel '%s' has __launch_bounds__; its block size changes here (apply launch-bounds after)",
+                           zKernel);
+    goto done;
   }
-  if (rc >= 0) rc = ks_buf_printf(&body, "%s}\n", zI);
-strings:
+  if (g.bDouble && T == 64) {
+    /* two 64x64 double tiles are 64 KB, over the 48 KB of static shared memory */
+    rc = ks_rewrite_refuse(p, "tile=64 on double ('%s'): its tiles need over 48 KB of shared memory; use tile=32", zKernel);
+    goto done;
+  }
+  if ((rc = ks_rw_kernel_launches(p, zKernel, &aL, &nL)) < 0) goto done;
+  if (g.iM < 0 || g.iN < 0) {
+    rc = ks_rewrite_refuse(p, "the row/column bounds of '%s' are not single parameters; cannot size the grid", zKernel);
+    goto done;
+  }
+
+  /* The tiled body. */
+  tile_ctx x;
+  memset(&x, 0, sizeof x);
+  x.pG = &g;
+  x.zE = g.bDouble ? "double" : "float";
+  x.zZero = g.bDouble ? "0.0" : "0.0f";
+  x.zRowBlk = g.bRowOnY ? "blockIdx.y" : "blockIdx.x";
+  x.zColBlk = g.bRowOnY ? "blockIdx.x" : "blockIdx.y";
+  x.T = T;
+  x.R = R;
+  x.C = C;
+  /* (size_t)row * lda + k in the original: the same widening on the tile's indices */
+  x.zAc = g.zACast ? g.zACast : "";
+  x.zBc = g.zBCast ? g.zBCast : "";
+  x.zCc = g.zCCast ? g.zCCast : "";
+  CXString sA = clang_getCursorSpelling(clang_Cursor_getArgument(kernel, (unsigned)g.iA));
+  CXString sB = clang_getCursorSpelling(clang_Cursor_getArgument(kernel, (unsigned)g.iB));
+  CXString sC = clang_getCursorSpelling(clang_Cursor_getArgument(kernel, (unsigned)g.iC));
+  x.zA = clang_getCString(sA);
+  x.zB = clang_getCString(sB);
+  x.zC = clang_getCString(sC);
+  unsigned nIndent = 0;
+  ks_rewrite_line_start(p, g.iKernelStart, &nIndent);
+  char zI[64];
+  snprintf(zI, sizeof zI, "%.*s  ", (int)(nIndent < 60 ? nIndent : 60), pTu->zSrc + ks_rewrite_line_start(p, g.iKernelStart, NULL));
+  x.zI = zI;
+  rc = C > 1 ? body_2d(&body, &x) : body_1d(&body, &x);
   clang_disposeString(sA);
   clang_disposeString(sB);
   clang_disposeString(sC);
   if (rc < 0) goto done;
   if ((rc = ks_rewrite_replace(p, g.iBodyStart + 1, g.iBodyEnd - 1, body.z)) < 0) goto done;
-  if (R > 1) rc = ks_buf_printf(&note, "%dx%d shared-memory tiles, %d outputs per thread (register blocking), block %dx%d", T, T, R, T, S);
+  if (C > 1)
+    rc = ks_buf_printf(&note, "%dx%d shared-memory tiles, %dx%d outputs per thread (2-D register blocking), block %dx%d",
+                       T, T, R, C, W, S);
+  else if (R > 1) rc = ks_buf_printf(&note, "%dx%d shared-memory tiles, %d outputs per thread (register blocking), block %dx%d", T, T, R, T, S);
   else rc = ks_buf_printf(&note, "%dx%d shared-memory tiles, block %dx%d", T, T, T, S);
   if (rc >= 0 && g.bBTrans) rc = ks_buf_printf(&note, ", B transposed");
   if (rc >= 0 && g.zStore) rc = ks_buf_printf(&note, ", epilogue kept");
@@ -1006,16 +1152,16 @@ strings:
     ks_buf_clear(&cfg);
     if (g.bRowOnY)
       rc = ks_buf_printf(&cfg, "dim3(((%s) + %d) / %d, ((%s) + %d) / %d), dim3(%d, %d)", zNArg, T - 1, T, zMArg, T - 1,
-                         T, T, S);
+                         T, W, S);
     else
       rc = ks_buf_printf(&cfg, "dim3(((%s) + %d) / %d, ((%s) + %d) / %d), dim3(%d, %d)", zMArg, T - 1, T, zNArg, T - 1,
-                         T, T, S);
+                         T, W, S);
     if (rc < 0) goto done;
     if (pL->azCfg[2] && (rc = ks_buf_printf(&cfg, ", %s", pL->azCfg[2])) < 0) goto done;
     if (pL->azCfg[3] && (rc = ks_buf_printf(&cfg, ", %s", pL->azCfg[3])) < 0) goto done;
     if ((rc = ks_rewrite_replace(p, pL->iCfgStart, pL->iCfgEnd, cfg.z)) < 0) goto done;
     ks_buf_clear(&note);
-    if ((rc = ks_buf_printf(&note, "grid of %dx%d tiles over %s x %s, block %dx%d", T, T, zMArg, zNArg, T, S)) < 0)
+    if ((rc = ks_buf_printf(&note, "grid of %dx%d tiles over %s x %s, block %dx%d", T, T, zMArg, zNArg, W, S)) < 0)
       goto done;
     if ((rc = ks_rewrite_note(p, pL->iStart, note.z)) < 0) goto done;
   }
@@ -1028,9 +1174,9 @@ done:
   return rc;
 }
 
-static const char *const azParams[] = {"tile", "regs", NULL};
+static const char *const azParams[] = {"tile", "regs", "cols", NULL};
 
 const ks_rule ks_rule_smem_tile_gemm = {
     "smem-tile-gemm",
-    "naive GEMM k-loop to a shared-memory tiled kernel (tile=8|16|32, regs=1|2|4|8 register blocking)", azParams,
-    apply_smem_tile_gemm};
+    "naive GEMM k-loop to a shared-memory tiled kernel (tile=8|16|32|64, regs=1|2|4|8 x cols=1|2|4|8 register blocking)",
+    azParams, apply_smem_tile_gemm};

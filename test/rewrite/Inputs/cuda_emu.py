@@ -47,6 +47,7 @@ static pthread_barrier_t emu_bar;
 #define __forceinline__
 #define __shared__ static
 #define __restrict__
+#define __align__(n) __attribute__((aligned(n)))
 #define __launch_bounds__(...)
 #define __syncthreads() pthread_barrier_wait(&emu_bar)
 """
