@@ -31,6 +31,10 @@ config.substitutions.append(("%clang19", config.ks_clang))
 config.substitutions.append(("%python", config.python))
 config.substitutions.append(("%datadir", config.ks_data_dir))
 config.substitutions.append(("%srcroot", config.ks_source_dir))
+# %strip-checks IN OUT: copy the lit test IN with its RUN and check lines blanked, so a rule
+# test rewrites a file whose CHECK comments cannot be copied into the output and match
+# themselves (test/tools/selfcheck_rewrites.py enforces it).
+config.substitutions.append(("%strip-checks", config.python + " " + os.path.join(config.ks_source_dir, "test", "tools", "strip_checks.py")))
 # %expect-exit N CMD...: CMD must exit with status N exactly.
 config.substitutions.append(("%expect-exit", config.python + " " + os.path.join(config.ks_source_dir, "test", "Inputs", "expect_exit.py")))
 

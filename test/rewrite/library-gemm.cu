@@ -2,9 +2,10 @@
 // (row-major by operand order: B first), the original launch kept as the
 // fallback; the header is included and -lcublas recorded in the flags line.
 //
-// RUN: %kernelskill rewrite %s --kernel sgemm --rule library-gemm -o %t.cu
+// RUN: %strip-checks %s %t.in.cu
+// RUN: %kernelskill rewrite %t.in.cu --kernel sgemm --rule library-gemm -o %t.cu
 // RUN: FileCheck %s --input-file=%t.cu
-// RUN: not diff -u %s %t.cu > %t.diff
+// RUN: not diff -u %t.in.cu %t.cu > %t.diff
 // RUN: grep -c '^@@' %t.diff | FileCheck %s --check-prefix=HUNKS
 // RUN: grep -c '^-' %t.diff | FileCheck %s --check-prefix=REMOVED
 // RUN: %nvcc -c -arch=sm_90 %t.cu -o %t.o
@@ -14,10 +15,10 @@
 // RUN: cmp %t.cu %t2.cu
 //
 // Negative: not a plain GEMM (accumulates into C): exit 1, file untouched.
-// RUN: cp %s %t.neg.cu
+// RUN: cp %t.in.cu %t.neg.cu
 // RUN: %python -c "import subprocess,sys; sys.exit(subprocess.call(sys.argv[1:]) != 1)" %kernelskill rewrite %t.neg.cu --kernel accum --rule library-gemm -o %t.neg.cu
 // RUN: not %kernelskill rewrite %t.neg.cu --kernel accum --rule library-gemm -o %t.neg.cu 2>&1 | FileCheck %s --check-prefix=NEG
-// RUN: cmp %s %t.neg.cu
+// RUN: cmp %t.in.cu %t.neg.cu
 //
 // First-draft idioms (Inputs/gemm64.cu): an early-return guard and (size_t)
 // casts on the row/k factor of each index; the casts stay in the rewrite.

@@ -2,9 +2,10 @@
 // line. Adds the line (above the first line of code), extends it, replaces a
 // one-value flag, is idempotent, refuses unknown flags and a second flags line.
 //
-// RUN: %kernelskill rewrite %s --kernel scale --rule nvcc-flags --param "flags=-Xptxas -O3 --use_fast_math" -o %t.cu
+// RUN: %strip-checks %s %t.in.cu
+// RUN: %kernelskill rewrite %t.in.cu --kernel scale --rule nvcc-flags --param "flags=-Xptxas -O3 --use_fast_math" -o %t.cu
 // RUN: FileCheck %s --check-prefix=ADD --input-file=%t.cu
-// RUN: not diff -u %s %t.cu > %t.diff
+// RUN: not diff -u %t.in.cu %t.cu > %t.diff
 // RUN: grep -c '^[-+]' %t.diff | FileCheck %s --check-prefix=COUNT
 // RUN: %nvcc -c -arch=sm_90 %t.cu -o %t.o
 //
@@ -18,16 +19,16 @@
 // RUN: cmp %t2.cu %t3.cu
 //
 // Negative: an unknown flag, a bad value, two flags lines: exit 1, file untouched.
-// RUN: cp %s %t.neg.cu
+// RUN: cp %t.in.cu %t.neg.cu
 // RUN: %python -c "import subprocess,sys; sys.exit(subprocess.call(sys.argv[1:]) != 1)" %kernelskill rewrite %t.neg.cu --kernel scale --rule nvcc-flags --param flags=-G -o %t.neg.cu
 // RUN: not %kernelskill rewrite %t.neg.cu --kernel scale --rule nvcc-flags --param flags=-G -o %t.neg.cu 2>&1 | FileCheck %s --check-prefix=NEG
 // RUN: not %kernelskill rewrite %t.neg.cu --kernel scale --rule nvcc-flags --param flags=-maxrregcount=7 -o %t.neg.cu 2>&1 | FileCheck %s --check-prefix=NEG2
-// RUN: cmp %s %t.neg.cu
+// RUN: cmp %t.in.cu %t.neg.cu
 // RUN: cp %S/Inputs/nvcc-flags-two-lines.cu %t.two.cu
 // RUN: not %kernelskill rewrite %t.two.cu --kernel k --rule nvcc-flags --param flags=-O3 -o %t.two.cu 2>&1 | FileCheck %s --check-prefix=TWO
 // RUN: cmp %S/Inputs/nvcc-flags-two-lines.cu %t.two.cu
 
-// ADD: // RUN
+// ADD: // Negative: an unknown flag, a bad value, two flags lines
 // ADD: // kernelskill: rule:nvcc-flags (rule nvcc-flags) nvcc flags -Xptxas -O3, --use_fast_math
 // ADD-NEXT: // kernelskill-flags: -Xptxas -O3 --use_fast_math
 // ADD-NEXT: #include <cuda_runtime.h>

@@ -1,9 +1,10 @@
 // Rule read-only-cache: loads from pointer parameters the kernel only reads go
 // through __ldg; written, reassigned or address-taken pointers are left alone.
 //
-// RUN: %kernelskill rewrite %s --kernel gather --rule read-only-cache -o %t.cu
+// RUN: %strip-checks %s %t.in.cu
+// RUN: %kernelskill rewrite %t.in.cu --kernel gather --rule read-only-cache -o %t.cu
 // RUN: FileCheck %s --input-file=%t.cu
-// RUN: not diff -u %s %t.cu > %t.diff
+// RUN: not diff -u %t.in.cu %t.cu > %t.diff
 // RUN: grep -c '^-' %t.diff | FileCheck %s --check-prefix=REMOVED
 // RUN: %nvcc -c -arch=sm_90 %t.cu -o %t.o
 //
@@ -13,11 +14,11 @@
 //
 // Negative: in-place kernel (the only input is also written), and a launch
 // passing the same buffer as input and output: exit 1, file untouched.
-// RUN: cp %s %t.neg.cu
+// RUN: cp %t.in.cu %t.neg.cu
 // RUN: %python -c "import subprocess,sys; sys.exit(subprocess.call(sys.argv[1:]) != 1)" %kernelskill rewrite %t.neg.cu --kernel inplace --rule read-only-cache -o %t.neg.cu
 // RUN: not %kernelskill rewrite %t.neg.cu --kernel inplace --rule read-only-cache -o %t.neg.cu 2>&1 | FileCheck %s --check-prefix=NEG
 // RUN: not %kernelskill rewrite %t.neg.cu --kernel aliased --rule read-only-cache -o %t.neg.cu 2>&1 | FileCheck %s --check-prefix=NEG2
-// RUN: cmp %s %t.neg.cu
+// RUN: cmp %t.in.cu %t.neg.cu
 
 #include <cuda_runtime.h>
 

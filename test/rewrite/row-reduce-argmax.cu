@@ -4,7 +4,8 @@
 // the first index of the maximum as in the sequential loop), and
 // `atomicAdd(loss, E)` after the loops is executed by one thread per row.
 //
-// RUN: %kernelskill rewrite %s --kernel argmax_rows --rule row-reduce -o %t.cu
+// RUN: %strip-checks %s %t.in.cu
+// RUN: %kernelskill rewrite %t.in.cu --kernel argmax_rows --rule row-reduce -o %t.cu
 // RUN: FileCheck %s --input-file=%t.cu
 // RUN: %nvcc -c -arch=sm_90 %t.cu -o %t.o
 //
@@ -24,20 +25,20 @@
 // The rewritten kernels on the CPU (threads emulated, barriers and warp
 // shuffles included): the same indices as the original on rows with ties and
 // NaNs, the same cross-entropy sum within float tolerance.
-// RUN: %python %S/Inputs/row-reduce-emu.py %clang19 %s %t.cu argmax_rows argmax block 256
-// RUN: %python %S/Inputs/row-reduce-emu.py %clang19 %s %t.w.cu argmin_rows argmin warp 128
-// RUN: %kernelskill rewrite %s --kernel argmax_rows --rule row-reduce --param mode=warp --param threads=64 -o %t.aw.cu
-// RUN: %python %S/Inputs/row-reduce-emu.py %clang19 %s %t.aw.cu argmax_rows argmax warp 64
-// RUN: %kernelskill rewrite %s --kernel argmin_rows --rule row-reduce --param threads=96 -o %t.ab.cu
-// RUN: %python %S/Inputs/row-reduce-emu.py %clang19 %s %t.ab.cu argmin_rows argmin block 96
-// RUN: %python %S/Inputs/row-reduce-emu.py %clang19 %s %t.x.cu xent_rows xent block 256
-// RUN: %kernelskill rewrite %s --kernel xent_rows --rule row-reduce --param mode=warp --param threads=64 -o %t.xw.cu
-// RUN: %python %S/Inputs/row-reduce-emu.py %clang19 %s %t.xw.cu xent_rows xent warp 64
+// RUN: %python %S/Inputs/row-reduce-emu.py %clang19 %t.in.cu %t.cu argmax_rows argmax block 256
+// RUN: %python %S/Inputs/row-reduce-emu.py %clang19 %t.in.cu %t.w.cu argmin_rows argmin warp 128
+// RUN: %kernelskill rewrite %t.in.cu --kernel argmax_rows --rule row-reduce --param mode=warp --param threads=64 -o %t.aw.cu
+// RUN: %python %S/Inputs/row-reduce-emu.py %clang19 %t.in.cu %t.aw.cu argmax_rows argmax warp 64
+// RUN: %kernelskill rewrite %t.in.cu --kernel argmin_rows --rule row-reduce --param threads=96 -o %t.ab.cu
+// RUN: %python %S/Inputs/row-reduce-emu.py %clang19 %t.in.cu %t.ab.cu argmin_rows argmin block 96
+// RUN: %python %S/Inputs/row-reduce-emu.py %clang19 %t.in.cu %t.x.cu xent_rows xent block 256
+// RUN: %kernelskill rewrite %t.in.cu --kernel xent_rows --rule row-reduce --param mode=warp --param threads=64 -o %t.xw.cu
+// RUN: %python %S/Inputs/row-reduce-emu.py %clang19 %t.in.cu %t.xw.cu xent_rows xent warp 64
 //
 // Negative: >= (the last index on ties), an index update not paired with the
 // value update, atomicAdd inside the row loop, atomicAdd at an address that
 // depends on j: exit 1, file untouched.
-// RUN: cp %s %t.neg.cu
+// RUN: cp %t.in.cu %t.neg.cu
 // RUN: %expect-exit 1 %kernelskill rewrite %t.neg.cu --kernel argmax_last --rule row-reduce -o %t.neg.cu
 // RUN: not %kernelskill rewrite %t.neg.cu --kernel argmax_last --rule row-reduce -o %t.neg.cu 2>&1 | FileCheck %s --check-prefix=NEG-GE
 // RUN: not %kernelskill rewrite %t.neg.cu --kernel argmax_unpaired --rule row-reduce -o %t.neg.cu 2>&1 | FileCheck %s --check-prefix=NEG-UNPAIRED
@@ -45,7 +46,7 @@
 // RUN: %expect-exit 1 %kernelskill rewrite %t.neg.cu --kernel atomic_in_loop --rule row-reduce -o %t.neg.cu
 // RUN: not %kernelskill rewrite %t.neg.cu --kernel atomic_in_loop --rule row-reduce -o %t.neg.cu 2>&1 | FileCheck %s --check-prefix=NEG-LOOP
 // RUN: not %kernelskill rewrite %t.neg.cu --kernel atomic_at_j --rule row-reduce -o %t.neg.cu 2>&1 | FileCheck %s --check-prefix=NEG-J
-// RUN: cmp %s %t.neg.cu
+// RUN: cmp %t.in.cu %t.neg.cu
 
 #include <cuda_runtime.h>
 #include <math.h>
@@ -71,10 +72,25 @@
 // CHECK-NEXT:   float best = xr[0];
 // CHECK-NEXT:   int besti = 0;
 // CHECK-NEXT:   // kernelskill: rule:row-reduce (rule row-reduce) row strided over the block's threads (coalesced), then block-wide argmax(best, besti)
-// CHECK-NEXT:   for (int j = 1 + (int)threadIdx.x; j < cols; j += blockDim.x) {
-// CHECK-NEXT:     if (xr[j] > best) {
-// CHECK-NEXT:       best = xr[j];
-// CHECK-NEXT:       besti = j;
+// CHECK-NEXT:   {
+// CHECK-NEXT:     int ks_j = 1 + (int)threadIdx.x;
+// CHECK-NEXT:     for (; ks_j + (int)(3 * blockDim.x) < (cols); ks_j += (int)(4 * blockDim.x)) {
+// CHECK-NEXT:       #pragma unroll
+// CHECK-NEXT:       for (int ks_u = 0; ks_u < 4; ks_u++) {
+// CHECK-NEXT:         int j = ks_j + (int)(ks_u * blockDim.x);
+// CHECK-NEXT:         {
+// CHECK-NEXT:           if (xr[j] > best) {
+// CHECK-NEXT:             best = xr[j];
+// CHECK-NEXT:             besti = j;
+// CHECK-NEXT:           }
+// CHECK-NEXT:         }
+// CHECK-NEXT:       }
+// CHECK-NEXT:     }
+// CHECK-NEXT:     for (int j = ks_j; j < (cols); j += blockDim.x) {
+// CHECK-NEXT:       if (xr[j] > best) {
+// CHECK-NEXT:         best = xr[j];
+// CHECK-NEXT:         besti = j;
+// CHECK-NEXT:       }
 // CHECK-NEXT:     }
 // CHECK-NEXT:   }
 // CHECK-NEXT:   best = ks_row_block_argmax_f(best, besti);
@@ -112,7 +128,9 @@ __global__ void argmax_rows(const float *x, long long *idx, int rows, int cols) 
 // WARP-NEXT: }
 // WARP:      __global__ void argmin_rows(const float *x, int *idx, float *val, int rows, int cols) {
 // WARP-NEXT:   int row = blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5);
-// WARP:        for (int j = (threadIdx.x & 31u); j < cols; j += 32) {
+// WARP:          int ks_j = (threadIdx.x & 31u);
+// WARP-NEXT:     for (; ks_j + (int)(3 * 32) < (cols); ks_j += (int)(4 * 32)) {
+// WARP:          for (int j = ks_j; j < (cols); j += 32) {
 // WARP:        best = ks_row_warp_argmin_f(best, bi);
 // WARP-NEXT:   // kernelskill: rule:row-reduce (rule row-reduce) one thread stores the row's result
 // WARP-NEXT:   if ((threadIdx.x & 31u) == 0) idx[row] = bi;

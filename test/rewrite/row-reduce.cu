@@ -4,25 +4,26 @@
 // grid = rows, block = threads. mode=warp: one warp per row (row sums, a store of
 // the row's result by one lane). The rest of the file stays byte-identical.
 //
-// RUN: %kernelskill rewrite %s --kernel softmax_rows --rule row-reduce -o %t.cu
+// RUN: %strip-checks %s %t.in.cu
+// RUN: %kernelskill rewrite %t.in.cu --kernel softmax_rows --rule row-reduce -o %t.cu
 // RUN: FileCheck %s --input-file=%t.cu
-// RUN: not diff -u %s %t.cu > %t.diff
+// RUN: not diff -u %t.in.cu %t.cu > %t.diff
 // RUN: grep -c '^@@' %t.diff | FileCheck %s --check-prefix=HUNKS
 // RUN: grep -c '^-' %t.diff | FileCheck %s --check-prefix=REMOVED
 // RUN: FileCheck %s --check-prefix=DIFF --input-file=%t.diff
 // RUN: %nvcc -c -arch=sm_90 %t.cu -o %t.o
 //
 // Warp per row, 128 threads (4 rows per block), on the row-sum kernel.
-// RUN: %kernelskill rewrite %s --kernel row_sums --rule row-reduce --param mode=warp --param threads=128 -o %t.w.cu
+// RUN: %kernelskill rewrite %t.in.cu --kernel row_sums --rule row-reduce --param mode=warp --param threads=128 -o %t.w.cu
 // RUN: FileCheck %s --check-prefix=WARP --input-file=%t.w.cu
 // RUN: %nvcc -c -arch=sm_90 %t.w.cu -o %t.w.o
 //
 // unroll=1: the plain strided loop (by default each row loop is unrolled 4 times:
 // a main loop of whole groups with no exit test between them, then a remainder).
-// RUN: %kernelskill rewrite %s --kernel row_sums --rule row-reduce --param unroll=1 -o %t.u1.cu
+// RUN: %kernelskill rewrite %t.in.cu --kernel row_sums --rule row-reduce --param unroll=1 -o %t.u1.cu
 // RUN: FileCheck %s --check-prefix=PLAIN --input-file=%t.u1.cu
 // RUN: %nvcc -c -arch=sm_90 %t.u1.cu -o %t.u1.o
-// RUN: not %kernelskill rewrite %s --kernel row_sums --rule row-reduce --param unroll=0 -o %t.u0.cu 2>&1 | FileCheck %s --check-prefix=NEG4
+// RUN: not %kernelskill rewrite %t.in.cu --kernel row_sums --rule row-reduce --param unroll=0 -o %t.u0.cu 2>&1 | FileCheck %s --check-prefix=NEG4
 //
 // Composition: the second kernel of the same file after the first (the helpers
 // already written are reused, not written twice).
@@ -36,13 +37,13 @@
 //
 // Negative: a running sum stored per element (the loop reads its accumulator),
 // an in-place update (reads what it writes), a bad parameter: exit 1, file untouched.
-// RUN: cp %s %t.neg.cu
+// RUN: cp %t.in.cu %t.neg.cu
 // RUN: %expect-exit 1 %kernelskill rewrite %t.neg.cu --kernel prefix_rows --rule row-reduce -o %t.neg.cu
 // RUN: not %kernelskill rewrite %t.neg.cu --kernel prefix_rows --rule row-reduce -o %t.neg.cu 2>&1 | FileCheck %s --check-prefix=NEG
 // RUN: not %kernelskill rewrite %t.neg.cu --kernel scale_in_place --rule row-reduce -o %t.neg.cu 2>&1 | FileCheck %s --check-prefix=NEG2
 // RUN: %expect-exit 1 %kernelskill rewrite %t.neg.cu --kernel softmax_rows --rule row-reduce --param threads=100 -o %t.neg.cu
 // RUN: not %kernelskill rewrite %t.neg.cu --kernel softmax_rows --rule row-reduce --param threads=100 -o %t.neg.cu 2>&1 | FileCheck %s --check-prefix=NEG3
-// RUN: cmp %s %t.neg.cu
+// RUN: cmp %t.in.cu %t.neg.cu
 
 #include <cuda_runtime.h>
 #include <math.h>
@@ -145,7 +146,18 @@ __global__ void softmax_rows(const float *x, float *y, int rows, int cols) {
 // WARP-NEXT:     float acc = bias[r];
 // WARP-NEXT:     // kernelskill: rule:row-reduce (rule row-reduce) row strided over the warp's threads (coalesced), then warp-wide sum(acc)
 // WARP-NEXT:     if ((threadIdx.x & 31u) != 0) acc = 0.0f;
-// WARP-NEXT:     for (int c = (threadIdx.x & 31u); c < k; c += 32) acc = acc + a[r * k + c] * a[r * k + c]; // sum of squares
+// WARP-NEXT:     {
+// WARP-NEXT:       int ks_j = (threadIdx.x & 31u);
+// WARP-NEXT:       for (; ks_j + (int)(3 * 32) < (k); ks_j += (int)(4 * 32)) {
+// WARP-NEXT:         #pragma unroll
+// WARP-NEXT:         for (int ks_u = 0; ks_u < 4; ks_u++) {
+// WARP-NEXT:           int c = ks_j + (int)(ks_u * 32);
+// WARP-NEXT:           acc = acc + a[r * k + c] * a[r * k + c]; // sum of squares
+// WARP-NEXT:         }
+// WARP-NEXT:       }
+// WARP-NEXT:       for (int c = ks_j; c < (k); c += 32)
+// WARP-NEXT:         acc = acc + a[r * k + c] * a[r * k + c]; // sum of squares
+// WARP-NEXT:     }
 // WARP-NEXT:     acc = ks_row_warp_sum_f(acc);
 // WARP-NEXT:     // kernelskill: rule:row-reduce (rule row-reduce) one thread stores the row's result
 // WARP-NEXT:     if ((threadIdx.x & 31u) == 0) out[r] = acc;

@@ -5,45 +5,46 @@
 // epilogue, a transposed B without epilogue, and epilogues that must be refused.
 //
 // The seed's form, default tile (16) and 32x32 tiles with 4 outputs per thread.
-// RUN: %kernelskill rewrite %s --kernel gemm_bias_relu_kernel --rule smem-tile-gemm -o %t.seed.cu
+// RUN: %strip-checks %s %t.in.cu
+// RUN: %kernelskill rewrite %t.in.cu --kernel gemm_bias_relu_kernel --rule smem-tile-gemm -o %t.seed.cu
 // RUN: FileCheck %s --check-prefix=SEED --input-file=%t.seed.cu
 // RUN: %nvcc -c -arch=sm_90 %t.seed.cu -o %t.seed.o
-// RUN: %kernelskill rewrite %s --kernel gemm_bias_relu_kernel --rule smem-tile-gemm --param tile=32 --param regs=4 -o %t.rb.cu
+// RUN: %kernelskill rewrite %t.in.cu --kernel gemm_bias_relu_kernel --rule smem-tile-gemm --param tile=32 --param regs=4 -o %t.rb.cu
 // RUN: FileCheck %s --check-prefix=RB --input-file=%t.rb.cu
 // RUN: %nvcc -c -arch=sm_90 %t.rb.cu -o %t.rb.o
 //
 // Direct w[col * k + j] indices, a store through fmaxf.
-// RUN: %kernelskill rewrite %s --kernel linear_direct --rule smem-tile-gemm --param tile=32 --param regs=2 -o %t.d.cu
+// RUN: %kernelskill rewrite %t.in.cu --kernel linear_direct --rule smem-tile-gemm --param tile=32 --param regs=2 -o %t.d.cu
 // RUN: FileCheck %s --check-prefix=DIRECT --input-file=%t.d.cu
 // RUN: %nvcc -c -arch=sm_90 %t.d.cu -o %t.d.o
-// RUN: %kernelskill rewrite %s --kernel linear_plain --rule smem-tile-gemm --param tile=8 -o %t.p.cu
+// RUN: %kernelskill rewrite %t.in.cu --kernel linear_plain --rule smem-tile-gemm --param tile=8 -o %t.p.cu
 // RUN: FileCheck %s --check-prefix=PLAIN --input-file=%t.p.cu
 // RUN: %nvcc -c -arch=sm_90 %t.p.cu -o %t.p.o
 //
 // 2-D register blocking (cols): 64x64 tiles with 4x4 outputs per thread, 32x32
 // with 4x2; the direct form (an epilogue reading row and col) with 8x4.
-// RUN: %kernelskill rewrite %s --kernel gemm_bias_relu_kernel --rule smem-tile-gemm --param tile=64 --param regs=4 --param cols=4 -o %t.2d.cu
+// RUN: %kernelskill rewrite %t.in.cu --kernel gemm_bias_relu_kernel --rule smem-tile-gemm --param tile=64 --param regs=4 --param cols=4 -o %t.2d.cu
 // RUN: FileCheck %s --check-prefix=TWOD --input-file=%t.2d.cu
 // RUN: %nvcc -c -arch=sm_90 %t.2d.cu -o %t.2d.o
-// RUN: %kernelskill rewrite %s --kernel gemm_bias_relu_kernel --rule smem-tile-gemm --param tile=32 --param regs=4 --param cols=2 -o %t.2e.cu
+// RUN: %kernelskill rewrite %t.in.cu --kernel gemm_bias_relu_kernel --rule smem-tile-gemm --param tile=32 --param regs=4 --param cols=2 -o %t.2e.cu
 // RUN: FileCheck %s --check-prefix=TWOE --input-file=%t.2e.cu
 // RUN: %nvcc -c -arch=sm_90 %t.2e.cu -o %t.2e.o
-// RUN: %kernelskill rewrite %s --kernel linear_direct --rule smem-tile-gemm --param tile=64 --param regs=8 --param cols=4 -o %t.2f.cu
+// RUN: %kernelskill rewrite %t.in.cu --kernel linear_direct --rule smem-tile-gemm --param tile=64 --param regs=8 --param cols=4 -o %t.2f.cu
 // RUN: FileCheck %s --check-prefix=TWOF --input-file=%t.2f.cu
 // RUN: %nvcc -c -arch=sm_90 %t.2f.cu -o %t.2f.o
-// RUN: %kernelskill rewrite %s --kernel linear_plain --rule smem-tile-gemm --param tile=64 --param regs=4 --param cols=4 -o %t.2g.cu
+// RUN: %kernelskill rewrite %t.in.cu --kernel linear_plain --rule smem-tile-gemm --param tile=64 --param regs=4 --param cols=4 -o %t.2g.cu
 // RUN: %nvcc -c -arch=sm_90 %t.2g.cu -o %t.2g.o
 //
 // The rewritten kernels against the originals on the CPU (threads emulated,
 // __syncthreads a barrier), sizes like 37 x 45 x 50: bitwise the same outputs.
-// RUN: %python %S/Inputs/smem-tile-gemm-emu.py %clang19 %s %t.seed.cu gemm_bias_relu_kernel 16 1
-// RUN: %python %S/Inputs/smem-tile-gemm-emu.py %clang19 %s %t.rb.cu gemm_bias_relu_kernel 32 4
-// RUN: %python %S/Inputs/smem-tile-gemm-emu.py %clang19 %s %t.d.cu linear_direct 32 2
-// RUN: %python %S/Inputs/smem-tile-gemm-emu.py %clang19 %s %t.p.cu linear_plain 8 1
-// RUN: %python %S/Inputs/smem-tile-gemm-emu.py %clang19 %s %t.2d.cu gemm_bias_relu_kernel 64 4 4
-// RUN: %python %S/Inputs/smem-tile-gemm-emu.py %clang19 %s %t.2e.cu gemm_bias_relu_kernel 32 4 2
-// RUN: %python %S/Inputs/smem-tile-gemm-emu.py %clang19 %s %t.2f.cu linear_direct 64 8 4
-// RUN: %python %S/Inputs/smem-tile-gemm-emu.py %clang19 %s %t.2g.cu linear_plain 64 4 4
+// RUN: %python %S/Inputs/smem-tile-gemm-emu.py %clang19 %t.in.cu %t.seed.cu gemm_bias_relu_kernel 16 1
+// RUN: %python %S/Inputs/smem-tile-gemm-emu.py %clang19 %t.in.cu %t.rb.cu gemm_bias_relu_kernel 32 4
+// RUN: %python %S/Inputs/smem-tile-gemm-emu.py %clang19 %t.in.cu %t.d.cu linear_direct 32 2
+// RUN: %python %S/Inputs/smem-tile-gemm-emu.py %clang19 %t.in.cu %t.p.cu linear_plain 8 1
+// RUN: %python %S/Inputs/smem-tile-gemm-emu.py %clang19 %t.in.cu %t.2d.cu gemm_bias_relu_kernel 64 4 4
+// RUN: %python %S/Inputs/smem-tile-gemm-emu.py %clang19 %t.in.cu %t.2e.cu gemm_bias_relu_kernel 32 4 2
+// RUN: %python %S/Inputs/smem-tile-gemm-emu.py %clang19 %t.in.cu %t.2f.cu linear_direct 64 8 4
+// RUN: %python %S/Inputs/smem-tile-gemm-emu.py %clang19 %t.in.cu %t.2g.cu linear_plain 64 4 4
 //
 // Idempotence.
 // RUN: %kernelskill rewrite %t.rb.cu --kernel gemm_bias_relu_kernel --rule smem-tile-gemm -o %t.rb2.cu 2>&1 | FileCheck %s --check-prefix=AGAIN
@@ -52,7 +53,7 @@
 // Refused (exit 1, file untouched): epilogues reading x or bias at an index
 // other than row/col, reading the output, calling an unknown function, a
 // statement after the store, a write to another array.
-// RUN: cp %s %t.neg.cu
+// RUN: cp %t.in.cu %t.neg.cu
 // RUN: %python -c "import subprocess,sys; sys.exit(subprocess.call(sys.argv[1:]) != 1)" %kernelskill rewrite %t.neg.cu --kernel neg_epi_x --rule smem-tile-gemm -o %t.neg.cu
 // RUN: not %kernelskill rewrite %t.neg.cu --kernel neg_epi_x --rule smem-tile-gemm -o %t.neg.cu 2>&1 | FileCheck %s --check-prefix=NEGIDX
 // RUN: not %kernelskill rewrite %t.neg.cu --kernel neg_epi_idx --rule smem-tile-gemm -o %t.neg.cu 2>&1 | FileCheck %s --check-prefix=NEGIDX
@@ -60,7 +61,7 @@
 // RUN: not %kernelskill rewrite %t.neg.cu --kernel neg_call --rule smem-tile-gemm -o %t.neg.cu 2>&1 | FileCheck %s --check-prefix=NEGCALL
 // RUN: not %kernelskill rewrite %t.neg.cu --kernel neg_after_store --rule smem-tile-gemm -o %t.neg.cu 2>&1 | FileCheck %s --check-prefix=NEGAFTER
 // RUN: not %kernelskill rewrite %t.neg.cu --kernel neg_other_write --rule smem-tile-gemm -o %t.neg.cu 2>&1 | FileCheck %s --check-prefix=NEGWRITE
-// RUN: cmp %s %t.neg.cu
+// RUN: cmp %t.in.cu %t.neg.cu
 //
 // library-gemm keeps its narrower precondition: B transposed is not its GEMM.
 // RUN: not %kernelskill rewrite %t.neg.cu --kernel linear_plain --rule library-gemm 2>&1 | FileCheck %s --check-prefix=LIB

@@ -2,53 +2,54 @@
 // shared-memory tiled kernel; its launch gets the tiled grid and block. Register
 // blocking with regs=N, 2-D with cols=N. Other code in the file stays byte-identical.
 //
-// RUN: %kernelskill rewrite %s --kernel sgemm --rule smem-tile-gemm -o %t.cu
+// RUN: %strip-checks %s %t.in.cu
+// RUN: %kernelskill rewrite %t.in.cu --kernel sgemm --rule smem-tile-gemm -o %t.cu
 // RUN: FileCheck %s --input-file=%t.cu
-// RUN: not diff -u %s %t.cu > %t.diff
+// RUN: not diff -u %t.in.cu %t.cu > %t.diff
 // RUN: FileCheck %s --check-prefix=DIFF --input-file=%t.diff
 // RUN: grep -c '^@@' %t.diff | FileCheck %s --check-prefix=HUNKS
 // RUN: grep -c '^-' %t.diff | FileCheck %s --check-prefix=REMOVED
 // RUN: %nvcc -c -arch=sm_90 %t.cu -o %t.o
 //
 // Register blocking, 32x32 tiles, 4 outputs per thread.
-// RUN: %kernelskill rewrite %s --kernel sgemm --rule smem-tile-gemm --param tile=32 --param regs=4 -o %t.rb.cu
+// RUN: %kernelskill rewrite %t.in.cu --kernel sgemm --rule smem-tile-gemm --param tile=32 --param regs=4 -o %t.rb.cu
 // RUN: FileCheck %s --check-prefix=RB --input-file=%t.rb.cu
 // RUN: %nvcc -c -arch=sm_90 %t.rb.cu -o %t.rb.o
 // cols=1 (the default) is the same rewrite, byte for byte.
-// RUN: %kernelskill rewrite %s --kernel sgemm --rule smem-tile-gemm --param tile=32 --param regs=4 --param cols=1 -o %t.rb1.cu
+// RUN: %kernelskill rewrite %t.in.cu --kernel sgemm --rule smem-tile-gemm --param tile=32 --param regs=4 --param cols=1 -o %t.rb1.cu
 // RUN: cmp %t.rb.cu %t.rb1.cu
 //
 // 2-D register blocking: 64x64 tiles, 4x4 outputs per thread (block 16x16);
 // 32x32 tiles, 4x2 (block 16x8); 64x64, 8x4 (block 16x8).
-// RUN: %kernelskill rewrite %s --kernel sgemm --rule smem-tile-gemm --param tile=64 --param regs=4 --param cols=4 -o %t.2d.cu
+// RUN: %kernelskill rewrite %t.in.cu --kernel sgemm --rule smem-tile-gemm --param tile=64 --param regs=4 --param cols=4 -o %t.2d.cu
 // RUN: FileCheck %s --check-prefix=TWOD --input-file=%t.2d.cu
 // RUN: %nvcc -c -arch=sm_90 %t.2d.cu -o %t.2d.o
-// RUN: %kernelskill rewrite %s --kernel sgemm --rule smem-tile-gemm --param tile=32 --param regs=4 --param cols=2 -o %t.2e.cu
+// RUN: %kernelskill rewrite %t.in.cu --kernel sgemm --rule smem-tile-gemm --param tile=32 --param regs=4 --param cols=2 -o %t.2e.cu
 // RUN: FileCheck %s --check-prefix=TWOE --input-file=%t.2e.cu
 // RUN: %nvcc -c -arch=sm_90 %t.2e.cu -o %t.2e.o
-// RUN: %kernelskill rewrite %s --kernel sgemm --rule smem-tile-gemm --param tile=64 --param regs=8 --param cols=4 -o %t.2f.cu
+// RUN: %kernelskill rewrite %t.in.cu --kernel sgemm --rule smem-tile-gemm --param tile=64 --param regs=8 --param cols=4 -o %t.2f.cu
 // RUN: %nvcc -c -arch=sm_90 %t.2f.cu -o %t.2f.o
 // RUN: %kernelskill rewrite %t.2d.cu --kernel sgemm --rule smem-tile-gemm --param tile=64 --param regs=4 --param cols=4 -o %t.2d2.cu 2>&1 | FileCheck %s --check-prefix=AGAIN
 // RUN: cmp %t.2d.cu %t.2d2.cu
 // Double: 32x32 tiles with cols=2 (16-byte pad = 2 doubles); tile=64 refused.
-// RUN: %kernelskill rewrite %s --kernel dgemm --rule smem-tile-gemm --param tile=32 --param regs=2 --param cols=2 -o %t.dd.cu
+// RUN: %kernelskill rewrite %t.in.cu --kernel dgemm --rule smem-tile-gemm --param tile=32 --param regs=2 --param cols=2 -o %t.dd.cu
 // RUN: FileCheck %s --check-prefix=DBL --input-file=%t.dd.cu
 // RUN: %nvcc -c -arch=sm_90 %t.dd.cu -o %t.dd.o
 //
 // The rewrites against the original on the CPU (threads emulated), sizes that
 // are not multiples of the tile: bitwise the same outputs.
-// RUN: %python %S/Inputs/smem-tile-gemm-emu.py %clang19 %s %t.cu sgemm 16 1 1 plain
-// RUN: %python %S/Inputs/smem-tile-gemm-emu.py %clang19 %s %t.rb.cu sgemm 32 4 1 plain
-// RUN: %python %S/Inputs/smem-tile-gemm-emu.py %clang19 %s %t.2d.cu sgemm 64 4 4 plain
-// RUN: %python %S/Inputs/smem-tile-gemm-emu.py %clang19 %s %t.2e.cu sgemm 32 4 2 plain
-// RUN: %python %S/Inputs/smem-tile-gemm-emu.py %clang19 %s %t.2f.cu sgemm 64 8 4 plain
+// RUN: %python %S/Inputs/smem-tile-gemm-emu.py %clang19 %t.in.cu %t.cu sgemm 16 1 1 plain
+// RUN: %python %S/Inputs/smem-tile-gemm-emu.py %clang19 %t.in.cu %t.rb.cu sgemm 32 4 1 plain
+// RUN: %python %S/Inputs/smem-tile-gemm-emu.py %clang19 %t.in.cu %t.2d.cu sgemm 64 4 4 plain
+// RUN: %python %S/Inputs/smem-tile-gemm-emu.py %clang19 %t.in.cu %t.2e.cu sgemm 32 4 2 plain
+// RUN: %python %S/Inputs/smem-tile-gemm-emu.py %clang19 %t.in.cu %t.2f.cu sgemm 64 8 4 plain
 //
 // Idempotence.
 // RUN: %kernelskill rewrite %t.cu --kernel sgemm --rule smem-tile-gemm -o %t2.cu 2>&1 | FileCheck %s --check-prefix=AGAIN
 // RUN: cmp %t.cu %t2.cu
 //
 // Negative: a GEMM-like kernel with an extra statement, a bad tile: exit 1, file untouched.
-// RUN: cp %s %t.neg.cu
+// RUN: cp %t.in.cu %t.neg.cu
 // RUN: %python -c "import subprocess,sys; sys.exit(subprocess.call(sys.argv[1:]) != 1)" %kernelskill rewrite %t.neg.cu --kernel scaled --rule smem-tile-gemm -o %t.neg.cu
 // RUN: not %kernelskill rewrite %t.neg.cu --kernel scaled --rule smem-tile-gemm -o %t.neg.cu 2>&1 | FileCheck %s --check-prefix=NEG
 // RUN: not %kernelskill rewrite %t.neg.cu --kernel sgemm --rule smem-tile-gemm --param tile=12 -o %t.neg.cu 2>&1 | FileCheck %s --check-prefix=NEG2
@@ -57,7 +58,7 @@
 // RUN: not %kernelskill rewrite %t.neg.cu --kernel sgemm --rule smem-tile-gemm --param tile=8 --param regs=4 --param cols=2 -o %t.neg.cu 2>&1 | FileCheck %s --check-prefix=NEG4
 // RUN: not %kernelskill rewrite %t.neg.cu --kernel sgemm --rule smem-tile-gemm --param tile=32 --param cols=3 -o %t.neg.cu 2>&1 | FileCheck %s --check-prefix=NEG5
 // RUN: not %kernelskill rewrite %t.neg.cu --kernel dgemm --rule smem-tile-gemm --param tile=64 --param regs=4 --param cols=4 -o %t.neg.cu 2>&1 | FileCheck %s --check-prefix=NEG6
-// RUN: cmp %s %t.neg.cu
+// RUN: cmp %t.in.cu %t.neg.cu
 //
 // First-draft idioms (Inputs/gemm64.cu): an early-return guard and (size_t)
 // casts on the row/k factor of each index; the casts stay in the rewrite.

@@ -3,9 +3,10 @@
 // shared-memory tiled transpose (padded [32][33] tile, block 32x8, coalesced loads
 // and stores); every launch gets the tiled grid. Other code stays byte-identical.
 //
-// RUN: %kernelskill rewrite %s --kernel transpose_kernel --rule smem-transpose -o %t.cu
+// RUN: %strip-checks %s %t.in.cu
+// RUN: %kernelskill rewrite %t.in.cu --kernel transpose_kernel --rule smem-transpose -o %t.cu
 // RUN: FileCheck %s --input-file=%t.cu
-// RUN: not diff -u %s %t.cu > %t.diff
+// RUN: not diff -u %t.in.cu %t.cu > %t.diff
 // RUN: FileCheck %s --check-prefix=DIFF --input-file=%t.diff
 // RUN: grep -c '^@@' %t.diff | FileCheck %s --check-prefix=HUNKS
 // RUN: grep -c '^-' %t.diff | FileCheck %s --check-prefix=REMOVED
@@ -13,14 +14,14 @@
 //
 // The rewritten kernel writes exactly what the original writes (emulated on the
 // CPU: sizes not multiples of 32, gridDim.y below the tile-row count).
-// RUN: %python %S/Inputs/smem-transpose-emu.py %clang19 %s %t.cu transpose_kernel float "in, out, rows, cols" 1d
+// RUN: %python %S/Inputs/smem-transpose-emu.py %clang19 %t.in.cu %t.cu transpose_kernel float "in, out, rows, cols" 1d
 //
 // Idempotence.
 // RUN: %kernelskill rewrite %t.cu --kernel transpose_kernel --rule smem-transpose -o %t2.cu 2>&1 | FileCheck %s --check-prefix=AGAIN
 // RUN: cmp %t.cu %t2.cu
 //
 // Composition: after restrict-const (qualified pointers), and launch-bounds after it.
-// RUN: %kernelskill rewrite %s --kernel transpose_kernel --rule restrict-const -o %t.rc.cu
+// RUN: %kernelskill rewrite %t.in.cu --kernel transpose_kernel --rule restrict-const -o %t.rc.cu
 // RUN: %kernelskill rewrite %t.rc.cu --kernel transpose_kernel --rule smem-transpose -o %t.rc2.cu
 // RUN: %kernelskill rewrite %t.rc2.cu --kernel transpose_kernel --rule launch-bounds -o %t.rc3.cu
 // RUN: FileCheck %s --check-prefix=CHAIN --input-file=%t.rc3.cu
@@ -59,9 +60,9 @@
 // RUN: not %kernelskill rewrite %t.f.cu --kernel bad_copy2d --rule smem-transpose 2>&1 | FileCheck %s --check-prefix=NEG5
 // RUN: not %kernelskill rewrite %t.f.cu --kernel unlaunched --rule smem-transpose 2>&1 | FileCheck %s --check-prefix=NEG6
 // RUN: not %kernelskill rewrite %t.f.cu --kernel bad_assign --rule smem-transpose 2>&1 | FileCheck %s --check-prefix=NEG1
-// RUN: cp %s %t.neg.cu
+// RUN: cp %t.in.cu %t.neg.cu
 // RUN: %expect-exit 1 %kernelskill rewrite %t.neg.cu --kernel scale --rule smem-transpose -o %t.neg.cu
-// RUN: cmp %s %t.neg.cu
+// RUN: cmp %t.in.cu %t.neg.cu
 // RUN: cmp %S/Inputs/smem-transpose-forms.cu %t.f.cu
 
 #include <cuda_runtime.h>

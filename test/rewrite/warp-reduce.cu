@@ -4,15 +4,16 @@
 // rest of the file (a device function, another kernel, the host code) stays
 // byte-identical.
 //
-// RUN: %kernelskill rewrite %s --kernel block_sum --rule warp-reduce -o %t.cu
+// RUN: %strip-checks %s %t.in.cu
+// RUN: %kernelskill rewrite %t.in.cu --kernel block_sum --rule warp-reduce -o %t.cu
 // RUN: FileCheck %s --input-file=%t.cu
-// RUN: not diff -u %s %t.cu > %t.diff
+// RUN: not diff -u %t.in.cu %t.cu > %t.diff
 // RUN: grep -c '^@@' %t.diff | FileCheck %s --check-prefix=HUNKS
 // RUN: grep -c '^-' %t.diff | FileCheck %s --check-prefix=REMOVED
 // RUN: %nvcc -c -arch=sm_90 %t.cu -o %t.o
 //
 // Max with a constant start, every thread reading the result.
-// RUN: %kernelskill rewrite %s --kernel block_max --rule warp-reduce -o %t.m.cu
+// RUN: %kernelskill rewrite %t.in.cu --kernel block_max --rule warp-reduce -o %t.m.cu
 // RUN: FileCheck %s --check-prefix=MAX --input-file=%t.m.cu
 // RUN: %nvcc -c -arch=sm_90 %t.m.cu -o %t.m.o
 //
@@ -22,12 +23,12 @@
 //
 // Negative: a block of 96 threads (not a power of two for blockDim.x / 2), no
 // tree at all, a tree whose other elements are read afterwards: exit 1, file untouched.
-// RUN: cp %s %t.neg.cu
+// RUN: cp %t.in.cu %t.neg.cu
 // RUN: %expect-exit 1 %kernelskill rewrite %t.neg.cu --kernel odd_block --rule warp-reduce -o %t.neg.cu
 // RUN: not %kernelskill rewrite %t.neg.cu --kernel odd_block --rule warp-reduce -o %t.neg.cu 2>&1 | FileCheck %s --check-prefix=NEG
 // RUN: not %kernelskill rewrite %t.neg.cu --kernel no_tree --rule warp-reduce -o %t.neg.cu 2>&1 | FileCheck %s --check-prefix=NEG2
 // RUN: not %kernelskill rewrite %t.neg.cu --kernel reads_all --rule warp-reduce -o %t.neg.cu 2>&1 | FileCheck %s --check-prefix=NEG3
-// RUN: cmp %s %t.neg.cu
+// RUN: cmp %t.in.cu %t.neg.cu
 
 #include <cuda_runtime.h>
 
