@@ -272,13 +272,17 @@ static ks_task *load_task(const char *zName) {
   return p;
 }
 
-static ks_llm *client(const server *pS, int nRetries) {
+/* rTimeoutS: how long a request may take. The tests whose server answers give it a
+ * minute, which a loaded machine never reaches (a short one made replies time out
+ * under load); only the hung-connection test, whose server never answers, gives
+ * a short one: its outcome is the same whatever the machine's speed. */
+static ks_llm *client_t(const server *pS, int nRetries, double rTimeoutS) {
   ks_llm_opts o = KS_LLM_OPTS_INIT;
   o.zUrl = pS->zUrl;
   o.zModel = "scripted-model";
   o.zApiKey = KEY;
-  o.rTimeoutS = 1.5;
-  o.rConnectTimeoutS = 1;
+  o.rTimeoutS = rTimeoutS;
+  o.rConnectTimeoutS = 60;
   o.nMaxRetries = nRetries ? nRetries : -1;
   o.rBackoffS = 0.05;
   o.rRetryAfterCapS = 5;
@@ -286,6 +290,8 @@ static ks_llm *client(const server *pS, int nRetries) {
   assert_int_equal(ks_llm_open(&o, &p), KS_OK);
   return p;
 }
+
+static ks_llm *client(const server *pS, int nRetries) { return client_t(pS, nRetries, 60); }
 
 typedef struct run_args {
   int nRounds, bResume, bSkills, rcWant;
@@ -480,22 +486,18 @@ static void test_failures_recorded(void **state) {
   cJSON_AddItemToArray(pScript, step_json("{\"status\": 500}"));
   cJSON_AddItemToArray(pScript, step_json("{\"status\": 429, \"retry_after\": \"1\"}")); /* round 3 */
   cJSON_AddItemToArray(pScript, step_content(zGood));
-  cJSON_AddItemToArray(pScript, step_json("{\"hang\": 8}")); /* round 4 */
-  cJSON_AddItemToArray(pScript, step_json("{\"hang\": 8}"));
-  cJSON_AddItemToArray(pScript, step_content(zWrongSig)); /* round 5 */
-  cJSON_AddItemToArray(pScript, step_content(zSandbox));  /* round 6 */
+  cJSON_AddItemToArray(pScript, step_content(zWrongSig)); /* round 4 */
+  cJSON_AddItemToArray(pScript, step_content(zSandbox));  /* round 5 */
   server_start(&s, pScript);
   ks_llm *pLlm = client(&s, 1);
   ks_task *pTask = load_task("task.json");
   fake f = {0};
   char zOut[600];
   snprintf(zOut, sizeof zOut, "%s/run", zDir);
-  time_t t0 = time(NULL);
-  ks_loop_result *pRes = run(pTask, &f, pLlm, (run_args){6, 0, 1, KS_OK, zOut});
+  ks_loop_result *pRes = run(pTask, &f, pLlm, (run_args){5, 0, 1, KS_OK, zOut});
   assert_int_equal(pRes->eStatus, KS_LOOP_DONE);
-  assert_int_equal(pRes->nRounds, 6);
+  assert_int_equal(pRes->nRounds, 5);
   assert_int_equal(pRes->nAccepted, 1);
-  assert_true(time(NULL) - t0 < 30);
   ks_journal *pJ = journal(zOut);
   const ks_journal_entry *a[8];
   /* garbage */
@@ -514,28 +516,57 @@ static void test_failures_recorded(void **state) {
   double r = 0;
   assert_int_equal(ks_journal_entry_number(a[0], "requests", &r), KS_OK);
   assert_true(r == 2);
-  /* a hung connection: timed out twice */
-  assert_int_equal(round_cands(pJ, 4, a, 8), 1);
-  assert_string_equal(a[0]->zVerdict, "refused");
-  assert_has(a[0], "reason", "timeout");
   /* a changed signature */
-  assert_int_equal(round_cands(pJ, 5, a, 8), 1);
+  assert_int_equal(round_cands(pJ, 4, a, 8), 1);
   assert_string_equal(a[0]->zVerdict, "refused");
   assert_has(a[0], "outcome", "rejected");
   assert_has(a[0], "reason", "the signature must not change");
   /* host code that runs a shell */
-  assert_int_equal(round_cands(pJ, 6, a, 8), 1);
+  assert_int_equal(round_cands(pJ, 5, a, 8), 1);
   assert_string_equal(a[0]->zVerdict, "refused");
   assert_has(a[0], "reason", "sandbox: ");
   assert_has(a[0], "reason", "system");
   /* Only the accepted candidate reached the Reviewer. */
   assert_int_equal(f.nCalls, 1);
   cJSON *pReqs = server_requests(&s);
-  assert_int_equal(cJSON_GetArraySize(pReqs), 9);
+  assert_int_equal(cJSON_GetArraySize(pReqs), 7);
   /* The key went to the server, in the Authorization header only. */
   assert_string_equal(cJSON_GetObjectItem(cJSON_GetArrayItem(pReqs, 0), "auth")->valuestring, "Bearer " KEY);
   assert_secrets_kept(zOut);
   cJSON_Delete(pReqs);
+  ks_journal_free(pJ);
+  ks_loop_result_free(pRes);
+  ks_task_free(pTask);
+  ks_llm_close(pLlm);
+  server_stop(&s);
+}
+
+/* A hung connection (the server reads the request and never answers): timed out
+ * twice (one retry), a recorded failure, the run goes on. The server never
+ * answers, so the short timeout decides nothing a slow machine could change. */
+static void test_hung_reply_timed_out(void **state) {
+  (void)state;
+  make_task();
+  server s;
+  cJSON *pScript = cJSON_CreateArray();
+  cJSON_AddItemToArray(pScript, step_json("{\"hang\": 600}"));
+  cJSON_AddItemToArray(pScript, step_json("{\"hang\": 600}"));
+  server_start(&s, pScript);
+  ks_llm *pLlm = client_t(&s, 1, 0.2);
+  ks_task *pTask = load_task("task.json");
+  fake f = {0};
+  char zOut[600];
+  snprintf(zOut, sizeof zOut, "%s/run", zDir);
+  ks_loop_result *pRes = run(pTask, &f, pLlm, (run_args){1, 0, 1, KS_OK, zOut});
+  assert_int_equal(pRes->eStatus, KS_LOOP_DONE);
+  assert_int_equal(pRes->nRounds, 1);
+  assert_int_equal(pRes->nAccepted, 0);
+  ks_journal *pJ = journal(zOut);
+  const ks_journal_entry *a[8];
+  assert_int_equal(round_cands(pJ, 1, a, 8), 1);
+  assert_string_equal(a[0]->zVerdict, "refused");
+  assert_has(a[0], "reason", "timeout");
+  assert_int_equal(f.nCalls, 0);
   ks_journal_free(pJ);
   ks_loop_result_free(pRes);
   ks_task_free(pTask);
@@ -695,6 +726,7 @@ int main(void) {
       cmocka_unit_test(test_good_reply_accepted),
       cmocka_unit_test(test_compile_error_repaired),
       cmocka_unit_test(test_failures_recorded),
+      cmocka_unit_test(test_hung_reply_timed_out),
       cmocka_unit_test(test_resume_mid_repair),
       cmocka_unit_test(test_generator_seed),
   };
