@@ -19,7 +19,8 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from suite_common import DTYPE_BYTES, DTYPES, ExprError, eval_expr, expr_names  # noqa: E402
+from suite_common import (DTYPE_BYTES, DTYPES, ExprError, default_init, eval_expr, expr_names,  # noqa: E402
+                          scalar_value)
 
 DEFAULT_TOL = {"rtol": 1e-4, "atol": 1e-5}
 # The keys lib/task/task.c accepts (it rejects unknown ones); the suite also requires
@@ -129,8 +130,10 @@ def check_json(t):
                 continue
             v = a["value"]
             if dtype == "f32":
-                if not isinstance(v, (int, float)) or isinstance(v, bool):
-                    t.err("task.json", "%s: f32 value must be a number" % where)
+                try:
+                    scalar_value(a, dims)
+                except ExprError as e:
+                    t.err("task.json", "%s: f32 value: %s" % (where, e))
             else:
                 iv = check_expr(t, where, v, dims)
                 if iv is not None and dtype == "i32" and not -2**31 <= iv < 2**31:
@@ -154,7 +157,8 @@ def check_json(t):
             if intent == "out" and "init" in a:
                 t.err("task.json", "%s: an out tensor has no init" % where)
             if intent != "out":
-                init = a.get("init")
+                # No init: the default of docs/tasks.md (what task_inputs draws).
+                init = a.get("init", default_init(dtype))
                 if not isinstance(init, dict) or init.get("dist") not in DISTS:
                     t.err("task.json", "%s: init needs dist one of %s" % (where, ", ".join(DISTS)))
                 else:

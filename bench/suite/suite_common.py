@@ -4,6 +4,7 @@
 # so check.py can use the rest on machines without PyTorch.
 import ast
 import json
+import math
 import os
 
 DTYPES = ("f32", "i32", "i64")
@@ -75,6 +76,35 @@ def eval_expr(expr, dims):
     return ev(tree)
 
 
+def scalar_value(arg, dims):
+    """A scalar arg's value: an f32 takes a number, a numeric string ("0.5", "1e-3")
+    or an integer expression over dims ("D"); integers take an integer or an
+    expression. Raises ExprError for anything else."""
+    v = arg["value"]
+    if arg["dtype"] != "f32":
+        return eval_expr(v, dims)
+    if isinstance(v, bool):
+        raise ExprError("boolean is not a number")
+    if isinstance(v, (int, float)):
+        r = float(v)
+    elif isinstance(v, str):
+        try:
+            r = float(v)
+        except ValueError:
+            r = float(eval_expr(v, dims))
+    else:
+        raise ExprError("expected a number, a numeric string or an expression, got %r" % (v,))
+    if not math.isfinite(r):
+        raise ExprError("%r is not a finite number" % (v,))
+    return r
+
+
+# The distribution a tensor without `init` gets (docs/tasks.md): normal(0, 1) for
+# floats, randint[0, 10) for integers.
+def default_init(dtype):
+    return {"dist": "normal", "mean": 0, "std": 1} if dtype == "f32" else {"dist": "randint", "low": 0, "high": 10}
+
+
 def load_task(path):
     """Loads a task.json (path to the file or to its folder)."""
     if os.path.isdir(path):
@@ -100,8 +130,7 @@ def task_inputs(ref_file, dims=None, device="cuda", seed=0):
     out = {}
     for arg in task["args"]:
         if arg["kind"] == "scalar":
-            v = arg["value"]
-            out[arg["name"]] = float(v) if arg["dtype"] == "f32" else eval_expr(v, d)
+            out[arg["name"]] = scalar_value(arg, d)
             continue
         shape = [eval_expr(s, d) for s in arg["shape"]]
         dt = tdt[arg["dtype"]]
@@ -109,7 +138,7 @@ def task_inputs(ref_file, dims=None, device="cuda", seed=0):
             fill = float("nan") if arg["dtype"] == "f32" else -1
             out[arg["name"]] = torch.full(shape, fill, dtype=dt, device=device)
             continue
-        init = arg["init"]
+        init = arg.get("init") or default_init(arg["dtype"])
         dist = init["dist"]
         if dist == "normal":
             t = torch.randn(shape, generator=gen, device=device, dtype=dt)
