@@ -6,3 +6,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 bash scripts/build.sh
 ctest --test-dir build --output-on-failure -j "$(nproc)"
+# Mutation check of one rule (after ctest: it edits lib/ in place and rebuilds one
+# file): fast-math's emitted __expf becomes __logf and its lit test must go red.
+# All rules: bash test/mutate.sh
+bash test/mutate.sh --build build --rule fast-math
