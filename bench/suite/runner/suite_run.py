@@ -32,6 +32,42 @@ from suite_common import eval_expr, load_task  # noqa: E402
 CORRECT = ("ok", "accepted", "slower", "noise")  # lib/agents/loop.c is_correct()
 
 
+class Clock:
+    """The run's sense of time: the wall clock; or, for the tests, with
+    KS_SUITE_TEST_CLOCK=FILE, a virtual clock that starts at 0 and moves on by a
+    sleep's length only while every running loop is parked (its run folder holds
+    a file `parked`, which the test's stand-in loop writes before it hangs or
+    waits) or has exited. What happens before a cut or a deadline then follows
+    the order of events, not the speed of a loaded machine. The virtual time is
+    written to FILE for the stand-ins that wait on it."""
+
+    def __init__(self, path=None):
+        self.path, self.v = path, 0.0
+        if path:
+            self._publish()
+
+    def _publish(self):
+        tmp = self.path + ".tmp"
+        with open(tmp, "w") as f:
+            f.write("%.3f\n" % self.v)
+        os.replace(tmp, self.path)
+
+    def now(self):
+        return self.v if self.path else time.time()
+
+    def sleep(self, dt, jobs=()):
+        if not self.path:
+            time.sleep(dt)
+            return
+        time.sleep(0.02)
+        if all(j.quiet() for j in jobs):
+            self.v += dt
+            self._publish()
+
+
+CLOCK = Clock(os.environ.get("KS_SUITE_TEST_CLOCK") or None)
+
+
 def log(msg):
     print("run-suite: %s" % msg, file=sys.stderr, flush=True)
 
@@ -160,7 +196,12 @@ def kill_tree(proc):
 class Job:
     def __init__(self, name, argv, log_path, out_path, env):
         self.name, self.argv = name, argv
-        self.t0 = time.time()
+        self.t0 = CLOCK.now()
+        if CLOCK.path and "--out" in argv:  # a folder parked by a loop cut before is not this one's
+            try:
+                os.unlink(os.path.join(ROOT, argv[argv.index("--out") + 1], "parked"))
+            except OSError:
+                pass
         self.out_f = open(out_path, "w")
         self.err_f = open(log_path, "a")
         self.proc = subprocess.Popen(argv, stdout=self.out_f, stderr=self.err_f, stdin=subprocess.DEVNULL,
@@ -177,7 +218,14 @@ class Job:
     def close(self):
         self.out_f.close()
         self.err_f.close()
-        return time.time() - self.t0
+        return CLOCK.now() - self.t0
+
+    def quiet(self):
+        """Exited, or parked (the test clock's stand-ins say so; see Clock)."""
+        if self.proc.poll() is not None:
+            return True
+        out = self.argv[self.argv.index("--out") + 1] if "--out" in self.argv else None
+        return bool(out) and os.path.exists(os.path.join(ROOT, out, "parked"))
 
 
 # ---- one task's record ---------------------------------------------------------
@@ -478,7 +526,7 @@ def gpu_envs(env, gpus, n):
 
 
 def run(o, tasks, ks, env, argv_text):
-    t0 = time.time()
+    t0 = CLOCK.now()
     started = utc_now()
     gpus = gpu_info()
     if gpus is None:
@@ -524,7 +572,7 @@ def run(o, tasks, ks, env, argv_text):
         # In name order (the run order is by flops).
         doc["tasks"] = [records.get(n) or {"name": n, "status": "running", "correct": False} for n in sorted(tasks)
                         if n in records or not final]
-        doc["wall_s"] = round(time.time() - t0, 1)
+        doc["wall_s"] = round(CLOCK.now() - t0, 1)
         ce = next((r["ceilings"] for r in doc["tasks"] if r.get("ceilings")), None)
         if ce:
             doc["ceilings"] = ce
@@ -543,7 +591,7 @@ def run(o, tasks, ks, env, argv_text):
                 continue
             tj = os.path.join(work, "torch-%d.json" % g)
             targv = [sys.executable, os.path.join(HERE, "torch_time.py"), "--out", tj, "--runs", str(o.torch_runs),
-                     "--deadline", "%.3f" % (t0 + o.deadline - 20)] + [os.path.join(SUITE, n) for n in mine]
+                     "--deadline", "%.3f" % (time.time() + (t0 + o.deadline - 20 - CLOCK.now()))] + [os.path.join(SUITE, n) for n in mine]
             torch_procs.append((Job("torch", targv, os.path.join(work, "torch-%d.log" % g),
                                     os.path.join(work, "torch-%d.out" % g), envs[g]), tj))
 
@@ -552,7 +600,7 @@ def run(o, tasks, ks, env, argv_text):
     first_on = {}  # GPU slot -> (its first loop, start time)
     save()
     while pending or running:
-        now = time.time()
+        now = CLOCK.now()
         for name in list(pending):
             if len(running) >= o.jobs or now >= phase_end - o.min_start:
                 break
@@ -600,14 +648,14 @@ def run(o, tasks, ks, env, argv_text):
             log("%s: %s in %.0f s%s" % (name, r["status"], secs, ", %.2fx vs seed" % r["speedup"]
                                         if isinstance(r.get("speedup"), (int, float)) else ""))
             save()
-        time.sleep(0.2)
+        CLOCK.sleep(0.2, list(running.values()))
 
     # Closing reviews of the cut loops: the best so far against the seed.
     sal = {}
     end = t0 + o.deadline - 5
     for name, (rd, why, secs) in killed_dirs.items():
         k = salvage_rounds(rd)
-        if k is None or time.time() >= end - 0.5:  # no time left: the loop's own record stands
+        if k is None or CLOCK.now() >= end - 0.5:  # no time left: the loop's own record stands
             continue
         argv = optimize_argv(o, ks, os.path.join("bench", "suite", name, "task.json"), rd, resume_rounds=k)
         sal[name] = (Job(name, argv, os.path.join(work, name + ".log"), os.path.join(work, name + ".resume.json"),
@@ -616,7 +664,7 @@ def run(o, tasks, ks, env, argv_text):
     while sal:
         for name, (job, k, why, secs) in list(sal.items()):
             rc = job.poll()
-            if rc is None and time.time() < end:
+            if rc is None and CLOCK.now() < end:
                 continue
             if rc is None:
                 job.kill("closing review cut at the deadline")
@@ -635,13 +683,13 @@ def run(o, tasks, ks, env, argv_text):
             log("%s: %s after its closing review" % (name, rec["status"]))
             del sal[name]
             save()
-        time.sleep(0.2)
+        CLOCK.sleep(0.2, [j for j, _, _, _ in sal.values()])
 
     # PyTorch timings.
     ttasks, terr = {}, []
     for job, tj in torch_procs:
-        while job.poll() is None and time.time() < t0 + o.deadline - 2:
-            time.sleep(0.2)
+        while job.poll() is None and CLOCK.now() < t0 + o.deadline - 2:
+            CLOCK.sleep(0.2, [job])
         if job.poll() is None:
             job.kill("deadline")
         job.close()
@@ -681,7 +729,7 @@ def run(o, tasks, ks, env, argv_text):
     save(final=True)
     md, png = os.path.abspath(o.md), os.path.abspath(o.png)
     report.write(doc, os.path.relpath(results_json, ROOT), md, png)
-    log("wrote %s, %s and %s in %.0f s" % (results_json, md, png, time.time() - t0))
+    log("wrote %s, %s and %s in %.0f s" % (results_json, md, png, CLOCK.now() - t0))
     if o.export:
         export(o.export, [results_json, md, png] + ([copies] if os.path.isdir(copies) else []), work)
     s = report.summarize(doc)
@@ -703,7 +751,7 @@ def ceilings_pending(env, runs_dir, first, until, n_gpu=1):
         pass
     if any(r.get("event") in ("review", "stop") for r in read_journal(os.path.join(runs_dir, first))):
         return False
-    return time.time() < until
+    return CLOCK.now() < until
 
 
 def merge_docs(docs, names):

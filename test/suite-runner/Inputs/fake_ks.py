@@ -50,6 +50,30 @@ def result(task, out, status, speedup, seed_us, best_us, passed, rounds, skills,
                       "accepted": len(skills), "skills": ", ".join(skills), "stop": stop}, indent=2))
 
 
+def park(out):
+    """Tells the runner's test clock (KS_SUITE_TEST_CLOCK) that this loop waits:
+    its time may move on."""
+    open(os.path.join(out, "parked"), "w").close()
+
+
+def virtual_now():
+    with open(os.environ["KS_SUITE_TEST_CLOCK"]) as f:
+        return float(f.read() or 0)
+
+
+def wait_virtual(out, secs):
+    """A closing review that takes SECS of the runner's (virtual) time: parked
+    until the test clock has moved on by SECS, or killed before."""
+    if not os.environ.get("KS_SUITE_TEST_CLOCK"):
+        time.sleep(secs)
+        return
+    until = virtual_now() + secs
+    park(out)
+    while virtual_now() < until:
+        time.sleep(0.02)
+    os.unlink(os.path.join(out, "parked"))
+
+
 def main(a):
     if a[:1] == ["--version"]:
         print("kernelskill 9.9.9-fake")
@@ -84,6 +108,7 @@ def main(a):
     rec(out, "review", 0, hash=SEED, verdict="ok", median_us=400.0, noise_pct=0.1)
     evidence(out, SEED, 400.0)
     if mode == "hang0":
+        park(out)
         time.sleep(300)
         return 0
     if mode == "seedstands":
@@ -101,11 +126,12 @@ def main(a):
         rec(out, "plan", 2, parent=BEST, chosen="mem.coarsen")
         child = subprocess.Popen(["sleep", "300"], start_new_session=True)
         open(os.path.join(out, "child.pid"), "w").write("%d\n" % child.pid)
+        park(out)
         time.sleep(300)
         return 0
     rec(out, "stop", 1, reason="round budget spent (1)", best=BEST)
     if mode == "slowclose":
-        time.sleep(float(os.environ.get("FAKE_KS_CLOSE_S", "5")))
+        wait_virtual(out, float(os.environ.get("FAKE_KS_CLOSE_S", "5")))
     rec(out, "final", 1, hash=BEST, verdict="accepted", speedup=2.0, median_us=200.0, seed_us=400.0)
     open(os.path.join(out, "seed.cu"), "w").write("// best of %s\n" % task)
     report(out, task)

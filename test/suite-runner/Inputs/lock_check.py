@@ -30,11 +30,11 @@ try:
     with torch_time.GpuLock(path, time.time() + 0.5):
         print("held lock taken: wrong")
 except TimeoutError as e:
-    print("timeout after %.1f s: %s" % (time.time() - t0, "deadline" in str(e)))
+    # Not before the deadline (a lower bound holds however loaded the machine is).
+    print("timeout, not before the deadline: %s, says so: %s" % (time.time() - t0 >= 0.5, "deadline" in str(e)))
 os.close(held)
-t0 = time.time()
-with torch_time.GpuLock(path, time.time() + 5):
-    print("free lock taken in %s" % ("under 1 s" if time.time() - t0 < 1 else "%.1f s" % (time.time() - t0)))
+with torch_time.GpuLock(path, None):  # no deadline: a free lock is taken, however long that takes
+    print("free lock taken")
     other = os.open(path, os.O_RDWR)
     try:
         fcntl.flock(other, fcntl.LOCK_EX | fcntl.LOCK_NB)
