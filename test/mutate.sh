@@ -43,7 +43,7 @@ block-size|block-size.c|"(%s + %ld - 1) / %ld", zNp, nT, nT|"(%s + %ld) / %ld", 
 coarsen|coarsen.c|"%.*s  const long long ks_i = ks_base + (long long)ks_k * blockDim.x;\n"|"%.*s  const long long ks_i = ks_base + (long long)ks_k;\n"|rewrite/coarsen.test
 row-reduce|row-reduce.c|"v += __shfl_xor_sync(0xffffffffu, v, o);"|"v += __shfl_down_sync(0xffffffffu, v, o);"|rewrite/row-reduce.cu
 warp-reduce|warp-reduce.c|"__shfl_down_sync(0xffffffffu, ks_v, ks_o)"|"__shfl_up_sync(0xffffffffu, ks_v, ks_o)"|rewrite/warp-reduce.cu
-smem-tile-gemm|smem-tile-gemm.c|"%s    const int ks_r = threadIdx.y + ks_i * %d;\n"|"%s    const int ks_r = threadIdx.y + ks_i * %d + 0;\n"|rewrite/smem-tile-gemm.cu rewrite/smem-tile-gemm-linear.cu
+smem-tile-gemm|smem-tile-gemm.c|"%s    const int ks_r = threadIdx.y + ks_i * %d;\n"|"%s    const int ks_r = threadIdx.y + ks_i * %d + 1;\n"|rewrite/smem-tile-gemm.cu rewrite/smem-tile-gemm-linear.cu
 ROWS
 )
 
@@ -59,7 +59,9 @@ backup=""
 target=""
 restore() {
   if [ -n "$backup" ] && [ -f "$backup" ]; then
-    cp -p "$backup" "$target" && rm -f "$backup"
+    # Not cp -p: the restored file must be newer than the mutant's object file,
+    # or ninja keeps the mutant.
+    cp "$backup" "$target" && touch "$target" && rm -f "$backup"
     backup=""
     ninja -C "$build" >/dev/null || echo "mutate.sh: rebuild after restoring $target failed" >&2
   fi

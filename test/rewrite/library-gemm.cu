@@ -77,6 +77,7 @@ __global__ void accum(const float *A, const float *B, float *C, int M, int N, in
 // CHECK:      // kernelskill: rule:library-gemm (rule library-gemm) cublasSgemm (row-major via operand order), original launch as fallback
 // CHECK-NEXT: {
 // CHECK-NEXT:   static cublasHandle_t ks_cublas = nullptr;
+// CHECK:        const float ks_alpha = 1.0f, ks_beta = 0.0f;
 // CHECK:        cublasSetStream(ks_cublas, stream) != CUBLAS_STATUS_SUCCESS ||
 // CHECK-NEXT:   cublasSgemm(ks_cublas, CUBLAS_OP_N, CUBLAS_OP_N, (n), (m), (k), &ks_alpha, (b), (n), (a), (k), &ks_beta,
 // CHECK-NEXT:     (c), (n)) != CUBLAS_STATUS_SUCCESS)
