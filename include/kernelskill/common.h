@@ -92,6 +92,15 @@ int ks_dir_make(const char *zPath);
 /* rm -rf (no symlinks followed); a missing folder is not an error. */
 int ks_dir_remove_tree(const char *zPath);
 
+/* Do two paths name the same file (device and inode)? 0 when either is missing. */
+int ks_file_same(const char *zA, const char *zB);
+/* A regular file we may execute? */
+int ks_file_is_exec(const char *zPath);
+/* A program name resolved on $PATH (a name with '/' is taken as is), skipping
+ * any candidate that is the same file as zSkip (a drop-in finding the real
+ * tool behind itself); malloc'd, or NULL when there is none. */
+char *ks_path_search(const char *zName, const char *zSkip);
+
 /* Folder part of a path ("." if none); malloc'd. */
 char *ks_path_dirname(const char *zPath);
 /* Join two path parts with one '/'; an absolute zRel is returned as is. */

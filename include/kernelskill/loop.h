@@ -17,6 +17,7 @@
 #include "kernelskill/agents.h"
 #include "kernelskill/journal.h"
 #include "kernelskill/llm.h"
+#include "kernelskill/proc.h"
 #include "kernelskill/review.h"
 #include "kernelskill/task.h"
 
@@ -47,10 +48,14 @@ typedef struct ks_loop_opts {
   int bNoFinal;                /* skip the closing review of best against the seed */
   ks_llm *pLlm;                /* LLM agents (the caller's client); NULL: offline */
   int nMaxRepairs;             /* Diagnoser repairs per LLM candidate (0: KS_AGENT_MAX_REPAIRS) */
+  const ks_clock *pClock;      /* the journal's "seconds"; NULL: the monotonic clock */
 } ks_loop_opts;
 
 #define KS_LOOP_OPTS_VERSION 1
-#define KS_LOOP_OPTS_INIT {KS_LOOP_OPTS_VERSION, 15, 0, 0, 0, 0, 0, 90.0, 3, 0, 0, 0, 0, 0, 0, 0}
+#define KS_LOOP_OPTS_INIT                                                                                   \
+  {.version = KS_LOOP_OPTS_VERSION, .nRounds = 15, .zOutDir = 0, .bResume = 0, .pLog = 0, .nRuns = 0,       \
+   .nTrials = 0, .rRooflinePct = 90.0, .nSweep = 3, .azSkillDirs = 0, .nSkillDirs = 0, .xReview = 0,         \
+   .pReviewCtx = 0, .bNoFinal = 0, .pLlm = 0, .nMaxRepairs = 0, .pClock = 0}
 
 enum {
   KS_LOOP_DONE = 0,       /* ran to the end; the result is correct (maybe no faster) */
@@ -84,10 +89,6 @@ int ks_loop_result_json(const ks_task *pTask, const ks_loop_result *p, const cha
 /* Without a GPU: the static plan for the seed and the rewrites the first
  * round would try, as unified diffs (bJson: one JSON document). */
 int ks_loop_dry_run(const ks_task *pTask, const ks_loop_opts *pOpts, int bJson, ks_buf *pOut);
-
-/* Is a CUDA device there? KS_OK, or KS_EUNAVAIL with the reason (ks-harness
- * missing, "no CUDA device"). */
-int ks_loop_probe_gpu(void);
 
 /* The sweep a parameterized rule gets: "k=v" parameter sets, the skill's own
  * values first, at most nMax sets. *pazSets is an array of nSets arrays of

@@ -77,6 +77,13 @@ typedef struct ks_review_result {
  * KS_EINVAL when the seed or the reference itself fails to build or run. */
 int ks_review_run(const ks_task *pTask, const ks_review_opts *pOpts, ks_review_result **ppRes);
 void ks_review_result_free(ks_review_result *p);
+
+/* The ks-harness to run: zOverride, else $KS_HARNESS, else next to the
+ * executable when it is there; malloc'd, or NULL. */
+char *ks_review_harness_path(const char *zOverride);
+/* Is a CUDA device there? KS_OK, or KS_EUNAVAIL with the reason (ks-harness
+ * missing, "no CUDA device"). */
+int ks_review_probe_gpu(void);
 /* A short human-readable table of the result. */
 int ks_review_text(const ks_review_result *p, ks_buf *pOut);
 

@@ -25,18 +25,13 @@
 #include <unistd.h>
 
 #include "kernelskill/features.h"
+#include "kernelskill/proc.h"
 #include "kernelskill/rewrite.h"
 #include "kernelskill/skills.h"
 
 /* ---- small helpers -------------------------------------------------------- */
 
 #define fmt ks_mprintf /* short: used on most lines that build a path or message */
-
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static const char *base_name(const char *zPath) {
   const char *z = strrchr(zPath, '/');
@@ -172,45 +167,6 @@ int ks_loop_annotate(const char *zSrc, const char *zSkill, const char *zRule, in
   *pzOut = ks_buf_detach(&b);
   if (!*pzOut) *pzOut = ks_strdup("");
   return *pzOut ? KS_OK : KS_ENOMEM;
-}
-
-/* ---- the GPU probe -------------------------------------------------------- */
-
-int ks_loop_probe_gpu(void) {
-  char *zHarness = NULL;
-  const char *zEnv = getenv("KS_HARNESS");
-  if (zEnv && *zEnv) {
-    zHarness = ks_strdup(zEnv);
-  } else {
-    char *zDir = ks_path_exe_dir();
-    zHarness = zDir ? ks_path_join(zDir, "ks-harness") : NULL;
-    free(zDir);
-  }
-  if (!zHarness || access(zHarness, X_OK) != 0) {
-    free(zHarness);
-    return ks_error_set(KS_EUNAVAIL, "ks-harness not found next to the executable (set KS_HARNESS)");
-  }
-  pid_t pid = fork();
-  if (pid < 0) {
-    free(zHarness);
-    return ks_error_set(KS_EUNAVAIL, "fork: %s", strerror(errno));
-  }
-  if (pid == 0) {
-    int fd = open("/dev/null", O_RDWR);
-    if (fd >= 0) {
-      dup2(fd, 1);
-      dup2(fd, 2);
-    }
-    execl(zHarness, zHarness, "info", (char *)NULL);
-    _exit(127);
-  }
-  int iStatus = 0;
-  while (waitpid(pid, &iStatus, 0) < 0 && errno == EINTR) {
-  }
-  free(zHarness);
-  if (WIFEXITED(iStatus) && WEXITSTATUS(iStatus) == 0) return KS_OK;
-  if (WIFEXITED(iStatus) && WEXITSTATUS(iStatus) == 3) return ks_error_set(KS_EUNAVAIL, "no CUDA device");
-  return ks_error_set(KS_EUNAVAIL, "ks-harness info failed (status %d)", iStatus);
 }
 
 /* ---- the loop's state ----------------------------------------------------- */
@@ -756,7 +712,7 @@ static int round0(loop *L) {
   cJSON *pRec = NULL;
   int rc = KS_OK;
   say(L, "round 0: reviewing the seed %s", L->pTask->zSource);
-  double rT = now_s();
+  double rT = ks_clock_now(L->o.pClock);
   if (L->pSeedRev) {
     pRev = L->pSeedRev; /* the generated seed, reviewed as it was accepted */
     L->pSeedRev = NULL;
@@ -777,7 +733,7 @@ static int round0(loop *L) {
   cJSON_AddStringToObject(pRec, "hash", L->azSeed);
   cJSON_AddStringToObject(pRec, "verdict", ks_verdict_name(pRev->eVerdict));
   cJSON_AddStringToObject(pRec, "reason", pRev->zReason ? pRev->zReason : "");
-  cJSON_AddNumberToObject(pRec, "seconds", now_s() - rT);
+  cJSON_AddNumberToObject(pRec, "seconds", ks_clock_now(L->o.pClock) - rT);
   if (pRev->eVerdict != KS_VERDICT_OK) {
     ks_diagnose(pRev, NULL, &diag);
     L->pRes->eStatus = KS_LOOP_SEED_FAILED;
@@ -849,9 +805,9 @@ static int eval_cand(loop *L, int iRound, const round_plan *r, const cand *c, ou
   }
   if ((rc = save_text(zPath, c->zSrc, c->nSrc)) < 0) goto done;
   ks_task t = task_vs_best(L, zBase);
-  double rT = now_s();
+  double rT = ks_clock_now(L->o.pClock);
   if ((rc = review(L, &t, zPath, &pRev)) < 0) goto done;
-  double rSecs = now_s() - rT;
+  double rSecs = ks_clock_now(L->o.pClock) - rT;
   L->nEvaluated++;
   const char *zVerdict = ks_verdict_name(pRev->eVerdict);
   if (pRev->eVerdict == KS_VERDICT_OK || pRev->eVerdict == KS_VERDICT_COMPILED) zVerdict = "noise";
@@ -1245,7 +1201,7 @@ static int run_round(loop *L, int iRound, int *pbStop, char **pzStop) {
   round_plan r;
   outcome *aOut = NULL;
   char *zForce = NULL, *zForceKernel = NULL;
-  double rT = now_s();
+  double rT = ks_clock_now(L->o.pClock);
   /* A round whose plan is journaled but not its decision: a run killed mid-round. */
   int iPlan = ks_journal_find(L->pJ, "plan", iRound, NULL);
   if (iPlan >= 0) {
@@ -1329,7 +1285,7 @@ static int run_round(loop *L, int iRound, int *pbStop, char **pzStop) {
     cJSON_AddNumberToObject(pRec, "total_speedup", L->rTotal);
     cJSON_AddStringToObject(pRec, "reason", "no candidate correct and faster than the best beyond the noise");
   }
-  cJSON_AddNumberToObject(pRec, "seconds", now_s() - rT);
+  cJSON_AddNumberToObject(pRec, "seconds", ks_clock_now(L->o.pClock) - rT);
   if ((rc = record(L, pRec)) < 0) {
     ks_buf_free(&ptxt);
     goto done;
@@ -1420,7 +1376,7 @@ static int finish(loop *L, const char *zStop) {
       if (e->bHasSpeedup) R->rSpeedup = e->rSpeedup;
     } else {
       say(L, "closing review: %s against the seed", R->zBestPath);
-      double rT = now_s();
+      double rT = ks_clock_now(L->o.pClock);
       if ((rc = review(L, L->pTask, R->zBestPath, &pRev)) < 0) return rc;
       /* Its evidence first (as for candidates): `optimize --commit` stores it. */
       char *zFinalEv = fmt("%s/final-%s.json", L->zEvDir, L->azBest);
@@ -1442,7 +1398,7 @@ static int finish(loop *L, const char *zStop) {
         cJSON_AddNumberToObject(pRec, "seed_us", 0.5 * (pRev->seed.rMedianUs + pRev->seed2.rMedianUs));
         R->rSpeedup = pRev->rSpeedup;
       }
-      cJSON_AddNumberToObject(pRec, "seconds", now_s() - rT);
+      cJSON_AddNumberToObject(pRec, "seconds", ks_clock_now(L->o.pClock) - rT);
       R->bFinalPassed = is_correct(zV);
       say(L, "closing review: %s%s%s", zV, pRev->zReason ? ": " : "", pRev->zReason ? pRev->zReason : "");
       ks_review_result_free(pRev);
@@ -1724,7 +1680,7 @@ int ks_loop_run(const ks_task *pTask, const ks_loop_opts *pOpts, ks_loop_result 
      * asked or written without one). */
     char *zGen = NULL;
     if ((rc = journal_reload(&L)) < 0) goto done;
-    if (!L.o.xReview && (rc = ks_loop_probe_gpu()) < 0) goto done;
+    if (!L.o.xReview && (rc = ks_review_probe_gpu()) < 0) goto done;
     if ((rc = seed_from_spec(&L, &zGen)) < 0) goto done;
     L.gen = *pTask;
     L.gen.zSource = zGen;
@@ -1743,7 +1699,7 @@ int ks_loop_run(const ks_task *pTask, const ks_loop_opts *pOpts, ks_loop_result 
   }
   /* Nothing is written before the GPU is known to be there. */
   int bNeedGpu = ks_journal_find(L.pJ, "stop", -1, NULL) < 0 || ks_journal_find(L.pJ, "final", -1, NULL) < 0;
-  if (bNeedGpu && !L.o.xReview && (rc = ks_loop_probe_gpu()) < 0) goto done;
+  if (bNeedGpu && !L.o.xReview && (rc = ks_review_probe_gpu()) < 0) goto done;
   if (L.o.bResume && ks_journal_find(L.pJ, "stop", -1, NULL) >= 0)
     say(&L, "the run in %s had stopped: finishing it", L.o.zOutDir);
   else if (L.o.bResume)
