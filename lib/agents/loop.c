@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "kernelskill/features.h"
+#include "kernelskill/marks.h"
 #include "kernelskill/proc.h"
 #include "kernelskill/rewrite.h"
 #include "kernelskill/skills.h"
@@ -141,28 +142,26 @@ oom:
 int ks_loop_annotate(const char *zSrc, const char *zSkill, const char *zRule, int iRound, const char *zEvidence,
                      char **pzOut) {
   ks_buf b = KS_BUF_INIT;
-  char *zTag = fmt("// kernelskill: %s (rule %s, round %d)", zSkill, zRule, iRound);
+  char *zTag = fmt("%s (rule %s, round %d)", zSkill, zRule, iRound);
   if (!zTag) return ks_error_set(KS_ENOMEM, "out of memory");
-  size_t nTag = strlen(zTag);
-  const char *p = zSrc;
-  int rc = KS_OK;
-  while (rc == KS_OK) {
-    const char *q = strstr(p, zTag);
-    if (!q) break;
-    q += nTag;
-    rc = ks_buf_append(&b, p, (size_t)(q - p));
+  size_t nTag = strlen(zTag), n = strlen(zSrc), iPos = 0, iDone = 0;
+  ks_mark m;
+  while (ks_mark_next(zSrc, n, KS_MARK_NOTE, &iPos, NULL, &m)) {
+    if (!ks_mark_has_prefix(&m, zTag)) continue;
+    const char *zRest = m.zValue + nTag, *zEnd = m.zValue + m.nValue;
+    ks_buf_append(&b, zSrc + iDone, (size_t)(zRest - (zSrc + iDone)));
+    iDone = (size_t)(zRest - zSrc);
     /* Already annotated (a resumed finalization) stays as it is. */
-    if (rc == KS_OK && zEvidence && zEvidence[0] && strncmp(q + (*q == ' '), zEvidence, strlen(zEvidence)) != 0) {
-      int bWhat = *q == ' ' && q[1] && q[1] != '\n';
-      rc = ks_buf_printf(&b, " %s%s", zEvidence, bWhat ? " \xe2\x80\x94" : "");
-    }
-    p = q;
+    size_t nEv = zEvidence ? strlen(zEvidence) : 0;
+    const char *zWhat = zRest + (zRest < zEnd && *zRest == ' ');
+    if (nEv && !((size_t)(zEnd - zWhat) >= nEv && memcmp(zWhat, zEvidence, nEv) == 0))
+      ks_buf_printf(&b, " %s%s", zEvidence, zWhat < zEnd ? " \xe2\x80\x94" : "");
   }
-  if (rc == KS_OK) rc = ks_buf_puts(&b, p);
+  ks_buf_puts(&b, zSrc + iDone);
   free(zTag);
-  if (rc < 0) {
+  if (ks_buf_error(&b)) {
     ks_buf_free(&b);
-    return rc;
+    return ks_error_set(KS_ENOMEM, "out of memory");
   }
   *pzOut = ks_buf_detach(&b);
   if (!*pzOut) *pzOut = ks_strdup("");
@@ -909,20 +908,27 @@ static int repairable(const char *zVerdict) {
  * with the evidence and gain: "// kernelskill: SKILL (rule llm, round N) ...".
  * Lines of that tag the model copied from an earlier attempt are dropped. */
 static char *with_provenance(const char *zCode, const char *zSkill, int iRound, const char *zWhat) {
-  char *zTag = fmt("// kernelskill: %s (rule llm, round %d)", zSkill, iRound);
+  char *zTag = fmt("%s (rule llm, round %d)", zSkill, iRound);
   ks_buf b = KS_BUF_INIT;
   if (!zTag) return NULL;
-  ks_buf_printf(&b, "%s %s\n", zTag, zWhat);
-  for (const char *p = zCode; *p;) {
-    const char *e = strchr(p, '\n');
-    size_t n = e ? (size_t)(e - p + 1) : strlen(p);
-    const char *q = p;
-    while (q < p + n && (*q == ' ' || *q == '\t')) q++;
-    if (strncmp(q, zTag, strlen(zTag)) != 0) ks_buf_append(&b, p, n);
-    p += n;
+  char *zLine = fmt("%s %s", zTag, zWhat);
+  ks_mark_write(&b, KS_MARK_NOTE, zLine ? zLine : zTag);
+  ks_buf_puts(&b, "\n");
+  free(zLine);
+  size_t n = strlen(zCode), iPos = 0, iDone = 0;
+  ks_mark m;
+  while (ks_mark_next(zCode, n, KS_MARK_NOTE, &iPos, NULL, &m)) {
+    if (!ks_mark_has_prefix(&m, zTag)) continue;
+    ks_buf_append(&b, zCode + iDone, m.iStart - iDone);
+    iDone = iPos; /* the copied line goes, its newline with it */
   }
+  ks_buf_puts(&b, zCode + iDone);
   if (b.n && b.z[b.n - 1] != '\n') ks_buf_puts(&b, "\n");
   free(zTag);
+  if (ks_buf_error(&b)) {
+    ks_buf_free(&b);
+    return NULL;
+  }
   return ks_buf_detach(&b);
 }
 
@@ -1511,8 +1517,15 @@ static int seed_from_spec(loop *L, char **pzPath) {
                         ar.zWhy ? ar.zWhy : "");
       goto done;
     }
-    char *zSrc = fmt("// kernelskill: seed written by the LLM %s (%s) from the spec of task %s\n%s", zAgent,
-                     ar.zModel ? ar.zModel : "?", t->zName, ar.zCode);
+    char *zSrc = NULL, *zNote = fmt("seed written by the LLM %s (%s) from the spec of task %s", zAgent,
+                                    ar.zModel ? ar.zModel : "?", t->zName);
+    if (zNote) {
+      ks_buf seed = KS_BUF_INIT;
+      ks_mark_write(&seed, KS_MARK_NOTE, zNote);
+      ks_buf_printf(&seed, "\n%s", ar.zCode);
+      zSrc = ks_buf_detach(&seed);
+      free(zNote);
+    }
     char azHash[17];
     if (!zSrc) {
       cJSON_Delete(pRec);
