@@ -37,7 +37,9 @@ typedef struct ks_agent_ctx {
 } ks_agent_ctx;
 
 #define KS_AGENT_CTX_VERSION 1
-#define KS_AGENT_CTX_INIT {KS_AGENT_CTX_VERSION, 0, 0, 0, 0, 0, 0, 0, 0}
+#define KS_AGENT_CTX_INIT                                                                                   \
+  {.version = KS_AGENT_CTX_VERSION, .pLlm = 0, .azKernel = 0, .nKernel = 0, .zEntryName = 0, .zEntryType = 0,   \
+   .zEntryDecl = 0, .azLibraries = 0, .nLibraries = 0}
 
 typedef struct ks_agent_result {
   ks_agent_outcome eOutcome;

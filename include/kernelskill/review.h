@@ -52,7 +52,10 @@ typedef struct ks_review_opts {
 } ks_review_opts;
 
 #define KS_REVIEW_OPTS_VERSION 1
-#define KS_REVIEW_OPTS_INIT {KS_REVIEW_OPTS_VERSION, 0, 100, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0}
+#define KS_REVIEW_OPTS_INIT                                                                                  \
+  {.version = KS_REVIEW_OPTS_VERSION, .zCandidate = 0, .nRuns = 100, .nTrials = 0, .rTimeoutS = 0, .bMetrics = 1, \
+   .bCompileOnly = 0, .zArch = 0, .zWorkDir = 0, .zHarness = 0, .bVerbose = 0, .bProfileBestOnly = 0,            \
+   .zRefCache = 0}
 
 typedef struct ks_timing_stats {
   int n;

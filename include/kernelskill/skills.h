@@ -56,7 +56,7 @@ typedef struct ks_cond_loc {
 } ks_cond_loc;
 
 #define KS_COND_LOC_VERSION 1
-#define KS_COND_LOC_INIT {KS_COND_LOC_VERSION, "<condition>", 1, 1, 0}
+#define KS_COND_LOC_INIT {.version = KS_COND_LOC_VERSION, .zFile = "<condition>", .iLine = 1, .iCol = 1, .zRaw = 0}
 
 /* Parse and type-check. KS_EPARSE with "file:line:col: message" on a syntax
  * error, an unknown field, an unknown string value or a type error. */
@@ -236,7 +236,7 @@ typedef struct ks_plan_opts {
 } ks_plan_opts;
 
 #define KS_PLAN_OPTS_VERSION 1
-#define KS_PLAN_OPTS_INIT {KS_PLAN_OPTS_VERSION, 0, 0, 0, 0}
+#define KS_PLAN_OPTS_INIT {.version = KS_PLAN_OPTS_VERSION, .zParent = 0, .pJournal = 0, .zKernel = 0, .zSource = 0}
 
 /* The policy vetoes: a name, the tag it keys on, a condition, a reason. */
 typedef struct ks_veto {

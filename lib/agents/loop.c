@@ -670,8 +670,10 @@ static int load_best(loop *L, const char *zHash) {
   size_t nSrc = 0;
   int rc = ks_file_read(zPath, &zSrc, &nSrc);
   if (rc < 0) {
+    char *zWhy = ks_strdup(ks_error_msg()); /* the message below replaces the one it quotes */
     rc = ks_error_set(KS_EINVAL, "%s: cannot resume: the source of version %s is missing (%s)", L->zJournal, zHash,
-                      ks_error_msg());
+                      zWhy ? zWhy : "?");
+    free(zWhy);
     goto done;
   }
   char azCheck[17];
@@ -1657,6 +1659,8 @@ static int replay(loop *L) {
 }
 
 int ks_loop_run(const ks_task *pTask, const ks_loop_opts *pOpts, ks_loop_result **ppRes) {
+  if (pOpts && pOpts->version != KS_LOOP_OPTS_VERSION)
+    return ks_error_set(KS_EUSAGE, "ks_loop_opts: unsupported version %u", pOpts->version);
   loop L;
   int rc = KS_OK;
   char *zSeedSrc = NULL, *zStop = NULL;
@@ -1858,6 +1862,8 @@ int ks_loop_result_json(const ks_task *pTask, const ks_loop_result *p, const cha
 /* ---- dry run -------------------------------------------------------------- */
 
 int ks_loop_dry_run(const ks_task *pTask, const ks_loop_opts *pOpts, int bJson, ks_buf *pOut) {
+  if (pOpts && pOpts->version != KS_LOOP_OPTS_VERSION)
+    return ks_error_set(KS_EUSAGE, "ks_loop_opts: unsupported version %u", pOpts->version);
   loop L;
   int rc = KS_OK;
   round_plan r;

@@ -92,7 +92,7 @@ int ks_proc_spawn(char *const *argv, const ks_proc_opts *pOpts, ks_proc **ppProc
   int aFd[2] = {-1, -1};
   int rc = KS_OK;
   *ppProc = NULL;
-  if (o->version != KS_PROC_OPTS_VERSION) return ks_error_set(KS_EINVAL, "ks_proc_opts: version %u, expected %u", o->version, KS_PROC_OPTS_VERSION);
+  if (o->version != KS_PROC_OPTS_VERSION) return ks_error_set(KS_EUSAGE, "ks_proc_opts: unsupported version %u", o->version);
   if (!argv || !argv[0]) return ks_error_set(KS_EINVAL, "ks_proc_spawn: no program");
   ks_proc *p = calloc(1, sizeof *p);
   if (!p) return ks_error_set(KS_ENOMEM, "out of memory");

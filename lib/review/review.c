@@ -992,6 +992,9 @@ static cJSON *ref_cache_load(const char *zDone) {
 }
 
 int ks_review_run(const ks_task *pTask, const ks_review_opts *pOpts, ks_review_result **ppRes) {
+  *ppRes = NULL;
+  if (pOpts && pOpts->version != KS_REVIEW_OPTS_VERSION)
+    return ks_error_set(KS_EUSAGE, "ks_review_opts: unsupported version %u", pOpts->version);
   review rv;
   int rc = KS_OK;
   char *zSeedSo = NULL, *zRefSo = NULL, *zCandSo = NULL, *zLog = NULL, *zWhy = NULL;

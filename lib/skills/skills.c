@@ -607,7 +607,7 @@ int ks_skills_load(const ks_skills_opts *pOpts, ks_skillset **ppSet) {
   char **azDirs = NULL;
   *ppSet = NULL;
   if (pOpts && pOpts->version != KS_SKILLS_OPTS_VERSION)
-    return ks_error_set(KS_EINVAL, "ks_skills_opts: version %u, expected %u", pOpts->version, KS_SKILLS_OPTS_VERSION);
+    return ks_error_set(KS_EUSAGE, "ks_skills_opts: unsupported version %u", pOpts->version);
   ks_skillset *p = calloc(1, sizeof *p);
   if (!p) return ks_error_set(KS_ENOMEM, "out of memory");
   if ((rc = search_dirs(pOpts ? pOpts : &defOpts, &azDirs, &nDirs)) < 0) goto done;
@@ -646,7 +646,7 @@ int ks_skills_check(const ks_skills_opts *pOpts, ks_buf *pOut, int *pnProblems, 
   char **azDirs = NULL;
   if (!pOpts) pOpts = &defOpts;
   if (pOpts->version != KS_SKILLS_OPTS_VERSION)
-    return ks_error_set(KS_EINVAL, "ks_skills_opts: version %u, expected %u", pOpts->version, KS_SKILLS_OPTS_VERSION);
+    return ks_error_set(KS_EUSAGE, "ks_skills_opts: unsupported version %u", pOpts->version);
   if ((rc = search_dirs(pOpts, &azDirs, &nDirs)) < 0) return rc;
   for (int d = 0; d < nDirs; d++) {
     char **azFiles = NULL;

@@ -221,7 +221,7 @@ static void test_proc_pipe_and_missing_program(void **state) {
   assert_int_equal(st.iExit, 127);
   ks_proc_opts o3 = KS_PROC_OPTS_INIT;
   o3.version = 99;
-  assert_int_equal(ks_proc_run(azNo, &o3, &st), KS_EINVAL);
+  assert_int_equal(ks_proc_run(azNo, &o3, &st), KS_EUSAGE);
 }
 
 static void test_path_helpers(void **state) {
