@@ -991,6 +991,35 @@ static cJSON *ref_cache_load(const char *zDone) {
   return p;
 }
 
+/* The device (ks-harness info) and the arch the builds target, into the
+ * evidence; KS_EUNAVAIL when there is no CUDA device. */
+static int device_info(review *pRv, cJSON *pEv) {
+  int rc = KS_OK;
+  if (!pRv->o.bCompileOnly) {
+    char *azArgv[] = {pRv->zHarness, "info", NULL};
+    child_res r;
+    if ((rc = run_child(azArgv, 120, pRv->zWork, "info", GPU_SHARED, &r)) < 0) return rc;
+    pRv->pInfo = child_json(&r);
+    int iExit = r.iExit;
+    child_res_free(&r);
+    if (iExit == 3) return ks_error_set(KS_EUNAVAIL, "no CUDA device: skipped");
+    if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(pRv->pInfo, "ok")))
+      return ks_error_set(KS_EUNAVAIL, "ks-harness info failed (exit %d)", iExit);
+    const cJSON *pCc = cJSON_GetObjectItemCaseSensitive(pRv->pInfo, "cc");
+    int iMaj = 0, iMin = 0;
+    if (cJSON_IsString(pCc)) sscanf(pCc->valuestring, "%d.%d", &iMaj, &iMin);
+    pRv->zArch = pRv->o.zArch ? ks_strdup(pRv->o.zArch) : fmt("sm_%d%d", iMaj, iMin);
+    cJSON *pGpu = cJSON_Duplicate(pRv->pInfo, 1);
+    cJSON_DeleteItemFromObject(pGpu, "ok");
+    cJSON_AddItemToObject(pEv, "gpu", pGpu);
+  } else {
+    pRv->zArch = ks_strdup(pRv->o.zArch ? pRv->o.zArch : "sm_90");
+  }
+  if (!pRv->zArch) return ks_error_set(KS_ENOMEM, "out of memory");
+  cJSON_AddStringToObject(pEv, "arch", pRv->zArch);
+  return rc;
+}
+
 int ks_review_run(const ks_task *pTask, const ks_review_opts *pOpts, ks_review_result **ppRes) {
   *ppRes = NULL;
   if (pOpts && pOpts->version != KS_REVIEW_OPTS_VERSION)
@@ -1050,32 +1079,7 @@ int ks_review_run(const ks_task *pTask, const ks_review_opts *pOpts, ks_review_r
     }
     rv.bOwnWork = 1;
   }
-  if (!rv.o.bCompileOnly) {
-    char *azArgv[] = {rv.zHarness, "info", NULL};
-    child_res r;
-    if ((rc = run_child(azArgv, 120, rv.zWork, "info", GPU_SHARED, &r)) < 0) goto done_notes;
-    rv.pInfo = child_json(&r);
-    int iExit = r.iExit;
-    child_res_free(&r);
-    if (iExit == 3) {
-      rc = ks_error_set(KS_EUNAVAIL, "no CUDA device: skipped");
-      goto done_notes;
-    }
-    if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(rv.pInfo, "ok"))) {
-      rc = ks_error_set(KS_EUNAVAIL, "ks-harness info failed (exit %d)", iExit);
-      goto done_notes;
-    }
-    const cJSON *pCc = cJSON_GetObjectItemCaseSensitive(rv.pInfo, "cc");
-    int iMaj = 0, iMin = 0;
-    if (cJSON_IsString(pCc)) sscanf(pCc->valuestring, "%d.%d", &iMaj, &iMin);
-    rv.zArch = rv.o.zArch ? ks_strdup(rv.o.zArch) : fmt("sm_%d%d", iMaj, iMin);
-    cJSON *pGpu = cJSON_Duplicate(rv.pInfo, 1);
-    cJSON_DeleteItemFromObject(pGpu, "ok");
-    cJSON_AddItemToObject(pEv, "gpu", pGpu);
-  } else {
-    rv.zArch = ks_strdup(rv.o.zArch ? rv.o.zArch : "sm_90");
-  }
-  cJSON_AddStringToObject(pEv, "arch", rv.zArch);
+  if ((rc = device_info(&rv, pEv)) < 0) goto done_notes;
 
   /* Build: separate shared objects, so symbols of seed, reference and candidate cannot clash. */
   if ((rc = write_shim(&rv)) < 0 || (rc = write_spec(&rv)) < 0) goto done_notes;
