@@ -2,6 +2,7 @@
  * corpus (built-in + KS_SKILLS_PATH + --skills folders), write the catalogue
  * (docs/skills.md), and validate every skill file (CI runs `skills check`). */
 #include "cli.h"
+#include "kernelskill/rewrite.h"
 #include "kernelskill/skills.h"
 
 #include <stdio.h>
@@ -30,6 +31,14 @@ static const char zUsage[] =
 extern const ks_cmd ks_cmd_skills;
 
 #define MAX_DIRS 16
+
+/* The rule registry, injected into `skills check` (skills sit below rewrite). */
+static const char *const *rule_params(void *pCtx, const char *zRule, int *pbFound) {
+  (void)pCtx;
+  const ks_rule *pRule = ks_rule_find(zRule);
+  *pbFound = pRule != NULL;
+  return pRule ? pRule->azParams : NULL;
+}
 
 static int run_skills(int argc, char **argv) {
   const char *azDirs[MAX_DIRS];
@@ -68,6 +77,7 @@ static int run_skills(int argc, char **argv) {
   so.nDirs = nDirs;
   so.bNoBuiltin = bOnly;
   so.bNoEnv = bOnly;
+  so.xRuleParams = rule_params;
   ks_buf out = KS_BUF_INIT;
   ks_skillset *pSet = NULL;
   int rc = KS_OK, ec = KS_EXIT_OK;

@@ -14,6 +14,7 @@
  * real nvcc; KS_QUIET=1 silences the substitution lines and notes. docs/nvcc.md. */
 #define _GNU_SOURCE
 #include "kernelskill/nvccargs.h"
+#include "kernelskill/proc.h"
 #include "kernelskill/store.h"
 
 #include <dlfcn.h>
@@ -76,36 +77,9 @@ void ks_nvcc_warn(const char *zFmt, ...) {
 
 /* ---- finding the real nvcc ---- */
 
-static int same_file(const char *zA, const char *zB) {
-  struct stat a, b;
-  return stat(zA, &a) == 0 && stat(zB, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
-}
-
-static int is_exec_file(const char *z) {
-  struct stat st;
-  return stat(z, &st) == 0 && S_ISREG(st.st_mode) && access(z, X_OK) == 0;
-}
-
+#define same_file ks_file_same
 /* A bare name resolved through PATH, skipping ourselves. malloc'd or NULL. */
-static char *path_lookup(const char *zName, const char *zSelf) {
-  if (strchr(zName, '/')) return is_exec_file(zName) ? strdup(zName) : NULL;
-  const char *zPath = getenv("PATH");
-  if (!zPath) return NULL;
-  const char *p = zPath;
-  while (*p) {
-    const char *q = strchr(p, ':');
-    size_t n = q ? (size_t)(q - p) : strlen(p);
-    char aCand[PATH_MAX];
-    if (n > 0 && n + strlen(zName) + 2 < sizeof aCand) {
-      memcpy(aCand, p, n);
-      snprintf(aCand + n, sizeof aCand - n, "/%s", zName);
-      if (is_exec_file(aCand) && !(zSelf && same_file(aCand, zSelf))) return strdup(aCand);
-    }
-    if (!q) break;
-    p = q + 1;
-  }
-  return NULL;
-}
+#define path_lookup ks_path_search
 
 static int has_suffix(const char *z, const char *zSuf) {
   size_t n = strlen(z), m = strlen(zSuf);
@@ -148,22 +122,13 @@ static void do_exec(state *pS) {
 
 /* Run argv with stdout/stderr into files; returns the wait status or -1. */
 static int spawn_captured(char **azArgv, const char *zOut, const char *zErr) {
-  fflush(stdout);
-  fflush(stderr);
-  pid_t pid = fork();
-  if (pid < 0) return -1;
-  if (pid == 0) {
-    int fo = open(zOut, O_WRONLY | O_CREAT | O_TRUNC, 0600), fe = open(zErr, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    if (fo < 0 || fe < 0 || dup2(fo, 1) < 0 || dup2(fe, 2) < 0) _exit(127);
-    close(fo);
-    close(fe);
-    execvp(azArgv[0], azArgv);
-    _exit(127);
-  }
-  int st = 0;
-  while (waitpid(pid, &st, 0) < 0)
-    if (errno != EINTR) return -1;
-  return st;
+  ks_proc_opts po = KS_PROC_OPTS_INIT;
+  po.zStdout = zOut;
+  po.zStderr = zErr;
+  po.bSearchPath = 1;
+  ks_proc_status st;
+  if (ks_proc_run(azArgv, &po, &st) < 0) return -1;
+  return st.iRaw;
 }
 
 /* ---- text rewriting: temp paths back to the original ---- */

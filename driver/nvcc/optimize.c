@@ -29,6 +29,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "kernelskill/proc.h"
 #include "kernelskill/store.h"
 
 #define TAG "kernelskill-nvcc"
@@ -62,15 +63,8 @@ static const char *tmp_dir(void) {
   return z && z[0] ? z : "/tmp";
 }
 
-static int same_file(const char *zA, const char *zB) {
-  struct stat a, b;
-  return stat(zA, &a) == 0 && stat(zB, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
-}
-
-static int is_exec_file(const char *z) {
-  struct stat st;
-  return stat(z, &st) == 0 && S_ISREG(st.st_mode) && access(z, X_OK) == 0;
-}
+#define same_file ks_file_same
+#define is_exec_file ks_file_is_exec
 
 /* The kernelskill CLI: $KS_KERNELSKILL, else next to kernelskill-nvcc, else on PATH. */
 static char *find_kernelskill(void) {
@@ -86,18 +80,7 @@ static char *find_kernelskill(void) {
   free(zDir);
   if (z && is_exec_file(z)) return z;
   free(z);
-  const char *zPath = getenv("PATH");
-  for (const char *p = zPath; p && *p;) {
-    const char *q = strchr(p, ':');
-    size_t n = q ? (size_t)(q - p) : strlen(p);
-    if (n > 0) {
-      char *zCand = fmt("%.*s/kernelskill", (int)n, p);
-      if (zCand && is_exec_file(zCand)) return zCand;
-      free(zCand);
-    }
-    if (!q) break;
-    p = q + 1;
-  }
+  if ((z = ks_path_search("kernelskill", NULL))) return z;
   warn("the kernelskill CLI is neither next to kernelskill-nvcc nor on PATH (set KS_KERNELSKILL); KS_MODE=optimize "
        "cannot run the loop: compiling as KS_MODE=apply");
   return NULL;
@@ -315,42 +298,23 @@ static const char *last_line(const loop_out *p) {
 /* Run argv in zCwd with KS_MODE=off (a kernelskill-nvcc the loop's Reviewer
  * runs must not optimize again), its output forwarded line by line. */
 static void run_loop(const opt_ctx *pC, char **azArgv, const char *zCwd, const char *zInput, loop_out *pOut) {
-  int aFd[2];
   memset(pOut, 0, sizeof *pOut);
   pOut->iStatus = -1;
-  fflush(stdout);
-  fflush(stderr);
-  if (pipe(aFd) != 0) {
-    pOut->azTail[0] = fmt("cannot make a pipe: %s", strerror(errno));
+  static const char *const azSet[] = {"KS_MODE=off", NULL};
+  ks_proc_opts po = KS_PROC_OPTS_INIT;
+  po.azSetEnv = azSet;
+  po.zCwd = zCwd;
+  po.zStdin = "/dev/null";
+  po.bPipe = 1;
+  ks_proc *pProc = NULL;
+  if (ks_proc_spawn(azArgv, &po, &pProc) < 0) {
+    pOut->azTail[0] = fmt("cannot run %s: %s", azArgv[0], ks_error_msg());
     pOut->nTail = 1;
+    ks_error_clear();
     return;
   }
-  pid_t pid = fork();
-  if (pid < 0) {
-    pOut->azTail[0] = fmt("cannot fork: %s", strerror(errno));
-    pOut->nTail = 1;
-    close(aFd[0]);
-    close(aFd[1]);
-    return;
-  }
-  if (pid == 0) {
-    int fNull = open("/dev/null", O_RDONLY);
-    if (fNull >= 0) dup2(fNull, 0);
-    dup2(aFd[1], 1);
-    dup2(aFd[1], 2);
-    close(aFd[0]);
-    close(aFd[1]);
-    setenv("KS_MODE", "off", 1);
-    if (zCwd && chdir(zCwd) != 0) {
-      fprintf(stderr, "cannot enter %s: %s\n", zCwd, strerror(errno));
-      _exit(127);
-    }
-    execv(azArgv[0], azArgv);
-    fprintf(stderr, "cannot run %s: %s\n", azArgv[0], strerror(errno));
-    _exit(127);
-  }
-  close(aFd[1]);
-  FILE *f = fdopen(aFd[0], "r");
+  int fdDup = dup(ks_proc_fd(pProc)); /* ks_proc_wait closes its own */
+  FILE *f = fdDup >= 0 ? fdopen(fdDup, "r") : NULL;
   char *zLine = NULL;
   size_t nCap = 0;
   ssize_t n;
@@ -377,11 +341,13 @@ static void run_loop(const opt_ctx *pC, char **azArgv, const char *zCwd, const c
   }
   free(zLine);
   if (f) fclose(f);
-  else close(aFd[0]);
-  int st = 0;
-  while (waitpid(pid, &st, 0) < 0)
-    if (errno != EINTR) return;
-  pOut->iStatus = st;
+  else if (fdDup >= 0) close(fdDup);
+  ks_proc_status st;
+  if (ks_proc_wait(pProc, &st) < 0) {
+    ks_error_clear();
+    return;
+  }
+  pOut->iStatus = st.iRaw;
 }
 
 /* A note (gitignored) that the loop ran on these bytes and stored nothing,

@@ -43,7 +43,7 @@ typedef struct ks_prompt {
   char *zPath; /* the template file used */
 } ks_prompt;
 
-#define KS_PROMPT_INIT {0, 0, 0}
+#define KS_PROMPT_INIT {.zSystem = 0, .zUser = 0, .zPath = 0}
 
 /* The template file of an agent ("optimizer", "diagnoser", "generator"):
  * $KS_PROMPTS_DIR/<agent>.txt if that variable is set, else

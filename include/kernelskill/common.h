@@ -54,14 +54,26 @@ const char *ks_error_name(int rc);
 int ks_error_exit_code(int rc);
 void ks_error_clear(void);
 
-/* Growable, always NUL-terminated byte buffer. A zeroed ks_buf is empty. */
+/* Growable, always NUL-terminated byte buffer. A zeroed ks_buf is empty.
+ * The error is sticky: after a failed allocation the buffer holds nothing,
+ * every later append returns that error and does nothing, ks_buf_error()
+ * says so and ks_buf_detach() returns NULL. So a run of appends may go
+ * unchecked as long as the caller checks once at the end: a truncated text
+ * is never handed out. */
 typedef struct ks_buf {
   char *z;    /* contents, NUL-terminated once anything was added */
   size_t n;   /* bytes used, not counting the NUL */
   size_t nAlloc;
+  int rcErr;  /* the sticky error (KS_ENOMEM...), 0 while all went well */
 } ks_buf;
 
-#define KS_BUF_INIT {0, 0, 0}
+#define KS_BUF_INIT {.z = 0, .n = 0, .nAlloc = 0, .rcErr = 0}
+
+/* 0, or the error that emptied the buffer. */
+int ks_buf_error(const ks_buf *p);
+/* Test hook: after nOk more buffer allocations, every one fails (this
+ * thread); a negative nOk turns the injection off. */
+void ks_buf_fault_after(long nOk);
 
 int ks_buf_grow(ks_buf *p, size_t nExtra);
 int ks_buf_append(ks_buf *p, const char *z, size_t n);
@@ -74,11 +86,14 @@ int ks_buf_printf(ks_buf *p, const char *zFmt, ...)
 int ks_buf_vprintf(ks_buf *p, const char *zFmt, va_list ap);
 /* Append z as a JSON string literal (with quotes, escaped). */
 int ks_buf_json_string(ks_buf *p, const char *z);
-/* The contents ("" when empty); never NULL. */
+/* The contents ("" when empty or errored); never NULL. */
 const char *ks_buf_cstr(const ks_buf *p);
+/* Empty it (the sticky error stays). */
 void ks_buf_clear(ks_buf *p);
+/* Release it; a freed buffer is a fresh one (no error). */
 void ks_buf_free(ks_buf *p);
-/* Hand the contents to the caller (who frees them) and reset the buffer. */
+/* Hand the contents to the caller (who frees them) and reset the buffer;
+ * NULL (with the error set) when the buffer is errored. */
 char *ks_buf_detach(ks_buf *p);
 
 /* Read a whole file. On success *pzOut is malloc'd and NUL-terminated. */
@@ -91,6 +106,15 @@ int ks_dir_exists(const char *zPath);
 int ks_dir_make(const char *zPath);
 /* rm -rf (no symlinks followed); a missing folder is not an error. */
 int ks_dir_remove_tree(const char *zPath);
+
+/* Do two paths name the same file (device and inode)? 0 when either is missing. */
+int ks_file_same(const char *zA, const char *zB);
+/* A regular file we may execute? */
+int ks_file_is_exec(const char *zPath);
+/* A program name resolved on $PATH (a name with '/' is taken as is), skipping
+ * any candidate that is the same file as zSkip (a drop-in finding the real
+ * tool behind itself); malloc'd, or NULL when there is none. */
+char *ks_path_search(const char *zName, const char *zSkip);
 
 /* Folder part of a path ("." if none); malloc'd. */
 char *ks_path_dirname(const char *zPath);

@@ -52,7 +52,10 @@ typedef struct ks_review_opts {
 } ks_review_opts;
 
 #define KS_REVIEW_OPTS_VERSION 1
-#define KS_REVIEW_OPTS_INIT {KS_REVIEW_OPTS_VERSION, 0, 100, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0}
+#define KS_REVIEW_OPTS_INIT                                                                                  \
+  {.version = KS_REVIEW_OPTS_VERSION, .zCandidate = 0, .nRuns = 100, .nTrials = 0, .rTimeoutS = 0, .bMetrics = 1, \
+   .bCompileOnly = 0, .zArch = 0, .zWorkDir = 0, .zHarness = 0, .bVerbose = 0, .bProfileBestOnly = 0,            \
+   .zRefCache = 0}
 
 typedef struct ks_timing_stats {
   int n;
@@ -77,6 +80,13 @@ typedef struct ks_review_result {
  * KS_EINVAL when the seed or the reference itself fails to build or run. */
 int ks_review_run(const ks_task *pTask, const ks_review_opts *pOpts, ks_review_result **ppRes);
 void ks_review_result_free(ks_review_result *p);
+
+/* The ks-harness to run: zOverride, else $KS_HARNESS, else next to the
+ * executable when it is there; malloc'd, or NULL. */
+char *ks_review_harness_path(const char *zOverride);
+/* Is a CUDA device there? KS_OK, or KS_EUNAVAIL with the reason (ks-harness
+ * missing, "no CUDA device"). */
+int ks_review_probe_gpu(void);
 /* A short human-readable table of the result. */
 int ks_review_text(const ks_review_result *p, ks_buf *pOut);
 

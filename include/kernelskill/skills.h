@@ -56,7 +56,7 @@ typedef struct ks_cond_loc {
 } ks_cond_loc;
 
 #define KS_COND_LOC_VERSION 1
-#define KS_COND_LOC_INIT {KS_COND_LOC_VERSION, "<condition>", 1, 1, 0}
+#define KS_COND_LOC_INIT {.version = KS_COND_LOC_VERSION, .zFile = "<condition>", .iLine = 1, .iCol = 1, .zRaw = 0}
 
 /* Parse and type-check. KS_EPARSE with "file:line:col: message" on a syntax
  * error, an unknown field, an unknown string value or a type error. */
@@ -161,10 +161,18 @@ typedef struct ks_skills_opts {
   const char *const *azDirs;   /* more folders, in override order (later wins) */
   int nDirs;
   int bNoEnv;                  /* ignore KS_SKILLS_PATH */
+  /* ks_skills_check only: the rewrite rules a skill may name, injected by
+   * the caller (the rule registry sits above this module): the parameter
+   * names of rule zRule (NULL-terminated, maybe empty), or NULL when there is
+   * no such rule. NULL: rule ids and parameters are not checked. */
+  const char *const *(*xRuleParams)(void *pCtx, const char *zRule, int *pbFound);
+  void *pRuleCtx;
 } ks_skills_opts;
 
 #define KS_SKILLS_OPTS_VERSION 1
-#define KS_SKILLS_OPTS_INIT {KS_SKILLS_OPTS_VERSION, 0, 0, 0, 0}
+#define KS_SKILLS_OPTS_INIT                                                                                     \
+  {.version = KS_SKILLS_OPTS_VERSION, .bNoBuiltin = 0, .azDirs = 0, .nDirs = 0, .bNoEnv = 0, .xRuleParams = 0, \
+   .pRuleCtx = 0}
 
 /* Load: built-in corpus (ks_path_datadir()/skills), then KS_SKILLS_PATH
  * (colon-separated), then azDirs. A later skill with the same id overrides
@@ -228,7 +236,7 @@ typedef struct ks_plan_opts {
 } ks_plan_opts;
 
 #define KS_PLAN_OPTS_VERSION 1
-#define KS_PLAN_OPTS_INIT {KS_PLAN_OPTS_VERSION, 0, 0, 0, 0}
+#define KS_PLAN_OPTS_INIT {.version = KS_PLAN_OPTS_VERSION, .zParent = 0, .pJournal = 0, .zKernel = 0, .zSource = 0}
 
 /* The policy vetoes: a name, the tag it keys on, a condition, a reason. */
 typedef struct ks_veto {

@@ -175,6 +175,8 @@ static int set_why(const ks_agent_ctx *pCtx, ks_agent_result *pOut, ks_agent_out
 
 int ks_agent_run(const ks_agent_ctx *pCtx, const char *zAgent, const ks_prompt_var *aVar, int nVar,
                  ks_agent_result *pOut) {
+  if (pCtx->version != KS_AGENT_CTX_VERSION)
+    return ks_error_set(KS_EUSAGE, "ks_agent_ctx: unsupported version %u", pCtx->version);
   ks_prompt pr = KS_PROMPT_INIT;
   ks_llm_reply rep = KS_LLM_REPLY_INIT;
   ks_buf why = KS_BUF_INIT, red = KS_BUF_INIT;

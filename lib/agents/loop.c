@@ -1,4 +1,4 @@
-/* loop.c — the agent loop of `kernelskill optimize` (docs/optimize.md).
+/* loop.c — the agent loop proper of `kernelskill optimize` (docs/optimize.md).
  * Round 0 reviews the seed. Each round: features of the current best (one TU,
  * re-parsed) + its profile -> planner (skills + journal) -> the chosen skill's
  * rewrite rule, swept over its parameters -> the Reviewer compares every
@@ -25,120 +25,24 @@
 #include <unistd.h>
 
 #include "kernelskill/features.h"
+#include "kernelskill/marks.h"
+#include "kernelskill/proc.h"
 #include "kernelskill/rewrite.h"
 #include "kernelskill/skills.h"
 
+#include "agents/loop_int.h"
+
 /* ---- small helpers -------------------------------------------------------- */
 
-#define fmt ks_mprintf /* short: used on most lines that build a path or message */
-
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static const char *base_name(const char *zPath) {
   const char *z = strrchr(zPath, '/');
   return z ? z + 1 : zPath;
 }
 
-static double json_num(const cJSON *p, const char *zKey, double rDefault) {
+double json_num(const cJSON *p, const char *zKey, double rDefault) {
   const cJSON *q = cJSON_GetObjectItemCaseSensitive(p, zKey);
   return cJSON_IsNumber(q) ? q->valuedouble : rDefault;
-}
-
-/* ---- sweeps --------------------------------------------------------------- */
-
-/* A parameterized rule is tried at a few values inside one round; the best
- * correct one wins. bOnlyIfGiven: sweep this parameter only when the skill
- * sets it (smem-tile-gemm sweeps regs for register blocking, tile otherwise). */
-typedef struct sweep_def {
-  const char *zRule, *zParam;
-  const char *azValues[4];
-  int bOnlyIfGiven;
-} sweep_def;
-
-static const sweep_def aSweep[] = {{"block-size", "threads", {"128", "256", "512", 0}, 0},
-                                   {"coarsen", "factor", {"2", "4", "8", 0}, 0},
-                                   {"smem-tile-gemm", "regs", {"2", "4", "8", 0}, 1},
-                                   {"smem-tile-gemm", "tile", {"16", "32", 0, 0}, 0},
-                                   {"unroll", "factor", {"4", "8", 0, 0}, 1},
-                                   {"row-reduce", "threads", {"256", "512", "128", 0}, 0},
-                                   {0, 0, {0}, 0}};
-
-static int param_is(const char *zKV, const char *zName) {
-  size_t n = strlen(zName);
-  return strncmp(zKV, zName, n) == 0 && zKV[n] == '=';
-}
-
-void ks_loop_sweep_free(char ***azSets, int *anParams, int nSets) {
-  for (int i = 0; azSets && i < nSets; i++) {
-    for (int k = 0; azSets[i] && k < anParams[i]; k++) free(azSets[i][k]);
-    free(azSets[i]);
-  }
-  free(azSets);
-  free(anParams);
-}
-
-int ks_loop_sweep(const char *zRule, const char *const *azSkillParams, int nSkillParams, int nMax, char ****pazSets,
-                  int **panParams, int *pnSets) {
-  const sweep_def *d = NULL;
-  const char *zOwn = NULL;
-  if (nMax < 1) nMax = 1;
-  for (int i = 0; zRule && aSweep[i].zRule && !d; i++) {
-    if (strcmp(aSweep[i].zRule, zRule) != 0) continue;
-    const char *zGiven = NULL;
-    for (int k = 0; k < nSkillParams; k++)
-      if (param_is(azSkillParams[k], aSweep[i].zParam)) zGiven = azSkillParams[k] + strlen(aSweep[i].zParam) + 1;
-    if (aSweep[i].bOnlyIfGiven && !zGiven) continue;
-    d = &aSweep[i];
-    zOwn = zGiven;
-  }
-  /* The values: the skill's own first, then the table's, no duplicates. */
-  const char *azVal[8];
-  int nVal = 0;
-  if (!d) {
-    azVal[nVal++] = NULL; /* one set: the skill's parameters as they are */
-  } else {
-    if (zOwn) azVal[nVal++] = zOwn;
-    for (int i = 0; d->azValues[i] && nVal < 8; i++)
-      if (!zOwn || strcmp(zOwn, d->azValues[i]) != 0) azVal[nVal++] = d->azValues[i];
-  }
-  if (nVal > nMax) nVal = nMax;
-  char ***azSets = calloc((size_t)nVal, sizeof *azSets);
-  int *anParams = calloc((size_t)nVal, sizeof *anParams);
-  if (!azSets || !anParams) {
-    free(azSets);
-    free(anParams);
-    return ks_error_set(KS_ENOMEM, "out of memory");
-  }
-  for (int s = 0; s < nVal; s++) {
-    azSets[s] = calloc((size_t)nSkillParams + 1, sizeof(char *));
-    if (!azSets[s]) goto oom;
-    int n = 0, bSet = 0;
-    for (int k = 0; k < nSkillParams; k++) {
-      if (d && azVal[s] && param_is(azSkillParams[k], d->zParam)) {
-        azSets[s][n] = fmt("%s=%s", d->zParam, azVal[s]);
-        bSet = 1;
-      } else {
-        azSets[s][n] = ks_strdup(azSkillParams[k]);
-      }
-      if (!azSets[s][n++]) goto oom;
-      anParams[s] = n;
-    }
-    if (d && azVal[s] && !bSet) {
-      if (!(azSets[s][n++] = fmt("%s=%s", d->zParam, azVal[s]))) goto oom;
-    }
-    anParams[s] = n;
-  }
-  *pazSets = azSets;
-  *panParams = anParams;
-  *pnSets = nVal;
-  return KS_OK;
-oom:
-  ks_loop_sweep_free(azSets, anParams, nVal);
-  return ks_error_set(KS_ENOMEM, "out of memory");
 }
 
 /* ---- provenance ----------------------------------------------------------- */
@@ -146,103 +50,36 @@ oom:
 int ks_loop_annotate(const char *zSrc, const char *zSkill, const char *zRule, int iRound, const char *zEvidence,
                      char **pzOut) {
   ks_buf b = KS_BUF_INIT;
-  char *zTag = fmt("// kernelskill: %s (rule %s, round %d)", zSkill, zRule, iRound);
+  char *zTag = fmt("%s (rule %s, round %d)", zSkill, zRule, iRound);
   if (!zTag) return ks_error_set(KS_ENOMEM, "out of memory");
-  size_t nTag = strlen(zTag);
-  const char *p = zSrc;
-  int rc = KS_OK;
-  while (rc == KS_OK) {
-    const char *q = strstr(p, zTag);
-    if (!q) break;
-    q += nTag;
-    rc = ks_buf_append(&b, p, (size_t)(q - p));
+  size_t nTag = strlen(zTag), n = strlen(zSrc), iPos = 0, iDone = 0;
+  ks_mark m;
+  while (ks_mark_next(zSrc, n, KS_MARK_NOTE, &iPos, NULL, &m)) {
+    if (!ks_mark_has_prefix(&m, zTag)) continue;
+    const char *zRest = m.zValue + nTag, *zEnd = m.zValue + m.nValue;
+    ks_buf_append(&b, zSrc + iDone, (size_t)(zRest - (zSrc + iDone)));
+    iDone = (size_t)(zRest - zSrc);
     /* Already annotated (a resumed finalization) stays as it is. */
-    if (rc == KS_OK && zEvidence && zEvidence[0] && strncmp(q + (*q == ' '), zEvidence, strlen(zEvidence)) != 0) {
-      int bWhat = *q == ' ' && q[1] && q[1] != '\n';
-      rc = ks_buf_printf(&b, " %s%s", zEvidence, bWhat ? " \xe2\x80\x94" : "");
-    }
-    p = q;
+    size_t nEv = zEvidence ? strlen(zEvidence) : 0;
+    const char *zWhat = zRest + (zRest < zEnd && *zRest == ' ');
+    if (nEv && !((size_t)(zEnd - zWhat) >= nEv && memcmp(zWhat, zEvidence, nEv) == 0))
+      ks_buf_printf(&b, " %s%s", zEvidence, zWhat < zEnd ? " \xe2\x80\x94" : "");
   }
-  if (rc == KS_OK) rc = ks_buf_puts(&b, p);
+  ks_buf_puts(&b, zSrc + iDone);
   free(zTag);
-  if (rc < 0) {
+  if (ks_buf_error(&b)) {
     ks_buf_free(&b);
-    return rc;
+    return ks_error_set(KS_ENOMEM, "out of memory");
   }
   *pzOut = ks_buf_detach(&b);
   if (!*pzOut) *pzOut = ks_strdup("");
   return *pzOut ? KS_OK : KS_ENOMEM;
 }
 
-/* ---- the GPU probe -------------------------------------------------------- */
-
-int ks_loop_probe_gpu(void) {
-  char *zHarness = NULL;
-  const char *zEnv = getenv("KS_HARNESS");
-  if (zEnv && *zEnv) {
-    zHarness = ks_strdup(zEnv);
-  } else {
-    char *zDir = ks_path_exe_dir();
-    zHarness = zDir ? ks_path_join(zDir, "ks-harness") : NULL;
-    free(zDir);
-  }
-  if (!zHarness || access(zHarness, X_OK) != 0) {
-    free(zHarness);
-    return ks_error_set(KS_EUNAVAIL, "ks-harness not found next to the executable (set KS_HARNESS)");
-  }
-  pid_t pid = fork();
-  if (pid < 0) {
-    free(zHarness);
-    return ks_error_set(KS_EUNAVAIL, "fork: %s", strerror(errno));
-  }
-  if (pid == 0) {
-    int fd = open("/dev/null", O_RDWR);
-    if (fd >= 0) {
-      dup2(fd, 1);
-      dup2(fd, 2);
-    }
-    execl(zHarness, zHarness, "info", (char *)NULL);
-    _exit(127);
-  }
-  int iStatus = 0;
-  while (waitpid(pid, &iStatus, 0) < 0 && errno == EINTR) {
-  }
-  free(zHarness);
-  if (WIFEXITED(iStatus) && WEXITSTATUS(iStatus) == 0) return KS_OK;
-  if (WIFEXITED(iStatus) && WEXITSTATUS(iStatus) == 3) return ks_error_set(KS_EUNAVAIL, "no CUDA device");
-  return ks_error_set(KS_EUNAVAIL, "ks-harness info failed (status %d)", iStatus);
-}
-
 /* ---- the loop's state ----------------------------------------------------- */
 
-typedef struct loop {
-  const ks_task *pTask;
-  ks_loop_opts o;
-  char *zJournal, *zCandDir, *zEvDir;
-  char *zRefCache; /* the reference's outputs, reused by every review of the run */
-  ks_skillset *pSet;
-  ks_tu *pTu;
-  ks_journal *pJ;
-  char azSeed[17], azBest[17];
-  char *zBestSrc;
-  size_t nBestSrc;
-  char *zBestEv; /* evidence JSON of the best (its last review), or NULL */
-  double rSeedUs, rBestUs, rTotal;
-  int iRound;    /* last finished round */
-  int nEvaluated;
-  ks_loop_result *pRes;
-  char *zEntryType;  /* the entry's canonical type (from the seed): LLM code keeps it */
-  char *zEntryDecl;  /* the same as a declaration, for prompts */
-  ks_review_result *pSeedRev; /* the generated seed's review, reused by round 0 */
-  ks_task gen;       /* the task with the generated seed as its source */
-} loop;
 
-static void say(loop *L, const char *zFmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
-    ;
-static void say(loop *L, const char *zFmt, ...) {
+void say(loop *L, const char *zFmt, ...) {
   if (!L->o.pLog) return;
   va_list ap;
   va_start(ap, zFmt);
@@ -263,7 +100,7 @@ static int journal_reload(loop *L) {
 }
 
 /* Append a record (taking ownership of pObj) and keep the in-memory copy current. */
-static int record(loop *L, cJSON *pObj) {
+int record(loop *L, cJSON *pObj) {
   char *z = pObj ? cJSON_PrintUnformatted(pObj) : NULL;
   cJSON_Delete(pObj);
   if (!z) return ks_error_set(KS_ENOMEM, "out of memory");
@@ -272,7 +109,7 @@ static int record(loop *L, cJSON *pObj) {
   return rc < 0 ? rc : journal_reload(L);
 }
 
-static cJSON *new_record(const char *zEvent, int iRound) {
+cJSON *new_record(const char *zEvent, int iRound) {
   cJSON *p = cJSON_CreateObject();
   if (!p) return NULL;
   cJSON_AddNumberToObject(p, "ks_journal", KS_JOURNAL_FORMAT);
@@ -281,7 +118,7 @@ static cJSON *new_record(const char *zEvent, int iRound) {
   return p;
 }
 
-static cJSON *params_json(char *const *az, int n) {
+cJSON *params_json(char *const *az, int n) {
   cJSON *p = cJSON_CreateObject();
   for (int i = 0; p && i < n; i++) {
     const char *zEq = strchr(az[i], '=');
@@ -293,18 +130,18 @@ static cJSON *params_json(char *const *az, int n) {
   return p;
 }
 
-static void params_text(char *const *az, int n, ks_buf *pOut) {
+void params_text(char *const *az, int n, ks_buf *pOut) {
   for (int i = 0; i < n; i++) ks_buf_printf(pOut, "%s%s", i ? "," : "", az[i]);
 }
 
 /* " [k=v,...]" for progress lines, "" without parameters. */
 static char *params_tag(const ks_buf *p) { return p->n ? fmt(" [%s]", p->z) : ks_strdup(""); }
 
-static char *cand_path(loop *L, const char *zHash) { return fmt("%s/%s.cu", L->zCandDir, zHash); }
+char *cand_path(loop *L, const char *zHash) { return fmt("%s/%s.cu", L->zCandDir, zHash); }
 static char *ev_path(loop *L, const char *zHash) { return fmt("%s/%s.json", L->zEvDir, zHash); }
 
 /* The review, through the options' function or the real Reviewer. */
-static int review(loop *L, const ks_task *pTask, const char *zCandidate, ks_review_result **ppRes) {
+int review(loop *L, const ks_task *pTask, const char *zCandidate, ks_review_result **ppRes) {
   ks_review_opts ro = KS_REVIEW_OPTS_INIT;
   ro.zCandidate = zCandidate;
   ro.bProfileBestOnly = 1; /* the next round plans from the best's profile only */
@@ -340,7 +177,7 @@ static double ev_roofline(const char *zEv) {
 
 /* The profile object of kernel zKernel in an evidence document (a detached
  * copy), or NULL. */
-static cJSON *ev_profile(const char *zEv, const char *zKernel) {
+cJSON *ev_profile(const char *zEv, const char *zKernel) {
   char *z = NULL;
   if (!zEv || ks_evidence_pick_profile(zEv, strlen(zEv), "evidence", zKernel, &z) < 0) {
     ks_error_clear();
@@ -378,336 +215,6 @@ static char *evidence_text(const ks_skill *pSkill, const char *zKernel, const ch
   return ks_buf_detach(&b);
 }
 
-/* ---- planning one round --------------------------------------------------- */
-
-typedef struct cand {
-  char **azParams;
-  int nParams;
-  char azHash[17];
-  char *zSrc;
-  size_t nSrc;
-  int iRecorded;     /* index of its journal record (resume), or -1 */
-  /* LLM candidates: which agent wrote it, and at what cost. */
-  const char *zAgent; /* "optimizer", "diagnoser" or NULL (a rule's) */
-  int iAttempt;
-  char azRepairOf[17];
-  long nTokens;
-  int nRequests;
-  char *zModel, *zReply;
-} cand;
-
-typedef struct refusal {
-  const ks_skill *pSkill;
-  char *zWhy;
-} refusal;
-
-typedef struct round_plan {
-  char *zKernel;
-  const ks_skill *pSkill;
-  cand *aCand;
-  int nCand;
-  refusal *aRef;
-  int nRef;
-  cJSON *pRanked;    /* [{"skill","rank","why"}] of the chosen kernel's plan */
-  char *zClass;
-  char *zPlanText;   /* the planner's text report (dry run) */
-  int nSkipped;      /* candidates skipped: evaluated before */
-  int bLlm;          /* the chosen skill goes to the LLM Optimizer */
-  char **azKernels;  /* the best's kernels (what LLM code must keep) */
-  int nKernels;
-  char *zEvidence;   /* the chosen kernel's features and profile, for the Optimizer */
-} round_plan;
-
-static void round_plan_free(round_plan *r) {
-  for (int i = 0; i < r->nCand; i++) {
-    for (int k = 0; k < r->aCand[i].nParams; k++) free(r->aCand[i].azParams[k]);
-    free(r->aCand[i].azParams);
-    free(r->aCand[i].zSrc);
-    free(r->aCand[i].zModel);
-    free(r->aCand[i].zReply);
-  }
-  for (int i = 0; i < r->nKernels; i++) free(r->azKernels[i]);
-  free(r->azKernels);
-  free(r->zEvidence);
-  free(r->aCand);
-  for (int i = 0; i < r->nRef; i++) free(r->aRef[i].zWhy);
-  free(r->aRef);
-  free(r->zKernel);
-  free(r->zClass);
-  free(r->zPlanText);
-  cJSON_Delete(r->pRanked);
-  memset(r, 0, sizeof *r);
-}
-
-static int add_refusal(round_plan *r, const ks_skill *pSkill, const char *zWhy) {
-  refusal *a = realloc(r->aRef, sizeof *a * (size_t)(r->nRef + 1));
-  if (!a) return ks_error_set(KS_ENOMEM, "out of memory");
-  r->aRef = a;
-  a[r->nRef].pSkill = pSkill;
-  a[r->nRef].zWhy = ks_strdup(zWhy ? zWhy : "");
-  r->nRef++;
-  return KS_OK;
-}
-
-static int allow_libs(const ks_task *pTask, ks_evidence *pEv) {
-  ks_value v = {KS_VAL_BOOL, 1, 0, NULL};
-  int rc = KS_OK;
-  for (int i = 0; rc == KS_OK && i < pTask->nLib; i++) {
-    const char *z = pTask->azLib[i];
-    if (!strcmp(z, "cublas") || !strcmp(z, "cublasLt") || !strcmp(z, "cublaslt"))
-      rc = ks_evidence_set(pEv, "task.allows_cublas", &v, "task allows cublas");
-    else if (!strcmp(z, "cub"))
-      rc = ks_evidence_set(pEv, "task.allows_cub", &v, "task allows cub");
-  }
-  return rc;
-}
-
-/* Is zHash the best or one of its ancestors (following accepted decisions)? */
-static int is_ancestor(loop *L, const char *zHash) {
-  if (!strcmp(zHash, L->azBest) || !strcmp(zHash, L->azSeed)) return 1;
-  for (int i = 0; L->pJ && i < L->pJ->n; i++) {
-    const ks_journal_entry *e = &L->pJ->a[i];
-    if (strcmp(e->zEvent, "decision") || !e->zParent) continue;
-    if (!strcmp(e->zParent, zHash)) return 1;
-  }
-  return 0;
-}
-
-/* Try one skill: its rule over the sweep. Adds candidates (new hashes) to r,
- * or returns the reason there are none in *pzWhy (malloc'd). */
-static int try_skill(loop *L, const ks_skill *pSkill, const char *zKernel, int iRound, round_plan *r, char **pzWhy) {
-  int rc = KS_OK;
-  char ***azSets = NULL;
-  int *anParams = NULL, nSets = 0;
-  *pzWhy = NULL;
-  if (!pSkill->zRule) {
-    long nBudget = L->o.pLlm ? ks_llm_token_budget(L->o.pLlm) : 0;
-    if (!L->o.pLlm)
-      *pzWhy = fmt("guidance only (no rewrite rule): the LLM Optimizer would need --llm URL");
-    else if (nBudget > 0 && ks_llm_tokens_used(L->o.pLlm) >= nBudget)
-      *pzWhy = fmt("guidance only, and the LLM token budget is spent (%ld of %ld)", ks_llm_tokens_used(L->o.pLlm),
-                   nBudget);
-    else
-      r->bLlm = 1;
-    return KS_OK;
-  }
-  if (!ks_rule_find(pSkill->zRule)) {
-    *pzWhy = fmt("rewrite rule '%s' is not in this build", pSkill->zRule);
-    return KS_OK;
-  }
-  rc = ks_loop_sweep(pSkill->zRule, (const char *const *)pSkill->azParams, pSkill->nParams, L->o.nSweep, &azSets,
-                     &anParams, &nSets);
-  if (rc < 0) return rc;
-  ks_buf why = KS_BUF_INIT;
-  int nSeen = 0;
-  for (int s = 0; s < nSets; s++) {
-    ks_rewrite_opts ro = KS_REWRITE_OPTS_INIT;
-    ro.zKernel = zKernel;
-    ro.zRule = pSkill->zRule;
-    ro.azParams = (const char *const *)azSets[s];
-    ro.nParams = anParams[s];
-    ro.zSkill = pSkill->zId;
-    ro.iRound = iRound;
-    char *zNew = NULL;
-    size_t nNew = 0;
-    ks_error_clear();
-    int k = ks_rewrite_apply(L->pTu, &ro, &zNew, &nNew);
-    if (k == KS_ENOMEM) {
-      rc = k;
-      break;
-    }
-    if (k < 0) {
-      if (!why.n) ks_buf_puts(&why, ks_error_msg()[0] ? ks_error_msg() : ks_error_name(k));
-      ks_error_clear();
-      continue;
-    }
-    char azHash[17];
-    ks_journal_hash(zNew, nNew, "", azHash);
-    int bDup = 0;
-    for (int i = 0; i < r->nCand; i++)
-      if (!strcmp(r->aCand[i].azHash, azHash)) bDup = 1;
-    int iRec = ks_journal_find(L->pJ, "candidate", -1, azHash);
-    if (iRec >= 0 && strcmp(L->pJ->a[iRec].zVerdict, "refused") != 0) {
-      /* Evaluated before: reuse only the record of this very round (resume). */
-      const ks_journal_entry *e = &L->pJ->a[iRec];
-      if (e->iRound != iRound || strcmp(e->zParent, L->azBest) != 0) bDup = 1, r->nSkipped++;
-    } else {
-      iRec = -1;
-    }
-    if (!bDup && is_ancestor(L, azHash)) bDup = 1, r->nSkipped++;
-    nSeen++;
-    if (bDup) {
-      free(zNew);
-      continue;
-    }
-    cand *a = realloc(r->aCand, sizeof *a * (size_t)(r->nCand + 1));
-    if (!a) {
-      free(zNew);
-      rc = ks_error_set(KS_ENOMEM, "out of memory");
-      break;
-    }
-    r->aCand = a;
-    cand *c = &a[r->nCand++];
-    memset(c, 0, sizeof *c);
-    memcpy(c->azHash, azHash, 17);
-    c->zSrc = zNew;
-    c->nSrc = nNew;
-    c->iRecorded = iRec;
-    c->azParams = azSets[s];
-    c->nParams = anParams[s];
-    azSets[s] = NULL;
-    anParams[s] = 0;
-  }
-  if (rc == KS_OK && r->nCand == 0)
-    *pzWhy = why.n ? ks_buf_detach(&why)
-                   : fmt(nSeen ? "every version it produces was evaluated before" : "no candidate produced");
-  ks_buf_free(&why);
-  ks_loop_sweep_free(azSets, anParams, nSets);
-  return rc;
-}
-
-/* Kernels of the features document, the slowest (by the best's profile) first. */
-static int kernel_order(const char *zFeatures, const char *zEv, char ***pazNames, int *pn) {
-  cJSON *pDoc = cJSON_Parse(zFeatures), *pK, *pI;
-  int n = 0;
-  pK = cJSON_GetObjectItemCaseSensitive(pDoc, "kernels");
-  char **az = calloc((size_t)cJSON_GetArraySize(pK) + 1, sizeof(char *));
-  double *ar = calloc((size_t)cJSON_GetArraySize(pK) + 1, sizeof(double));
-  if (!az || !ar) {
-    free(az);
-    free(ar);
-    cJSON_Delete(pDoc);
-    return ks_error_set(KS_ENOMEM, "out of memory");
-  }
-  cJSON_ArrayForEach(pI, pK) {
-    cJSON *pName = cJSON_GetObjectItemCaseSensitive(pI, "name");
-    if (!cJSON_IsString(pName)) continue;
-    cJSON *pProf = ev_profile(zEv, pName->valuestring);
-    double r = json_num(pProf, "duration_us", -1);
-    cJSON_Delete(pProf);
-    int i = n;
-    while (i > 0 && ar[i - 1] < r) {
-      az[i] = az[i - 1];
-      ar[i] = ar[i - 1];
-      i--;
-    }
-    az[i] = ks_strdup(pName->valuestring);
-    ar[i] = r;
-    n++;
-  }
-  free(ar);
-  cJSON_Delete(pDoc);
-  *pazNames = az;
-  *pn = n;
-  return KS_OK;
-}
-
-/* Choose this round's skill and produce its candidates. zForceSkill (a
- * resumed round) takes that skill on that kernel without re-planning. With
- * bDry, the journal is not consulted. r->pSkill NULL: nothing left. */
-static int plan_round(loop *L, int iRound, const char *zForceSkill, const char *zForceKernel, int bDry,
-                      round_plan *r) {
-  int rc = KS_OK;
-  ks_buf feat = KS_BUF_INIT;
-  char **azKernels = NULL;
-  int nKernels = 0;
-  memset(r, 0, sizeof *r);
-  if ((rc = ks_tu_reparse(L->pTu, L->zBestSrc, L->nBestSrc)) < 0) goto done;
-  if (ks_tu_error_count(L->pTu) > 0) {
-    ks_buf d = KS_BUF_INIT;
-    ks_tu_diagnostics(L->pTu, &d);
-    rc = ks_error_set(KS_EPARSE, "the current best does not parse:\n%s", ks_buf_cstr(&d));
-    ks_buf_free(&d);
-    goto done;
-  }
-  ks_features_opts fo = KS_FEATURES_OPTS_INIT;
-  if ((rc = ks_features_json(L->pTu, &fo, &feat)) < 0) goto done;
-  if ((rc = kernel_order(ks_buf_cstr(&feat), L->zBestEv, &azKernels, &nKernels)) < 0) goto done;
-
-  if (zForceSkill) {
-    const ks_skill *pSkill = ks_skills_find(L->pSet, zForceSkill);
-    if (!pSkill) {
-      rc = ks_error_set(KS_EINVAL, "%s: round %d planned skill '%s', which is not in the corpus", L->zJournal, iRound,
-                        zForceSkill);
-      goto done;
-    }
-    char *zWhy = NULL;
-    if ((rc = try_skill(L, pSkill, zForceKernel, iRound, r, &zWhy)) < 0) goto done;
-    r->zKernel = ks_strdup(zForceKernel);
-    if (r->nCand || r->bLlm) r->pSkill = pSkill;
-    else rc = add_refusal(r, pSkill, zWhy);
-    free(zWhy);
-    goto done;
-  }
-
-  for (int iK = 0; iK < nKernels && !r->pSkill; iK++) {
-    const char *zKernel = azKernels[iK];
-    ks_evidence *pEv = NULL;
-    ks_plan *pPlan = NULL;
-    char *zSummary = NULL, *zProf = NULL;
-    if ((rc = ks_evidence_new(&pEv)) < 0) goto kernel_done;
-    if ((rc = ks_evidence_pick_features(feat.z, feat.n, L->pTask->zSource, zKernel, &zSummary)) < 0) goto kernel_done;
-    if ((rc = ks_evidence_add_json(pEv, "features", zSummary, strlen(zSummary), L->pTask->zSource, NULL)) < 0)
-      goto kernel_done;
-    if (L->zBestEv && ks_evidence_pick_profile(L->zBestEv, strlen(L->zBestEv), "evidence", zKernel, &zProf) == KS_OK) {
-      if ((rc = ks_evidence_add_json(pEv, "profile", zProf, strlen(zProf), "evidence", NULL)) < 0) goto kernel_done;
-    }
-    ks_error_clear();
-    if ((rc = allow_libs(L->pTask, pEv)) < 0 || (rc = ks_evidence_derive(pEv)) < 0) goto kernel_done;
-    ks_plan_opts po = KS_PLAN_OPTS_INIT;
-    po.zParent = L->azBest;
-    po.pJournal = bDry ? NULL : L->pJ;
-    po.zKernel = zKernel;
-    po.zSource = L->pTask->zSource;
-    if ((rc = ks_plan_run(L->pSet, pEv, &po, &pPlan)) < 0) goto kernel_done;
-    if (bDry) {
-      ks_buf t = KS_BUF_INIT;
-      ks_plan_text(pPlan, 5, 0, &t);
-      char *zOld = r->zPlanText;
-      r->zPlanText = fmt("%s%s", zOld ? zOld : "", ks_buf_cstr(&t));
-      free(zOld);
-      ks_buf_free(&t);
-    }
-    for (int i = 0; i < pPlan->n && !r->pSkill; i++) {
-      const ks_plan_item *it = &pPlan->a[i];
-      if (it->eStatus != KS_PLAN_CANDIDATE) continue;
-      char *zWhy = NULL;
-      if ((rc = try_skill(L, it->pSkill, zKernel, iRound, r, &zWhy)) < 0) goto kernel_done;
-      if (r->nCand || r->bLlm) {
-        if (r->bLlm)
-          r->zEvidence = fmt("features of %s: %s\nprofile: %s", zKernel, zSummary, zProf ? zProf : "(not measured)");
-        r->pSkill = it->pSkill;
-        r->zKernel = ks_strdup(zKernel);
-        r->zClass = ks_strdup(pPlan->zClass ? pPlan->zClass : "");
-        r->pRanked = cJSON_CreateArray();
-        for (int j = 0; j < pPlan->n && j < 5; j++) {
-          if (pPlan->a[j].eStatus != KS_PLAN_CANDIDATE) break;
-          cJSON *pO = cJSON_CreateObject();
-          cJSON_AddStringToObject(pO, "skill", pPlan->a[j].pSkill->zId);
-          cJSON_AddNumberToObject(pO, "rank", pPlan->a[j].iRank);
-          cJSON_AddStringToObject(pO, "why", pPlan->a[j].zWhy ? pPlan->a[j].zWhy : "");
-          cJSON_AddItemToArray(r->pRanked, pO);
-        }
-      } else {
-        rc = add_refusal(r, it->pSkill, zWhy);
-      }
-      free(zWhy);
-      if (rc < 0) goto kernel_done;
-    }
-  kernel_done:
-    free(zSummary);
-    free(zProf);
-    ks_plan_free(pPlan);
-    ks_evidence_free(pEv);
-    if (rc < 0) goto done;
-  }
-done:
-  r->azKernels = azKernels;
-  r->nKernels = nKernels;
-  ks_buf_free(&feat);
-  return rc;
-}
-
 /* ---- set-up, round 0, resume ---------------------------------------------- */
 
 static int load_best(loop *L, const char *zHash) {
@@ -715,8 +222,10 @@ static int load_best(loop *L, const char *zHash) {
   size_t nSrc = 0;
   int rc = ks_file_read(zPath, &zSrc, &nSrc);
   if (rc < 0) {
+    char *zWhy = ks_strdup(ks_error_msg()); /* the message below replaces the one it quotes */
     rc = ks_error_set(KS_EINVAL, "%s: cannot resume: the source of version %s is missing (%s)", L->zJournal, zHash,
-                      ks_error_msg());
+                      zWhy ? zWhy : "?");
+    free(zWhy);
     goto done;
   }
   char azCheck[17];
@@ -742,7 +251,7 @@ done:
   return rc;
 }
 
-static int save_text(const char *zPath, const char *z, size_t n) {
+int save_text(const char *zPath, const char *z, size_t n) {
   if (ks_file_exists(zPath)) return KS_OK; /* content-addressed: already there */
   return ks_file_write_atomic(zPath, z, n);
 }
@@ -756,7 +265,7 @@ static int round0(loop *L) {
   cJSON *pRec = NULL;
   int rc = KS_OK;
   say(L, "round 0: reviewing the seed %s", L->pTask->zSource);
-  double rT = now_s();
+  double rT = ks_clock_now(L->o.pClock);
   if (L->pSeedRev) {
     pRev = L->pSeedRev; /* the generated seed, reviewed as it was accepted */
     L->pSeedRev = NULL;
@@ -777,7 +286,7 @@ static int round0(loop *L) {
   cJSON_AddStringToObject(pRec, "hash", L->azSeed);
   cJSON_AddStringToObject(pRec, "verdict", ks_verdict_name(pRev->eVerdict));
   cJSON_AddStringToObject(pRec, "reason", pRev->zReason ? pRev->zReason : "");
-  cJSON_AddNumberToObject(pRec, "seconds", now_s() - rT);
+  cJSON_AddNumberToObject(pRec, "seconds", ks_clock_now(L->o.pClock) - rT);
   if (pRev->eVerdict != KS_VERDICT_OK) {
     ks_diagnose(pRev, NULL, &diag);
     L->pRes->eStatus = KS_LOOP_SEED_FAILED;
@@ -809,12 +318,6 @@ done:
 
 /* ---- one round ------------------------------------------------------------ */
 
-typedef struct outcome {
-  char *zVerdict;
-  double rSpeedup; /* vs the best */
-  double rUs;      /* candidate median */
-  char *zEv;       /* evidence JSON */
-} outcome;
 
 /* Who wrote an LLM candidate, for its journal record. */
 static void add_llm_fields(cJSON *pRec, const cand *c) {
@@ -828,7 +331,7 @@ static void add_llm_fields(cJSON *pRec, const cand *c) {
 }
 
 /* Review one candidate (or take its recorded result) and journal it. */
-static int eval_cand(loop *L, int iRound, const round_plan *r, const cand *c, outcome *pOut) {
+int eval_cand(loop *L, int iRound, const round_plan *r, const cand *c, outcome *pOut) {
   int rc = KS_OK;
   ks_review_result *pRev = NULL;
   ks_buf diag = KS_BUF_INIT, ptxt = KS_BUF_INIT;
@@ -849,9 +352,9 @@ static int eval_cand(loop *L, int iRound, const round_plan *r, const cand *c, ou
   }
   if ((rc = save_text(zPath, c->zSrc, c->nSrc)) < 0) goto done;
   ks_task t = task_vs_best(L, zBase);
-  double rT = now_s();
+  double rT = ks_clock_now(L->o.pClock);
   if ((rc = review(L, &t, zPath, &pRev)) < 0) goto done;
-  double rSecs = now_s() - rT;
+  double rSecs = ks_clock_now(L->o.pClock) - rT;
   L->nEvaluated++;
   const char *zVerdict = ks_verdict_name(pRev->eVerdict);
   if (pRev->eVerdict == KS_VERDICT_OK || pRev->eVerdict == KS_VERDICT_COMPILED) zVerdict = "noise";
@@ -931,321 +434,12 @@ static int write_refusals(loop *L, int iRound, const round_plan *r) {
   return rc;
 }
 
-/* ---- the LLM branch of a round -------------------------------------------- */
-
-/* Has a version with this hash been reviewed in this run (refusals aside)? */
-static int evaluated(loop *L, const char *zHash) {
-  for (int i = 0; L->pJ && i < L->pJ->n; i++) {
-    const ks_journal_entry *e = &L->pJ->a[i];
-    if (!strcmp(e->zEvent, "candidate") && e->zHash && !strcmp(e->zHash, zHash) &&
-        (!e->zVerdict || strcmp(e->zVerdict, "refused") != 0))
-      return 1;
-  }
-  return 0;
-}
-
-static int repairable(const char *zVerdict) {
-  return zVerdict && (!strcmp(zVerdict, "compile_error") || !strcmp(zVerdict, "wrong_result") ||
-                      !strcmp(zVerdict, "runtime_error") || !strcmp(zVerdict, "timeout"));
-}
-
-/* LLM code gets one provenance line, which ks_loop_annotate later extends
- * with the evidence and gain: "// kernelskill: SKILL (rule llm, round N) ...".
- * Lines of that tag the model copied from an earlier attempt are dropped. */
-static char *with_provenance(const char *zCode, const char *zSkill, int iRound, const char *zWhat) {
-  char *zTag = fmt("// kernelskill: %s (rule llm, round %d)", zSkill, iRound);
-  ks_buf b = KS_BUF_INIT;
-  if (!zTag) return NULL;
-  ks_buf_printf(&b, "%s %s\n", zTag, zWhat);
-  for (const char *p = zCode; *p;) {
-    const char *e = strchr(p, '\n');
-    size_t n = e ? (size_t)(e - p + 1) : strlen(p);
-    const char *q = p;
-    while (q < p + n && (*q == ' ' || *q == '\t')) q++;
-    if (strncmp(q, zTag, strlen(zTag)) != 0) ks_buf_append(&b, p, n);
-    p += n;
-  }
-  if (b.n && b.z[b.n - 1] != '\n') ks_buf_puts(&b, "\n");
-  free(zTag);
-  return ks_buf_detach(&b);
-}
-
-/* Add a candidate (taking zSrc) with one "llm=<agent>" parameter, so each
- * attempt is its own (skill, params) in the journal. */
-static cand *add_llm_cand(round_plan *r, const char *zAgent, int iAttempt, char *zSrc, const char *zHash) {
-  cand *a = realloc(r->aCand, sizeof *a * (size_t)(r->nCand + 1));
-  if (!a) return NULL;
-  r->aCand = a;
-  cand *c = &a[r->nCand];
-  memset(c, 0, sizeof *c);
-  c->iRecorded = -1;
-  c->zAgent = !strcmp(zAgent, "optimizer") ? "optimizer" : "diagnoser";
-  c->iAttempt = iAttempt;
-  c->azParams = calloc(1, sizeof(char *));
-  if (!c->azParams || !(c->azParams[0] = iAttempt ? fmt("llm=repair-%d", iAttempt) : fmt("llm=optimizer"))) {
-    free(c->azParams);
-    return NULL;
-  }
-  c->nParams = 1;
-  c->zSrc = zSrc;
-  c->nSrc = zSrc ? strlen(zSrc) : 0;
-  if (zHash) memcpy(c->azHash, zHash, 17);
-  r->nCand++;
-  return c;
-}
-
-/* An attempt that produced nothing to review: a recorded failure. */
-static int record_llm_refusal(loop *L, int iRound, const round_plan *r, const char *zAgent, int iAttempt,
-                              const char *zHash, const char *zRepairOf, const ks_agent_result *pAr, const char *zReply,
-                              const char *zWhy) {
-  cJSON *pRec = new_record("candidate", iRound);
-  cJSON_AddStringToObject(pRec, "parent", L->azBest);
-  if (zHash) cJSON_AddStringToObject(pRec, "hash", zHash);
-  cJSON_AddStringToObject(pRec, "skill", r->pSkill->zId);
-  cJSON_AddStringToObject(pRec, "kernel", r->zKernel);
-  cJSON *pP = cJSON_AddObjectToObject(pRec, "params");
-  char *zP = iAttempt ? fmt("repair-%d", iAttempt) : fmt("optimizer");
-  cJSON_AddStringToObject(pP, "llm", zP ? zP : "");
-  free(zP);
-  cJSON_AddStringToObject(pRec, "agent", zAgent);
-  cJSON_AddNumberToObject(pRec, "attempt", iAttempt);
-  if (zRepairOf && zRepairOf[0]) cJSON_AddStringToObject(pRec, "repair_of", zRepairOf);
-  if (pAr) {
-    cJSON_AddStringToObject(pRec, "outcome", ks_agent_outcome_name(pAr->eOutcome));
-    if (pAr->zModel) cJSON_AddStringToObject(pRec, "model", pAr->zModel);
-    cJSON_AddNumberToObject(pRec, "tokens", (double)pAr->nTokens);
-    cJSON_AddNumberToObject(pRec, "requests", pAr->nRequests);
-  }
-  if (zReply) cJSON_AddStringToObject(pRec, "reply", zReply);
-  cJSON_AddStringToObject(pRec, "verdict", "refused");
-  cJSON_AddStringToObject(pRec, "reason", zWhy ? zWhy : "");
-  say(L, "round %d: %s (LLM %s) refused: %s", iRound, r->pSkill->zId, zAgent, zWhy ? zWhy : "");
-  return record(L, pRec);
-}
-
-/* Keep the reply next to the run's candidates: llm/round<N>-<k>-<agent>.md.
- * *pzRel is the path relative to the run folder (for the journal). */
-static int save_reply(loop *L, const char *zStem, const char *zText, char **pzRel) {
-  char *zDir = ks_path_join(L->o.zOutDir, "llm"), *zRel = fmt("llm/%s.md", zStem);
-  char *zPath = zRel ? ks_path_join(L->o.zOutDir, zRel) : NULL;
-  int rc = zDir && zPath ? ks_dir_make(zDir) : ks_error_set(KS_ENOMEM, "out of memory");
-  if (rc == KS_OK) rc = ks_file_write_atomic(zPath, zText, strlen(zText));
-  free(zDir);
-  free(zPath);
-  if (rc == KS_OK) *pzRel = zRel;
-  else free(zRel);
-  return rc;
-}
-
-/* The journal's candidates on the current best, for the Optimizer's "do not
- * repeat" list. */
-static char *tried_text(loop *L) {
-  ks_buf b = KS_BUF_INIT;
-  for (int i = 0; L->pJ && i < L->pJ->n; i++) {
-    const ks_journal_entry *e = &L->pJ->a[i];
-    if (strcmp(e->zEvent, "candidate") || !e->zParent || strcmp(e->zParent, L->azBest) || !e->zSkill) continue;
-    ks_buf_printf(&b, "- %s: %s", e->zSkill, e->zVerdict ? e->zVerdict : "?");
-    if (e->bHasSpeedup) ks_buf_printf(&b, " (%.2fx)", e->rSpeedup);
-    ks_buf_puts(&b, "\n");
-  }
-  char *z = ks_buf_detach(&b);
-  return z ? z : ks_strdup("");
-}
-
-/* The Optimizer's candidate for the chosen skill, then Diagnoser repairs of
- * each candidate that fails to build or run, at most nMaxRepairs; every
- * attempt is journaled (reviewed: a candidate record; refused: a refusal),
- * and a resumed round continues from its records. Fills r->aCand and the
- * parallel *paOut (malloc'd). */
-static int llm_branch(loop *L, int iRound, round_plan *r, outcome **paOut) {
-  int rc = KS_OK, nAttempt = 0, bDone = 0, nOut = 0;
-  int nMax = L->o.nMaxRepairs > 0 ? L->o.nMaxRepairs : KS_AGENT_MAX_REPAIRS;
-  outcome *aOut = NULL;
-  char azFail[17] = "";
-  char *zFailWhy = NULL, *zKernels = NULL, *zTried = NULL;
-  ks_buf hist = KS_BUF_INIT, kb = KS_BUF_INIT;
-  ks_agent_result ar;
-  memset(&ar, 0, sizeof ar);
-  *paOut = NULL;
-  for (int i = 0; i < r->nKernels; i++) ks_buf_printf(&kb, "%s%s", i ? ", " : "", r->azKernels[i]);
-  zKernels = ks_buf_detach(&kb);
-
-  /* A resumed round: its recorded attempts, in order. */
-  for (int i = 0; L->pJ && i < L->pJ->n && !bDone; i++) {
-    const ks_journal_entry *e = &L->pJ->a[i];
-    if (strcmp(e->zEvent, "candidate") || e->iRound != iRound || !e->zParent || strcmp(e->zParent, L->azBest)) continue;
-    char *zAgent = ks_journal_entry_string(e, "agent");
-    if (!zAgent) continue;
-    nAttempt++;
-    if (!strcmp(e->zVerdict, "refused") || !e->zHash) {
-      free(zAgent);
-      bDone = 1;
-      break;
-    }
-    cand *c = add_llm_cand(r, zAgent, nAttempt - 1, NULL, e->zHash);
-    free(zAgent);
-    outcome *a = c ? realloc(aOut, sizeof *a * (size_t)r->nCand) : NULL;
-    if (!a) {
-      rc = ks_error_set(KS_ENOMEM, "out of memory");
-      goto done;
-    }
-    aOut = a;
-    memset(&aOut[r->nCand - 1], 0, sizeof *a);
-    nOut = r->nCand;
-    c->iRecorded = i;
-    if ((rc = eval_cand(L, iRound, r, c, &aOut[r->nCand - 1])) < 0) goto done;
-    if (!repairable(e->zVerdict)) {
-      bDone = 1;
-    } else {
-      char *zDiag = ks_journal_entry_string(e, "diagnosis"), *zDetail = ks_journal_entry_string(e, "detail");
-      memcpy(azFail, e->zHash, 17);
-      free(zFailWhy);
-      zFailWhy = fmt("%s%s%s", zDiag ? zDiag : e->zVerdict, zDetail ? "\n" : "", zDetail ? zDetail : "");
-      ks_buf_printf(&hist, "- attempt %d: %s\n", nAttempt - 1, zDiag ? zDiag : e->zVerdict);
-      free(zDiag);
-      free(zDetail);
-    }
-  }
-
-  ks_agent_ctx ctx = KS_AGENT_CTX_INIT;
-  ctx.pLlm = L->o.pLlm;
-  ctx.azKernel = (const char *const *)r->azKernels;
-  ctx.nKernel = r->nKernels;
-  ctx.zEntryName = L->pTask->zEntry;
-  ctx.zEntryType = L->zEntryType;
-  ctx.zEntryDecl = L->zEntryDecl;
-  ctx.azLibraries = (const char *const *)L->pTask->azLib;
-  ctx.nLibraries = L->pTask->nLib;
-  zTried = tried_text(L);
-  while (!bDone) {
-    if (nAttempt > 0 && !azFail[0]) break;
-    if (nAttempt > nMax) {
-      say(L, "round %d: %s: giving up this branch after %d repairs", iRound, r->pSkill->zId, nMax);
-      break;
-    }
-    int bRepair = nAttempt > 0;
-    const char *zAgent = bRepair ? "diagnoser" : "optimizer";
-    char *zFailSrc = NULL, *zAttempt = fmt("%d", nAttempt), *zMaxA = fmt("%d", nMax);
-    if (bRepair) {
-      char *zPath = cand_path(L, azFail);
-      size_t n;
-      rc = zPath ? ks_file_read(zPath, &zFailSrc, &n) : KS_ENOMEM;
-      free(zPath);
-      if (rc < 0) {
-        free(zAttempt);
-        free(zMaxA);
-        goto done;
-      }
-    }
-    say(L, "round %d: asking the LLM %s%s", iRound, zAgent, bRepair ? " for a repair" : "");
-    ks_prompt_var aVarO[] = {{"task_name", L->pTask->zName},     {"skill_id", r->pSkill->zId},
-                             {"skill_title", r->pSkill->zTitle}, {"skill_guidance", r->pSkill->zGuidance},
-                             {"kernel_source", L->zBestSrc},     {"kernels", zKernels},
-                             {"entry_signature", L->zEntryDecl}, {"evidence", r->zEvidence},
-                             {"history", zTried}};
-    ks_prompt_var aVarD[] = {{"task_name", L->pTask->zName}, {"kernel_source", zFailSrc},
-                             {"error", zFailWhy},            {"repair_history", hist.n ? ks_buf_cstr(&hist) : ""},
-                             {"attempt", zAttempt},          {"max_attempts", zMaxA},
-                             {"kernels", zKernels},          {"entry_signature", L->zEntryDecl}};
-    rc = bRepair ? ks_agent_run(&ctx, zAgent, aVarD, (int)(sizeof aVarD / sizeof aVarD[0]), &ar)
-                 : ks_agent_run(&ctx, zAgent, aVarO, (int)(sizeof aVarO / sizeof aVarO[0]), &ar);
-    free(zFailSrc);
-    free(zAttempt);
-    free(zMaxA);
-    if (rc < 0) goto done;
-    char *zStem = fmt("round%d-%d-%s", iRound, nAttempt, zAgent), *zReply = NULL;
-    if (ar.zReply && zStem && (rc = save_reply(L, zStem, ar.zReply, &zReply)) < 0) {
-      free(zStem);
-      goto done;
-    }
-    free(zStem);
-    char *zSrc = NULL;
-    char azHash[17] = "";
-    if (ar.eOutcome == KS_AGENT_CODE) {
-      char *zWhat = bRepair ? fmt("written by the LLM Optimizer, repair %d by the Diagnoser (%s)", nAttempt,
-                                  ar.zModel ? ar.zModel : "?")
-                            : fmt("written by the LLM Optimizer (%s)", ar.zModel ? ar.zModel : "?");
-      zSrc = zWhat ? with_provenance(ar.zCode, r->pSkill->zId, iRound, zWhat) : NULL;
-      free(zWhat);
-      if (!zSrc) {
-        free(zReply);
-        rc = ks_error_set(KS_ENOMEM, "out of memory");
-        goto done;
-      }
-      ks_journal_hash(zSrc, strlen(zSrc), "", azHash);
-    }
-    if (ar.eOutcome != KS_AGENT_CODE || evaluated(L, azHash) || is_ancestor(L, azHash)) {
-      char *zWhy = ar.eOutcome != KS_AGENT_CODE ? NULL : fmt("the reply repeats version %s, evaluated before", azHash);
-      rc = record_llm_refusal(L, iRound, r, zAgent, nAttempt, azHash[0] ? azHash : NULL, bRepair ? azFail : NULL, &ar,
-                              zReply, zWhy ? zWhy : ar.zWhy);
-      free(zWhy);
-      free(zSrc);
-      free(zReply);
-      if (rc < 0) goto done;
-      bDone = 1;
-      break;
-    }
-    cand *c = add_llm_cand(r, zAgent, nAttempt, zSrc, azHash);
-    outcome *a = c ? realloc(aOut, sizeof *a * (size_t)r->nCand) : NULL;
-    if (!a) {
-      if (!c) free(zSrc);
-      free(zReply);
-      rc = ks_error_set(KS_ENOMEM, "out of memory");
-      goto done;
-    }
-    aOut = a;
-    memset(&aOut[r->nCand - 1], 0, sizeof *a);
-    nOut = r->nCand;
-    if (bRepair) memcpy(c->azRepairOf, azFail, 17);
-    c->nTokens = ar.nTokens;
-    c->nRequests = ar.nRequests;
-    c->zModel = ar.zModel;
-    ar.zModel = NULL;
-    c->zReply = zReply;
-    ks_agent_result_free(&ar);
-    if ((rc = eval_cand(L, iRound, r, c, &aOut[r->nCand - 1])) < 0) goto done;
-    nAttempt++;
-    const char *zV = aOut[r->nCand - 1].zVerdict;
-    if (!repairable(zV)) {
-      bDone = 1;
-    } else {
-      const ks_journal_entry *e = &L->pJ->a[L->pJ->n - 1];
-      char *zDiag = ks_journal_entry_string(e, "diagnosis"), *zDetail = ks_journal_entry_string(e, "detail");
-      memcpy(azFail, c->azHash, 17);
-      free(zFailWhy);
-      zFailWhy = fmt("%s%s%s", zDiag ? zDiag : zV, zDetail ? "\n" : "", zDetail ? zDetail : "");
-      ks_buf_printf(&hist, "- attempt %d: %s\n", nAttempt - 1, zDiag ? zDiag : zV);
-      free(zDiag);
-      free(zDetail);
-    }
-  }
-done:
-  ks_agent_result_free(&ar);
-  if (rc < 0) {
-    for (int i = 0; aOut && i < nOut; i++) {
-      free(aOut[i].zVerdict);
-      free(aOut[i].zEv);
-    }
-    free(aOut);
-    aOut = NULL;
-    r->nCand = nOut; /* a candidate added without its outcome is dropped */
-  }
-  *paOut = aOut;
-  free(zFailWhy);
-  free(zKernels);
-  free(zTried);
-  ks_buf_free(&hist);
-  ks_buf_free(&kb);
-  return rc;
-}
-
-/* One round. *pbStop with *pzStop (malloc'd) when the loop should end. */
 static int run_round(loop *L, int iRound, int *pbStop, char **pzStop) {
   int rc = KS_OK;
   round_plan r;
   outcome *aOut = NULL;
   char *zForce = NULL, *zForceKernel = NULL;
-  double rT = now_s();
+  double rT = ks_clock_now(L->o.pClock);
   /* A round whose plan is journaled but not its decision: a run killed mid-round. */
   int iPlan = ks_journal_find(L->pJ, "plan", iRound, NULL);
   if (iPlan >= 0) {
@@ -1329,7 +523,7 @@ static int run_round(loop *L, int iRound, int *pbStop, char **pzStop) {
     cJSON_AddNumberToObject(pRec, "total_speedup", L->rTotal);
     cJSON_AddStringToObject(pRec, "reason", "no candidate correct and faster than the best beyond the noise");
   }
-  cJSON_AddNumberToObject(pRec, "seconds", now_s() - rT);
+  cJSON_AddNumberToObject(pRec, "seconds", ks_clock_now(L->o.pClock) - rT);
   if ((rc = record(L, pRec)) < 0) {
     ks_buf_free(&ptxt);
     goto done;
@@ -1420,7 +614,7 @@ static int finish(loop *L, const char *zStop) {
       if (e->bHasSpeedup) R->rSpeedup = e->rSpeedup;
     } else {
       say(L, "closing review: %s against the seed", R->zBestPath);
-      double rT = now_s();
+      double rT = ks_clock_now(L->o.pClock);
       if ((rc = review(L, L->pTask, R->zBestPath, &pRev)) < 0) return rc;
       /* Its evidence first (as for candidates): `optimize --commit` stores it. */
       char *zFinalEv = fmt("%s/final-%s.json", L->zEvDir, L->azBest);
@@ -1442,7 +636,7 @@ static int finish(loop *L, const char *zStop) {
         cJSON_AddNumberToObject(pRec, "seed_us", 0.5 * (pRev->seed.rMedianUs + pRev->seed2.rMedianUs));
         R->rSpeedup = pRev->rSpeedup;
       }
-      cJSON_AddNumberToObject(pRec, "seconds", now_s() - rT);
+      cJSON_AddNumberToObject(pRec, "seconds", ks_clock_now(L->o.pClock) - rT);
       R->bFinalPassed = is_correct(zV);
       say(L, "closing review: %s%s%s", zV, pRev->zReason ? ": " : "", pRev->zReason ? pRev->zReason : "");
       ks_review_result_free(pRev);
@@ -1450,188 +644,6 @@ static int finish(loop *L, const char *zStop) {
     }
   }
   return ks_report_write(L->o.zOutDir);
-}
-
-/* ---- the Generator: a seed from a spec ------------------------------------ */
-
-/* The task's arguments as prompt text, one per line. */
-static char *args_text(const ks_task *t) {
-  ks_buf b = KS_BUF_INIT;
-  for (int i = 0; i < t->nArg; i++) {
-    const ks_task_arg *a = &t->aArg[i];
-    if (a->eKind == KS_ARG_TENSOR) {
-      ks_buf_printf(&b, "- %s: %s tensor, intent %s, shape [", a->zName, ks_dtype_name(a->eType),
-                    ks_intent_name(a->eIntent));
-      for (int k = 0; k < a->nRank; k++) ks_buf_printf(&b, "%s%s", k ? ", " : "", a->azShape[k]);
-      ks_buf_printf(&b, "] = %lld elements\n", (long long)a->nElem);
-    } else {
-      ks_buf_printf(&b, "- %s: %s scalar = %s\n", a->zName, ks_dtype_name(a->eType), a->zValue ? a->zValue : "?");
-    }
-  }
-  char *z = ks_buf_detach(&b);
-  return z ? z : ks_strdup("");
-}
-
-/* The seed of a task that gives only a spec: the Generator writes it, the
- * Reviewer checks it against the reference, the Diagnoser repairs it (at most
- * nMaxRepairs times). Each attempt is a "generate" record; the seed that
- * passes is generated/<hash>.cu in the run folder, its review kept for
- * round 0. A resumed run takes the seed its "start" record names. */
-static int seed_from_spec(loop *L, char **pzPath) {
-  const ks_task *t = L->pTask;
-  int rc = KS_OK, nMax = L->o.nMaxRepairs > 0 ? L->o.nMaxRepairs : KS_AGENT_MAX_REPAIRS;
-  char *zRef = NULL, *zArgs = NULL, *zDir = NULL, *zFailSrc = NULL, *zFailWhy = NULL;
-  ks_buf hist = KS_BUF_INIT;
-  ks_agent_result ar;
-  memset(&ar, 0, sizeof ar);
-  *pzPath = NULL;
-  int iStart = ks_journal_find(L->pJ, "start", -1, NULL);
-  if (iStart >= 0) {
-    char *z = ks_journal_entry_string(&L->pJ->a[iStart], "source");
-    if (z && ks_file_exists(z)) {
-      *pzPath = z;
-      return KS_OK;
-    }
-    free(z);
-    return ks_error_set(KS_EINVAL, "%s: cannot resume: the generated seed is missing", L->zJournal);
-  }
-  if (!L->o.pLlm)
-    return ks_error_set(KS_EUNAVAIL,
-                        "%s: the task gives no source, only a spec: the Generator needs an LLM (--llm URL or "
-                        "KS_LLM_URL)",
-                        t->zPath);
-  if ((rc = ks_agent_entry_decl(t, NULL, &L->zEntryDecl)) < 0) goto done;
-  size_t n;
-  if ((rc = ks_file_read(t->zReference, &zRef, &n)) < 0) goto done;
-  if (!(zArgs = args_text(t)) || !(zDir = ks_path_join(L->o.zOutDir, "generated"))) {
-    rc = ks_error_set(KS_ENOMEM, "out of memory");
-    goto done;
-  }
-  if ((rc = ks_dir_make(zDir)) < 0) goto done;
-  ks_agent_ctx ctx = KS_AGENT_CTX_INIT;
-  ctx.pLlm = L->o.pLlm;
-  ctx.zEntryName = t->zEntry;
-  ctx.zEntryDecl = L->zEntryDecl;
-  ctx.azLibraries = (const char *const *)t->azLib;
-  ctx.nLibraries = t->nLib;
-  for (int k = 0; k <= nMax; k++) {
-    const char *zAgent = k ? "diagnoser" : "generator";
-    char zAttempt[16], zMaxA[16];
-    snprintf(zAttempt, sizeof zAttempt, "%d", k);
-    snprintf(zMaxA, sizeof zMaxA, "%d", nMax);
-    say(L, "generating the seed: asking the LLM %s%s", zAgent, k ? " for a repair" : "");
-    ks_prompt_var aVarG[] = {{"task_name", t->zName},         {"spec", t->zSpec},
-                             {"reference_source", zRef},       {"entry_signature", L->zEntryDecl},
-                             {"kernels", ""},                  {"args", zArgs}};
-    ks_prompt_var aVarD[] = {{"task_name", t->zName},
-                             {"kernel_source", zFailSrc},
-                             {"error", zFailWhy},
-                             {"repair_history", hist.n ? ks_buf_cstr(&hist) : ""},
-                             {"attempt", zAttempt},
-                             {"max_attempts", zMaxA},
-                             {"kernels", "the kernels it defines"},
-                             {"entry_signature", L->zEntryDecl}};
-    ks_agent_result_free(&ar);
-    rc = k ? ks_agent_run(&ctx, zAgent, aVarD, (int)(sizeof aVarD / sizeof aVarD[0]), &ar)
-           : ks_agent_run(&ctx, zAgent, aVarG, (int)(sizeof aVarG / sizeof aVarG[0]), &ar);
-    if (rc < 0) goto done;
-    char *zStem = fmt("seed-%d-%s", k, zAgent), *zReply = NULL;
-    if (ar.zReply && zStem) rc = save_reply(L, zStem, ar.zReply, &zReply);
-    free(zStem);
-    if (rc < 0) goto done;
-    cJSON *pRec = new_record("generate", 0);
-    cJSON_AddStringToObject(pRec, "agent", zAgent);
-    cJSON_AddNumberToObject(pRec, "attempt", k);
-    cJSON_AddStringToObject(pRec, "outcome", ks_agent_outcome_name(ar.eOutcome));
-    if (ar.zModel) cJSON_AddStringToObject(pRec, "model", ar.zModel);
-    cJSON_AddNumberToObject(pRec, "tokens", (double)ar.nTokens);
-    if (zReply) cJSON_AddStringToObject(pRec, "reply", zReply);
-    free(zReply);
-    if (ar.eOutcome != KS_AGENT_CODE) {
-      cJSON_AddStringToObject(pRec, "verdict", "refused");
-      cJSON_AddStringToObject(pRec, "reason", ar.zWhy ? ar.zWhy : "");
-      if ((rc = record(L, pRec)) < 0) goto done;
-      rc = ks_error_set(ar.eOutcome == KS_AGENT_NO_REPLY ? KS_EUNAVAIL : KS_EINVAL, "%s: no seed: %s", t->zPath,
-                        ar.zWhy ? ar.zWhy : "");
-      goto done;
-    }
-    char *zSrc = fmt("// kernelskill: seed written by the LLM %s (%s) from the spec of task %s\n%s", zAgent,
-                     ar.zModel ? ar.zModel : "?", t->zName, ar.zCode);
-    char azHash[17];
-    if (!zSrc) {
-      cJSON_Delete(pRec);
-      rc = ks_error_set(KS_ENOMEM, "out of memory");
-      goto done;
-    }
-    ks_journal_hash(zSrc, strlen(zSrc), "", azHash);
-    char *zPath = fmt("%s/%s.cu", zDir, azHash);
-    rc = zPath ? save_text(zPath, zSrc, strlen(zSrc)) : KS_ENOMEM;
-    cJSON_AddStringToObject(pRec, "hash", azHash);
-    ks_task tt = *t;
-    tt.zSource = zPath;
-    ks_review_result *pRev = NULL;
-    if (rc == KS_OK) {
-      say(L, "generating the seed: reviewing %s", zPath);
-      rc = review(L, &tt, NULL, &pRev);
-    }
-    ks_buf diag = KS_BUF_INIT;
-    const char *zV = NULL;
-    if (rc == KS_EINVAL) {
-      /* It does not build (or the reference fails): the Diagnoser gets the message. */
-      zV = "compile_error";
-      ks_buf_printf(&diag, "compile_error: %s", ks_error_msg());
-      ks_error_clear();
-      rc = KS_OK;
-    } else if (rc == KS_OK) {
-      zV = ks_verdict_name(pRev->eVerdict);
-      if (pRev->eVerdict != KS_VERDICT_OK) {
-        ks_diagnose(pRev, "llm", &diag);
-        if (pRev->zDetail) ks_buf_printf(&diag, "\n%.2000s", pRev->zDetail);
-      }
-    }
-    if (rc < 0) {
-      cJSON_Delete(pRec);
-      free(zPath);
-      free(zSrc);
-      ks_buf_free(&diag);
-      goto done;
-    }
-    cJSON_AddStringToObject(pRec, "verdict", zV);
-    if (diag.n) cJSON_AddStringToObject(pRec, "diagnosis", ks_buf_cstr(&diag));
-    if ((rc = record(L, pRec)) < 0) {
-      free(zPath);
-      free(zSrc);
-      ks_buf_free(&diag);
-      ks_review_result_free(pRev);
-      goto done;
-    }
-    say(L, "generating the seed: %s%s%s", zV, diag.n ? ": " : "", diag.n ? ks_buf_cstr(&diag) : "");
-    if (pRev && pRev->eVerdict == KS_VERDICT_OK) {
-      L->pSeedRev = pRev;
-      *pzPath = zPath;
-      free(zSrc);
-      ks_buf_free(&diag);
-      goto done;
-    }
-    ks_review_result_free(pRev);
-    ks_buf_printf(&hist, "- attempt %d: %.300s\n", k, ks_buf_cstr(&diag));
-    free(zFailSrc);
-    free(zFailWhy);
-    zFailSrc = zSrc;
-    zFailWhy = ks_buf_detach(&diag);
-    free(zPath);
-  }
-  rc = ks_error_set(KS_EINVAL, "%s: the generated seed still fails after %d repairs: %s", t->zPath, nMax,
-                    zFailWhy ? zFailWhy : "?");
-done:
-  ks_agent_result_free(&ar);
-  free(zRef);
-  free(zArgs);
-  free(zDir);
-  free(zFailSrc);
-  free(zFailWhy);
-  ks_buf_free(&hist);
-  return rc;
 }
 
 /* ---- the entry point ------------------------------------------------------ */
@@ -1688,6 +700,8 @@ static int replay(loop *L) {
 }
 
 int ks_loop_run(const ks_task *pTask, const ks_loop_opts *pOpts, ks_loop_result **ppRes) {
+  if (pOpts && pOpts->version != KS_LOOP_OPTS_VERSION)
+    return ks_error_set(KS_EUSAGE, "ks_loop_opts: unsupported version %u", pOpts->version);
   loop L;
   int rc = KS_OK;
   char *zSeedSrc = NULL, *zStop = NULL;
@@ -1724,7 +738,7 @@ int ks_loop_run(const ks_task *pTask, const ks_loop_opts *pOpts, ks_loop_result 
      * asked or written without one). */
     char *zGen = NULL;
     if ((rc = journal_reload(&L)) < 0) goto done;
-    if (!L.o.xReview && (rc = ks_loop_probe_gpu()) < 0) goto done;
+    if (!L.o.xReview && (rc = ks_review_probe_gpu()) < 0) goto done;
     if ((rc = seed_from_spec(&L, &zGen)) < 0) goto done;
     L.gen = *pTask;
     L.gen.zSource = zGen;
@@ -1743,7 +757,7 @@ int ks_loop_run(const ks_task *pTask, const ks_loop_opts *pOpts, ks_loop_result 
   }
   /* Nothing is written before the GPU is known to be there. */
   int bNeedGpu = ks_journal_find(L.pJ, "stop", -1, NULL) < 0 || ks_journal_find(L.pJ, "final", -1, NULL) < 0;
-  if (bNeedGpu && !L.o.xReview && (rc = ks_loop_probe_gpu()) < 0) goto done;
+  if (bNeedGpu && !L.o.xReview && (rc = ks_review_probe_gpu()) < 0) goto done;
   if (L.o.bResume && ks_journal_find(L.pJ, "stop", -1, NULL) >= 0)
     say(&L, "the run in %s had stopped: finishing it", L.o.zOutDir);
   else if (L.o.bResume)
@@ -1883,109 +897,5 @@ int ks_loop_result_json(const ks_task *pTask, const ks_loop_result *p, const cha
   int rc = ks_buf_puts(pOut, z);
   if (rc == KS_OK) rc = ks_buf_puts(pOut, "\n");
   free(z);
-  return rc;
-}
-
-/* ---- dry run -------------------------------------------------------------- */
-
-int ks_loop_dry_run(const ks_task *pTask, const ks_loop_opts *pOpts, int bJson, ks_buf *pOut) {
-  loop L;
-  int rc = KS_OK;
-  round_plan r;
-  memset(&L, 0, sizeof L);
-  memset(&r, 0, sizeof r);
-  L.pTask = pTask;
-  L.o = *pOpts;
-  if (L.o.nSweep <= 0) L.o.nSweep = 3;
-  if ((rc = ks_file_read(pTask->zSource, &L.zBestSrc, &L.nBestSrc)) < 0) goto done;
-  ks_journal_hash(L.zBestSrc, L.nBestSrc, "", L.azSeed);
-  memcpy(L.azBest, L.azSeed, 17);
-  ks_skills_opts so = KS_SKILLS_OPTS_INIT;
-  so.azDirs = L.o.azSkillDirs;
-  so.nDirs = L.o.nSkillDirs;
-  if ((rc = ks_skills_load(&so, &L.pSet)) < 0) goto done;
-  ks_parse_opts po = KS_PARSE_OPTS_INIT;
-  po.bReparse = 1;
-  if ((rc = ks_tu_parse(pTask->zSource, &po, &L.pTu)) < 0) goto done;
-  if ((rc = plan_round(&L, 1, NULL, NULL, 1, &r)) < 0) goto done;
-  cJSON *pO = NULL, *pArr = NULL;
-  if (bJson) {
-    pO = cJSON_CreateObject();
-    cJSON_AddNumberToObject(pO, "ks_optimize_dry_run", 1);
-    cJSON_AddStringToObject(pO, "task", pTask->zName);
-    cJSON_AddStringToObject(pO, "source", pTask->zSource);
-    cJSON_AddStringToObject(pO, "seed_hash", L.azSeed);
-    cJSON_AddStringToObject(pO, "plan", r.zPlanText ? r.zPlanText : "");
-    cJSON *pRef = cJSON_AddArrayToObject(pO, "refused");
-    for (int i = 0; i < r.nRef; i++) {
-      cJSON *pI = cJSON_CreateObject();
-      cJSON_AddStringToObject(pI, "skill", r.aRef[i].pSkill->zId);
-      cJSON_AddStringToObject(pI, "why", r.aRef[i].zWhy);
-      cJSON_AddItemToArray(pRef, pI);
-    }
-    if (r.pSkill) {
-      cJSON_AddStringToObject(pO, "skill", r.pSkill->zId);
-      cJSON_AddStringToObject(pO, "rule", r.pSkill->zRule);
-      cJSON_AddStringToObject(pO, "kernel", r.zKernel);
-    }
-    pArr = cJSON_AddArrayToObject(pO, "candidates");
-  } else {
-    ks_buf_printf(pOut, "kernelskill optimize --dry-run: task %s, seed %s (%s)\n", pTask->zName, pTask->zSource,
-                  L.azSeed);
-    ks_buf_puts(pOut, "No profile: the plan rests on static features; on a GPU, round 0 measures the seed first\n"
-                      "and later rounds plan from its profile, so they may choose differently.\n\n");
-    ks_buf_puts(pOut, r.zPlanText ? r.zPlanText : "");
-    ks_buf_puts(pOut, "\n");
-    for (int i = 0; i < r.nRef; i++)
-      ks_buf_printf(pOut, "skipped %s: %s\n", r.aRef[i].pSkill->zId, r.aRef[i].zWhy);
-    if (!r.pSkill) ks_buf_puts(pOut, "round 1 would try nothing: no skill applies\n");
-    else
-      ks_buf_printf(pOut, "round 1 would try %s on %s (rule %s), %d candidate%s:\n", r.pSkill->zId, r.zKernel,
-                    r.pSkill->zRule, r.nCand, r.nCand == 1 ? "" : "s");
-  }
-  for (int i = 0; i < r.nCand; i++) {
-    ks_buf d = KS_BUF_INIT, pt = KS_BUF_INIT;
-    params_text(r.aCand[i].azParams, r.aCand[i].nParams, &pt);
-    /* The first candidate against the seed; the other sweep points against
-     * the first (they differ only where the parameter shows). */
-    const char *zFrom = i ? r.aCand[0].zSrc : L.zBestSrc;
-    size_t nFrom = i ? r.aCand[0].nSrc : L.nBestSrc;
-    if ((rc = ks_rewrite_diff(pTask->zSource, zFrom, nFrom, r.aCand[i].zSrc, r.aCand[i].nSrc, &d)) < 0) {
-      ks_buf_free(&d);
-      ks_buf_free(&pt);
-      cJSON_Delete(pO);
-      goto done;
-    }
-    if (bJson) {
-      cJSON *pC = cJSON_CreateObject();
-      cJSON_AddItemToObject(pC, "params", params_json(r.aCand[i].azParams, r.aCand[i].nParams));
-      cJSON_AddStringToObject(pC, "hash", r.aCand[i].azHash);
-      cJSON_AddStringToObject(pC, i ? "diff_from_first" : "diff", ks_buf_cstr(&d));
-      cJSON_AddItemToArray(pArr, pC);
-    } else {
-      ks_buf_printf(pOut, "\n== candidate %d/%d: %s [%s] (hash %s)%s\n", i + 1, r.nCand, r.pSkill->zId,
-                    pt.n ? ks_buf_cstr(&pt) : "default parameters", r.aCand[i].azHash,
-                    i ? ": the change from candidate 1" : "");
-      ks_buf_puts(pOut, ks_buf_cstr(&d));
-    }
-    ks_buf_free(&d);
-    ks_buf_free(&pt);
-  }
-  if (bJson) {
-    char *z = cJSON_Print(pO);
-    cJSON_Delete(pO);
-    if (!z) {
-      rc = ks_error_set(KS_ENOMEM, "out of memory");
-      goto done;
-    }
-    ks_buf_puts(pOut, z);
-    ks_buf_puts(pOut, "\n");
-    free(z);
-  }
-done:
-  round_plan_free(&r);
-  free(L.zBestSrc);
-  ks_skills_free(L.pSet);
-  ks_tu_free(L.pTu);
   return rc;
 }

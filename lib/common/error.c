@@ -6,11 +6,16 @@
 
 static _Thread_local char g_zMsg[2048];
 
+/* Formatted into a scratch buffer first: an argument may be ks_error_msg()
+ * itself (a message that wraps the previous one), which vsnprintf must not
+ * read while it writes the same bytes. */
 int ks_error_set(int rc, const char *zFmt, ...) {
+  static _Thread_local char zNew[sizeof g_zMsg];
   va_list ap;
   va_start(ap, zFmt);
-  vsnprintf(g_zMsg, sizeof g_zMsg, zFmt, ap);
+  vsnprintf(zNew, sizeof zNew, zFmt, ap);
   va_end(ap);
+  memcpy(g_zMsg, zNew, sizeof g_zMsg);
   return rc;
 }
 

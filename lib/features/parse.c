@@ -4,6 +4,7 @@
  * the loop's re-parse after each edit is cheap. */
 #define _GNU_SOURCE
 #include "features/ast.h"
+#include "kernelskill/proc.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,11 +15,7 @@
 #define KS_DEFAULT_CUDA_PATH "/usr/local/cuda"
 #endif
 
-static double now_sec(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
+static double now_sec(void) { return ks_clock_now(NULL); }
 
 static void free_diags(ks_tu *pTu) {
   for (int i = 0; i < pTu->nDiag; i++) {

@@ -3,6 +3,7 @@
  * timeouts, retries with exponential backoff on 429/5xx/timeouts (Retry-After
  * honoured, capped), the token budget, and key redaction in every message. */
 #include "kernelskill/llm.h"
+#include "kernelskill/proc.h"
 
 #include <ctype.h>
 #include <curl/curl.h>
@@ -322,11 +323,7 @@ static size_t on_header(char *pData, size_t nSize, size_t nItems, void *pArg) {
   return n;
 }
 
-static double now_sec(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
+static double now_sec(void) { return ks_clock_now(NULL); }
 
 static void sleep_sec(double r) {
   if (r <= 0) return;

@@ -1,6 +1,7 @@
 /* check.c — the Reviewer's CPU-side judgement: compare a candidate's output with
  * the reference's (poison left, NaN, constant output, tolerance, worst element),
  * order statistics of timings, and the `// kernelskill-flags:` line. */
+#include "kernelskill/marks.h"
 #include "kernelskill/review.h"
 
 #include <ctype.h>
@@ -127,26 +128,10 @@ void ks_review_stats(const double *arMs, int n, ks_timing_stats *p) {
 }
 
 char *ks_review_source_flags(const char *zSource) {
-  char *zText = NULL, *zOut = NULL;
+  char *zText = NULL;
   size_t n;
   if (ks_file_read(zSource, &zText, &n) < 0) return NULL;
-  static const char zTag[] = "// kernelskill-flags:";
-  for (char *p = zText; p && *p;) {
-    char *q = p;
-    while (*q == ' ' || *q == '\t') q++;
-    if (strncmp(q, zTag, sizeof zTag - 1) == 0) {
-      q += sizeof zTag - 1;
-      char *e = strchr(q, '\n');
-      size_t m = e ? (size_t)(e - q) : strlen(q);
-      while (m && isspace((unsigned char)q[m - 1])) m--;
-      while (m && isspace((unsigned char)*q)) q++, m--;
-      zOut = malloc(m + 1);
-      if (zOut) memcpy(zOut, q, m), zOut[m] = 0;
-      break;
-    }
-    p = strchr(p, '\n');
-    if (p) p++;
-  }
+  char *zOut = ks_mark_value(zText, n, KS_MARK_FLAGS, NULL);
   free(zText);
   return zOut;
 }

@@ -7,6 +7,7 @@
 #define _DEFAULT_SOURCE /* flock */
 #include "kernelskill/review.h"
 #include "kernelskill/agents.h"
+#include "kernelskill/proc.h"
 
 #include <cjson/cJSON.h>
 #include <ctype.h>
@@ -62,12 +63,6 @@ static const char *const azExtraMetrics[] = {
     NULL};
 
 /* ---- small helpers ------------------------------------------------------- */
-
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 
 #define fmt ks_mprintf /* short: used on most lines that build a path or message */
@@ -153,46 +148,21 @@ static int run_child(char *const *argv, double rTimeout, const char *zWork, cons
    * key or other secrets: built before fork, no allocation in the child. */
   char **azEnv = NULL;
   if ((rc = ks_sandbox_child_env(environ, &azEnv)) < 0) goto done;
-  double tWait = now_s();
+  double tWait = ks_clock_now(NULL);
   fdLock = gpu_lock_acquire(eGpu);
-  fflush(stdout);
-  fflush(stderr);
-  double t0 = now_s();
-  pid_t pid = fork();
-  if (pid < 0) {
-    rc = ks_error_set(KS_EUNAVAIL, "fork: %s", strerror(errno));
-    ks_sandbox_env_free(azEnv);
-    goto done;
-  }
-  if (pid == 0) {
-    setpgid(0, 0);
-    FILE *fo = freopen(zOutPath, "w", stdout), *fe = freopen(zErrPath, "w", stderr);
-    if (!fo || !fe) _exit(127);
-    execve(argv[0], argv, azEnv);
-    fprintf(stderr, "cannot run %s: %s\n", argv[0], strerror(errno));
-    _exit(127);
-  }
-  setpgid(pid, pid);
+  double t0 = ks_clock_now(NULL);
+  ks_proc_opts po = KS_PROC_OPTS_INIT;
+  po.azEnv = azEnv;
+  po.zStdout = zOutPath;
+  po.zStderr = zErrPath;
+  po.bNewGroup = 1;
+  po.rTimeout = rTimeout;
+  ks_proc_status st;
+  rc = ks_proc_run(argv, &po, &st);
   ks_sandbox_env_free(azEnv);
-  int st = 0;
-  for (;;) {
-    pid_t w = waitpid(pid, &st, WNOHANG);
-    if (w == pid) break;
-    if (w < 0 && errno != EINTR) {
-      rc = ks_error_set(KS_ERROR, "waitpid: %s", strerror(errno));
-      goto done;
-    }
-    if (now_s() - t0 > rTimeout) {
-      r->bTimedOut = 1;
-      kill(-pid, SIGKILL);
-      kill(pid, SIGKILL);
-      waitpid(pid, &st, 0);
-      break;
-    }
-    struct timespec ts = {0, 5 * 1000 * 1000};
-    nanosleep(&ts, NULL);
-  }
-  r->rSeconds = now_s() - t0;
+  if (rc < 0) goto done;
+  r->bTimedOut = st.bTimedOut;
+  r->rSeconds = st.rSeconds;
   /* KS_TRACE_CHILDREN=FILE: one line per child (tag, lock mode, seconds waiting
    * for the GPU lock, seconds run), to see where a review's time goes. */
   const char *zTrace = getenv("KS_TRACE_CHILDREN");
@@ -205,8 +175,8 @@ static int run_child(char *const *argv, double rTimeout, const char *zWork, cons
     }
   }
   if (!r->bTimedOut) {
-    if (WIFEXITED(st)) r->iExit = WEXITSTATUS(st);
-    else if (WIFSIGNALED(st)) r->iSignal = WTERMSIG(st);
+    r->iExit = st.iExit;
+    r->iSignal = st.iSignal;
   }
   size_t n;
   if (ks_file_read(zOutPath, &r->zOut, &n) < 0) r->zOut = ks_strdup("");
@@ -255,8 +225,8 @@ typedef struct review {
   cJSON *pEv;         /* evidence under construction */
 } review;
 
-static char *find_harness(const ks_review_opts *o) {
-  if (o->zHarness) return ks_strdup(o->zHarness);
+char *ks_review_harness_path(const char *zOverride) {
+  if (zOverride) return ks_strdup(zOverride);
   const char *z = getenv("KS_HARNESS");
   if (z && *z) return ks_strdup(z);
   char *zDir = ks_path_exe_dir();
@@ -267,6 +237,26 @@ static char *find_harness(const ks_review_opts *o) {
     free(zPath);
   }
   return NULL;
+}
+
+static char *find_harness(const ks_review_opts *o) { return ks_review_harness_path(o->zHarness); }
+
+int ks_review_probe_gpu(void) {
+  char *zHarness = ks_review_harness_path(NULL);
+  if (!zHarness || access(zHarness, X_OK) != 0) {
+    free(zHarness);
+    return ks_error_set(KS_EUNAVAIL, "ks-harness not found next to the executable (set KS_HARNESS)");
+  }
+  char *azArgv[] = {zHarness, "info", NULL};
+  ks_proc_opts po = KS_PROC_OPTS_INIT;
+  po.bDiscard = 1;
+  ks_proc_status st;
+  int rc = ks_proc_run(azArgv, &po, &st);
+  free(zHarness);
+  if (rc < 0) return rc;
+  if (st.iExit == 0) return KS_OK;
+  if (st.iExit == 3) return ks_error_set(KS_EUNAVAIL, "no CUDA device");
+  return ks_error_set(KS_EUNAVAIL, "ks-harness info failed (status %d)", st.iRaw);
 }
 
 static const char *nvcc_path(void) {
@@ -1001,7 +991,39 @@ static cJSON *ref_cache_load(const char *zDone) {
   return p;
 }
 
+/* The device (ks-harness info) and the arch the builds target, into the
+ * evidence; KS_EUNAVAIL when there is no CUDA device. */
+static int device_info(review *pRv, cJSON *pEv) {
+  int rc = KS_OK;
+  if (!pRv->o.bCompileOnly) {
+    char *azArgv[] = {pRv->zHarness, "info", NULL};
+    child_res r;
+    if ((rc = run_child(azArgv, 120, pRv->zWork, "info", GPU_SHARED, &r)) < 0) return rc;
+    pRv->pInfo = child_json(&r);
+    int iExit = r.iExit;
+    child_res_free(&r);
+    if (iExit == 3) return ks_error_set(KS_EUNAVAIL, "no CUDA device: skipped");
+    if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(pRv->pInfo, "ok")))
+      return ks_error_set(KS_EUNAVAIL, "ks-harness info failed (exit %d)", iExit);
+    const cJSON *pCc = cJSON_GetObjectItemCaseSensitive(pRv->pInfo, "cc");
+    int iMaj = 0, iMin = 0;
+    if (cJSON_IsString(pCc)) sscanf(pCc->valuestring, "%d.%d", &iMaj, &iMin);
+    pRv->zArch = pRv->o.zArch ? ks_strdup(pRv->o.zArch) : fmt("sm_%d%d", iMaj, iMin);
+    cJSON *pGpu = cJSON_Duplicate(pRv->pInfo, 1);
+    cJSON_DeleteItemFromObject(pGpu, "ok");
+    cJSON_AddItemToObject(pEv, "gpu", pGpu);
+  } else {
+    pRv->zArch = ks_strdup(pRv->o.zArch ? pRv->o.zArch : "sm_90");
+  }
+  if (!pRv->zArch) return ks_error_set(KS_ENOMEM, "out of memory");
+  cJSON_AddStringToObject(pEv, "arch", pRv->zArch);
+  return rc;
+}
+
 int ks_review_run(const ks_task *pTask, const ks_review_opts *pOpts, ks_review_result **ppRes) {
+  *ppRes = NULL;
+  if (pOpts && pOpts->version != KS_REVIEW_OPTS_VERSION)
+    return ks_error_set(KS_EUSAGE, "ks_review_opts: unsupported version %u", pOpts->version);
   review rv;
   int rc = KS_OK;
   char *zSeedSo = NULL, *zRefSo = NULL, *zCandSo = NULL, *zLog = NULL, *zWhy = NULL;
@@ -1057,32 +1079,7 @@ int ks_review_run(const ks_task *pTask, const ks_review_opts *pOpts, ks_review_r
     }
     rv.bOwnWork = 1;
   }
-  if (!rv.o.bCompileOnly) {
-    char *azArgv[] = {rv.zHarness, "info", NULL};
-    child_res r;
-    if ((rc = run_child(azArgv, 120, rv.zWork, "info", GPU_SHARED, &r)) < 0) goto done_notes;
-    rv.pInfo = child_json(&r);
-    int iExit = r.iExit;
-    child_res_free(&r);
-    if (iExit == 3) {
-      rc = ks_error_set(KS_EUNAVAIL, "no CUDA device: skipped");
-      goto done_notes;
-    }
-    if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(rv.pInfo, "ok"))) {
-      rc = ks_error_set(KS_EUNAVAIL, "ks-harness info failed (exit %d)", iExit);
-      goto done_notes;
-    }
-    const cJSON *pCc = cJSON_GetObjectItemCaseSensitive(rv.pInfo, "cc");
-    int iMaj = 0, iMin = 0;
-    if (cJSON_IsString(pCc)) sscanf(pCc->valuestring, "%d.%d", &iMaj, &iMin);
-    rv.zArch = rv.o.zArch ? ks_strdup(rv.o.zArch) : fmt("sm_%d%d", iMaj, iMin);
-    cJSON *pGpu = cJSON_Duplicate(rv.pInfo, 1);
-    cJSON_DeleteItemFromObject(pGpu, "ok");
-    cJSON_AddItemToObject(pEv, "gpu", pGpu);
-  } else {
-    rv.zArch = ks_strdup(rv.o.zArch ? rv.o.zArch : "sm_90");
-  }
-  cJSON_AddStringToObject(pEv, "arch", rv.zArch);
+  if ((rc = device_info(&rv, pEv)) < 0) goto done_notes;
 
   /* Build: separate shared objects, so symbols of seed, reference and candidate cannot clash. */
   if ((rc = write_shim(&rv)) < 0 || (rc = write_spec(&rv)) < 0) goto done_notes;

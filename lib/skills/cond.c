@@ -417,6 +417,8 @@ int ks_cond_parse(const char *zText, const ks_cond_loc *pLoc, ks_cond **ppCond) 
   static const ks_cond_loc defLoc = KS_COND_LOC_INIT;
   int rc, iRoot;
   *ppCond = NULL;
+  if (pLoc && pLoc->version != KS_COND_LOC_VERSION)
+    return ks_error_set(KS_EUSAGE, "ks_cond_loc: unsupported version %u", pLoc->version);
   ks_cond *c = calloc(1, sizeof *c);
   if (!c) return ks_error_set(KS_ENOMEM, "out of memory");
   parser p = {0};

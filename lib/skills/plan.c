@@ -135,6 +135,8 @@ static void class_part(ks_buf *b, const ks_evidence *pEv, const char *zField, co
 
 int ks_plan_run(const ks_skillset *pSet, const ks_evidence *pEv, const ks_plan_opts *pOpts, ks_plan **ppPlan) {
   static const ks_plan_opts defOpts = KS_PLAN_OPTS_INIT;
+  if (pOpts && pOpts->version != KS_PLAN_OPTS_VERSION)
+    return ks_error_set(KS_EUSAGE, "ks_plan_opts: unsupported version %u", pOpts->version);
   int rc = KS_OK;
   ks_cond *apVeto[sizeof aVetoes / sizeof aVetoes[0]] = {0};
   ks_buf b = KS_BUF_INIT;

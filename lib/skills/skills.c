@@ -3,7 +3,6 @@
  * --skills folders; later ids override earlier ones), the corpus check that
  * CI runs, and the catalogue / description writers. */
 #include "kernelskill/skills.h"
-#include "kernelskill/rewrite.h"
 
 #include <cjson/cJSON.h>
 #include <ctype.h>
@@ -606,8 +605,10 @@ int ks_skills_load(const ks_skills_opts *pOpts, ks_skillset **ppSet) {
   static const ks_skills_opts defOpts = KS_SKILLS_OPTS_INIT;
   int rc = KS_OK, nDirs = 0, nAlloc = 0;
   char **azDirs = NULL;
-  ks_skillset *p = calloc(1, sizeof *p);
   *ppSet = NULL;
+  if (pOpts && pOpts->version != KS_SKILLS_OPTS_VERSION)
+    return ks_error_set(KS_EUSAGE, "ks_skills_opts: unsupported version %u", pOpts->version);
+  ks_skillset *p = calloc(1, sizeof *p);
   if (!p) return ks_error_set(KS_ENOMEM, "out of memory");
   if ((rc = search_dirs(pOpts ? pOpts : &defOpts, &azDirs, &nDirs)) < 0) goto done;
   for (int d = 0; d < nDirs; d++) {
@@ -643,7 +644,10 @@ int ks_skills_check(const ks_skills_opts *pOpts, ks_buf *pOut, int *pnProblems, 
   static const ks_skills_opts defOpts = KS_SKILLS_OPTS_INIT;
   int rc = KS_OK, nDirs = 0, nProblems = 0, nSkills = 0;
   char **azDirs = NULL;
-  if ((rc = search_dirs(pOpts ? pOpts : &defOpts, &azDirs, &nDirs)) < 0) return rc;
+  if (!pOpts) pOpts = &defOpts;
+  if (pOpts->version != KS_SKILLS_OPTS_VERSION)
+    return ks_error_set(KS_EUSAGE, "ks_skills_opts: unsupported version %u", pOpts->version);
+  if ((rc = search_dirs(pOpts, &azDirs, &nDirs)) < 0) return rc;
   for (int d = 0; d < nDirs; d++) {
     char **azFiles = NULL;
     int nFiles = 0, nFAlloc = 0;
@@ -683,9 +687,12 @@ int ks_skills_check(const ks_skills_opts *pOpts, ks_buf *pOut, int *pnProblems, 
                       (int)(zSlash - zRel), zRel);
         nProblems++;
       }
-      if (s->zRule) {
-        const ks_rule *pRule = ks_rule_find(s->zRule);
-        if (!pRule) {
+      int bFound = 0;
+      const char *const *azRuleParams = s->zRule && pOpts->xRuleParams
+                                            ? pOpts->xRuleParams(pOpts->pRuleCtx, s->zRule, &bFound)
+                                            : NULL;
+      if (s->zRule && pOpts->xRuleParams) {
+        if (!bFound) {
           ks_buf_printf(pOut, "%s: unknown rewrite rule '%s' (not in lib/rewrite/rules/)\n", s->zPath, s->zRule);
           nProblems++;
         } else {
@@ -693,8 +700,8 @@ int ks_skills_check(const ks_skills_opts *pOpts, ks_buf *pOut, int *pnProblems, 
             const char *zEq = strchr(s->azParams[k], '=');
             size_t nK = (size_t)(zEq - s->azParams[k]);
             int bOk = 0;
-            for (int j = 0; pRule->azParams && pRule->azParams[j]; j++)
-              if (strlen(pRule->azParams[j]) == nK && !strncmp(pRule->azParams[j], s->azParams[k], nK)) bOk = 1;
+            for (int j = 0; azRuleParams && azRuleParams[j]; j++)
+              if (strlen(azRuleParams[j]) == nK && !strncmp(azRuleParams[j], s->azParams[k], nK)) bOk = 1;
             if (!bOk) {
               ks_buf_printf(pOut, "%s: rule '%s' takes no parameter '%.*s'\n", s->zPath, s->zRule, (int)nK, s->azParams[k]);
               nProblems++;

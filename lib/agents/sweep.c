@@ -1,0 +1,96 @@
+/* sweep.c — the parameter sweeps of the agent loop (ks_loop_sweep): the values a
+ * parameterized rule is tried at inside one round. */
+#include "agents/loop_int.h"
+
+/* ---- sweeps --------------------------------------------------------------- */
+
+/* A parameterized rule is tried at a few values inside one round; the best
+ * correct one wins. bOnlyIfGiven: sweep this parameter only when the skill
+ * sets it (smem-tile-gemm sweeps regs for register blocking, tile otherwise). */
+typedef struct sweep_def {
+  const char *zRule, *zParam;
+  const char *azValues[4];
+  int bOnlyIfGiven;
+} sweep_def;
+
+static const sweep_def aSweep[] = {{"block-size", "threads", {"128", "256", "512", 0}, 0},
+                                   {"coarsen", "factor", {"2", "4", "8", 0}, 0},
+                                   {"smem-tile-gemm", "regs", {"2", "4", "8", 0}, 1},
+                                   {"smem-tile-gemm", "tile", {"16", "32", 0, 0}, 0},
+                                   {"unroll", "factor", {"4", "8", 0, 0}, 1},
+                                   {"row-reduce", "threads", {"256", "512", "128", 0}, 0},
+                                   {0, 0, {0}, 0}};
+
+static int param_is(const char *zKV, const char *zName) {
+  size_t n = strlen(zName);
+  return strncmp(zKV, zName, n) == 0 && zKV[n] == '=';
+}
+
+void ks_loop_sweep_free(char ***azSets, int *anParams, int nSets) {
+  for (int i = 0; azSets && i < nSets; i++) {
+    for (int k = 0; azSets[i] && k < anParams[i]; k++) free(azSets[i][k]);
+    free(azSets[i]);
+  }
+  free(azSets);
+  free(anParams);
+}
+
+int ks_loop_sweep(const char *zRule, const char *const *azSkillParams, int nSkillParams, int nMax, char ****pazSets,
+                  int **panParams, int *pnSets) {
+  const sweep_def *d = NULL;
+  const char *zOwn = NULL;
+  if (nMax < 1) nMax = 1;
+  for (int i = 0; zRule && aSweep[i].zRule && !d; i++) {
+    if (strcmp(aSweep[i].zRule, zRule) != 0) continue;
+    const char *zGiven = NULL;
+    for (int k = 0; k < nSkillParams; k++)
+      if (param_is(azSkillParams[k], aSweep[i].zParam)) zGiven = azSkillParams[k] + strlen(aSweep[i].zParam) + 1;
+    if (aSweep[i].bOnlyIfGiven && !zGiven) continue;
+    d = &aSweep[i];
+    zOwn = zGiven;
+  }
+  /* The values: the skill's own first, then the table's, no duplicates. */
+  const char *azVal[8];
+  int nVal = 0;
+  if (!d) {
+    azVal[nVal++] = NULL; /* one set: the skill's parameters as they are */
+  } else {
+    if (zOwn) azVal[nVal++] = zOwn;
+    for (int i = 0; d->azValues[i] && nVal < 8; i++)
+      if (!zOwn || strcmp(zOwn, d->azValues[i]) != 0) azVal[nVal++] = d->azValues[i];
+  }
+  if (nVal > nMax) nVal = nMax;
+  char ***azSets = calloc((size_t)nVal, sizeof *azSets);
+  int *anParams = calloc((size_t)nVal, sizeof *anParams);
+  if (!azSets || !anParams) {
+    free(azSets);
+    free(anParams);
+    return ks_error_set(KS_ENOMEM, "out of memory");
+  }
+  for (int s = 0; s < nVal; s++) {
+    azSets[s] = calloc((size_t)nSkillParams + 1, sizeof(char *));
+    if (!azSets[s]) goto oom;
+    int n = 0, bSet = 0;
+    for (int k = 0; k < nSkillParams; k++) {
+      if (d && azVal[s] && param_is(azSkillParams[k], d->zParam)) {
+        azSets[s][n] = fmt("%s=%s", d->zParam, azVal[s]);
+        bSet = 1;
+      } else {
+        azSets[s][n] = ks_strdup(azSkillParams[k]);
+      }
+      if (!azSets[s][n++]) goto oom;
+      anParams[s] = n;
+    }
+    if (d && azVal[s] && !bSet) {
+      if (!(azSets[s][n++] = fmt("%s=%s", d->zParam, azVal[s]))) goto oom;
+    }
+    anParams[s] = n;
+  }
+  *pazSets = azSets;
+  *panParams = anParams;
+  *pnSets = nVal;
+  return KS_OK;
+oom:
+  ks_loop_sweep_free(azSets, anParams, nVal);
+  return ks_error_set(KS_ENOMEM, "out of memory");
+}
