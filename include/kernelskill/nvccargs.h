@@ -79,7 +79,7 @@ typedef struct ks_nvcc_cmd {
   int nTargets;
   int bArchGiven;           /* some arch option was given */
   int bArchSpecial;         /* -arch=native|all|all-major: the set is not known here */
-  const char *zArchSpecial; /* that value */
+  char *zArchSpecial;       /* that value (a copy the command owns) */
   /* phases and modes */
   int bCompile, bDeviceC, bPreprocess, bLink, bPtx, bCubin, bFatbin, bCuda;
   int bDryrun, bVerbose, bKeep;
