@@ -6,16 +6,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static const char zUsage[] =
-    "usage: kernelskill task init FILE.cu --entry FN [-o TASK.json] [--force]\n"
-    "       kernelskill task check TASK.json...\n"
+    "usage: kernelskill task init FILE.cu --entry FN [-o TASK.json] [--force] [--allow-outside]\n"
+    "       kernelskill task check [--allow-outside] TASK.json...\n"
     "\n"
     "init   draft a task file from the signature of the extern \"C\" host function FN:\n"
     "       pointers become tensors (const: in, else out), integers become dims and\n"
     "       scalars. The draft validates; notes on stderr say what to check by hand.\n"
     "       Without -o the draft goes to stdout.\n"
     "check  parse and validate task files (format v1, docs/tasks.md); print a summary.\n"
+    "--allow-outside  accept a source/reference outside the task file's folder tree\n"
+    "       (refused by default; KS_TASK_ALLOW_OUTSIDE=1 allows it for every command).\n"
     "\n"
     "Exit codes: 0 ok; 1 a file has a problem (FILE: FIELD: what is wrong); 2 usage.\n";
 
@@ -23,7 +26,7 @@ extern const ks_cmd ks_cmd_task;
 
 static int task_init(int argc, char **argv) {
   const char *zFile = NULL, *zEntry = NULL, *zOut = NULL;
-  int bForce = 0;
+  int bForce = 0, bOutside = 0;
   for (int i = 2; i < argc; i++) {
     const char *zVal;
     int m;
@@ -35,6 +38,8 @@ static int task_init(int argc, char **argv) {
       zOut = zVal;
     } else if (strcmp(argv[i], "--force") == 0) {
       bForce = 1;
+    } else if (strcmp(argv[i], "--allow-outside") == 0) {
+      bOutside = 1;
     } else if (argv[i][0] == '-' && argv[i][1]) {
       return ks_cli_usage_error(&ks_cmd_task, "unknown option '%s'", argv[i]);
     } else if (!zFile) {
@@ -45,7 +50,7 @@ static int task_init(int argc, char **argv) {
   }
   if (!zFile) return ks_cli_usage_error(&ks_cmd_task, "task init: no source file");
   if (!zEntry) return ks_cli_usage_error(&ks_cmd_task, "task init: --entry FN is required");
-  if (!ks_file_exists(zFile)) {
+  if (access(zFile, F_OK) != 0) {
     fprintf(stderr, "kernelskill: error: %s: no such file\n", zFile);
     return KS_EXIT_INPUT;
   }
@@ -53,9 +58,13 @@ static int task_init(int argc, char **argv) {
     fprintf(stderr, "kernelskill: error: %s exists (use --force to overwrite)\n", zOut);
     return KS_EXIT_INPUT;
   }
+  /* Only a regular file is ever replaced (not /dev/full, a FIFO, a folder). */
+  if (zOut && ks_file_check_replaceable(zOut) < 0) return ks_cli_fail(KS_EINVAL);
   ks_buf out = KS_BUF_INIT, notes = KS_BUF_INIT;
   ks_task_init_opts o = KS_TASK_INIT_OPTS_INIT;
   o.zOutPath = zOut;
+  const char *zEnvOut = getenv("KS_TASK_ALLOW_OUTSIDE");
+  o.bAllowOutside = bOutside || (zEnvOut && strcmp(zEnvOut, "1") == 0);
   int rc = ks_task_draft(zFile, zEntry, &o, &out, &notes), ec = KS_EXIT_OK;
   if (rc < 0) {
     ec = ks_cli_fail(rc);
@@ -82,13 +91,18 @@ static int task_init(int argc, char **argv) {
 
 static int task_check(int argc, char **argv) {
   int nFiles = 0, ec = KS_EXIT_OK;
+  ks_task_load_opts lo = KS_TASK_LOAD_OPTS_INIT;
+  const char *zEnvOut = getenv("KS_TASK_ALLOW_OUTSIDE");
+  lo.bAllowOutside = zEnvOut && strcmp(zEnvOut, "1") == 0;
   for (int i = 2; i < argc; i++) {
-    if (argv[i][0] == '-' && argv[i][1]) return ks_cli_usage_error(&ks_cmd_task, "unknown option '%s'", argv[i]);
+    if (strcmp(argv[i], "--allow-outside") == 0) lo.bAllowOutside = 1;
+    else if (argv[i][0] == '-' && argv[i][1]) return ks_cli_usage_error(&ks_cmd_task, "unknown option '%s'", argv[i]);
   }
   for (int i = 2; i < argc; i++) {
     ks_task *t = NULL;
+    if (strcmp(argv[i], "--allow-outside") == 0) continue;
     nFiles++;
-    int rc = ks_task_load(argv[i], &t);
+    int rc = ks_task_load_ex(argv[i], &lo, &t);
     if (rc < 0) {
       int e = ks_cli_fail(rc);
       if (e > ec) ec = e;

@@ -338,8 +338,10 @@ static int consider_input(state *pS, const ks_nvcc_item *pIt, subst *pSub) {
         if (strcmp(pCmd->aTargets[j].zArch, pCmd->aTargets[i].zArch) == 0) bDup = 1;
       if (bDup) continue;
       ks_store_entry *pE = NULL;
-      int r = ks_store_lookup(pStore, base_name(zPath), zSrc, nSrc, pCmd->aTargets[i].zArch, &pE);
-      if (r == KS_ENOTFOUND) {
+      int r = ks_store_select(pStore, base_name(zPath), zSrc, nSrc, pCmd->aTargets[i].zArch, &pE);
+      if (r == KS_ENOTFOUND || r == KS_EPRECOND) {
+        /* No entry, or one without consistent evidence: the original. */
+        if (r == KS_EPRECOND) warn("%s: %s; compiling the original", zPath, ks_error_msg());
         ks_error_clear();
         nMiss++;
         continue;

@@ -96,9 +96,15 @@ void ks_buf_free(ks_buf *p);
  * NULL (with the error set) when the buffer is errored. */
 char *ks_buf_detach(ks_buf *p);
 
-/* Read a whole file. On success *pzOut is malloc'd and NUL-terminated. */
+/* Read a whole file. On success *pzOut is malloc'd and NUL-terminated. Only a
+ * regular file of at most 256 MiB is read: a FIFO, a device (/dev/zero) or a
+ * folder is KS_EINVAL at once (opened non-blocking, never waited on). */
 int ks_file_read(const char *zPath, char **pzOut, size_t *pnOut);
-/* Write a file atomically: temp file in the same folder, fsync, rename. */
+/* KS_OK when zPath is missing or a regular file (or a link to one), so a new
+ * file may replace it; KS_EINVAL for a device, FIFO, folder, dangling link. */
+int ks_file_check_replaceable(const char *zPath);
+/* Write a file atomically: temp file in the same folder, fsync, rename. Only a
+ * missing or regular file is replaced (ks_file_check_replaceable). */
 int ks_file_write_atomic(const char *zPath, const char *z, size_t n);
 int ks_file_exists(const char *zPath);
 int ks_dir_exists(const char *zPath);

@@ -79,7 +79,7 @@ typedef struct ks_nvcc_cmd {
   int nTargets;
   int bArchGiven;           /* some arch option was given */
   int bArchSpecial;         /* -arch=native|all|all-major: the set is not known here */
-  const char *zArchSpecial; /* that value */
+  char *zArchSpecial;       /* that value (a copy the command owns) */
   /* phases and modes */
   int bCompile, bDeviceC, bPreprocess, bLink, bPtx, bCubin, bFatbin, bCuda;
   int bDryrun, bVerbose, bKeep;
@@ -133,6 +133,18 @@ int ks_nvcc_values(const ks_nvcc_cmd *pCmd, const char *zLong, const char ***paz
 
 /* The targets as text: "sm_90,compute_90" style, for messages (malloc'd). */
 char *ks_nvcc_targets_text(const ks_nvcc_cmd *pCmd);
+
+/* The one allowlist of flags a `// kernelskill-flags:` line may carry (LLM
+ * code, store entries, rewrite rules): code generation only (-O2/-O3,
+ * --use_fast_math, -ftz/-prec-div/-prec-sqrt/-fmad=, -maxrregcount=N,
+ * -arch=sm_XX, -Xptxas -O<n>/-v/-dlcm=, -lineinfo, --restrict, the task
+ * format's vendor -l libraries). Never host-compiler selection, include paths
+ * or pre-includes (also through -Xcompiler), plugins, options files or output
+ * options. zPrev: the word before (for -Xptxas's value), or NULL. */
+int ks_nvcc_flag_allowed(const char *zFlag, const char *zPrev);
+/* Check a whole flags line: KS_OK, or KS_EINVAL with "WHERE: nvcc flag 'X' is
+ * not allowed ..." appended to pWhy (may be NULL) for each refused word. */
+int ks_nvcc_flags_check(const char *zFlags, const char *zWhere, ks_buf *pWhy);
 
 /* A file name nvcc treats as CUDA source by its suffix (.cu). */
 int ks_nvcc_is_cuda_source(const char *zPath);

@@ -29,6 +29,8 @@ typedef struct ks_store_entry {
   char *zFlags;      /* the optimized source's `// kernelskill-flags:` line, or NULL */
   char *zCreated;    /* ISO 8601 UTC */
   char *zJson;       /* entry.json text */
+  char *zOptSrc;     /* after a lookup: the optimized.cu bytes it checked, or NULL */
+  size_t nOptSrc;
 } ks_store_entry;
 
 typedef struct ks_store {
@@ -56,6 +58,19 @@ char *ks_store_arch_name(const char *zArch);
  * exists but is damaged (message says what). */
 int ks_store_lookup(const ks_store *p, const char *zBase, const char *zSrc, size_t nSrc, const char *zArch,
                     ks_store_entry **ppEntry);
+/* The drop-in's decision: may these original bytes be compiled as the
+ * entry's verified version for zArch? KS_OK only when ks_store_lookup finds
+ * the entry intact AND its recorded evidence is present and consistent:
+ * verification status "verified", evidence.json with the recorded hash, a
+ * correctness pass, measured on this arch (gpu.cc), and optimized.cu's
+ * kernelskill-flags line as recorded and on the one allowlist
+ * (ks_nvcc_flags_check). The entry then holds the optimized bytes it checked
+ * (zOptSrc/nOptSrc; ks_store_entry_optimized returns them): compile exactly
+ * those. KS_ENOTFOUND: no entry. KS_EPRECOND: an entry exists but must not be
+ * substituted (message says why: report it, compile the original). Other
+ * negatives: damage, as ks_store_lookup. */
+int ks_store_select(const ks_store *p, const char *zBase, const char *zSrc, size_t nSrc, const char *zArch,
+                    ks_store_entry **ppEntry);
 /* Entries whose recorded original path is zPath (compared after resolving
  * against the project root; zPath relative to the cwd), any hash, any arch. */
 int ks_store_entries_for_path(const ks_store *p, const char *zPath, ks_store_entry ***papEntries, int *pnEntries);
@@ -67,7 +82,7 @@ int ks_store_find(const ks_store *p, const char *zKey, ks_store_entry **ppEntry)
 int ks_store_entry_read(const char *zDir, ks_store_entry **ppEntry);
 void ks_store_entry_free(ks_store_entry *p);
 void ks_store_entries_free(ks_store_entry **ap, int n);
-/* The verified source (malloc'd). */
+/* The verified source (malloc'd): the bytes a lookup kept, else read. */
 int ks_store_entry_optimized(const ks_store_entry *p, char **pzSrc, size_t *pnSrc);
 /* The original file as recorded, resolved against the project root (malloc'd). */
 char *ks_store_entry_orig_abspath(const ks_store *p, const ks_store_entry *pE);

@@ -85,6 +85,23 @@ int ks_task_load(const char *zPath, ks_task **ppTask);
 int ks_task_parse(const char *zPath, const char *zText, size_t nText, ks_task **ppTask);
 void ks_task_free(ks_task *pTask);
 
+/* Loading options. Without an explicit bAllowOutside, `source` and
+ * `reference` must lie inside the task file's folder tree (a task file from
+ * elsewhere must not make the tools read, compile or send arbitrary files);
+ * ks_task_load/ks_task_parse allow it when KS_TASK_ALLOW_OUTSIDE=1. The task
+ * `name` is always a plain name (it names the run folder). */
+typedef struct ks_task_load_opts {
+  unsigned version;
+  int bAllowOutside;
+} ks_task_load_opts;
+
+#define KS_TASK_LOAD_OPTS_VERSION 1
+#define KS_TASK_LOAD_OPTS_INIT {KS_TASK_LOAD_OPTS_VERSION, 0}
+
+int ks_task_load_ex(const char *zPath, const ks_task_load_opts *pOpts, ks_task **ppTask);
+int ks_task_parse_ex(const char *zPath, const char *zText, size_t nText, const ks_task_load_opts *pOpts,
+                     ks_task **ppTask);
+
 /* Evaluate an integer expression (+ - * / % parentheses, integer literals,
  * dim names) over the task's dims. KS_EINVAL with a message on error
  * (unknown name, division by zero, overflow, syntax). */
@@ -105,14 +122,16 @@ const char *ks_dist_name(ks_dist e);
 typedef struct ks_task_init_opts {
   unsigned version;
   const char *zOutPath; /* where the draft will be written (source path is made relative to it); NULL: cwd */
+  int bAllowOutside;    /* (v2) the source may lie outside the draft's folder tree */
 } ks_task_init_opts;
 
-#define KS_TASK_INIT_OPTS_VERSION 1
-#define KS_TASK_INIT_OPTS_INIT {KS_TASK_INIT_OPTS_VERSION, 0}
+#define KS_TASK_INIT_OPTS_VERSION 2
+#define KS_TASK_INIT_OPTS_INIT {KS_TASK_INIT_OPTS_VERSION, 0, 0}
 
 /* Draft a task file from the signature of extern "C" function zEntry in
  * zSource: pointers become tensors (const: in, else out), integers become dims
- * and scalars, floating-point values scalars. The draft validates as is; the
+ * and scalars, floating-point values scalars. The draft passes ks_task_load
+ * (with the same bAllowOutside) or the draft is refused; the
  * notes (what to check by hand) are appended to pNotes, one per line. */
 int ks_task_draft(const char *zSource, const char *zEntry, const ks_task_init_opts *pOpts,
                   ks_buf *pOut, ks_buf *pNotes);

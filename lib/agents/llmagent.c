@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "kernelskill/agents.h"
+#include "kernelskill/nvccargs.h"
 
 const char *ks_agent_outcome_name(ks_agent_outcome e) {
   switch (e) {
@@ -97,30 +98,9 @@ int ks_agent_entry_decl(const ks_task *pTask, const char *zEntryType, char **pzD
   return *pzDecl ? KS_OK : ks_error_set(KS_ENOMEM, "out of memory");
 }
 
-/* The nvcc flags LLM code may record (`// kernelskill-flags:`): the Reviewer
- * passes them to nvcc, so anything that reads files, runs programs or
- * changes the host compiler stays out. */
-static int flag_ok(const char *z, const char *zPrev) {
-  static const char *const azExact[] = {"--use_fast_math", "-use_fast_math", "-lineinfo", "--extra-device-vectorization",
-                                        "-Xptxas", "--restrict", "-ftz=true", "-ftz=false", "-prec-div=true",
-                                        "-prec-div=false", "-prec-sqrt=true", "-prec-sqrt=false", "-fmad=true",
-                                        "-fmad=false", "-O3", "-O2", NULL};
-  static const char *const azPtxas[] = {"-O0", "-O1", "-O2", "-O3", "-v", "-dlcm=ca", "-dlcm=cg", NULL};
-  if (zPrev && !strcmp(zPrev, "-Xptxas")) {
-    for (int i = 0; azPtxas[i]; i++)
-      if (!strcmp(z, azPtxas[i])) return 1;
-    return 0;
-  }
-  for (int i = 0; azExact[i]; i++)
-    if (!strcmp(z, azExact[i])) return 1;
-  const char *zNum = !strncmp(z, "-maxrregcount=", 14) ? z + 14 : !strncmp(z, "--maxrregcount=", 15) ? z + 15 : NULL;
-  if (zNum && *zNum) {
-    for (const char *q = zNum; *q; q++)
-      if (*q < '0' || *q > '9') return 0;
-    return 1;
-  }
-  return 0;
-}
+/* The nvcc flags LLM code may record (`// kernelskill-flags:`): the one
+ * allowlist every source of such a line passes (lib/nvccargs/flags.c). */
+static int flag_ok(const char *z, const char *zPrev) { return ks_nvcc_flag_allowed(z, zPrev); }
 
 int ks_agent_flags_ok(const char *zCode, ks_buf *pWhy) {
   static const char zMark[] = "kernelskill-flags:";

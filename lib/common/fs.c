@@ -16,40 +16,98 @@
 #define KS_INSTALL_DATADIR "/usr/local/share/kernelskill"
 #endif
 
+/* The largest file any reader takes (sources, task files, journals, store
+ * entries): a bound, so a huge or endless input is an error, not an OOM. */
+#ifndef KS_FILE_MAX
+#define KS_FILE_MAX ((size_t)256 << 20)
+#endif
+
 int ks_file_read(const char *zPath, char **pzOut, size_t *pnOut) {
   int rc = KS_OK;
-  char *z = NULL;
-  FILE *f = fopen(zPath, "rb");
-  if (!f) {
+  ks_buf b = KS_BUF_INIT;
+  /* O_NONBLOCK: opening a FIFO must not wait for a writer; then only a
+   * regular file is read (a FIFO, /dev/zero or a tty would hang or never end). */
+  int fd = open(zPath, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0) {
     if (errno == ENOENT) return ks_error_set(KS_ENOTFOUND, "%s: no such file", zPath);
     return ks_error_set(KS_EIO, "%s: cannot open: %s", zPath, strerror(errno));
   }
-  ks_buf b = KS_BUF_INIT;
-  char aChunk[65536];
-  size_t n;
-  while ((n = fread(aChunk, 1, sizeof aChunk, f)) > 0) {
-    rc = ks_buf_append(&b, aChunk, n);
-    if (rc < 0) goto done;
-  }
-  if (ferror(f)) {
-    rc = ks_error_set(KS_EIO, "%s: read error", zPath);
+  struct stat st;
+  if (fstat(fd, &st) != 0) {
+    rc = ks_error_set(KS_EIO, "%s: cannot stat: %s", zPath, strerror(errno));
     goto done;
   }
+  if (!S_ISREG(st.st_mode)) {
+    rc = ks_error_set(KS_EINVAL, "%s: not a regular file (%s); refusing to read it", zPath,
+                      S_ISDIR(st.st_mode)    ? "a folder"
+                      : S_ISFIFO(st.st_mode) ? "a FIFO"
+                      : S_ISCHR(st.st_mode)  ? "a character device"
+                      : S_ISBLK(st.st_mode)  ? "a block device"
+                      : S_ISSOCK(st.st_mode) ? "a socket"
+                                             : "not a file");
+    goto done;
+  }
+  if ((size_t)st.st_size > KS_FILE_MAX) {
+    rc = ks_error_set(KS_EINVAL, "%s: %lld bytes, more than the %zu MiB this tool reads", zPath,
+                      (long long)st.st_size, KS_FILE_MAX >> 20);
+    goto done;
+  }
+  /* Back to blocking reads (the flag is meaningless for regular files, but
+   * keep the descriptor ordinary). */
+  int fl = fcntl(fd, F_GETFL);
+  if (fl >= 0) fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+  char aChunk[65536];
+  for (;;) {
+    ssize_t n = read(fd, aChunk, sizeof aChunk);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      rc = ks_error_set(KS_EIO, "%s: read error: %s", zPath, strerror(errno));
+      goto done;
+    }
+    if (n == 0) break;
+    /* The file may grow while it is read: the bound holds regardless. */
+    if (b.n + (size_t)n > KS_FILE_MAX) {
+      rc = ks_error_set(KS_EINVAL, "%s: more than the %zu MiB this tool reads", zPath, KS_FILE_MAX >> 20);
+      goto done;
+    }
+    if ((rc = ks_buf_append(&b, aChunk, (size_t)n)) < 0) goto done;
+  }
+  if ((rc = ks_buf_grow(&b, 1)) < 0) goto done; /* an empty file still gets a "" */
+  b.z[b.n] = 0;
   if (pnOut) *pnOut = b.n;
-  z = ks_buf_detach(&b);
-  *pzOut = z;
+  *pzOut = ks_buf_detach(&b);
 done:
-  fclose(f);
+  close(fd);
   ks_buf_free(&b);
   return rc;
+}
+
+/* May zPath be replaced by a new regular file? Missing: yes. A regular file
+ * (or a link to one): yes. Anything else (a device such as /dev/full, a FIFO,
+ * a folder, a dangling link): no, with a message. */
+int ks_file_check_replaceable(const char *zPath) {
+  struct stat st;
+  if (lstat(zPath, &st) != 0) {
+    if (errno == ENOENT) return KS_OK;
+    return ks_error_set(KS_EIO, "%s: %s", zPath, strerror(errno));
+  }
+  if (S_ISLNK(st.st_mode) && stat(zPath, &st) != 0)
+    return ks_error_set(KS_EINVAL, "%s: a link to nothing; refusing to replace it", zPath);
+  if (!S_ISREG(st.st_mode))
+    return ks_error_set(KS_EINVAL, "%s: exists and is not a regular file; refusing to replace it", zPath);
+  return KS_OK;
 }
 
 int ks_file_write_atomic(const char *zPath, const char *z, size_t n) {
   int rc = KS_OK;
   int fd = -1;
   ks_buf tmp = KS_BUF_INIT;
+  if ((rc = ks_file_check_replaceable(zPath)) < 0) return rc;
   if ((rc = ks_buf_printf(&tmp, "%s.ks-tmp-%ld", zPath, (long)getpid())) < 0) goto done;
-  fd = open(tmp.z, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  /* O_EXCL (after removing a leftover of ours): never write through a link
+   * someone planted at the temp name. */
+  unlink(tmp.z);
+  fd = open(tmp.z, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
   if (fd < 0) {
     rc = ks_error_set(KS_EIO, "%s: cannot create: %s", tmp.z, strerror(errno));
     goto done;

@@ -8,6 +8,7 @@
 #include <ctype.h>
 #include <curl/curl.h>
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,8 +21,12 @@
 /* A reply larger than this is not a chat completion we want. */
 #define KS_LLM_MAX_BODY (16u << 20)
 
+#define KS_LLM_MAX_SECRETS 4
+
 struct ks_llm {
-  char *zEndpoint;
+  char *zEndpoint;     /* the URL requests go to (may hold credentials) */
+  char *zShown;        /* the same without credentials: what messages print */
+  char *azSecret[KS_LLM_MAX_SECRETS]; /* besides the key: the URL's password, key-like query values */
   char *zModel;
   char *zKey;        /* NULL: no Authorization header */
   double rConnectTimeoutS, rTimeoutS, rBackoffS, rRetryAfterCapS, rTemperature;
@@ -49,14 +54,32 @@ int ks_llm_configured(void) {
 
 /* ---- redaction ----------------------------------------------------------- */
 
-static int redact_into(const char *zKey, const char *z, ks_buf *pOut) {
+/* Query parameters whose values are credentials ("?api_key=..."). */
+static const char *const azKeyParam[] = {"api_key=", "api-key=", "apikey=", "key=", "access_token=", "token=",
+                                         "password=", NULL};
+
+static size_t key_param_len(const char *p) {
+  for (int i = 0; azKeyParam[i]; i++) {
+    size_t n = strlen(azKeyParam[i]);
+    if (strncasecmp(p, azKeyParam[i], n) == 0) return n;
+  }
+  return 0;
+}
+
+static int redact_secrets(const char *zKey, char *const *azSecret, const char *z, ks_buf *pOut) {
   size_t nKey = zKey ? strlen(zKey) : 0;
   const char *p = z;
   int rc = KS_OK;
   while (*p && rc == KS_OK) {
+    size_t nSecret = 0;
+    for (int i = 0; azSecret && i < KS_LLM_MAX_SECRETS && !nSecret; i++)
+      if (azSecret[i] && strncmp(p, azSecret[i], strlen(azSecret[i])) == 0) nSecret = strlen(azSecret[i]);
     if (nKey && strncmp(p, zKey, nKey) == 0) {
       rc = ks_buf_puts(pOut, "[REDACTED]");
       p += nKey;
+    } else if (nSecret) {
+      rc = ks_buf_puts(pOut, "[REDACTED]");
+      p += nSecret;
     } else if (strncmp(p, "Bearer ", 7) == 0 && p[7] && !isspace((unsigned char)p[7])) {
       /* Whatever follows "Bearer " is a credential, ours or an echo of it. */
       rc = ks_buf_puts(pOut, "Bearer [REDACTED]");
@@ -70,8 +93,22 @@ static int redact_into(const char *zKey, const char *z, ks_buf *pOut) {
   return rc;
 }
 
+
 int ks_llm_redact(const ks_llm *p, const char *z, ks_buf *pOut) {
-  return redact_into(p ? p->zKey : NULL, z ? z : "", pOut);
+  return redact_secrets(p ? p->zKey : NULL, p ? p->azSecret : NULL, z ? z : "", pOut);
+}
+
+/* A malloc'd redacted copy of z (NULL stays NULL): every string that came
+ * from the endpoint goes through this before anything prints, journals or
+ * saves it. */
+static char *redacted_dup(const ks_llm *p, const char *z) {
+  if (!z) return NULL;
+  ks_buf b = KS_BUF_INIT;
+  if (ks_llm_redact(p, z, &b) < 0 || ks_buf_grow(&b, 0) < 0) {
+    ks_buf_free(&b);
+    return NULL;
+  }
+  return ks_buf_detach(&b);
 }
 
 /* ks_error_set with the key redacted from the formatted message. */
@@ -86,7 +123,7 @@ static int llm_error(const ks_llm *p, int rc, const char *zFmt, ...) {
   va_start(ap, zFmt);
   ks_buf_vprintf(&raw, zFmt, ap);
   va_end(ap);
-  redact_into(p ? p->zKey : NULL, ks_buf_cstr(&raw), &clean);
+  ks_llm_redact(p, ks_buf_cstr(&raw), &clean);
   ks_error_set(rc, "%s", ks_buf_cstr(&clean));
   ks_buf_free(&raw);
   ks_buf_free(&clean);
@@ -105,7 +142,7 @@ static void llm_debug(const ks_llm *p, const char *zFmt, ...) {
   va_start(ap, zFmt);
   ks_buf_vprintf(&raw, zFmt, ap);
   va_end(ap);
-  redact_into(p->zKey, ks_buf_cstr(&raw), &clean);
+  ks_llm_redact(p, ks_buf_cstr(&raw), &clean);
   fprintf(stderr, "kernelskill: llm: %s\n", ks_buf_cstr(&clean));
   ks_buf_free(&raw);
   ks_buf_free(&clean);
@@ -162,7 +199,7 @@ static int read_key_file(const char *zPath, char **pzKey) {
 
 static char *make_endpoint(const char *zUrl) {
   ks_buf b = KS_BUF_INIT;
-  size_t n = strlen(zUrl);
+  size_t n = strcspn(zUrl, "?#"); /* the path part; a query stays at the end */
   while (n > 0 && zUrl[n - 1] == '/') n--;
   ks_buf_append(&b, zUrl, n);
   if (n >= 17 && strncmp(zUrl + n - 17, "/chat/completions", 17) == 0) {
@@ -171,6 +208,57 @@ static char *make_endpoint(const char *zUrl) {
     ks_buf_puts(&b, "/chat/completions");
   } else {
     ks_buf_puts(&b, "/v1/chat/completions");
+  }
+  ks_buf_puts(&b, zUrl + strcspn(zUrl, "?#"));
+  return ks_buf_detach(&b);
+}
+
+/* The endpoint without credentials: "user:pass@" dropped, the values of
+ * key-like query parameters replaced; the credentials found are added to the
+ * secrets redacted from every message. */
+/* Keep a credential found in the URL for redaction. Very short ones (a user
+ * name "u") would blank ordinary text, so they are only kept out of the URL
+ * shown. */
+static void add_secret(ks_llm *p, int *pnSecret, const char *z, size_t n) {
+  if (n < 4 || *pnSecret >= KS_LLM_MAX_SECRETS) return;
+  char *zCopy = malloc(n + 1);
+  if (!zCopy) return;
+  memcpy(zCopy, z, n);
+  zCopy[n] = 0;
+  p->azSecret[(*pnSecret)++] = zCopy;
+}
+
+static char *shown_endpoint(ks_llm *p, const char *zUrl) {
+  ks_buf b = KS_BUF_INIT;
+  int nSecret = 0;
+  const char *zHost = strstr(zUrl, "://");
+  zHost = zHost ? zHost + 3 : zUrl;
+  size_t nAuthority = strcspn(zHost, "/?#");
+  const char *zAt = NULL;
+  for (const char *q = zHost; q < zHost + nAuthority; q++)
+    if (*q == '@') zAt = q;
+  ks_buf_append(&b, zUrl, (size_t)(zHost - zUrl));
+  if (zAt) {
+    /* user[:password]@host: both may be credentials. */
+    const char *zColon = memchr(zHost, ':', (size_t)(zAt - zHost));
+    const char *zUserEnd = zColon ? zColon : zAt;
+    if (zColon) add_secret(p, &nSecret, zColon + 1, (size_t)(zAt - zColon - 1));
+    if (zUserEnd - zHost >= 8) add_secret(p, &nSecret, zHost, (size_t)(zUserEnd - zHost));
+    ks_buf_puts(&b, "[REDACTED]@");
+    zHost = zAt + 1;
+  }
+  for (const char *q = zHost; *q;) {
+    size_t nParam = (q[-1] == '?' || q[-1] == '&') ? key_param_len(q) : 0;
+    if (nParam) {
+      const char *zV = q + nParam, *zE = zV + strcspn(zV, "&#");
+      add_secret(p, &nSecret, zV, (size_t)(zE - zV));
+      ks_buf_append(&b, q, nParam);
+      ks_buf_puts(&b, "[REDACTED]");
+      q = zE;
+    } else {
+      ks_buf_append(&b, q, 1);
+      q++;
+    }
   }
   return ks_buf_detach(&b);
 }
@@ -184,7 +272,9 @@ static void wipe_free(char *z) {
 
 void ks_llm_close(ks_llm *p) {
   if (!p) return;
-  free(p->zEndpoint);
+  wipe_free(p->zEndpoint);
+  free(p->zShown);
+  for (int i = 0; i < KS_LLM_MAX_SECRETS; i++) wipe_free(p->azSecret[i]);
   free(p->zModel);
   wipe_free(p->zKey);
   free(p);
@@ -215,7 +305,8 @@ int ks_llm_open(const ks_llm_opts *pOpts, ks_llm **ppLlm) {
     rc = ks_error_set(KS_EUNAVAIL, "KS_LLM_MODEL is not set: name the model the endpoint should use");
     goto fail;
   }
-  if (!(p->zEndpoint = make_endpoint(zUrl)) || !(p->zModel = ks_strdup(zModel))) {
+  if (!(p->zEndpoint = make_endpoint(zUrl)) || !(p->zShown = shown_endpoint(p, p->zEndpoint)) ||
+      !(p->zModel = ks_strdup(zModel))) {
     rc = ks_error_set(KS_ENOMEM, "out of memory");
     goto fail;
   }
@@ -270,7 +361,7 @@ ks_llm_fail ks_llm_last_failure(const ks_llm *p) { return p->eLastFail; }
 long ks_llm_tokens_used(const ks_llm *p) { return p->nTokensUsed; }
 long ks_llm_token_budget(const ks_llm *p) { return p->nTokenBudget; }
 const char *ks_llm_model(const ks_llm *p) { return p->zModel; }
-const char *ks_llm_endpoint(const ks_llm *p) { return p->zEndpoint; }
+const char *ks_llm_endpoint(const ks_llm *p) { return p->zShown; }
 
 void ks_llm_reply_free(ks_llm_reply *pReply) {
   if (!pReply) return;
@@ -403,17 +494,24 @@ oom:
 
 /* A short, single-line, redacted excerpt of a body for messages. */
 static void excerpt(const ks_llm *p, const char *z, ks_buf *pOut) {
-  ks_buf one = KS_BUF_INIT;
+  /* Redact the whole body first: cutting first could leave a prefix of a
+   * secret that no longer matches. */
+  ks_buf clean = KS_BUF_INIT;
+  ks_llm_redact(p, z, &clean);
+  const char *zC = ks_buf_cstr(&clean);
   size_t n = 0;
-  for (const char *q = z; *q && n < 200; q++, n++) ks_buf_append(&one, (*q == '\n' || *q == '\r') ? " " : q, 1);
-  if (strlen(z) > 200) ks_buf_puts(&one, "...");
-  redact_into(p->zKey, ks_buf_cstr(&one), pOut);
-  ks_buf_free(&one);
+  for (const char *q = zC; *q && n < 200; q++, n++) ks_buf_append(pOut, (*q == '\n' || *q == '\r') ? " " : q, 1);
+  if (clean.n > 200) ks_buf_puts(pOut, "...");
+  ks_buf_free(&clean);
 }
 
+/* A token count. Converting a double beyond long's range is undefined
+ * ("prompt_tokens": 1e300), so absurd counts are capped first. */
+#define KS_LLM_MAX_COUNT 1e12
 static long json_long(const cJSON *pObj, const char *zKey) {
   const cJSON *pV = cJSON_GetObjectItemCaseSensitive(pObj, zKey);
-  return cJSON_IsNumber(pV) && pV->valuedouble >= 0 ? (long)pV->valuedouble : -1;
+  if (!cJSON_IsNumber(pV) || !(pV->valuedouble >= 0)) return -1; /* also NaN */
+  return pV->valuedouble > KS_LLM_MAX_COUNT ? (long)KS_LLM_MAX_COUNT : (long)pV->valuedouble;
 }
 
 static int parse_reply(ks_llm *p, const char *zBody, size_t nPromptBytes, ks_llm_reply *pReply) {
@@ -422,7 +520,7 @@ static int parse_reply(ks_llm *p, const char *zBody, size_t nPromptBytes, ks_llm
   cJSON *pDoc = cJSON_Parse(zBody);
   if (!pDoc || !cJSON_IsObject(pDoc)) {
     excerpt(p, zBody, &ex);
-    rc = llm_error(p, KS_EPARSE, "%s: the reply is not JSON: '%s'", p->zEndpoint, ks_buf_cstr(&ex));
+    rc = llm_error(p, KS_EPARSE, "%s: the reply is not JSON: '%s'", p->zShown, ks_buf_cstr(&ex));
     goto done;
   }
   const cJSON *pErr = cJSON_GetObjectItemCaseSensitive(pDoc, "error");
@@ -433,15 +531,17 @@ static int parse_reply(ks_llm *p, const char *zBody, size_t nPromptBytes, ks_llm
   if (!cJSON_IsString(pContent)) {
     const cJSON *pErrMsg = pErr ? cJSON_GetObjectItemCaseSensitive(pErr, "message") : NULL;
     excerpt(p, cJSON_IsString(pErrMsg) ? pErrMsg->valuestring : zBody, &ex);
-    rc = llm_error(p, KS_EPARSE, "%s: the reply has no choices[0].message.content%s: '%s'", p->zEndpoint,
+    rc = llm_error(p, KS_EPARSE, "%s: the reply has no choices[0].message.content%s: '%s'", p->zShown,
                    cJSON_IsString(pErrMsg) ? " (error)" : "", ks_buf_cstr(&ex));
     goto done;
   }
-  pReply->zContent = ks_strdup(pContent->valuestring);
+  /* Everything the endpoint wrote is redacted here, once, before any caller
+   * prints, journals or saves it (an echoed key in `model` or in the code). */
+  pReply->zContent = redacted_dup(p, pContent->valuestring);
   const cJSON *pModel = cJSON_GetObjectItemCaseSensitive(pDoc, "model");
-  pReply->zModel = ks_strdup(cJSON_IsString(pModel) ? pModel->valuestring : p->zModel);
+  pReply->zModel = redacted_dup(p, cJSON_IsString(pModel) ? pModel->valuestring : p->zModel);
   const cJSON *pFinish = cJSON_GetObjectItemCaseSensitive(pFirst, "finish_reason");
-  if (cJSON_IsString(pFinish)) pReply->zFinishReason = ks_strdup(pFinish->valuestring);
+  if (cJSON_IsString(pFinish)) pReply->zFinishReason = redacted_dup(p, pFinish->valuestring);
   if (!pReply->zContent || !pReply->zModel) {
     rc = ks_error_set(KS_ENOMEM, "out of memory");
     goto done;
@@ -497,11 +597,12 @@ int ks_llm_chat(ks_llm *p, const ks_llm_msg *aMsg, int nMsg, ks_llm_reply *pRepl
     int bRetry = 0;
     ks_buf_clear(&ex);
     if (e == CURLE_OK && r.iStatus == 200) {
-      llm_debug(p, "POST %s attempt %d: HTTP 200, %zu bytes, %.2f s", p->zEndpoint, iAttempt + 1, r.body.n, rSec);
+      llm_debug(p, "POST %s attempt %d: HTTP 200, %zu bytes, %.2f s", p->zShown, iAttempt + 1, r.body.n, rSec);
       rc = parse_reply(p, ks_buf_cstr(&r.body), nPromptBytes, pReply);
       if (rc == KS_EPARSE) p->eLastFail = KS_LLM_FAIL_REPLY;
       if (rc == KS_OK) {
-        p->nTokensUsed += pReply->nPromptTokens + pReply->nCompletionTokens;
+        long nAdd = pReply->nPromptTokens + pReply->nCompletionTokens; /* each <= 1e12 */
+        p->nTokensUsed = p->nTokensUsed > LONG_MAX - nAdd ? LONG_MAX : p->nTokensUsed + nAdd;
         llm_debug(p, "tokens: %ld prompt + %ld completion%s; %ld used of %ld", pReply->nPromptTokens,
                   pReply->nCompletionTokens, pReply->bUsageEstimated ? " (estimated)" : "", p->nTokensUsed,
                   p->nTokenBudget);
@@ -513,26 +614,26 @@ int ks_llm_chat(ks_llm *p, const ks_llm_msg *aMsg, int nMsg, ks_llm_reply *pRepl
       excerpt(p, ks_buf_cstr(&r.body), &ex);
       p->eLastFail = KS_LLM_FAIL_HTTP;
       bRetry = retryable_status(r.iStatus);
-      rc = llm_error(p, KS_EUNAVAIL, "%s: HTTP %ld after %d attempt%s: '%s'", p->zEndpoint, r.iStatus,
+      rc = llm_error(p, KS_EUNAVAIL, "%s: HTTP %ld after %d attempt%s: '%s'", p->zShown, r.iStatus,
                      iAttempt + 1, iAttempt ? "s" : "", ks_buf_cstr(&ex));
     } else if (e == CURLE_OPERATION_TIMEDOUT) {
       p->eLastFail = KS_LLM_FAIL_TIMEOUT;
       bRetry = 1;
-      rc = llm_error(p, KS_EUNAVAIL, "%s: no answer within %.1f s (attempt %d): %s", p->zEndpoint,
+      rc = llm_error(p, KS_EUNAVAIL, "%s: no answer within %.1f s (attempt %d): %s", p->zShown,
                      rSec > p->rTimeoutS ? rSec : p->rTimeoutS, iAttempt + 1,
                      zCurlErr[0] ? zCurlErr : curl_easy_strerror(e));
     } else if (e == CURLE_COULDNT_CONNECT || e == CURLE_GOT_NOTHING || e == CURLE_RECV_ERROR ||
                e == CURLE_SEND_ERROR || e == CURLE_COULDNT_RESOLVE_HOST || e == CURLE_PARTIAL_FILE) {
       p->eLastFail = KS_LLM_FAIL_CONNECT;
       bRetry = e != CURLE_COULDNT_RESOLVE_HOST;
-      rc = llm_error(p, KS_EUNAVAIL, "%s: %s (attempt %d)", p->zEndpoint, zCurlErr[0] ? zCurlErr : curl_easy_strerror(e),
+      rc = llm_error(p, KS_EUNAVAIL, "%s: %s (attempt %d)", p->zShown, zCurlErr[0] ? zCurlErr : curl_easy_strerror(e),
                      iAttempt + 1);
     } else if (r.bTooBig) {
       p->eLastFail = KS_LLM_FAIL_REPLY;
-      rc = llm_error(p, KS_EPARSE, "%s: the reply is larger than %u bytes", p->zEndpoint, KS_LLM_MAX_BODY);
+      rc = llm_error(p, KS_EPARSE, "%s: the reply is larger than %u bytes", p->zShown, KS_LLM_MAX_BODY);
     } else {
       p->eLastFail = KS_LLM_FAIL_CONNECT;
-      rc = llm_error(p, KS_EUNAVAIL, "%s: %s", p->zEndpoint, zCurlErr[0] ? zCurlErr : curl_easy_strerror(e));
+      rc = llm_error(p, KS_EUNAVAIL, "%s: %s", p->zShown, zCurlErr[0] ? zCurlErr : curl_easy_strerror(e));
     }
     ks_buf_free(&r.body);
     if (!bRetry || iAttempt >= p->nMaxRetries) {
@@ -542,7 +643,7 @@ int ks_llm_chat(ks_llm *p, const ks_llm_msg *aMsg, int nMsg, ks_llm_reply *pRepl
     double rWait = p->rBackoffS * pow(2.0, iAttempt);
     if (r.rRetryAfterS >= 0) rWait = r.rRetryAfterS;
     if (rWait > p->rRetryAfterCapS) rWait = p->rRetryAfterCapS;
-    llm_debug(p, "POST %s attempt %d failed (%s, %.2f s); retry in %.2f s", p->zEndpoint, iAttempt + 1,
+    llm_debug(p, "POST %s attempt %d failed (%s, %.2f s); retry in %.2f s", p->zShown, iAttempt + 1,
               e == CURLE_OK ? "HTTP error" : curl_easy_strerror(e), rSec, rWait);
     sleep_sec(rWait);
   }

@@ -457,14 +457,23 @@ static int parse_words(parser *pP, char *const *azW, int nW, int eOrigin, int bA
   return KS_OK;
 }
 
+/* Record a value that is no arch name ("native", "bogus"). The command owns a
+ * copy: the value often lives in a list split just for this and freed after
+ * (keeping the pointer was a use-after-free). bReplace: the later value wins. */
+static int set_special(ks_nvcc_cmd *p, const char *zName, int bReplace) {
+  p->bArchSpecial = 1;
+  if (p->zArchSpecial && !bReplace) return KS_OK;
+  char *z = ks_strdup(zName);
+  if (!z) return KS_ENOMEM;
+  free(p->zArchSpecial);
+  p->zArchSpecial = z;
+  return KS_OK;
+}
+
 static int add_target(ks_nvcc_cmd *p, const char *zName) {
   int bReal = 0;
   char *zArch = ks_nvcc_arch_normalize(zName, &bReal);
-  if (!zArch) {
-    p->bArchSpecial = 1;
-    if (!p->zArchSpecial) p->zArchSpecial = zName;
-    return KS_OK;
-  }
+  if (!zArch) return set_special(p, zName, 0);
   for (int i = 0; i < p->nTargets; i++)
     if (p->aTargets[i].bReal == bReal && strcmp(p->aTargets[i].zArch, zArch) == 0) {
       free(zArch);
@@ -577,15 +586,14 @@ static int classify(ks_nvcc_cmd *p) {
       /* -arch names the virtual arch; the codes are the targets. Still check
        * the arch is a real name (native/all make the set unknown). */
       char *z = ks_nvcc_arch_normalize(zArch, NULL);
-      if (!z) p->bArchSpecial = 1, p->zArchSpecial = zArch;
+      if (!z) rc = set_special(p, zArch, 1);
       free(z);
     } else {
       /* -arch=sm_90 is -arch=compute_90 -code=sm_90,compute_90. */
       int bReal = 0;
       char *z = ks_nvcc_arch_normalize(zArch, &bReal);
       if (!z) {
-        p->bArchSpecial = 1;
-        p->zArchSpecial = zArch;
+        rc = set_special(p, zArch, 1);
       } else {
         ks_buf b = KS_BUF_INIT;
         if (bReal) ks_buf_printf(&b, "sm_%s,compute_%s", z, z);
@@ -645,6 +653,7 @@ void ks_nvcc_cmd_free(ks_nvcc_cmd *p) {
   }
   for (int i = 0; i < p->nTargets; i++) free(p->aTargets[i].zArch);
   free(p->aTargets);
+  free(p->zArchSpecial);
   free(p->a);
   free(p->aiInputs);
   free(p->zProblem);

@@ -5,6 +5,7 @@
  * path, and the integrity checks behind `kernelskill store verify`. */
 #define _GNU_SOURCE
 #include "kernelskill/store.h"
+#include "kernelskill/nvccargs.h"
 
 #include <cjson/cJSON.h>
 #include <dirent.h>
@@ -132,6 +133,7 @@ void ks_store_entry_free(ks_store_entry *p) {
   free(p->zFlags);
   free(p->zCreated);
   free(p->zJson);
+  free(p->zOptSrc);
   free(p);
 }
 
@@ -199,6 +201,17 @@ done:
 }
 
 int ks_store_entry_optimized(const ks_store_entry *p, char **pzSrc, size_t *pnSrc) {
+  /* The bytes a lookup checked, when it kept them: the same bytes, not a
+   * second read of a file that may have changed since. */
+  if (p->zOptSrc) {
+    char *z = malloc(p->nOptSrc + 1);
+    if (!z) return ks_error_set(KS_ENOMEM, "out of memory");
+    memcpy(z, p->zOptSrc, p->nOptSrc);
+    z[p->nOptSrc] = 0;
+    *pzSrc = z;
+    if (pnSrc) *pnSrc = p->nOptSrc;
+    return KS_OK;
+  }
   char *zPath = ks_path_join(p->zDir, zOptFile);
   if (!zPath) return KS_ENOMEM;
   int rc = ks_file_read(zPath, pzSrc, pnSrc);
@@ -268,6 +281,10 @@ int ks_store_lookup(const ks_store *p, const char *zBase, const char *zSrc, size
                       pE->zOptHash);
     goto done;
   }
+  /* Keep the bytes checked: they are the bytes compiled. */
+  pE->zOptSrc = zOpt;
+  pE->nOptSrc = nOpt;
+  zOpt = NULL;
   rc = KS_OK;
 done:
   if (rc == KS_OK) *ppEntry = pE;
@@ -504,6 +521,9 @@ static int verification(const ks_store *p, const ks_store_add_opts *pO, cJSON *p
     if (pI) cJSON_AddItemToObject(pV, azKeys[i], cJSON_Duplicate(pI, 1));
   }
   cJSON_AddStringToObject(pV, "evidence", zEvFile);
+  char azEvHash[17];
+  ks_store_hash(zText, nText, azEvHash);
+  cJSON_AddStringToObject(pV, "evidence_hash", azEvHash);
   cJSON_AddStringToObject(pV, "date", aDate);
   *pzEv = zText;
   *pnEv = nText;
@@ -616,7 +636,18 @@ int ks_store_add(const ks_store *p, const ks_store_add_opts *pO, ks_store_entry 
   cJSON_AddStringToObject(pOptJ, "file", zOptFile);
   cJSON_AddStringToObject(pOptJ, "hash", azOpt);
   cJSON_AddNumberToObject(pOptJ, "bytes", (double)nOpt);
-  if ((zFlags = ks_store_source_flags(zOpt, nOpt)) != NULL) cJSON_AddStringToObject(pOptJ, "flags", zFlags);
+  if ((zFlags = ks_store_source_flags(zOpt, nOpt)) != NULL) {
+    /* The drop-in passes these to nvcc on every build: the one allowlist
+     * (no -ccbin, includes, pre-includes, plugins, outputs), --force or not. */
+    ks_buf why = KS_BUF_INIT;
+    if (ks_nvcc_flags_check(zFlags, pO->zOptimized, &why) < 0) {
+      rc = ks_error_set(KS_EINVAL, "%s", ks_buf_cstr(&why));
+      ks_buf_free(&why);
+      goto done;
+    }
+    ks_buf_free(&why);
+    cJSON_AddStringToObject(pOptJ, "flags", zFlags);
+  }
   cJSON *pProv = cJSON_AddObjectToObject(pEntry, "provenance");
   cJSON_AddStringToObject(pProv, "tool", "kernelskill " KS_VERSION_STRING);
   cJSON_AddStringToObject(pProv, "made_by", pO->zMadeBy ? pO->zMadeBy : "store add");
@@ -824,4 +855,91 @@ int ks_store_verify(const ks_store *p, const ks_store_entry *pE, ks_buf *pOut, i
   free(zAbs);
   *pnProblems = nBad;
   return KS_OK;
+}
+
+/* ---- the drop-in's decision ---- */
+
+/* Does the evidence's GPU ("cc": "9.0") match the entry's arch ("sm_90",
+ * "sm_90a")? No cc recorded: the evidence says nothing against it. */
+static int cc_matches(const cJSON *pEv, const char *zArch) {
+  const cJSON *pCc = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(pEv, "gpu"), "cc");
+  if (!pCc) return 1;
+  if (!cJSON_IsString(pCc)) return 0;
+  int iMaj = 0, iMin = 0;
+  char c = 0;
+  if (sscanf(pCc->valuestring, "%d.%d%c", &iMaj, &iMin, &c) != 2 || iMaj < 0 || iMin < 0 || iMin > 9) return 0;
+  char aWant[32];
+  snprintf(aWant, sizeof aWant, "sm_%d%d", iMaj, iMin);
+  size_t n = strlen(aWant);
+  return strncmp(zArch, aWant, n) == 0 && (zArch[n] == 0 || ((zArch[n] == 'a' || zArch[n] == 'f') && !zArch[n + 1]));
+}
+
+int ks_store_select(const ks_store *p, const char *zBase, const char *zSrc, size_t nSrc, const char *zArch,
+                    ks_store_entry **ppEntry) {
+  ks_store_entry *pE = NULL;
+  cJSON *pDoc = NULL, *pEv = NULL;
+  char *zEvPath = NULL, *zEv = NULL, *zFlags = NULL;
+  size_t nEv = 0;
+  *ppEntry = NULL;
+  /* Found, original.cu equal to the bytes, optimized.cu as recorded (and its
+   * bytes kept in the entry: the drop-in compiles those, read once). */
+  int rc = ks_store_lookup(p, zBase, zSrc, nSrc, zArch, &pE);
+  if (rc < 0) return rc;
+#define REFUSE(...)                                                                                                   \
+  do {                                                                                                                \
+    rc = ks_error_set(KS_EPRECOND, __VA_ARGS__);                                                                      \
+    goto done;                                                                                                        \
+  } while (0)
+  pDoc = cJSON_Parse(pE->zJson);
+  const cJSON *pV = cJSON_GetObjectItemCaseSensitive(pDoc, "verification");
+  const cJSON *pStatus = cJSON_GetObjectItemCaseSensitive(pV, "status");
+  const cJSON *pEvHash = cJSON_GetObjectItemCaseSensitive(pV, "evidence_hash");
+  if (!cJSON_IsString(pStatus) || strcmp(pStatus->valuestring, "verified") != 0)
+    REFUSE("store entry %s is not verified (%s): only entries with evidence of a correctness pass are compiled; "
+           "add it again with --evidence", pE->zName, cJSON_IsString(pStatus) ? pStatus->valuestring : "no status");
+  if (!cJSON_IsString(pEvHash))
+    REFUSE("store entry %s records no evidence hash: add it again with --evidence", pE->zName);
+  /* The evidence itself: present, the bytes recorded, a pass, this GPU arch. */
+  if (!(zEvPath = ks_path_join(pE->zDir, zEvFile))) {
+    rc = KS_ENOMEM;
+    goto done;
+  }
+  if (ks_file_read(zEvPath, &zEv, &nEv) < 0) REFUSE("store entry %s: its evidence: %s", pE->zName, ks_error_msg());
+  char azH[17];
+  ks_store_hash(zEv, nEv, azH);
+  if (strcmp(azH, pEvHash->valuestring) != 0)
+    REFUSE("store entry %s: evidence.json hashes to %s, entry.json records %s (edited?)", pE->zName, azH,
+           pEvHash->valuestring);
+  pEv = cJSON_ParseWithLength(zEv, nEv);
+  const cJSON *pPassed = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(pEv, "correctness"), "passed");
+  if (!cJSON_IsObject(pEv) || !cJSON_GetObjectItemCaseSensitive(pEv, "ks_evidence") || !cJSON_IsTrue(pPassed))
+    REFUSE("store entry %s: evidence.json records no correctness pass", pE->zName);
+  if (!cc_matches(pEv, pE->zArch))
+    REFUSE("store entry %s is for %s but its evidence was measured on another GPU (cc %s)", pE->zName, pE->zArch,
+           cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(pEv, "gpu"), "cc")));
+  /* The flags compiled are the checked bytes' line, as recorded, on the allowlist. */
+  zFlags = ks_store_source_flags(pE->zOptSrc, pE->nOptSrc);
+  if ((zFlags == NULL) != (pE->zFlags == NULL) || (zFlags && strcmp(zFlags, pE->zFlags) != 0))
+    REFUSE("store entry %s: optimized.cu's kernelskill-flags line differs from the one entry.json records", pE->zName);
+  if (zFlags) {
+    ks_buf why = KS_BUF_INIT;
+    if (ks_nvcc_flags_check(zFlags, pE->zName, &why) < 0) {
+      rc = ks_error_set(KS_EPRECOND, "store entry refused: %s", ks_buf_cstr(&why));
+      ks_buf_free(&why);
+      goto done;
+    }
+    ks_buf_free(&why);
+  }
+#undef REFUSE
+  *ppEntry = pE;
+  pE = NULL;
+  rc = KS_OK;
+done:
+  ks_store_entry_free(pE);
+  cJSON_Delete(pDoc);
+  cJSON_Delete(pEv);
+  free(zEvPath);
+  free(zEv);
+  free(zFlags);
+  return rc;
 }

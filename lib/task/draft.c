@@ -147,12 +147,22 @@ static char *relative_to(const char *zTarget, const char *zFrom) {
   return ks_buf_detach(&b);
 }
 
+/* An integer parameter becomes a dim (and the scalar bound to it); a u8 does
+ * not (a size of 1024 does not fit it). */
+static int is_dim(const param *p, ks_dtype e, int bKnown) {
+  return !p->bPointer && bKnown && !ks_dtype_is_float(e) && e != KS_DT_U8;
+}
+
 int ks_task_draft(const char *zSource, const char *zEntry, const ks_task_init_opts *pOpts, ks_buf *pOut,
                   ks_buf *pNotes) {
   char *zText = NULL, *zRel = NULL;
   size_t nText = 0;
   param aP[64];
   int nP = 0, rc;
+  /* The entry names the task (and so the run folder): an identifier only. */
+  int bIdent = (isalpha((unsigned char)zEntry[0]) || zEntry[0] == '_') && strlen(zEntry) <= 100;
+  for (const char *q = zEntry; *q && bIdent; q++) bIdent = isalnum((unsigned char)*q) || *q == '_';
+  if (!bIdent) return ks_error_set(KS_EINVAL, "--entry '%.100s' is not a C identifier", zEntry);
   if ((rc = ks_file_read(zSource, &zText, &nText)) < 0) return rc;
   strip_comments(zText);
 
@@ -227,10 +237,31 @@ int ks_task_draft(const char *zSource, const char *zEntry, const ks_task_init_op
                       zSource, iLine, zEntry);
     goto done;
   }
+  /* Names the task check accepts: identifiers, each once (an odd or repeated
+   * name becomes argN, itself made unique). */
+  for (int i = 0; i < nP; i++) {
+    int bOk = isalpha((unsigned char)aP[i].zName[0]) || aP[i].zName[0] == '_';
+    for (const char *q = aP[i].zName; *q && bOk; q++) bOk = isalnum((unsigned char)*q) || *q == '_';
+    for (int j = 0; j < i && bOk; j++) bOk = strcmp(aP[i].zName, aP[j].zName) != 0;
+    for (int k = i; !bOk; k++) {
+      snprintf(aP[i].zName, sizeof aP[i].zName, "arg%d", k);
+      bOk = 1;
+      for (int j = 0; j < nP && bOk; j++) bOk = j == i || strcmp(aP[i].zName, aP[j].zName) != 0;
+    }
+  }
 
   zRel = pOpts && pOpts->zOutPath ? relative_to(zSource, pOpts->zOutPath) : ks_strdup(zSource);
   if (!zRel) {
     rc = KS_ENOMEM;
+    goto done;
+  }
+  /* `task check` refuses a source outside the task's folder tree unless told
+   * otherwise: the draft must pass it, so say so now. */
+  if (!(pOpts && pOpts->version >= 2 && pOpts->bAllowOutside) && (zRel[0] == '/' || strncmp(zRel, "../", 3) == 0)) {
+    rc = ks_error_set(KS_EINVAL,
+                      "%s lies outside the folder of the task file to write (%s): write the task file next to the "
+                      "source or above it, or pass --allow-outside (task check then needs it too)",
+                      zSource, pOpts && pOpts->zOutPath ? pOpts->zOutPath : "the current folder");
     goto done;
   }
   char zName[128];
@@ -248,16 +279,27 @@ int ks_task_draft(const char *zSource, const char *zEntry, const ks_task_init_op
   int abKnown[64];
   for (int i = 0; i < nP; i++) {
     abKnown[i] = type_to_dtype(aP[i].zType, &aType[i]) == KS_OK;
+    if (!aP[i].bPointer && (aType[i] == KS_DT_F16 || aType[i] == KS_DT_BF16) && abKnown[i]) {
+      rc = ks_error_set(KS_EINVAL, "%s:%d: parameter '%s' is a %s scalar, which the harness cannot pass "
+                        "(take a float and convert in the entry)", zSource, iLine, aP[i].zName, aP[i].zType);
+      goto done;
+    }
     if (!abKnown[i]) {
       ks_buf_printf(pNotes, "%s:%d: parameter '%s' has type '%s%s', which the harness cannot pass; "
                     "drafted as f32, change the entry to a supported type\n", zSource, iLine, aP[i].zName,
                     aP[i].zType, aP[i].bPointer ? " *" : "");
       aType[i] = KS_DT_F32;
     }
-    if (!aP[i].bPointer && !ks_dtype_is_float(aType[i]) && abKnown[i]) {
+    if (is_dim(&aP[i], aType[i], abKnown[i])) {
       ks_buf_printf(pOut, "%s\"%s\": 1024", nDims++ ? ", " : "", aP[i].zName);
     }
   }
+  /* Every tensor is shaped by the dims; more than 4 of 1024 would pass the
+   * size limit (2^40 elements), so then only the first shapes them. */
+  int nShapeDims = nDims > 4 ? 1 : nDims;
+  if (nDims > 4)
+    ks_buf_printf(pNotes, "%s:%d: %d integer parameters: tensors drafted with the first one as their only size\n",
+                  zSource, iLine, nDims);
   ks_buf_puts(pOut, "},\n  \"args\": [\n");
   int nTensors = 0, nOut = 0;
   for (int i = 0; i < nP; i++) {
@@ -272,9 +314,8 @@ int ks_task_draft(const char *zSource, const char *zEntry, const ks_task_init_op
       nTensors++;
       ks_buf_printf(pOut, "\"kind\": \"tensor\", \"dtype\": \"%s\", \"shape\": [", ks_dtype_name(e));
       int k = 0;
-      for (int j = 0; j < nP; j++) {
-        if (!aP[j].bPointer && abKnown[j] && !ks_dtype_is_float(aType[j]))
-          ks_buf_printf(pOut, "%s\"%s\"", k++ ? ", " : "", aP[j].zName);
+      for (int j = 0; j < nP && k < nShapeDims; j++) {
+        if (is_dim(&aP[j], aType[j], abKnown[j])) ks_buf_printf(pOut, "%s\"%s\"", k++ ? ", " : "", aP[j].zName);
       }
       if (k == 0) ks_buf_puts(pOut, "1024");
       ks_buf_printf(pOut, "], \"intent\": \"%s\"", bIn ? "in" : "out");
@@ -286,6 +327,10 @@ int ks_task_draft(const char *zSource, const char *zEntry, const ks_task_init_op
     } else if (ks_dtype_is_float(aType[i])) {
       ks_buf_printf(pOut, "\"kind\": \"scalar\", \"dtype\": \"%s\", \"value\": 1.0}", ks_dtype_name(aType[i]));
       ks_buf_printf(pNotes, "%s:%d: scalar '%s': set its value (drafted as 1.0)\n", zSource, iLine, aP[i].zName);
+    } else if (!is_dim(&aP[i], aType[i], abKnown[i])) {
+      /* A u8 scalar is no size (1024 would not fit it). */
+      ks_buf_printf(pOut, "\"kind\": \"scalar\", \"dtype\": \"%s\", \"value\": 1}", ks_dtype_name(aType[i]));
+      ks_buf_printf(pNotes, "%s:%d: scalar '%s': set its value (drafted as 1)\n", zSource, iLine, aP[i].zName);
     } else {
       ks_buf_printf(pOut, "\"kind\": \"scalar\", \"dtype\": \"%s\", \"value\": \"%s\"}", ks_dtype_name(aType[i]),
                     aP[i].zName);

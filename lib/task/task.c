@@ -1,13 +1,16 @@
 /* task.c — task files v1: parse with cJSON, validate every field with a precise
  * message ("FILE: FIELD: what is wrong"), evaluate size expressions over dims. */
+#define _XOPEN_SOURCE 700 /* realpath */
 #include "kernelskill/task.h"
 
 #include <cjson/cJSON.h>
+#include <limits.h>
 #include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* ---- dtypes, names ------------------------------------------------------ */
 
@@ -67,13 +70,21 @@ typedef struct expr_ctx {
   char *const *azName;
   const int64_t *aValue;
   int rc;
+  int iDepth; /* nesting of parentheses and unary minus: bounded, so a
+                 hostile expression is an error, not a stack overflow */
 } expr_ctx;
+
+/* Deeper than any real size expression, far below what the stack holds. */
+#define KS_EXPR_MAX_DEPTH 200
 
 static int expr_fail(expr_ctx *c, const char *zFmt, const char *zArg) {
   if (c->rc == KS_OK) {
     char zMsg[256];
     snprintf(zMsg, sizeof zMsg, zFmt, zArg);
-    ks_error_set(KS_EINVAL, "%s (in expression '%s', at column %d)", zMsg, c->z, (int)(c->p - c->z) + 1);
+    /* A hostile expression may be huge: quote its start only. */
+    size_t n = strlen(c->z);
+    ks_error_set(KS_EINVAL, "%s (in expression '%.60s%s', at column %d)", zMsg, c->z, n > 60 ? "..." : "",
+                 (int)(c->p - c->z) + 1);
     c->rc = KS_EINVAL;
   }
   return 0;
@@ -88,10 +99,16 @@ static int64_t expr_sum(expr_ctx *c);
 static int64_t expr_atom(expr_ctx *c) {
   expr_ws(c);
   if (c->rc) return 0;
+  if (*c->p == '(' || *c->p == '-') {
+    if (c->iDepth >= KS_EXPR_MAX_DEPTH) return expr_fail(c, "nested more than %s levels deep", "200");
+    c->iDepth++;
+  }
   if (*c->p == '(') {
     c->p++;
     int64_t v = expr_sum(c);
     expr_ws(c);
+    c->iDepth--;
+    if (c->rc) return 0;
     if (*c->p != ')') return expr_fail(c, "%s", "expected ')'");
     c->p++;
     return v;
@@ -99,6 +116,8 @@ static int64_t expr_atom(expr_ctx *c) {
   if (*c->p == '-') {
     c->p++;
     int64_t v = expr_atom(c);
+    c->iDepth--;
+    if (c->rc) return 0;
     if (v == INT64_MIN) return expr_fail(c, "%s", "integer overflow");
     return -v;
   }
@@ -164,7 +183,7 @@ static int64_t expr_sum(expr_ctx *c) {
 
 int ks_task_eval(const char *zExpr, int nDim, char *const *azDimName, const int64_t *aDimValue,
                  int64_t *piOut) {
-  expr_ctx c = {zExpr, zExpr, nDim, azDimName, aDimValue, KS_OK};
+  expr_ctx c = {zExpr, zExpr, nDim, azDimName, aDimValue, KS_OK, 0};
   int64_t v = expr_sum(&c);
   expr_ws(&c);
   if (c.rc == KS_OK && *c.p) expr_fail(&c, "unexpected '%s'", (char[2]){*c.p, 0});
@@ -179,6 +198,7 @@ int ks_task_eval(const char *zExpr, int nDim, char *const *azDimName, const int6
 typedef struct vctx {
   const char *zFile;
   ks_task *pTask;
+  int bAllowOutside; /* source/reference may lie outside the task's folder tree */
 } vctx;
 
 #define VFAIL(v, ...) vfail(v, __VA_ARGS__)
@@ -448,6 +468,29 @@ static int parse_arg(vctx *v, const cJSON *p, int i, ks_task_arg *pArg) {
   return KS_OK;
 }
 
+/* A task name becomes a folder name (.kernelskill/runs/<name>-...): letters,
+ * digits, '.', '_', '-', not starting with '.' or '-', at most 100 bytes. */
+static int is_safe_name(const char *z) {
+  size_t n = strlen(z);
+  if (n == 0 || n > 100 || z[0] == '.' || z[0] == '-') return 0;
+  for (; *z; z++)
+    if (!isalnum((unsigned char)*z) && *z != '_' && *z != '-' && *z != '.') return 0;
+  return 1;
+}
+
+/* Is zPath (an existing file) inside the folder tree of the task file? */
+static int inside_task_folder(const char *zTaskFile, const char *zPath) {
+  char aDir[PATH_MAX], aFile[PATH_MAX];
+  char *zDir = ks_path_dirname(zTaskFile);
+  int bIn = 0;
+  if (zDir && realpath(zDir, aDir) && realpath(zPath, aFile)) {
+    size_t n = strlen(aDir);
+    bIn = strcmp(aDir, "/") == 0 || (strncmp(aFile, aDir, n) == 0 && aFile[n] == '/');
+  }
+  free(zDir);
+  return bIn;
+}
+
 static char *resolve(const char *zTaskFile, const char *zRel) {
   char *zDir = ks_path_dirname(zTaskFile);
   if (!zDir) return NULL;
@@ -471,6 +514,9 @@ static int validate(vctx *v, const cJSON *pRoot) {
   if ((rc = check_keys(v, pRoot, "(top level)", azKeys)) < 0) return rc;
 
   if ((rc = get_string(v, pRoot, "name", "name", 1, &z)) < 0) return rc;
+  if (!is_safe_name(z))
+    return VFAIL(v, "name", "'%.100s' is not a plain name (letters, digits, '.', '_', '-'; no '/'; not starting "
+                            "with '.' or '-'; at most 100 characters): it names the run's folder", z);
   if (!(t->zName = ks_strdup(z))) return KS_ENOMEM;
   if ((rc = get_string(v, pRoot, "entry", "entry", 1, &z)) < 0) return rc;
   if (!is_ident(z)) return VFAIL(v, "entry", "'%s' is not a C identifier", z);
@@ -484,11 +530,17 @@ static int validate(vctx *v, const cJSON *pRoot) {
   if (bSource) {
     if (!(t->zSource = resolve(t->zPath, z))) return KS_ENOMEM;
     if (!ks_file_exists(t->zSource)) return VFAIL(v, "source", "file '%s' not found", t->zSource);
+    if (!v->bAllowOutside && !inside_task_folder(t->zPath, t->zSource))
+      return VFAIL(v, "source", "'%s' lies outside the task file's folder tree (allow it explicitly: "
+                                "--allow-outside or KS_TASK_ALLOW_OUTSIDE=1)", z);
   }
   if ((rc = get_string(v, pRoot, "reference", "reference", 0, &z)) < 0) return rc;
   if (z) {
     if (!(t->zReference = resolve(t->zPath, z))) return KS_ENOMEM;
     if (!ks_file_exists(t->zReference)) return VFAIL(v, "reference", "file '%s' not found", t->zReference);
+    if (!v->bAllowOutside && !inside_task_folder(t->zPath, t->zReference))
+      return VFAIL(v, "reference", "'%s' lies outside the task file's folder tree (allow it explicitly: "
+                                   "--allow-outside or KS_TASK_ALLOW_OUTSIDE=1)", z);
   }
   if (!t->zSource && !t->zReference)
     return VFAIL(v, "reference", "missing: a task with a `spec` and no `source` needs a reference to check the "
@@ -599,7 +651,19 @@ static int validate(vctx *v, const cJSON *pRoot) {
   return KS_OK;
 }
 
+static int allow_outside_default(void) {
+  const char *z = getenv("KS_TASK_ALLOW_OUTSIDE");
+  return z && strcmp(z, "1") == 0;
+}
+
 int ks_task_parse(const char *zPath, const char *zText, size_t nText, ks_task **ppTask) {
+  ks_task_load_opts o = KS_TASK_LOAD_OPTS_INIT;
+  o.bAllowOutside = allow_outside_default();
+  return ks_task_parse_ex(zPath, zText, nText, &o, ppTask);
+}
+
+int ks_task_parse_ex(const char *zPath, const char *zText, size_t nText, const ks_task_load_opts *pOpts,
+                     ks_task **ppTask) {
   int rc = KS_OK;
   cJSON *pRoot = NULL;
   ks_task *t = calloc(1, sizeof *t);
@@ -623,7 +687,19 @@ int ks_task_parse(const char *zPath, const char *zText, size_t nText, ks_task **
     rc = ks_error_set(KS_EPARSE, "%s:%d:%d: not valid JSON", zPath, iLine, iCol);
     goto fail;
   }
-  vctx v = {zPath, t};
+  /* One document: anything but white space after it is an error (a second
+   * object, a pasted tail), not silently ignored. */
+  for (const char *q = zEnd; q && q < zText + nText; q++) {
+    if (*q == ' ' || *q == '\t' || *q == '\n' || *q == '\r') continue;
+    int iLine = 1, iCol = 1;
+    for (const char *r = zText; r < q; r++) {
+      if (*r == '\n') iLine++, iCol = 1;
+      else iCol++;
+    }
+    rc = ks_error_set(KS_EPARSE, "%s:%d:%d: data after the JSON document", zPath, iLine, iCol);
+    goto fail;
+  }
+  vctx v = {zPath, t, pOpts && pOpts->bAllowOutside};
   if ((rc = validate(&v, pRoot)) < 0) goto fail;
   cJSON_Delete(pRoot);
   *ppTask = t;
@@ -635,13 +711,21 @@ fail:
 }
 
 int ks_task_load(const char *zPath, ks_task **ppTask) {
+  ks_task_load_opts o = KS_TASK_LOAD_OPTS_INIT;
+  o.bAllowOutside = allow_outside_default();
+  return ks_task_load_ex(zPath, &o, ppTask);
+}
+
+int ks_task_load_ex(const char *zPath, const ks_task_load_opts *pOpts, ks_task **ppTask) {
   char *z = NULL;
   size_t n = 0;
   *ppTask = NULL;
-  if (!ks_file_exists(zPath)) return ks_error_set(KS_ENOTFOUND, "%s: no such task file", zPath);
+  /* Missing: say so; anything else that is not a regular file gets
+   * ks_file_read's message (a FIFO or device is refused, not waited on). */
+  if (access(zPath, F_OK) != 0) return ks_error_set(KS_ENOTFOUND, "%s: no such task file", zPath);
   int rc = ks_file_read(zPath, &z, &n);
   if (rc < 0) return rc;
-  rc = ks_task_parse(zPath, z, n, ppTask);
+  rc = ks_task_parse_ex(zPath, z, n, pOpts, ppTask);
   free(z);
   return rc;
 }
