@@ -24,6 +24,7 @@
 #include "clang/Serialization/PCHContainerOperations.h"
 #include "llvm/Support/MemoryBuffer.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -360,6 +361,69 @@ protected:
   // Before the main action, so that apply's buffer is in place before parsing.
   ActionType getActionType() override { return AddBeforeMainAction; }
 };
+
+// -E runs no AST job, so no plugin action at all: clang gives plugins only to
+// AST jobs. The plugin is still loaded (dlopen) by that cc1 job, so this runs
+// then: with mode=apply on an -E compile, for each input the store has a
+// verified version of, say once that the preprocessed output is the
+// original's. In-process cc1 (clang's default): this process is the driver;
+// a spawned cc1 (-fno-integrated-cc1): the pass that acts says it.
+std::vector<std::string> readCmdline(const char *Path) {
+  std::vector<std::string> V;
+  FILE *F = fopen(Path, "rb");
+  if (!F) return V;
+  std::string Cur;
+  int C;
+  while ((C = fgetc(F)) != EOF) {
+    if (C == 0) { V.push_back(Cur); Cur.clear(); }
+    else Cur.push_back((char)C);
+  }
+  fclose(F);
+  return V;
+}
+
+struct PreprocessOnlyNote {
+  PreprocessOnlyNote() {
+    std::vector<std::string> Self = readCmdline("/proc/self/cmdline"), Drv = Self;
+    bool Cc1 = Self.size() > 1 && Self[1] == "-cc1";
+    if (Cc1) {
+      if (std::find(Self.begin(), Self.end(), "-E") == Self.end()) return;
+      Drv = readCmdline(("/proc/" + std::to_string((long)getppid()) + "/cmdline").c_str());
+    }
+    if (std::find(Drv.begin(), Drv.end(), "-E") == Drv.end()) return;
+    if (std::find(Drv.begin(), Drv.end(), "-fplugin-arg-kernelskill-mode=apply") == Drv.end()) return;
+    std::vector<const char *> Argv;
+    for (const auto &S : Drv) Argv.push_back(S.c_str());
+    for (const auto &In : Drv) {
+      llvm::StringRef R(In);
+      if (In.empty() || In[0] == '-' || !(R.ends_with(".cu") || R.ends_with(".cuh"))) continue;
+      if (access(In.c_str(), R_OK) != 0) continue;
+      ks_plugin_compile *C = nullptr;
+      if (ks_plugin_compile_from_argv(Argv.data(), (int)Argv.size(), In.c_str(), &C) < 0 || !C) continue;
+      ks_plugin_pass P = KS_PLUGIN_PASS_INIT;
+      P.zMainFile = In.c_str();
+      std::string Arch;
+      if (Cc1) {
+        P.bDevice = std::find(Self.begin(), Self.end(), "-fcuda-is-device") != Self.end();
+        auto T = std::find(Self.begin(), Self.end(), "-target-cpu");
+        if (T != Self.end() && T + 1 != Self.end()) Arch = *(T + 1);
+        P.zArch = P.bDevice && !Arch.empty() ? Arch.c_str() : nullptr;
+        auto M = std::find(Self.begin(), Self.end(), "-main-file-name");
+        bool Mine = M != Self.end() && M + 1 != Self.end() && llvm::StringRef(In).ends_with(*(M + 1));
+        if (!Mine || !ks_plugin_pass_acts(C, &P)) { ks_plugin_compile_free(C); continue; }
+      }
+      ks_plugin_apply A = {};
+      ks_plugin_apply_lookup(C, &P, &A);
+      if (A.zOptimized)
+        fprintf(stderr, "%s: warning: kernelskill: mode=apply cannot substitute under -E (clang gives plugins only to "
+                        "compile jobs, not to preprocessing): the preprocessed output is the original's; compile "
+                        "without -E to compile the verified version (entry %s)\n", In.c_str(), A.zEntry);
+      ks_plugin_apply_clear(&A);
+      ks_plugin_compile_free(C);
+    }
+  }
+};
+PreprocessOnlyNote TheNote;
 
 } // namespace
 
