@@ -47,7 +47,8 @@ def main():
     ap.add_argument("--max-ratio", type=float, default=None)
     o = ap.parse_args()
     dropin = os.path.abspath(os.path.join(o.bin, "kernelskill-nvcc"))
-    out = o.out or tempfile.mkdtemp(prefix="ks-three-ways-")
+    out = os.path.abspath(o.out or tempfile.mkdtemp(prefix="ks-three-ways-"))
+    os.makedirs(out, exist_ok=True)
     forms = {"plain": ["-DCMAKE_CUDA_COMPILER=" + o.nvcc],
              "compiler": ["-DCMAKE_CUDA_COMPILER=" + dropin],
              "launcher": ["-DCMAKE_CUDA_COMPILER=" + o.nvcc, "-DCMAKE_CUDA_COMPILER_LAUNCHER=" + dropin]}
