@@ -68,7 +68,7 @@ def main():
                 w, c = run(["cmake", "--build", os.path.join(out, name), "--clean-first", "--", "-j1"], log)
             wall[name].append(w)
             cpu[name].append(c)
-    print("clean rebuild of %d CUDA files, %d rounds, ninja -j1 (%s); median seconds" %
+    print("clean rebuild (%d object files incl. CMake's probes), %d rounds, ninja -j1 (%s); median seconds" %
           (len(objects(os.path.join(out, "plain"))), o.rounds, env_note))
     base_w, base_c = statistics.median(wall["plain"]), statistics.median(cpu["plain"])
     bad = 0
