@@ -19,9 +19,16 @@
 #include "clang/Frontend/FrontendPluginRegistry.h"
 #include "clang/Lex/HeaderSearchOptions.h"
 #include "clang/Lex/PreprocessorOptions.h"
+#include "clang/Sema/SemaConsumer.h"
+#include "clang/Serialization/ASTWriter.h"
+#include "clang/Serialization/PCHContainerOperations.h"
 #include "llvm/Support/MemoryBuffer.h"
 
+#include <algorithm>
+#include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <unistd.h>
 #include <memory>
 #include <string>
 #include <vector>
@@ -88,26 +95,89 @@ std::vector<std::string> compileArgs(const CompilerInstance &CI) {
   return All;
 }
 
-// Finds the __global__ functions written in the main file.
+// Finds the __global__ functions written in the main file (of a preprocessed
+// input, .cui under -save-temps: in the original file its line markers name).
 class KernelFinder : public RecursiveASTVisitor<KernelFinder> {
 public:
-  explicit KernelFinder(SourceManager &S) : SM(S) {}
+  KernelFinder(SourceManager &S, std::string Orig) : SM(S), OrigBase(std::move(Orig)) {}
   std::vector<const FunctionDecl *> Kernels;
   bool VisitFunctionDecl(FunctionDecl *FD) {
     if (!FD->hasAttr<CUDAGlobalAttr>() || !FD->isThisDeclarationADefinition()) return true;
     // __global__ is a macro: take the expansion location, never the spelling.
-    if (SM.isWrittenInMainFile(SM.getExpansionLoc(FD->getLocation()))) Kernels.push_back(FD);
+    SourceLocation L = SM.getExpansionLoc(FD->getLocation());
+    if (!SM.isWrittenInMainFile(L)) return true;
+    if (!OrigBase.empty()) {
+      PresumedLoc PL = SM.getPresumedLoc(L);
+      if (PL.isInvalid()) return true;
+      llvm::StringRef F = PL.getFilename();
+      if ((F.contains('/') ? F.rsplit('/').second : F) != OrigBase) return true;
+    }
+    Kernels.push_back(FD);
     return true;
   }
 
 private:
   SourceManager &SM;
+  std::string OrigBase; // empty: the main file itself
 };
 
-class ReportConsumer : public ASTConsumer {
+// The AST clang just built, serialized with clang's own writer (the PCH
+// machinery) to a temp file that libclang deserializes: the analysis reads
+// the compile's AST instead of parsing the file a second time.
+class SharedAST {
 public:
-  ReportConsumer(CompilerInstance &C, std::shared_ptr<CompileHolder> H, std::vector<std::string> A, int Top)
-      : CI(C), Hold(std::move(H)), Args(std::move(A)), NTop(Top) {}
+  explicit SharedAST(CompilerInstance &CI) : Buf(std::make_shared<PCHBuffer>()) {
+    Buf->IsComplete = false;
+    Gen = std::make_unique<PCHGenerator>(CI.getPreprocessor(), CI.getModuleCache(), "-", "", Buf,
+                                         llvm::ArrayRef<std::shared_ptr<ModuleFileExtension>>(),
+                                         /*AllowASTWithErrors=*/false, /*IncludeTimestamps=*/true);
+  }
+  ~SharedAST() {
+    if (!Path.empty()) unlink(Path.c_str());
+  }
+  SemaConsumer &consumer() { return *Gen; }
+  // Write the AST file; "" when there is none (errors in the compile: the
+  // writer refuses, and the caller parses instead).
+  std::string write(ASTContext &Ctx) {
+    Gen->HandleTranslationUnit(Ctx);
+    if (!Buf->IsComplete || Buf->Data.empty()) return "";
+    const char *Tmp = getenv("TMPDIR");
+    std::string Tpl = std::string(Tmp && *Tmp ? Tmp : "/tmp") + "/ks-plugin-XXXXXX";
+    std::vector<char> T(Tpl.begin(), Tpl.end());
+    T.push_back(0);
+    int Fd = mkstemp(T.data());
+    if (Fd < 0) return "";
+    Path = T.data();
+    const char *P = Buf->Data.data();
+    size_t N = Buf->Data.size();
+    while (N > 0) {
+      ssize_t W = ::write(Fd, P, N);
+      if (W <= 0) { close(Fd); return ""; }
+      P += W;
+      N -= (size_t)W;
+    }
+    close(Fd);
+    Buf->Data.clear();
+    return Path;
+  }
+
+private:
+  std::shared_ptr<PCHBuffer> Buf;
+  std::unique_ptr<PCHGenerator> Gen;
+  std::string Path;
+};
+
+// report and features: run after clang built the AST, on that AST.
+class AnalysisConsumer : public SemaConsumer {
+public:
+  AnalysisConsumer(CompilerInstance &C, std::shared_ptr<CompileHolder> H, std::vector<std::string> A, Mode Md,
+                   std::string O, int Top, std::string Orig)
+      : CI(C), Hold(std::move(H)), Args(std::move(A)), M(Md), Out(std::move(O)), NTop(Top),
+        OrigBase(std::move(Orig)), AST(std::make_unique<SharedAST>(C)) {}
+
+  void Initialize(ASTContext &Ctx) override { AST->consumer().Initialize(Ctx); }
+  void InitializeSema(Sema &S) override { AST->consumer().InitializeSema(S); }
+  void ForgetSema() override { AST->consumer().ForgetSema(); }
 
   void HandleTranslationUnit(ASTContext &Ctx) override {
     SourceManager &SM = Ctx.getSourceManager();
@@ -121,12 +191,25 @@ public:
     for (const auto &S : Args) Argv.push_back(S.c_str());
     ks_plugin_pass P = KS_PLUGIN_PASS_INIT;
     fillPass(P, Name, Argv, Text);
-    ks_plugin_report *R = nullptr;
-    if (ks_plugin_report_run(Hold->p, &P, NTop, &R) < 0) {
-      Dg.warn(SM.getLocForStartOfFile(Main), std::string("kernelskill: report failed: ") + ks_error_msg());
+    std::string File = getenv("KS_PLUGIN_REPARSE") ? "" : AST->write(Ctx);
+    if (!File.empty()) {
+      P.zAstFile = File.c_str();
+      P.nErrors = (int)CI.getDiagnostics().getNumErrors();
+    }
+    SourceLocation Start = SM.getLocForStartOfFile(Main);
+    if (M == Mode::Features) {
+      ks_buf B = KS_BUF_INIT;
+      if (ks_plugin_features(Hold->p, &P, &B) < 0 || ks_plugin_write_out(Out.c_str(), ks_buf_cstr(&B), B.n) < 0)
+        Dg.warn(Start, std::string("kernelskill: features: ") + ks_error_msg());
+      ks_buf_free(&B);
       return;
     }
-    KernelFinder F(SM);
+    ks_plugin_report *R = nullptr;
+    if (ks_plugin_report_run(Hold->p, &P, NTop, &R) < 0) {
+      Dg.warn(Start, std::string("kernelskill: report failed: ") + ks_error_msg());
+      return;
+    }
+    KernelFinder F(SM, OrigBase);
     F.TraverseDecl(Ctx.getTranslationUnitDecl());
     std::vector<bool> Used(F.Kernels.size(), false);
     for (int i = 0; i < R->n; i++) {
@@ -143,6 +226,7 @@ public:
         if (Dist < BestDist) { BestDist = Dist; Best = (int)k; Loc = L; }
       }
       if (Best >= 0) Used[Best] = true;
+      else if (!OrigBase.empty()) continue; // preprocessed: a header's kernel
       else if (A.iLine > 0) Loc = SM.translateLineCol(Main, (unsigned)A.iLine, 1);
       else continue; // a kernel of a header: not this file's
       for (int m = 0; m < A.nMsg; m++) Dg.remark(Loc, A.azMsg[m]);
@@ -166,7 +250,11 @@ private:
   CompilerInstance &CI;
   std::shared_ptr<CompileHolder> Hold;
   std::vector<std::string> Args;
+  Mode M;
+  std::string Out;
   int NTop;
+  std::string OrigBase;
+  std::unique_ptr<SharedAST> AST;
 };
 
 class KernelSkillAction : public PluginASTAction {
@@ -203,8 +291,12 @@ protected:
     OptionalFileEntryRef FE = SM.getFileEntryRefForID(Main);
     if (!FE) return Empty; // stdin or a buffer: no file for the store to know
     std::string Name = std::string(FE->getName());
+    // A preprocessed input (-save-temps compiles the .cui its -E job wrote):
+    // the driver names the original, which -main-file-name gives.
+    bool Pre = !CI.getFrontendOpts().Inputs.empty() && CI.getFrontendOpts().Inputs[0].isPreprocessed();
+    std::string Orig = Pre ? CI.getCodeGenOpts().MainFileName : "";
     auto Hold = std::make_shared<CompileHolder>();
-    if (ks_plugin_compile_find(Name.c_str(), &Hold->p) < 0) {
+    if (ks_plugin_compile_find(Pre && !Orig.empty() ? Orig.c_str() : Name.c_str(), &Hold->p) < 0) {
       Dg.warn(SourceLocation(), std::string("kernelskill: ") + ks_error_msg());
       return Empty;
     }
@@ -222,6 +314,24 @@ protected:
     SourceLocation Start = SM.getLocForStartOfFile(Main);
 
     if (M == Mode::Apply) {
+      if (Pre) {
+        // The -E job that wrote this input runs no plugin (clang gives plugins
+        // only to AST jobs), so the preprocessed text is the original's. Say so
+        // when there is a verified version, and compile what was preprocessed.
+        const char *Path = Hold->p ? Hold->p->zMainPath : nullptr;
+        if (!Acts || !Path) return Empty;
+        ks_plugin_pass Q = P;
+        Q.zMainFile = Path;
+        ks_plugin_apply A = {};
+        ks_plugin_apply_lookup(Hold->p, &Q, &A);
+        if (A.zOptimized)
+          Dg.warn(Start, std::string("kernelskill: ") + Path +
+                             ": mode=apply cannot substitute under -save-temps (clang preprocesses in a job that runs "
+                             "no plugin); compiling the original (drop -save-temps to compile the verified version, "
+                             "entry " + A.zEntry + ")");
+        ks_plugin_apply_clear(&A);
+        return Empty;
+      }
       ks_plugin_apply A = {};
       ks_plugin_apply_lookup(Hold->p, &P, &A);
       if (A.zOptimized) {
@@ -245,22 +355,75 @@ protected:
       return Empty;
     }
     if (!Acts) return Empty;
-    if (M == Mode::Features) {
-      llvm::StringRef Text = SM.getBufferData(Main);
-      P.zContents = Text.data();
-      P.nContents = Text.size();
-      ks_buf B = KS_BUF_INIT;
-      if (ks_plugin_features(Hold->p, &P, &B) < 0 || ks_plugin_write_out(Out.c_str(), ks_buf_cstr(&B), B.n) < 0)
-        Dg.warn(Start, std::string("kernelskill: features: ") + ks_error_msg());
-      ks_buf_free(&B);
-      return Empty;
-    }
-    return std::make_unique<ReportConsumer>(CI, Hold, std::move(Args), Top);
+    return std::make_unique<AnalysisConsumer>(CI, Hold, std::move(Args), M, Out, Top, Orig);
   }
 
   // Before the main action, so that apply's buffer is in place before parsing.
   ActionType getActionType() override { return AddBeforeMainAction; }
 };
+
+// -E runs no AST job, so no plugin action at all: clang gives plugins only to
+// AST jobs. The plugin is still loaded (dlopen) by that cc1 job, so this runs
+// then: with mode=apply on an -E compile, for each input the store has a
+// verified version of, say once that the preprocessed output is the
+// original's. In-process cc1 (clang's default): this process is the driver;
+// a spawned cc1 (-fno-integrated-cc1): the pass that acts says it.
+std::vector<std::string> readCmdline(const char *Path) {
+  std::vector<std::string> V;
+  FILE *F = fopen(Path, "rb");
+  if (!F) return V;
+  std::string Cur;
+  int C;
+  while ((C = fgetc(F)) != EOF) {
+    if (C == 0) { V.push_back(Cur); Cur.clear(); }
+    else Cur.push_back((char)C);
+  }
+  fclose(F);
+  return V;
+}
+
+struct PreprocessOnlyNote {
+  PreprocessOnlyNote() {
+    std::vector<std::string> Self = readCmdline("/proc/self/cmdline"), Drv = Self;
+    bool Cc1 = Self.size() > 1 && Self[1] == "-cc1";
+    if (Cc1) {
+      if (std::find(Self.begin(), Self.end(), "-E") == Self.end()) return;
+      Drv = readCmdline(("/proc/" + std::to_string((long)getppid()) + "/cmdline").c_str());
+    }
+    if (std::find(Drv.begin(), Drv.end(), "-E") == Drv.end()) return;
+    if (std::find(Drv.begin(), Drv.end(), "-fplugin-arg-kernelskill-mode=apply") == Drv.end()) return;
+    std::vector<const char *> Argv;
+    for (const auto &S : Drv) Argv.push_back(S.c_str());
+    for (const auto &In : Drv) {
+      llvm::StringRef R(In);
+      if (In.empty() || In[0] == '-' || !(R.ends_with(".cu") || R.ends_with(".cuh"))) continue;
+      if (access(In.c_str(), R_OK) != 0) continue;
+      ks_plugin_compile *C = nullptr;
+      if (ks_plugin_compile_from_argv(Argv.data(), (int)Argv.size(), In.c_str(), &C) < 0 || !C) continue;
+      ks_plugin_pass P = KS_PLUGIN_PASS_INIT;
+      P.zMainFile = In.c_str();
+      std::string Arch;
+      if (Cc1) {
+        P.bDevice = std::find(Self.begin(), Self.end(), "-fcuda-is-device") != Self.end();
+        auto T = std::find(Self.begin(), Self.end(), "-target-cpu");
+        if (T != Self.end() && T + 1 != Self.end()) Arch = *(T + 1);
+        P.zArch = P.bDevice && !Arch.empty() ? Arch.c_str() : nullptr;
+        auto M = std::find(Self.begin(), Self.end(), "-main-file-name");
+        bool Mine = M != Self.end() && M + 1 != Self.end() && llvm::StringRef(In).ends_with(*(M + 1));
+        if (!Mine || !ks_plugin_pass_acts(C, &P)) { ks_plugin_compile_free(C); continue; }
+      }
+      ks_plugin_apply A = {};
+      ks_plugin_apply_lookup(C, &P, &A);
+      if (A.zOptimized)
+        fprintf(stderr, "%s: warning: kernelskill: mode=apply cannot substitute under -E (clang gives plugins only to "
+                        "compile jobs, not to preprocessing): the preprocessed output is the original's; compile "
+                        "without -E to compile the verified version (entry %s)\n", In.c_str(), A.zEntry);
+      ks_plugin_apply_clear(&A);
+      ks_plugin_compile_free(C);
+    }
+  }
+};
+PreprocessOnlyNote TheNote;
 
 } // namespace
 

@@ -37,6 +37,13 @@
 
 typedef enum { MODE_OFF, MODE_APPLY, MODE_REPORT, MODE_OPTIMIZE, MODE_EXPLAIN } run_mode;
 
+/* KS_MODE's values: the one table that both reading and the warning use. */
+static const struct {
+  const char *zName;
+  run_mode e;
+} aModes[] = {{"off", MODE_OFF}, {"apply", MODE_APPLY}, {"report", MODE_REPORT}, {"optimize", MODE_OPTIMIZE},
+              {"explain", MODE_EXPLAIN}};
+
 /* One substituted input. */
 typedef struct subst {
   int iArgv;            /* index into the nvcc argument list */
@@ -194,6 +201,19 @@ static void copy_out(const state *pS, const char *zFile, FILE *pTo) {
   free(z);
 }
 
+/* A captured output as it is (the original's compile: nothing to rename). */
+static void copy_raw(const char *zFile, FILE *pTo) {
+  char *z = NULL;
+  size_t n = 0;
+  if (ks_file_read(zFile, &z, &n) < 0) {
+    ks_error_clear();
+    return;
+  }
+  fwrite(z, 1, n, pTo);
+  fflush(pTo);
+  free(z);
+}
+
 /* The dependency file nvcc wrote (-MD/-MMD: -MF, else <output stem>.d, else
  * <input stem>.d in the cwd; -M/-MM: -MF, else -o), or NULL (stdout). */
 static char *dep_file(const state *pS, const char *zInput) {
@@ -212,6 +232,89 @@ static char *dep_file(const state *pS, const char *zInput) {
 
 static int write_file(const char *zPath, const char *z, size_t n);
 
+/* Does the line [z, zEnd) name zWord as a whole word (space-separated)? */
+static int line_has_word(const char *z, const char *zEnd, const char *zWord) {
+  size_t n = strlen(zWord);
+  for (const char *p = z; n && p + n <= zEnd; p++) {
+    if (memcmp(p, zWord, n) != 0) continue;
+    int bLeft = p == z || p[-1] == ' ' || p[-1] == '\t';
+    int bRight = p + n == zEnd || p[n] == ' ' || p[n] == '\t' || p[n] == '\r';
+    if (bLeft && bRight && !(p > z + 1 && p[-1] == ' ' && p[-2] == '\\')) return 1;
+  }
+  return 0;
+}
+
+/* The host compiler lists the original a second time (the temp copy's
+ * `#line 1 "<original>"` names it): after the temp name became the original's,
+ * drop a continuation line that is only the original when its rule already
+ * names it, keeping the rule's line ends well formed. In place; returns the
+ * new length. */
+static size_t dedupe_dep(char *z, size_t n, const char *zEsc) {
+  size_t o = 0, iPrevEnd = 0;
+  int bSeen = 0, bHavePrev = 0;
+  const char *zEnd = z + n;
+  for (const char *p = z; p < zEnd;) {
+    const char *q = memchr(p, '\n', (size_t)(zEnd - p));
+    const char *zLineEnd = q ? q : zEnd;
+    const char *zBody = p, *zBodyEnd = zLineEnd;
+    while (zBody < zBodyEnd && (*zBody == ' ' || *zBody == '\t')) zBody++;
+    int bCont = zBodyEnd > zBody && zBodyEnd[-1] == '\\';
+    if (bCont) zBodyEnd--;
+    while (zBodyEnd > zBody && (zBodyEnd[-1] == ' ' || zBodyEnd[-1] == '\t')) zBodyEnd--;
+    int bIndented = zBody > p;
+    size_t nLine = (size_t)(zLineEnd - p) + (q ? 1 : 0);
+    if (!bIndented) bSeen = 0; /* a new rule */
+    /* -MP's phony rule for the original (`orig:` and its blank line): the
+     * original is the main file, which gets none. */
+    size_t nEsc = strlen(zEsc);
+    if (!bIndented && (size_t)(zLineEnd - p) == nEsc + 1 && memcmp(p, zEsc, nEsc) == 0 && p[nEsc] == ':') {
+      p = zLineEnd + (q ? 1 : 0);
+      if (p < zEnd && *p == '\n') p++;
+      continue;
+    }
+    int bOnlyOrig = bIndented && (size_t)(zBodyEnd - zBody) == strlen(zEsc) && memcmp(zBody, zEsc, strlen(zEsc)) == 0;
+    if (bOnlyOrig && bSeen) {
+      /* Dropped. The rule's last line: the previous line now ends it. */
+      if (!bCont && bHavePrev) {
+        size_t e = iPrevEnd;
+        while (e > 0 && (z[e - 1] == ' ' || z[e - 1] == '\\')) e--;
+        memmove(z + e, z + iPrevEnd, o - iPrevEnd);
+        o -= iPrevEnd - e;
+      }
+      p = zLineEnd + (q ? 1 : 0);
+      continue;
+    }
+    if (line_has_word(zBody, zBodyEnd, zEsc)) bSeen = 1;
+    memmove(z + o, p, nLine);
+    iPrevEnd = o + (size_t)(zLineEnd - p); /* before the newline */
+    bHavePrev = 1;
+    o += nLine;
+    p = zLineEnd + (q ? 1 : 0);
+  }
+  return o;
+}
+
+/* -M/-MM to stdout: a dependency file written there. */
+static void copy_deps_out(const state *pS, const char *zFile, FILE *pTo) {
+  char *z = NULL, *zNew = NULL;
+  size_t n = 0, nNew = 0;
+  if (ks_file_read(zFile, &z, &n) < 0) {
+    ks_error_clear();
+    return;
+  }
+  zNew = rewrite_text(pS, z, n, 1, &nNew);
+  for (int i = 0; zNew && i < pS->nSub; i++) {
+    char *zEsc = make_escape(pS->aSub[i].zOrig);
+    if (zEsc) nNew = dedupe_dep(zNew, nNew, zEsc);
+    free(zEsc);
+  }
+  if (zNew) fwrite(zNew, 1, nNew, pTo);
+  else fwrite(z, 1, n, pTo);
+  fflush(pTo);
+  free(z);
+  free(zNew);
+}
+
 static void fix_dep_file(const state *pS, const char *zPath) {
   char *z = NULL, *zNew = NULL;
   size_t n = 0, nNew = 0;
@@ -220,6 +323,11 @@ static void fix_dep_file(const state *pS, const char *zPath) {
     return;
   }
   zNew = rewrite_text(pS, z, n, 1, &nNew);
+  for (int i = 0; zNew && i < pS->nSub; i++) {
+    char *zEsc = make_escape(pS->aSub[i].zOrig);
+    if (zEsc) nNew = dedupe_dep(zNew, nNew, zEsc);
+    free(zEsc);
+  }
   if (zNew && (nNew != n || memcmp(z, zNew, n) != 0) && write_file(zPath, zNew, nNew) < 0)
     warn("cannot rewrite %s: %s", zPath, ks_error_msg());
   free(z);
@@ -228,6 +336,22 @@ static void fix_dep_file(const state *pS, const char *zPath) {
 
 /* Write a build-output file: temp name + rename (readers never see half of
  * it), no fsync (a build re-creates it; fsync costs milliseconds a call). */
+/* A text output nvcc wrote to a file (-E -o FILE): the temp copy's name in its
+ * line markers becomes the original's, as for -E to stdout. */
+static void fix_text_file(const state *pS, const char *zPath) {
+  char *z = NULL, *zNew = NULL;
+  size_t n = 0, nNew = 0;
+  if (ks_file_read(zPath, &z, &n) < 0) {
+    ks_error_clear();
+    return;
+  }
+  zNew = rewrite_text(pS, z, n, 0, &nNew);
+  if (zNew && (nNew != n || memcmp(z, zNew, n) != 0) && write_file(zPath, zNew, nNew) < 0)
+    warn("cannot rewrite %s: %s", zPath, ks_error_msg());
+  free(z);
+  free(zNew);
+}
+
 static int write_file(const char *zPath, const char *z, size_t n) {
   ks_buf tmp = KS_BUF_INIT;
   int rc = ks_buf_printf(&tmp, "%s.ks-tmp-%ld", zPath, (long)getpid());
@@ -313,7 +437,7 @@ static int consider_input(state *pS, const ks_nvcc_item *pIt, subst *pSub) {
   size_t nSrc = 0, nOpt = 0;
   ks_store *pStore = NULL;
   ks_store_entry *pHit = NULL, **apPath = NULL;
-  int nPath = 0, rc = 0, nMiss = 0, nHit = 0;
+  int nPath = 0, rc = 0, nMiss = 0, nHit = 0, bNoted = 0;
   memset(pSub, 0, sizeof *pSub);
   if (!(zDir = ks_path_dirname(zPath))) return KS_ENOMEM;
   rc = ks_store_open(zDir, 0, &pStore);
@@ -351,9 +475,10 @@ static int consider_input(state *pS, const ks_nvcc_item *pIt, subst *pSub) {
         goto done;
       }
       if (pHit && strcmp(pHit->zOptHash, pE->zOptHash) != 0) {
-        if (!pS->bQuiet)
+        if (!pS->bQuiet && !bNoted)
           fprintf(stderr, TAG ": note: %s: the store has different verified versions for the archs of this compile (%s); compiling the original\n",
                   zPath, zArchs);
+        bNoted = 1; /* said why; the per-path note below would contradict it */
         ks_store_entry_free(pE);
         nMiss++;
         continue;
@@ -435,7 +560,7 @@ static int consider_input(state *pS, const ks_nvcc_item *pIt, subst *pSub) {
          "source as it is; refresh it with `kernelskill optimize --commit` on its task, or drop it with "
          "`kernelskill store rm %s`",
          zPath, apPath[0]->zName);
-  else if (nOtherArch && !pS->bQuiet)
+  else if (nOtherArch && !pS->bQuiet && !bNoted)
     fprintf(stderr, TAG ": note: %s: the store has a verified version for %s, this compile targets %s; compiling the original\n",
             zPath, apPath[0]->zArch, zArchs);
   rc = 0;
@@ -495,12 +620,14 @@ static int explain(const state *pS) {
 
 static run_mode read_mode(void) {
   const char *z = getenv("KS_MODE");
-  if (!z || !z[0] || strcmp(z, "apply") == 0) return MODE_APPLY;
-  if (strcmp(z, "off") == 0) return MODE_OFF;
-  if (strcmp(z, "report") == 0) return MODE_REPORT;
-  if (strcmp(z, "optimize") == 0) return MODE_OPTIMIZE;
-  if (strcmp(z, "explain") == 0) return MODE_EXPLAIN;
-  warn("KS_MODE=%s is not one of off, apply, report, optimize; using apply", z);
+  const size_t nModes = sizeof aModes / sizeof aModes[0];
+  if (!z || !z[0]) return MODE_APPLY;
+  for (size_t i = 0; i < nModes; i++)
+    if (strcmp(z, aModes[i].zName) == 0) return aModes[i].e;
+  ks_buf b = KS_BUF_INIT;
+  for (size_t i = 0; i < nModes; i++) ks_buf_printf(&b, "%s%s", i ? ", " : "", aModes[i].zName);
+  warn("KS_MODE=%s is not one of %s; using apply", z, b.z ? b.z : "");
+  ks_buf_free(&b);
   return MODE_APPLY;
 }
 
@@ -662,15 +789,58 @@ int main(int argc, char **argv) {
     return 128 + sig;
   }
   if (WEXITSTATUS(st) != 0) {
-    const char *zV = getenv("KS_VERBOSE");
-    warn("the verified version%s of %s did not compile here (nvcc exit %d); compiling the original",
-         S.nSub > 1 ? "s" : "", S.aSub[0].zOrig, WEXITSTATUS(st));
-    if (zV && zV[0] && strcmp(zV, "0") != 0) copy_out(&S, zErr, stderr);
+    /* Compile the original, captured as well: when it fails too, the failure
+     * is nvcc's own (a missing output folder, a bad flag) and the user gets
+     * exactly what plain nvcc says and its exit code, with no word of ours. */
+    int stVer = WEXITSTATUS(st);
+    char *zVerErr = NULL;
+    size_t nVerErr = 0;
+    if (ks_file_read(zErr, &zVerErr, &nVerErr) < 0) ks_error_clear();
+    char **azOrig = calloc((size_t)(S.nPrefix + S.nArgs + 1), sizeof(char *));
+    int st2 = -1;
+    if (azOrig) {
+      memcpy(azOrig, S.azPrefix, sizeof(char *) * (size_t)S.nPrefix);
+      memcpy(azOrig + S.nPrefix, S.azArgs, sizeof(char *) * (size_t)S.nArgs);
+      st2 = spawn_captured(azOrig, zOut, zErr);
+      free(azOrig);
+    }
+    if (st2 < 0) {
+      free(zVerErr);
+      warn("the verified version%s of %s did not compile here (nvcc exit %d); compiling the original",
+           S.nSub > 1 ? "s" : "", S.aSub[0].zOrig, stVer);
+      cleanup(&S);
+      do_exec(&S);
+    }
+    if (WIFSIGNALED(st2)) {
+      int sig = WTERMSIG(st2);
+      free(zVerErr);
+      cleanup(&S);
+      signal(sig, SIG_DFL);
+      raise(sig);
+      return 128 + sig;
+    }
+    int rc2 = WEXITSTATUS(st2);
+    if (rc2 == 0) {
+      const char *zV = getenv("KS_VERBOSE");
+      warn("the verified version%s of %s did not compile here (nvcc exit %d); compiling the original",
+           S.nSub > 1 ? "s" : "", S.aSub[0].zOrig, stVer);
+      if (zV && zV[0] && strcmp(zV, "0") != 0 && zVerErr) {
+        size_t nV = 0;
+        char *zV2 = rewrite_text(&S, zVerErr, nVerErr, 0, &nV);
+        if (zV2) fwrite(zV2, 1, nV, stderr);
+        free(zV2);
+      }
+    }
+    free(zVerErr);
+    copy_raw(zOut, stdout);
+    copy_raw(zErr, stderr);
     cleanup(&S);
-    do_exec(&S);
+    return rc2;
   }
-  copy_out(&S, zOut, stdout);
+  if (pCmd->bDepOnly && !pCmd->zDepFile && !pCmd->zOutput) copy_deps_out(&S, zOut, stdout);
+  else copy_out(&S, zOut, stdout);
   copy_out(&S, zErr, stderr);
+  if (pCmd->bPreprocess && pCmd->zOutput && strcmp(pCmd->zOutput, "-") != 0) fix_text_file(&S, pCmd->zOutput);
   if (pCmd->bDepOnly || pCmd->bDepWithCompile) {
     for (int j = 0; j < S.nSub; j++) {
       char *zDep = dep_file(&S, S.aSub[j].zOrig);

@@ -29,6 +29,7 @@ typedef struct ks_plugin_compile {
   int nArchs;
   int bArchUnknown; /* an arch the store cannot name (native, all, gfx...) */
   char *zCudaPath;  /* --cuda-path, or NULL */
+  char *zMainPath;  /* the driver's word that names the main file, or NULL */
 } ks_plugin_compile;
 
 /* Read a driver command line (argv[0] first). zMainFile: the input this pass
@@ -52,10 +53,13 @@ typedef struct ks_plugin_pass {
   const char *zResourceDir;      /* the compiling clang's resource dir, or NULL */
   const char *zContents;         /* the main file as this pass compiles it (NULL: read it) */
   size_t nContents;
+  const char *zAstFile;          /* clang's AST of this pass, serialized: analysed
+                                    instead of a libclang parse (NULL: parse) */
+  int nErrors;                   /* errors this pass reported (with zAstFile) */
 } ks_plugin_pass;
 
-#define KS_PLUGIN_PASS_VERSION 1
-#define KS_PLUGIN_PASS_INIT {KS_PLUGIN_PASS_VERSION, 0, 0, 0, 0, 0, 0, 0, 0}
+#define KS_PLUGIN_PASS_VERSION 2
+#define KS_PLUGIN_PASS_INIT {KS_PLUGIN_PASS_VERSION, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}
 
 /* Whether this pass is the one that reports, writes features and warns: the
  * host pass, or in a device-only compile the device pass of the first arch;
@@ -101,6 +105,25 @@ int ks_plugin_guess(const char *zSummary, size_t nSummary, char **pzOut);
 /* `features`: the Feature Extractor's JSON for the main file as this pass
  * sees it (its side, arch, include paths, macros and language standard). */
 int ks_plugin_features(const ks_plugin_compile *pC, const ks_plugin_pass *pP, ks_buf *pOut);
+
+/* A ks_tu from an AST file written by the clang that compiled the file (the
+ * plugin serializes the translation unit it parsed), loaded by libclang's
+ * deserializer instead of a second parse (lib/features/tu_share.c). */
+typedef struct ks_tu ks_tu;
+typedef struct ks_tu_load_opts {
+  unsigned version;
+  int bDeviceSide;        /* the AST is of a device pass */
+  const char *zContents;  /* the main file's text as compiled (NULL: read it) */
+  size_t nContents;
+  int nErrors;            /* errors the compile reported in the user's code */
+} ks_tu_load_opts;
+
+#define KS_TU_LOAD_OPTS_VERSION 1
+#define KS_TU_LOAD_OPTS_INIT {KS_TU_LOAD_OPTS_VERSION, 0, 0, 0, 0}
+
+/* Load zAstFile (clang's serialized AST of zFile; the same clang version as
+ * libclang) as a ks_tu. KS_EPARSE when libclang cannot read it. */
+int ks_tu_load_ast(const char *zFile, const char *zAstFile, const ks_tu_load_opts *pOpts, ks_tu **ppTu);
 
 /* Write text to zPath atomically, or to stdout when zPath is "-". */
 int ks_plugin_write_out(const char *zPath, const char *z, size_t n);

@@ -89,7 +89,11 @@ int ks_plugin_compile_from_argv(const char *const *azArgv, int nArgv, const char
   if (nArgv < 2 || !strstr(base_name(azArgv[0]), "clang") || strcmp(azArgv[1], "-cc1") == 0) goto done;
   for (int i = 1; i < nArgv && rc >= 0; i++) {
     const char *z = azArgv[i], *zV;
-    if (zMainFile && (strcmp(z, zMainFile) == 0 || strcmp(base_name(z), base_name(zMainFile)) == 0)) bNamesMain = 1;
+    if (zMainFile && !bNamesMain && (strcmp(z, zMainFile) == 0 || strcmp(base_name(z), base_name(zMainFile)) == 0)) {
+      bNamesMain = 1;
+      free(p->zMainPath);
+      if (!(p->zMainPath = ks_strdup(z))) rc = KS_ENOMEM;
+    }
     if (!strcmp(z, "--cuda-device-only") || !strcmp(z, "--offload-device-only")) {
       p->bDeviceOnly = 1;
       p->bHostOnly = 0;
@@ -114,6 +118,7 @@ int ks_plugin_compile_from_argv(const char *const *azArgv, int nArgv, const char
     /* Not this compile's driver: forget what was read. */
     free_strs(p->azArchs, p->nArchs);
     free(p->zCudaPath);
+    free(p->zMainPath);
     memset(p, 0, sizeof *p);
     goto done;
   }
@@ -185,6 +190,7 @@ void ks_plugin_compile_free(ks_plugin_compile *p) {
   if (!p) return;
   free_strs(p->azArchs, p->nArchs);
   free(p->zCudaPath);
+  free(p->zMainPath);
   free(p);
 }
 
@@ -340,6 +346,15 @@ done:
 /* ---- features and report ---- */
 
 static int parse_pass(const ks_plugin_compile *pC, const ks_plugin_pass *pP, ks_tu **ppTu) {
+  if (pP->zAstFile) {
+    /* The compile's own AST: deserialized, not parsed again. */
+    ks_tu_load_opts lo = KS_TU_LOAD_OPTS_INIT;
+    lo.bDeviceSide = pP->bDevice;
+    lo.zContents = pP->zContents;
+    lo.nContents = pP->nContents;
+    lo.nErrors = pP->nErrors;
+    return ks_tu_load_ast(pP->zMainFile, pP->zAstFile, &lo, ppTu);
+  }
   ks_parse_opts po = KS_PARSE_OPTS_INIT;
   char *zArch = NULL;
   po.azExtraArgs = pP->azArgs;

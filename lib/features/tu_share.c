@@ -1,0 +1,56 @@
+/* tu_share.c — a ks_tu from an AST file that a running clang wrote (the clang
+ * plugin serializes the translation unit it already parsed), loaded through
+ * libclang's deserializer instead of parsing the file a second time. The
+ * analysis modules then read it exactly as they read a ks_tu_parse() result. */
+#define _GNU_SOURCE
+#include "features/ast.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "kernelskill/plugin.h"
+
+int ks_tu_load_ast(const char *zFile, const char *zAstFile, const ks_tu_load_opts *pOpts, ks_tu **ppTu) {
+  ks_tu_load_opts dflt = KS_TU_LOAD_OPTS_INIT;
+  if (!pOpts) pOpts = &dflt;
+  if (pOpts->version != KS_TU_LOAD_OPTS_VERSION)
+    return ks_error_set(KS_EUSAGE, "ks_tu_load_opts: unsupported version %u", pOpts->version);
+  *ppTu = NULL;
+  int rc = KS_OK;
+  struct timespec t0, t1;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  ks_tu *pTu = calloc(1, sizeof *pTu);
+  if (!pTu) return ks_error_set(KS_ENOMEM, "out of memory");
+  if (!(pTu->zFile = ks_strdup(zFile))) { rc = KS_ENOMEM; goto fail; }
+  if (pOpts->zContents) {
+    if (!(pTu->zSrc = malloc(pOpts->nContents + 1))) { rc = ks_error_set(KS_ENOMEM, "out of memory"); goto fail; }
+    memcpy(pTu->zSrc, pOpts->zContents, pOpts->nContents);
+    pTu->zSrc[pOpts->nContents] = 0;
+    pTu->nSrc = pOpts->nContents;
+  } else if ((rc = ks_file_read(zFile, &pTu->zSrc, &pTu->nSrc)) < 0) {
+    goto fail;
+  }
+  /* The side is read back from the arguments (features.c), as for a parse. */
+  pTu->azArgs = calloc(2, sizeof(char *));
+  if (!pTu->azArgs) { rc = ks_error_set(KS_ENOMEM, "out of memory"); goto fail; }
+  if (pOpts->bDeviceSide) {
+    if (!(pTu->azArgs[0] = ks_strdup("--cuda-device-only"))) { rc = KS_ENOMEM; goto fail; }
+    pTu->nArgs = 1;
+  }
+  /* The compile reported its own diagnostics; the AST file keeps none. */
+  pTu->nError = pOpts->nErrors;
+  pTu->pIndex = clang_createIndex(0, 0);
+  enum CXErrorCode e = clang_createTranslationUnit2(pTu->pIndex, zAstFile, &pTu->pTu);
+  if (e != CXError_Success || !pTu->pTu) {
+    rc = ks_error_set(KS_EPARSE, "%s: libclang could not load the AST file %s (error %d)", zFile, zAstFile, (int)e);
+    goto fail;
+  }
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  pTu->rParseSec = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+  *ppTu = pTu;
+  return KS_OK;
+fail:
+  ks_tu_free(pTu);
+  return rc;
+}
