@@ -232,6 +232,7 @@ typedef struct src_kernel {
   char *zName, *zFile;
   int nParam;
   char **azParamName, **azParamType;
+  int *aLoads; /* loads through each parameter, from the features (-1: unknown) */
 } src_kernel;
 
 typedef struct src_index {
@@ -246,6 +247,7 @@ static void src_free(src_index *s) {
     for (int k = 0; k < s->a[i].nParam; k++) free(s->a[i].azParamName[k]), free(s->a[i].azParamType[k]);
     free(s->a[i].azParamName);
     free(s->a[i].azParamType);
+    free(s->a[i].aLoads);
   }
   free(s->a);
 }
@@ -280,8 +282,11 @@ static int src_add_file(src_index *s, const char *zFile, ks_buf *pReport) {
     sk->nParam = cJSON_GetArraySize(pParams);
     sk->azParamName = calloc((size_t)sk->nParam + 1, sizeof(char *));
     sk->azParamType = calloc((size_t)sk->nParam + 1, sizeof(char *));
+    sk->aLoads = calloc((size_t)sk->nParam + 1, sizeof(int));
     int j = 0;
-    for (const cJSON *q = pParams->child; q && sk->azParamName && sk->azParamType; q = q->next, j++) {
+    for (const cJSON *q = pParams->child; q && sk->azParamName && sk->azParamType && sk->aLoads; q = q->next, j++) {
+      const cJSON *pLoads = cJSON_GetObjectItemCaseSensitive(q, "loads");
+      sk->aLoads[j] = cJSON_IsNumber(pLoads) ? (int)pLoads->valuedouble : -1;
       const char *zN = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(q, "name"));
       const char *zT = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(q, "type"));
       sk->azParamName[j] = ks_strdup(zN ? zN : "");
@@ -426,7 +431,7 @@ static int write_one(const ks_capture *c, const ks_capture_launch *l, const src_
   cJSON *pArgs = cJSON_CreateArray(), *pExpect = cJSON_CreateObject(), *pInputs = cJSON_CreateObject();
   char *zEntry = ks_mprintf("ks_replay_%s", zTaskName);
   char *zSrcName = ks_mprintf("%s.cu", zTaskName);
-  char *zDesc = ks_mprintf("captured by kernelskill capture from %s: launch %d of %s (the %d-th of this kernel), "
+  char *zDesc = ks_mprintf("captured by kernelskill capture from %s: launch %d of %s (launch %d of this kernel), "
                            "grid (%u, %u, %u), block (%u, %u, %u), %u bytes of dynamic shared memory",
                            o->zProgram ? o->zProgram : "a program", l->iLaunch, l->zName, l->iNth, l->aGrid[0],
                            l->aGrid[1], l->aGrid[2], l->aBlock[0], l->aBlock[1], l->aBlock[2], l->nSmem);
@@ -442,6 +447,15 @@ static int write_one(const ks_capture *c, const ks_capture_launch *l, const src_
     size_t nEs = ks_dtype_size(e);
     size_t nChanged = 0;
     ks_intent eI = ks_capture_infer_intent(azBefore[k], azAfter[k], l->aAlloc[k].nSize, nEs, &nChanged);
+    /* Every element changed, but a buffer the kernel also reads is an input
+     * too: "out" is poisoned before each trial. Without the source's
+     * load counts, inout is the safe choice. */
+    if (eI == KS_INTENT_OUT) {
+      int bRead = sk->nParam != l->nParam || !sk->aLoads;
+      for (int i = 0; !bRead && i < l->nParam; i++)
+        if (l->aParam[i].iAlloc == k && sk->aLoads[i] != 0) bRead = 1;
+      if (bRead) eI = KS_INTENT_INOUT;
+    }
     /* Name: the first parameter pointing into it, unique. */
     char zName[128] = "";
     for (int i = 0; i < l->nParam && !zName[0]; i++)
