@@ -318,6 +318,52 @@ static void bare(const char *zCallee, char *zOut, size_t nOut) {
   snprintf(zOut, nOut, "%.*s", (int)(zEnd - zStart), zStart);
 }
 
+/* Copy the local headers a source includes ("X", found next to it) into
+ * the task folder, recursively, so the task parses (libclang) and builds
+ * with no include path: the folder is self-contained. Only relative names
+ * without ".." are followed; what is not found is left to the -I flag. */
+static void copy_local_headers(const char *zText, const char *zFromDir, const char *zToDir, const char *zRelDir,
+                               int iDepth, int *pnCopied, ks_buf *pNotes) {
+  if (iDepth > 8) return;
+  for (const char *p = zText; p && *p;) {
+    const char *q = p;
+    while (*q == ' ' || *q == '\t') q++;
+    if (*q == '#') {
+      q++;
+      while (*q == ' ' || *q == '\t') q++;
+      if (!strncmp(q, "include", 7)) {
+        q += 7;
+        while (*q == ' ' || *q == '\t') q++;
+        const char *e = *q == '"' ? strchr(q + 1, '"') : NULL;
+        const char *zNl = strchr(q, '\n');
+        if (e && (!zNl || e < zNl) && e - q - 1 > 0 && e - q - 1 < 512 && *pnCopied < 64) {
+          char zName[520];
+          snprintf(zName, sizeof zName, "%s%s%.*s", zRelDir, zRelDir[0] ? "/" : "", (int)(e - q - 1), q + 1);
+          char *zSrc = ks_path_join(zFromDir, zName), *zDst = ks_path_join(zToDir, zName);
+          char *zText2 = NULL;
+          if (zName[0] != '/' && !strstr(zName, "..") && zSrc && zDst && ks_file_exists(zSrc) && !ks_file_exists(zDst) &&
+              ks_file_read(zSrc, &zText2, NULL) == KS_OK) {
+            char *zDstDir = ks_path_dirname(zDst), *zSub = ks_path_dirname(zName);
+            if (zDstDir && ks_dir_make(zDstDir) == KS_OK && ks_file_write_atomic(zDst, zText2, strlen(zText2)) == KS_OK) {
+              (*pnCopied)++;
+              ks_buf_printf(pNotes, "copied the header %s into the task folder\n", zName);
+              copy_local_headers(zText2, zFromDir, zToDir, zSub && strcmp(zSub, ".") ? zSub : "", iDepth + 1, pnCopied,
+                                 pNotes);
+            }
+            free(zDstDir);
+            free(zSub);
+          }
+          free(zText2);
+          free(zSrc);
+          free(zDst);
+        }
+      }
+    }
+    p = strchr(p, '\n');
+    if (p) p++;
+  }
+}
+
 /* ---- writing one task ------------------------------------------------------ */
 
 static int read_snapshot(const ks_capture *c, const char *zRel, uint64_t nSize, char **pz) {
@@ -542,6 +588,8 @@ static int write_one(const ks_capture *c, const ks_capture_launch *l, const src_
    * rewrites), then the replay entry. Its folder stays on the include path. */
   if ((rc = ks_file_read(sk->zFile, &zText, NULL)) < 0) goto done_task;
   zOrigDir = ks_path_dirname(sk->zFile);
+  int nCopied = 0;
+  if (zOrigDir) copy_local_headers(zText, zOrigDir, zTaskDir, "", 0, &nCopied, &notes);
   char *zOrigFlags = ks_review_source_flags(sk->zFile);
   ks_buf_printf(&src, "// kernelskill-flags: -I%s%s%s\n// copied by kernelskill capture from %s\n", zOrigDir,
                 zOrigFlags ? " " : "", zOrigFlags ? zOrigFlags : "", sk->zFile);

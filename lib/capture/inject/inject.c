@@ -176,7 +176,8 @@ static void on_launch_enter(CUfunction f, const char *zSym, unsigned g0, unsigne
                             const char *zApi, uint32_t iCorr) {
   const char *zMangled = zSym;
   if (!zMangled || !*zMangled) {
-    if (cuFuncGetName(&zMangled, f) != CUDA_SUCCESS) zMangled = "?";
+    if (cuFuncGetName(&zMangled, f) != CUDA_SUCCESS && cuKernelGetName(&zMangled, (CUkernel)f) != CUDA_SUCCESS)
+      zMangled = "?";
   }
   char *zDem = NULL;
   if (g.xDemangle) {
@@ -191,6 +192,14 @@ static void on_launch_enter(CUfunction f, const char *zSym, unsigned g0, unsigne
   int nParam = 0;
   while (nParam < KC_MAX_PARAMS && cuFuncGetParamInfo(f, (size_t)nParam, &aOff[nParam], &aSize[nParam]) == CUDA_SUCCESS)
     nParam++;
+  /* The runtime may launch a CUkernel handle passed as a CUfunction: ask
+   * through the kernel API (cuKernelGetParamInfo) when the function API
+   * knows no parameters. */
+  if (nParam == 0) {
+    while (nParam < KC_MAX_PARAMS &&
+           cuKernelGetParamInfo((CUkernel)f, (size_t)nParam, &aOff[nParam], &aSize[nParam]) == CUDA_SUCCESS)
+      nParam++;
+  }
   /* The values: kernelParams[i] points at param i; or one packed buffer in `extra`. */
   const unsigned char *pPacked = NULL;
   for (int i = 0; apExtra && apExtra[i] != CU_LAUNCH_PARAM_END; i += 2) {
