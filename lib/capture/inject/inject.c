@@ -230,7 +230,7 @@ static void on_launch_enter(CUfunction f, const char *zSym, unsigned g0, unsigne
   for (int i = 0; i < nParam; i++) {
     const unsigned char *pv = apParams ? (const unsigned char *)apParams[i] : pPacked ? pPacked + aOff[i] : NULL;
     fprintf(m, "%s{\"offset\": %zu, \"size\": %zu, \"bytes\": \"", i ? ", " : "", aOff[i], aSize[i]);
-    for (size_t k = 0; pv && k < aSize[i] && k < 4096; k++) fprintf(m, "%02x", pv[k]);
+    for (size_t k = 0; pv && k < aSize[i]; k++) fprintf(m, "%02x", pv[k]);
     fputc('"', m);
     if (pv && aSize[i] == 8) {
       uint64_t v;
