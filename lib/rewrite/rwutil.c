@@ -1307,3 +1307,26 @@ int ks_rw_kernel_launches(ks_rewrite *p, const char *zKernel, ks_launch **paOut,
   return ks_rewrite_refuse(p, "no launch of '%s' in this file: the launch configuration must change with the kernel",
                            zKernel);
 }
+
+int ks_rw_require_class(ks_rewrite *p, CXCursor kernel, int eClass) {
+  ks_shape *pS = NULL;
+  int rc = ks_shape_build(ks_rewrite_tu(p), kernel, &pS);
+  if (rc < 0) return rc;
+  if ((int)pS->eClass != eClass)
+    rc = ks_rewrite_refuse(p, "the kernel-shape model classes '%s' as %s (%s); this rule needs the %s shape",
+                           pS->zKernel, ks_shape_class_name(pS->eClass), pS->zWhy ? pS->zWhy : "",
+                           ks_shape_class_name((ks_shape_class)eClass));
+  ks_shape_free(pS);
+  return rc;
+}
+
+int ks_rw_refuse_class(ks_rewrite *p, CXCursor kernel, int eClass) {
+  ks_shape *pS = NULL;
+  int rc = ks_shape_build(ks_rewrite_tu(p), kernel, &pS);
+  if (rc < 0) return rc;
+  if ((int)pS->eClass == eClass)
+    rc = ks_rewrite_refuse(p, "the kernel-shape model classes '%s' as %s (%s), which this rule must not rewrite",
+                           pS->zKernel, ks_shape_class_name(pS->eClass), pS->zWhy ? pS->zWhy : "");
+  ks_shape_free(pS);
+  return rc;
+}

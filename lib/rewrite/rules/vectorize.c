@@ -138,6 +138,7 @@ static int apply(ks_rewrite *p) {
     rc = ks_rewrite_refuse(p, "not a pointwise kernel: %s", zWhy);
     goto done;
   }
+  if ((rc = ks_rw_require_class(p, k, KS_CLASS_MAP)) < 0) goto done;
   if ((rc = ks_rw_params(pTu, k, &aP, &nP)) < 0) goto done;
   const char *zSrc = ks_rewrite_source(p, NULL);
   int bBraced = !pw.bEarlyReturn && zSrc[pw.iHeadEnd - 1] == '{';
