@@ -95,6 +95,10 @@ int ks_rewrite_has_note(ks_rewrite *p, unsigned iStart, unsigned iEnd, const cha
 /* Offset of the start of the line holding iOffset, and the length of that
  * line's leading whitespace (*pnIndent may be NULL). */
 unsigned ks_rewrite_line_start(ks_rewrite *p, unsigned iOffset, unsigned *pnIndent);
+/* Does main-file range [iStart, iEnd) lie partly inside a macro use (not
+ * holding it whole)? ks_rewrite_replace refuses such edits itself; rules that
+ * copy source text between ranges ask first. */
+int ks_rewrite_in_macro(ks_rewrite *p, unsigned iStart, unsigned iEnd);
 /* Number of edits queued so far (notes not counted). */
 int ks_rewrite_edit_count(ks_rewrite *p);
 

@@ -131,8 +131,15 @@ typedef struct actx {
   int nProduct;  /* ids for `x * y` products */
   int iProduct;  /* current product id while visiting its operands */
   int iSharedProduct, nSharedInProduct; /* shared-memory operands of a product */
+  int nDepth;      /* walk()/classify() nesting: bounded by ANALYZE_MAX_DEPTH */
+  int bTruncated;  /* something nested deeper than that was not looked at */
   int rc;
 } actx;
+
+/* The walks recurse through libclang's visitor; a body nested thousands of
+ * levels deep (generated code) must give a partial model, not a stack
+ * overflow. */
+#define ANALYZE_MAX_DEPTH 256
 
 static var_cls *find_var(actx *pC, CXCursor decl) {
   for (int i = pC->nVar - 1; i >= 0; i--)
@@ -202,7 +209,21 @@ static ks_cls classify_kids_union(actx *pC, CXCursor c) {
   return r;
 }
 
+static ks_cls classify_inner(actx *pC, CXCursor c);
+
 static ks_cls classify(actx *pC, CXCursor c) {
+  if (pC->nDepth >= ANALYZE_MAX_DEPTH) {
+    pC->bTruncated = 1;
+    ks_cls r = {FORM_NONLINEAR, 0, 0, 0};
+    return r;
+  }
+  pC->nDepth++;
+  ks_cls r = classify_inner(pC, c);
+  pC->nDepth--;
+  return r;
+}
+
+static ks_cls classify_inner(actx *pC, CXCursor c) {
   c = strip(c);
   enum CXCursorKind e = clang_getCursorKind(c);
   ks_cls r = CLS_UNIFORM;
@@ -928,7 +949,20 @@ static void walk_decl(actx *pC, CXCursor c) {
   if (!clang_Cursor_isNull(init)) walk(pC, init, MODE_LOAD);
 }
 
+static void walk_inner(actx *pC, CXCursor c, int eMode);
+
 static void walk(actx *pC, CXCursor c, int eMode) {
+  if (pC->rc < 0) return;
+  if (pC->nDepth >= ANALYZE_MAX_DEPTH) {
+    pC->bTruncated = 1;
+    return;
+  }
+  pC->nDepth++;
+  walk_inner(pC, c, eMode);
+  pC->nDepth--;
+}
+
+static void walk_inner(actx *pC, CXCursor c, int eMode) {
   if (pC->rc < 0) return;
   enum CXCursorKind e = clang_getCursorKind(c);
   ks_kernel *pK = pC->pK;
@@ -1361,6 +1395,9 @@ static void analyze_one(ks_tu *pTu, CXCursor c, void *pArg) {
   }
   if (!clang_Cursor_isNull(body)) walk(&ctx, body, MODE_LOAD);
   free(ctx.aVar);
+  if (ctx.rc == KS_OK && (ctx.rc = ks_shape_build(pTu, c, &pK->pShape)) == KS_OK)
+    ctx.rc = ks_shape_uses(pTu, pK->zName, &pK->pShape->aUse, &pK->pShape->nUse);
+  if (ctx.bTruncated) pK->bTruncated = 1;
   if (ctx.rc < 0) pL->rc = ctx.rc;
 }
 
@@ -1531,6 +1568,7 @@ void ks_analyze_free(ks_kernel *a, int n) {
     free(pK->azInstantiation);
     free(pK->zLaunchMaxThreads);
     free(pK->zLaunchMinBlocks);
+    ks_shape_free(pK->pShape);
     for (int j = 0; j < pK->nParam; j++) {
       free(pK->aParam[j].zName);
       free(pK->aParam[j].zType);

@@ -5,6 +5,7 @@
 #define KS_FEATURES_ANALYZE_H
 
 #include "features/ast.h"
+#include "features/shape.h"
 
 typedef enum ks_pattern {
   KS_PAT_UNIFORM = 0,
@@ -91,6 +92,8 @@ typedef struct ks_kernel {
   const char *zStructure;
   int nLaunchSites;
   long long nBlockSize; /* constant block size at the launch sites, 0 when unknown */
+  ks_shape *pShape;     /* the kernel-shape model (shape.h), with the kernel's uses */
+  int bTruncated;       /* the body nests deeper than the walk goes: counts are partial */
 } ks_kernel;
 
 /* Analyze every kernel of the file (or only zKernel). */

@@ -98,9 +98,93 @@ static cJSON *summary_json(const ks_kernel *pK) {
   cJSON_AddBoolToObject(s, "smem_tree_reduction", pK->bSmemTree);
   cJSON_AddBoolToObject(s, "has_reuse", pK->bReuse);
   cJSON_AddStringToObject(s, "structure", pK->zStructure);
+  cJSON_AddStringToObject(s, "shape_class", pK->pShape ? ks_shape_class_name(pK->pShape->eClass) : "other");
   cJSON_AddBoolToObject(s, "multi_kernel_entry", pK->bMultiKernelEntry);
   cJSON_AddNumberToObject(s, "launch_sites", pK->nLaunchSites);
   cJSON_AddNumberToObject(s, "block_size", (double)pK->nBlockSize);
+  return s;
+}
+
+/* The kernel-shape model (shape.h) as JSON: class, parallel space, guards,
+ * loops, accesses as polynomials, calls and uses. */
+static cJSON *shape_json(const ks_kernel *pK) {
+  const ks_shape *pS = pK->pShape;
+  cJSON *s = cJSON_CreateObject();
+  if (!pS) {
+    cJSON_AddStringToObject(s, "class", "other");
+    return s;
+  }
+  static const char *const azDim[] = {"x", "y", "z"};
+  static const char *const azOp[] = {"none", "add", "mul", "max", "min"};
+  static const char *const azKind[] = {"load", "store", "rmw"};
+  static const char *const azUse[] = {"launch", "api", "query", "other"};
+  cJSON_AddStringToObject(s, "class", ks_shape_class_name(pS->eClass));
+  cJSON_AddStringToObject(s, "why", pS->zWhy ? pS->zWhy : "");
+  cJSON_AddBoolToObject(s, "truncated", pS->bTruncated || pK->bTruncated);
+  cJSON *a = cJSON_AddArrayToObject(s, "parallel");
+  for (int d = 0; d < pS->nPar; d++) {
+    cJSON *x = cJSON_CreateObject();
+    cJSON_AddStringToObject(x, "dim", azDim[d]);
+    cJSON_AddBoolToObject(x, "global_index", pS->aPar[d].bUsed);
+    cJSON_AddBoolToObject(x, "grid_stride", pS->aPar[d].bGridStride);
+    cJSON_AddItemToArray(a, x);
+  }
+  a = cJSON_AddArrayToObject(s, "guards");
+  for (int i = 0; i < pS->nGuard; i++) {
+    cJSON *x = cJSON_CreateObject();
+    cJSON_AddNumberToObject(x, "line", pS->aGuard[i].iLine);
+    cJSON_AddItemToObject(x, "dim", pS->aGuard[i].iDim >= 0 ? cJSON_CreateString(azDim[pS->aGuard[i].iDim]) : cJSON_CreateNull());
+    cJSON_AddStringToObject(x, "bound", pS->aGuard[i].zBound ? pS->aGuard[i].zBound : "");
+    cJSON_AddBoolToObject(x, "early_return", pS->aGuard[i].bEarlyReturn);
+    cJSON_AddItemToArray(a, x);
+  }
+  a = cJSON_AddArrayToObject(s, "loops");
+  for (int i = 0; i < pS->nLoop; i++) {
+    const ks_shape_loop *pL = &pS->aLoop[i];
+    cJSON *x = cJSON_CreateObject();
+    cJSON_AddNumberToObject(x, "line", pL->iLine);
+    cJSON_AddItemToObject(x, "var", str_or_null(pL->zVar));
+    cJSON_AddNumberToObject(x, "parent", pL->iParent);
+    if (pL->nTrip >= 0) cJSON_AddNumberToObject(x, "trip_count", (double)pL->nTrip);
+    else cJSON_AddNullToObject(x, "trip_count");
+    cJSON_AddBoolToObject(x, "grid_stride", pL->bGridStride);
+    char *z = ks_shape_poly_text(pS, &pL->bound);
+    cJSON_AddStringToObject(x, "bound", z ? z : "");
+    free(z);
+    cJSON *acc = cJSON_AddArrayToObject(x, "accumulators");
+    for (int j = 0; j < pL->nAccum; j++) {
+      cJSON *y = cJSON_CreateObject();
+      cJSON_AddStringToObject(y, "var", pL->azAccum[j]);
+      cJSON_AddStringToObject(y, "op", azOp[pL->aOp[j]]);
+      cJSON_AddItemToArray(acc, y);
+    }
+    cJSON_AddItemToArray(a, x);
+  }
+  a = cJSON_AddArrayToObject(s, "accesses");
+  for (int i = 0; i < pS->nAccess; i++) {
+    const ks_shape_access *pA = &pS->aAccess[i];
+    cJSON *x = cJSON_CreateObject();
+    cJSON_AddStringToObject(x, "param", pA->iParam >= 0 && pA->iParam < pK->nParam ? pK->aParam[pA->iParam].zName : "?");
+    cJSON_AddNumberToObject(x, "line", pA->iLine);
+    cJSON_AddStringToObject(x, "kind", azKind[pA->eKind]);
+    cJSON_AddStringToObject(x, "elem", pA->zElemType ? pA->zElemType : "");
+    char *z = ks_shape_poly_text(pS, &pA->index);
+    cJSON_AddStringToObject(x, "index", z ? z : "");
+    free(z);
+    cJSON_AddNumberToObject(x, "loop", pA->iLoop);
+    cJSON_AddBoolToObject(x, "in_macro", pA->bInMacro);
+    cJSON_AddItemToArray(a, x);
+  }
+  a = cJSON_AddArrayToObject(s, "calls");
+  for (int i = 0; i < pS->nCall; i++) cJSON_AddItemToArray(a, cJSON_CreateString(pS->azCall[i]));
+  a = cJSON_AddArrayToObject(s, "uses");
+  for (int i = 0; i < pS->nUse; i++) {
+    cJSON *x = cJSON_CreateObject();
+    cJSON_AddStringToObject(x, "kind", azUse[pS->aUse[i].eKind]);
+    cJSON_AddNumberToObject(x, "line", pS->aUse[i].iLine);
+    cJSON_AddStringToObject(x, "how", pS->aUse[i].zHow ? pS->aUse[i].zHow : "");
+    cJSON_AddItemToArray(a, x);
+  }
   return s;
 }
 
@@ -177,6 +261,7 @@ static cJSON *kernel_json(const ks_kernel *pK) {
   cJSON_AddItemToObject(k, "transcendentals", counts_json(pK->aTrans, pK->nTrans, 1));
   cJSON_AddItemToObject(k, "atomics", counts_json(pK->aAtomic, pK->nAtomic, 1));
   cJSON_AddItemToObject(k, "summary", summary_json(pK));
+  cJSON_AddItemToObject(k, "shape", shape_json(pK));
   return k;
 }
 
@@ -342,6 +427,13 @@ static void kernel_text(ks_buf *pB, const ks_kernel *pK) {
                 pK->nDoubleOps ? ", uses double" : "");
   ks_buf_printf(pB, "  control: %s, %d thread-dependent branch%s\n", pK->bBoundsCheck ? "bounds check" : "no bounds check",
                 pK->nThreadBranch, pK->nThreadBranch == 1 ? "" : "es");
+  if (pK->pShape) {
+    int nOther = 0;
+    for (int i = 0; i < pK->pShape->nUse; i++) nOther += pK->pShape->aUse[i].eKind != KS_USE_LAUNCH;
+    ks_buf_printf(pB, "  shape: %s (%s)%s, %d use%s (%d not a <<<>>> launch)\n", ks_shape_class_name(pK->pShape->eClass),
+                  pK->pShape->zWhy ? pK->pShape->zWhy : "", pK->pShape->bTruncated || pK->bTruncated ? ", truncated" : "",
+                  pK->pShape->nUse, pK->pShape->nUse == 1 ? "" : "s", nOther);
+  }
 }
 
 int ks_features_text(ks_tu *pTu, const ks_features_opts *pOpts, ks_buf *pOut) {

@@ -3,6 +3,7 @@
  * overlap, and splices them into a copy of the source. Every byte outside the
  * queued ranges comes out as it went in. */
 #include "features/ast.h"
+#include "features/shape.h"
 #include "kernelskill/rewrite.h"
 
 #include <stdio.h>
@@ -30,6 +31,9 @@ struct ks_rewrite {
   rw_note *aNote;
   int nNote, nNoteAlloc;
   int nSeq;
+  unsigned *aMacro; /* main-file macro expansions [start, end) pairs, sorted; computed on first use */
+  int nMacro;
+  int bMacroDone;
 };
 
 const ks_rule *ks_rule_find(const char *zId) {
@@ -86,10 +90,42 @@ static int push_edit(ks_rewrite *p, unsigned iStart, unsigned iEnd, char *zText,
   return KS_OK;
 }
 
+/* The macro expansion [ms, me) that range [iStart, iEnd) lies partly inside,
+ * or -1. A range that holds the whole use is not inside it; an insertion is
+ * inside when it falls strictly between the macro's first and last byte. */
+static int macro_conflict(ks_rewrite *p, unsigned iStart, unsigned iEnd) {
+  if (!p->bMacroDone) {
+    p->bMacroDone = 1;
+    ks_shape_macro_ranges(p->pTu, &p->aMacro, &p->nMacro);
+  }
+  for (int i = 0; i < p->nMacro; i++) {
+    unsigned ms = p->aMacro[2 * i], me = p->aMacro[2 * i + 1];
+    if (iStart == iEnd) {
+      if (ms < iStart && iStart < me) return i;
+    } else if (iStart < me && ms < iEnd && !(iStart <= ms && me <= iEnd)) {
+      return i;
+    }
+  }
+  return -1;
+}
+
+int ks_rewrite_in_macro(ks_rewrite *p, unsigned iStart, unsigned iEnd) { return macro_conflict(p, iStart, iEnd) >= 0; }
+
+static int refuse_macro(ks_rewrite *p, int iMacro, unsigned iAt) {
+  unsigned iLine, iCol;
+  unsigned ms = p->aMacro[2 * iMacro], me = p->aMacro[2 * iMacro + 1];
+  ks_ast_line_col(p->pTu, iAt, &iLine, &iCol);
+  return ks_rewrite_refuse(p, "%s:%u:%u: the edit lies inside the expansion of macro use '%.*s'; the engine edits "
+                              "macro uses only as a whole",
+                           p->pTu->zFile, iLine, iCol, (int)(me - ms > 60 ? 60 : me - ms), p->pTu->zSrc + ms);
+}
+
 int ks_rewrite_replace(ks_rewrite *p, unsigned iStart, unsigned iEnd, const char *zText) {
   if (iEnd < iStart || iEnd > p->pTu->nSrc)
     return ks_error_set(KS_EINVAL, "rule %s: edit [%u, %u) outside the file (%zu bytes)", p->pRule->zId, iStart,
                         iEnd, p->pTu->nSrc);
+  int iMacro = macro_conflict(p, iStart, iEnd);
+  if (iMacro >= 0) return refuse_macro(p, iMacro, iStart);
   for (int i = 0; i < p->nEdit; i++) {
     if (edits_overlap(&p->aEdit[i], iStart, iEnd)) {
       unsigned iLine, iCol;
@@ -296,6 +332,34 @@ static void free_state(ks_rewrite *p) {
   free(p->aEdit);
   for (int i = 0; i < p->nNote; i++) free(p->aNote[i].zWhat);
   free(p->aNote);
+  free(p->aMacro);
+}
+
+/* After the rule ran: an insertion at the first byte of a macro use that is
+ * not a whole line and not half of a wrap of the use (an insertion at its
+ * end too) meant a place inside the expansion, which the expansion location
+ * collapsed onto the macro's name (`__restrict__` three times before a
+ * parameter-list macro). So is any repeated insertion at one macro start. */
+static int check_macro_inserts(ks_rewrite *p) {
+  if (!p->bMacroDone) {
+    p->bMacroDone = 1;
+    ks_shape_macro_ranges(p->pTu, &p->aMacro, &p->nMacro);
+  }
+  for (int m = 0; m < p->nMacro; m++) {
+    unsigned ms = p->aMacro[2 * m], me = p->aMacro[2 * m + 1];
+    int nAt = 0, bWrap = 0, bBad = 0;
+    for (int i = 0; i < p->nEdit; i++) {
+      rw_edit *e = &p->aEdit[i];
+      if (e->iStart == me && e->iEnd == me) bWrap = 1;
+      if (e->iStart != ms || e->iEnd != ms) continue;
+      size_t n = strlen(e->zText);
+      if (n && e->zText[n - 1] == '\n') continue; /* a line above the use */
+      nAt++;
+      bBad = 1;
+    }
+    if (bBad && (nAt > 1 || !bWrap)) return refuse_macro(p, m, ms);
+  }
+  return KS_OK;
 }
 
 static int check_params(const ks_rule *pRule, const ks_rewrite_opts *pOpts) {
@@ -367,6 +431,7 @@ int ks_rewrite_apply_rule(ks_tu *pTu, const ks_rule *pRule, const ks_rewrite_opt
     rc = ks_error_set(KS_ENOCHANGE, "rule %s, kernel %s: nothing to change", pRule->zId, pOpts->zKernel);
     goto done;
   }
+  if ((rc = check_macro_inserts(&rw)) < 0) goto done;
   if ((rc = notes_to_edits(&rw)) < 0) goto done;
   qsort(rw.aEdit, (size_t)rw.nEdit, sizeof(rw_edit), cmp_edit);
   size_t iPos = 0;

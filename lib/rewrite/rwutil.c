@@ -2,6 +2,7 @@
  * byte ranges, an ancestor-aware walk, parameters, the pointwise-kernel shape
  * and the launch-site checks the launch-changing rules rely on. */
 #include "rewrite/rwutil.h"
+#include "features/shape.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -1244,7 +1245,9 @@ int ks_rw_covered_launches(ks_rewrite *p, CXCursor kernel, const ks_rw_pointwise
   ks_launch *aL = NULL;
   ks_rw_cover *aCov = NULL;
   int nL = 0;
-  int rc = ks_ast_launches(pTu, ks_rewrite_kernel_name(p), &aL, &nL);
+  int rc = ks_rw_launch_contract(p, ks_rewrite_kernel_name(p));
+  if (rc < 0) return rc;
+  rc = ks_ast_launches(pTu, ks_rewrite_kernel_name(p), &aL, &nL);
   if (rc < 0) return rc;
   if (nL == 0) {
     rc = ks_rewrite_refuse(p, "no launch site of the kernel in this file (%s)", zWhyNeeded);
@@ -1277,11 +1280,53 @@ void ks_rw_covers_free(ks_rw_cover *a, int n) {
   free(a);
 }
 
+int ks_rw_launch_contract(ks_rewrite *p, const char *zKernel) {
+  ks_tu *pTu = ks_rewrite_tu(p);
+  ks_shape_use *aU = NULL;
+  int nU = 0, rc = ks_shape_uses(pTu, zKernel, &aU, &nU);
+  if (rc < 0) return rc;
+  for (int i = 0; i < nU && rc == KS_OK; i++) {
+    if (aU[i].eKind == KS_USE_LAUNCH || aU[i].eKind == KS_USE_QUERY) continue;
+    rc = ks_rewrite_refuse(p, "%s:%u: '%s' is also used here (%s), which this rule cannot rewrite; it changes the "
+                              "kernel's launch contract, so every use must be a <<<>>> launch it can update",
+                           pTu->zFile, aU[i].iLine, zKernel, aU[i].zHow ? aU[i].zHow : "reference");
+  }
+  ks_shape_uses_free(aU, nU);
+  return rc;
+}
+
 int ks_rw_kernel_launches(ks_rewrite *p, const char *zKernel, ks_launch **paOut, int *pnOut) {
-  int rc = ks_ast_launches(ks_rewrite_tu(p), zKernel, paOut, pnOut);
+  *paOut = NULL;
+  *pnOut = 0;
+  int rc = ks_rw_launch_contract(p, zKernel);
+  if (rc < 0) return rc;
+  rc = ks_ast_launches(ks_rewrite_tu(p), zKernel, paOut, pnOut);
   if (rc < 0 || *pnOut > 0) return rc;
   ks_ast_launches_free(*paOut, *pnOut);
   *paOut = NULL;
   return ks_rewrite_refuse(p, "no launch of '%s' in this file: the launch configuration must change with the kernel",
                            zKernel);
+}
+
+int ks_rw_require_class(ks_rewrite *p, CXCursor kernel, int eClass) {
+  ks_shape *pS = NULL;
+  int rc = ks_shape_build(ks_rewrite_tu(p), kernel, &pS);
+  if (rc < 0) return rc;
+  if ((int)pS->eClass != eClass)
+    rc = ks_rewrite_refuse(p, "the kernel-shape model classes '%s' as %s (%s); this rule needs the %s shape",
+                           pS->zKernel, ks_shape_class_name(pS->eClass), pS->zWhy ? pS->zWhy : "",
+                           ks_shape_class_name((ks_shape_class)eClass));
+  ks_shape_free(pS);
+  return rc;
+}
+
+int ks_rw_refuse_class(ks_rewrite *p, CXCursor kernel, int eClass) {
+  ks_shape *pS = NULL;
+  int rc = ks_shape_build(ks_rewrite_tu(p), kernel, &pS);
+  if (rc < 0) return rc;
+  if ((int)pS->eClass == eClass)
+    rc = ks_rewrite_refuse(p, "the kernel-shape model classes '%s' as %s (%s), which this rule must not rewrite",
+                           pS->zKernel, ks_shape_class_name(pS->eClass), pS->zWhy ? pS->zWhy : "");
+  ks_shape_free(pS);
+  return rc;
 }

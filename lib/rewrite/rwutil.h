@@ -6,6 +6,7 @@
 #define KS_REWRITE_RWUTIL_H
 
 #include "features/ast.h"
+#include "features/shape.h"
 #include "kernelskill/rewrite.h"
 
 /* One token of the main file with its byte range. */
@@ -20,7 +21,17 @@ int ks_rw_tokens(ks_tu *pTu, unsigned iStart, unsigned iEnd, ks_rw_tok **paOut, 
 void ks_rw_tokens_free(ks_rw_tok *a, int n);
 /* int, long, long long, signed or unsigned (not short, not char). */
 int ks_rw_is_integer_type(CXType t);
-/* The kernel's launches in this file; none is a refusal (for rules that
+/* Refuse (KS_EPRECOND) unless the kernel-shape model (features/shape.h)
+ * gives the kernel class eClass (a ks_shape_class): the rules and the Feature
+ * Extractor agree on what a kernel is. */
+int ks_rw_require_class(ks_rewrite *p, CXCursor kernel, int eClass);
+/* Refuse when the model gives class eClass (row-reduce: never a column walk). */
+int ks_rw_refuse_class(ks_rewrite *p, CXCursor kernel, int eClass);
+/* Refuse (KS_EPRECOND) when the kernel has a use other than a <<<>>> launch
+ * the tools can rewrite (cudaLaunchKernel, a function pointer, a launch
+ * through a macro): for rules that change its launch contract. */
+int ks_rw_launch_contract(ks_rewrite *p, const char *zKernel);
+/* The kernel's launches in this file (after ks_rw_launch_contract); none is a refusal (for rules that
  * change the launch configuration with the kernel). */
 int ks_rw_kernel_launches(ks_rewrite *p, const char *zKernel, ks_launch **paOut, int *pnOut);
 /* Does [iStart, iEnd) hold an identifier/keyword token equal to zWord? */

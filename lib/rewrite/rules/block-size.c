@@ -39,6 +39,7 @@ static int apply(ks_rewrite *p) {
     rc = ks_rewrite_refuse(p, "not a pointwise kernel: %s", zWhy);
     goto done;
   }
+  if ((rc = ks_rw_launch_contract(p, zKernel)) < 0) goto done;
   if ((rc = ks_ast_launches(pTu, zKernel, &aL, &nL)) < 0) goto done;
   if (nL == 0) {
     rc = ks_rewrite_refuse(p, "no launch site of the kernel in this file");

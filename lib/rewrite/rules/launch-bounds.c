@@ -40,6 +40,8 @@ static int apply(ks_rewrite *p) {
     return ks_rewrite_refuse(p, "the kernel already declares __launch_bounds__");
   }
 
+  /* The bound is taken from the launches: a use it cannot see could exceed it. */
+  if ((rc = ks_rw_launch_contract(p, zKernel)) < 0) return rc;
   if ((rc = ks_ast_launches(pTu, zKernel, &aL, &nL)) < 0) return rc;
   for (int i = 0; i < nL; i++) {
     long long n = 0;

@@ -1255,6 +1255,7 @@ static int apply_row_reduce(ks_rewrite *p) {
   }
 
   /* Launch sites. */
+  if ((rc = ks_rw_refuse_class(p, kernel, KS_CLASS_COLUMN_WALK)) < 0) goto done;
   if ((rc = ks_rw_kernel_launches(p, zKernel, &aL, &nL)) < 0) goto done;
   for (int i = 0; i < nL; i++) {
     if (aL[i].nArgs != pS->nParam) {

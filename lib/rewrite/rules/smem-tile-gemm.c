@@ -1093,6 +1093,7 @@ static int apply_smem_tile_gemm(ks_rewrite *p) {
     rc = ks_rewrite_refuse(p, "tile=64 on double ('%s'): its tiles need over 48 KB of shared memory; use tile=32", zKernel);
     goto done;
   }
+  if ((rc = ks_rw_require_class(p, kernel, KS_CLASS_GEMM)) < 0) goto done;
   if ((rc = ks_rw_kernel_launches(p, zKernel, &aL, &nL)) < 0) goto done;
   if (g.iM < 0 || g.iN < 0) {
     rc = ks_rewrite_refuse(p, "the row/column bounds of '%s' are not single parameters; cannot size the grid", zKernel);

@@ -639,6 +639,7 @@ static int apply_smem_transpose(ks_rewrite *p) {
                            zKernel);
     goto done;
   }
+  if ((rc = ks_rw_require_class(p, kernel, KS_CLASS_TRANSPOSE)) < 0) goto done;
   if ((rc = ks_rw_kernel_launches(p, zKernel, &aL, &nL)) < 0) goto done;
   for (int i = 0; i < nL; i++)
     if (aL[i].nArgs != clang_Cursor_getNumArguments(kernel)) {

@@ -138,6 +138,7 @@ static int apply(ks_rewrite *p) {
     rc = ks_rewrite_refuse(p, "not a pointwise kernel: %s", zWhy);
     goto done;
   }
+  if ((rc = ks_rw_require_class(p, k, KS_CLASS_MAP)) < 0) goto done;
   if ((rc = ks_rw_params(pTu, k, &aP, &nP)) < 0) goto done;
   const char *zSrc = ks_rewrite_source(p, NULL);
   int bBraced = !pw.bEarlyReturn && zSrc[pw.iHeadEnd - 1] == '{';
@@ -177,6 +178,20 @@ static int apply(ks_rewrite *p) {
   if (s.n == 0) {
     rc = ks_rewrite_refuse(p, "the element body accesses no pointer parameter");
     goto done;
+  }
+  /* The body is copied once per lane with each P[i] replaced: an access
+   * spelled inside a macro (several P[i] at one expansion location) has no
+   * text of its own to replace. */
+  for (int i = 0; i < s.n; i++) {
+    if (ks_rewrite_in_macro(p, s.a[i].iStart, s.a[i].iEnd) || (i && s.a[i].iStart < s.a[i - 1].iEnd) ||
+        s.a[i].iStart < pw.iBodyStart || s.a[i].iEnd > pw.iBodyEnd || s.a[i].iEnd <= s.a[i].iStart) {
+      unsigned iLine, iCol;
+      ks_ast_line_col(pTu, s.a[i].iStart, &iLine, &iCol);
+      rc = ks_rewrite_refuse(p, "%s:%u:%u: an element access is written inside a macro expansion; expand the macro "
+                                "or write the access in the kernel",
+                             pTu->zFile, iLine, iCol);
+      goto done;
+    }
   }
   /* One element type for all; reads of one buffer after a store to another
    * would see a different order if they alias. */

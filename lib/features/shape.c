@@ -1,0 +1,1929 @@
+/* shape.c — the kernel-shape model (shape.h): one pass over a kernel's AST
+ * that turns every index into a polynomial over thread built-ins, parallel
+ * indices, loop variables and uniform values, lists the guards, loops,
+ * accumulators, global accesses, calls and uses of the kernel, and derives
+ * the shape class. Every walk is depth-limited: a body nested deeper than
+ * SHAPE_MAX_DEPTH gives a partial model (bTruncated), never a stack overflow. */
+#include "features/shape.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SHAPE_MAX_DEPTH 200
+
+/* ---------- small cursor helpers ---------- */
+
+typedef struct kids {
+  CXCursor *a;
+  int n, nAlloc;
+} kids;
+
+static enum CXChildVisitResult kids_cb(CXCursor c, CXCursor parent, CXClientData p) {
+  (void)parent;
+  kids *k = p;
+  if (k->n == k->nAlloc) {
+    int nNew = k->nAlloc ? 2 * k->nAlloc : 8;
+    CXCursor *a = realloc(k->a, sizeof(CXCursor) * (size_t)nNew);
+    if (!a) return CXChildVisit_Break;
+    k->a = a;
+    k->nAlloc = nNew;
+  }
+  k->a[k->n++] = c;
+  return CXChildVisit_Continue;
+}
+
+static kids get_kids(CXCursor c) {
+  kids k = {NULL, 0, 0};
+  clang_visitChildren(c, kids_cb, &k);
+  return k;
+}
+
+static char *spell(CXCursor c) {
+  CXString s = clang_getCursorSpelling(c);
+  char *z = ks_strdup(clang_getCString(s) ? clang_getCString(s) : "");
+  clang_disposeString(s);
+  return z;
+}
+
+static int spelled(CXCursor c, const char *zName) {
+  CXString s = clang_getCursorSpelling(c);
+  const char *z = clang_getCString(s);
+  int b = z && strcmp(z, zName) == 0;
+  clang_disposeString(s);
+  return b;
+}
+
+static enum CXCursorKind kind(CXCursor c) { return clang_getCursorKind(c); }
+
+static int is_cast(CXCursor c) {
+  enum CXCursorKind e = kind(c);
+  return e == CXCursor_CStyleCastExpr || e == CXCursor_CXXStaticCastExpr || e == CXCursor_CXXFunctionalCastExpr ||
+         e == CXCursor_CXXConstCastExpr;
+}
+
+/* The one expression child of a wrapper (cast, paren, implicit), else null. */
+static CXCursor only_expr(CXCursor c) {
+  kids k = get_kids(c);
+  CXCursor r = clang_getNullCursor();
+  int n = 0;
+  for (int i = 0; i < k.n; i++)
+    if (clang_isExpression(kind(k.a[i]))) r = k.a[i], n++;
+  free(k.a);
+  return n == 1 ? r : clang_getNullCursor();
+}
+
+/* Through parentheses and implicit conversions (not written casts). */
+static CXCursor strip_parens(CXCursor c) {
+  for (int i = 0; i < 64; i++) {
+    enum CXCursorKind e = kind(c);
+    if (e != CXCursor_ParenExpr && e != CXCursor_UnexposedExpr) return c;
+    CXCursor n = only_expr(c);
+    if (clang_Cursor_isNull(n)) return c;
+    c = n;
+  }
+  return c;
+}
+
+static int int_bits(CXType t) {
+  switch (clang_getCanonicalType(t).kind) {
+  case CXType_Int: case CXType_UInt: case CXType_Long: case CXType_ULong:
+  case CXType_LongLong: case CXType_ULongLong: case CXType_Short: case CXType_UShort:
+  case CXType_Char_S: case CXType_Char_U: case CXType_SChar: case CXType_UChar: {
+    long long n = clang_Type_getSizeOf(t);
+    return n > 0 ? (int)n * 8 : 0;
+  }
+  default:
+    return 0;
+  }
+}
+
+static int eval_const(CXCursor c, long long *pv) {
+  CXEvalResult r = clang_Cursor_Evaluate(c);
+  if (!r) return 0;
+  int b = clang_EvalResult_getKind(r) == CXEval_Int;
+  if (b) *pv = clang_EvalResult_getAsLongLong(r);
+  clang_EvalResult_dispose(r);
+  return b;
+}
+
+static const char *const azBuiltinName[] = {"threadIdx", "blockIdx", "blockDim", "gridDim"};
+
+/* threadIdx.x etc: kind (TID..GDIM) and dimension, else -1. */
+static int builtin_atom(CXCursor c, int *piDim) {
+  if (kind(c) != CXCursor_MemberRefExpr) return -1;
+  kids k = get_kids(c);
+  int e = -1;
+  if (k.n >= 1) {
+    CXCursor b = strip_parens(k.a[0]);
+    if (kind(b) == CXCursor_DeclRefExpr) {
+      static const char *const az[] = {"threadIdx", "blockIdx", "blockDim", "gridDim"};
+      for (int i = 0; i < 4; i++)
+        if (spelled(b, az[i])) e = i;
+    }
+  }
+  free(k.a);
+  if (e < 0) return -1;
+  /* The member is an MS property without a spelling: read `base . x` at the
+   * expression's spelling location (the base identifier, even inside a macro). */
+  int d = -1;
+  CXFile file;
+  unsigned iOff;
+  clang_getSpellingLocation(clang_getRangeStart(clang_getCursorExtent(c)), &file, NULL, NULL, &iOff);
+  if (file) {
+    size_t n = 0;
+    const char *z = clang_getFileContents(clang_Cursor_getTranslationUnit(c), file, &n);
+    size_t nBase = strlen(azBuiltinName[e]);
+    if (z && iOff + nBase < n && strncmp(z + iOff, azBuiltinName[e], nBase) == 0) {
+      size_t i = iOff + nBase;
+      while (i < n && (z[i] == ' ' || z[i] == '\t')) i++;
+      if (i < n && z[i] == '.') {
+        i++;
+        while (i < n && (z[i] == ' ' || z[i] == '\t')) i++;
+        if (i < n && z[i] >= 'x' && z[i] <= 'z' && (i + 1 >= n || !(z[i + 1] == '_' || (z[i + 1] >= 'a' && z[i + 1] <= 'z'))))
+          d = z[i] - 'x';
+      }
+    }
+  }
+  if (d < 0) return -1;
+  *piDim = d;
+  return e;
+}
+
+/* ---------- polynomials ---------- */
+
+static ks_poly poly_irregular(void) {
+  ks_poly p;
+  memset(&p, 0, sizeof p);
+  p.bIrregular = 1;
+  return p;
+}
+
+static ks_poly poly_const(long long v) {
+  ks_poly p;
+  memset(&p, 0, sizeof p);
+  if (v) {
+    p.n = 1;
+    p.t[0].coef = v;
+  }
+  return p;
+}
+
+static ks_poly poly_atom(int iAtom) {
+  ks_poly p = poly_const(1);
+  p.t[0].n = 1;
+  p.t[0].a[0] = iAtom;
+  return p;
+}
+
+static int mono_same(const ks_mono *a, const ks_mono *b) {
+  if (a->n != b->n) return 0;
+  for (int i = 0; i < a->n; i++)
+    if (a->a[i] != b->a[i]) return 0;
+  return 1;
+}
+
+static void poly_add_mono(ks_poly *p, const ks_mono *m) {
+  if (p->bIrregular || m->coef == 0) return;
+  for (int i = 0; i < p->n; i++) {
+    if (mono_same(&p->t[i], m)) {
+      p->t[i].coef += m->coef;
+      if (p->t[i].coef == 0) {
+        p->t[i] = p->t[p->n - 1];
+        p->n--;
+      }
+      return;
+    }
+  }
+  if (p->n == KS_POLY_MAX) {
+    p->bIrregular = 1;
+    return;
+  }
+  p->t[p->n++] = *m;
+}
+
+static ks_poly poly_add(ks_poly a, ks_poly b, long long nSign) {
+  ks_poly r = a;
+  r.bIrregular |= b.bIrregular;
+  r.bIndirect |= b.bIndirect;
+  r.bNarrowMul |= b.bNarrowMul;
+  for (int i = 0; i < b.n && !r.bIrregular; i++) {
+    ks_mono m = b.t[i];
+    m.coef *= nSign;
+    poly_add_mono(&r, &m);
+  }
+  return r;
+}
+
+static ks_poly poly_mul(ks_poly a, ks_poly b) {
+  ks_poly r = poly_const(0);
+  r.bIrregular = a.bIrregular || b.bIrregular;
+  r.bIndirect = a.bIndirect || b.bIndirect;
+  r.bNarrowMul = a.bNarrowMul || b.bNarrowMul;
+  for (int i = 0; i < a.n && !r.bIrregular; i++) {
+    for (int j = 0; j < b.n && !r.bIrregular; j++) {
+      ks_mono m;
+      m.coef = a.t[i].coef * b.t[j].coef;
+      m.n = a.t[i].n + b.t[j].n;
+      if (m.n > KS_MONO_MAX) {
+        r.bIrregular = 1;
+        break;
+      }
+      memcpy(m.a, a.t[i].a, sizeof(int) * (size_t)a.t[i].n);
+      memcpy(m.a + a.t[i].n, b.t[j].a, sizeof(int) * (size_t)b.t[j].n);
+      for (int x = 1; x < m.n; x++) /* sort the atoms */
+        for (int y = x; y > 0 && m.a[y - 1] > m.a[y]; y--) {
+          int t = m.a[y];
+          m.a[y] = m.a[y - 1];
+          m.a[y - 1] = t;
+        }
+      poly_add_mono(&r, &m);
+    }
+  }
+  return r;
+}
+
+static int poly_is_const(const ks_poly *p, long long *pv) {
+  if (p->bIrregular || p->n > 1 || (p->n == 1 && p->t[0].n)) return 0;
+  if (pv) *pv = p->n ? p->t[0].coef : 0;
+  return 1;
+}
+
+/* ---------- the walk context ---------- */
+
+typedef struct svar {
+  CXCursor decl;
+  int nWrites;      /* assignments, ++/--, address taken: anywhere in the body */
+  int bKnown;       /* val holds its value */
+  ks_poly val;
+  int iParam;       /* a pointer into parameter iParam (with offset val), else -1 */
+  int bShared;
+} svar;
+
+typedef struct sctx {
+  ks_tu *pTu;
+  ks_shape *pS;
+  CXCursor kernel;
+  CXCursor *aParam;
+  int nParam;
+  svar *aVar;
+  int nVar, nVarAlloc;
+  int aLoop[64];
+  int nLoopDepth;
+  int nDepth;
+  int rc;
+} sctx;
+
+static int atom_find_or_add(sctx *pC, ks_atom_kind e, int iDim, int iRef, const char *zName) {
+  ks_shape *pS = pC->pS;
+  for (int i = 0; i < pS->nAtom; i++) {
+    ks_atom *a = &pS->aAtom[i];
+    if (a->eKind == e && a->iDim == iDim && a->iRef == iRef && strcmp(a->zName, zName) == 0) return i;
+  }
+  ks_atom *aNew = realloc(pS->aAtom, sizeof(ks_atom) * (size_t)(pS->nAtom + 1));
+  if (!aNew) {
+    pC->rc = ks_error_set(KS_ENOMEM, "out of memory");
+    return -1;
+  }
+  pS->aAtom = aNew;
+  ks_atom *a = &pS->aAtom[pS->nAtom];
+  memset(a, 0, sizeof *a);
+  a->eKind = e;
+  a->iDim = iDim;
+  a->iRef = iRef;
+  a->iDimOf = -1;
+  a->zName = ks_strdup(zName ? zName : "");
+  return pS->nAtom++;
+}
+
+static const char *const azBuiltin[] = {"threadIdx", "blockIdx", "blockDim", "gridDim"};
+
+static ks_poly builtin_poly(sctx *pC, int eKind, int iDim) {
+  char z[32];
+  snprintf(z, sizeof z, "%s.%c", azBuiltin[eKind], 'x' + iDim);
+  int i = atom_find_or_add(pC, (ks_atom_kind)eKind, iDim, -1, z);
+  return i < 0 ? poly_irregular() : poly_atom(i);
+}
+
+static ks_poly par_poly(sctx *pC, int iDim) {
+  char z[16];
+  snprintf(z, sizeof z, "PAR.%c", 'x' + iDim);
+  int i = atom_find_or_add(pC, KS_ATOM_PAR, iDim, -1, z);
+  return i < 0 ? poly_irregular() : poly_atom(i);
+}
+
+/* Replace blockIdx.d * blockDim.d * M + threadIdx.d * M by PAR.d * M. */
+static ks_poly normalize(sctx *pC, ks_poly p) {
+  if (p.bIrregular) return p;
+  for (int d = 0; d < 3; d++) {
+    for (int pass = 0; pass < KS_POLY_MAX; pass++) {
+      int bDone = 1;
+      for (int i = 0; i < p.n && bDone; i++) {
+        /* Does t[i] contain threadIdx.d? */
+        const ks_mono *m = &p.t[i];
+        int iT = -1;
+        for (int x = 0; x < m->n; x++) {
+          ks_atom *a = &pC->pS->aAtom[m->a[x]];
+          if (a->eKind == KS_ATOM_TID && a->iDim == d) iT = x;
+        }
+        if (iT < 0) continue;
+        /* rest = m without threadIdx.d; want rest * blockIdx.d * blockDim.d */
+        ks_poly rest = poly_const(m->coef);
+        for (int x = 0; x < m->n; x++)
+          if (x != iT) rest = poly_mul(rest, poly_atom(m->a[x]));
+        ks_poly want = poly_mul(poly_mul(rest, builtin_poly(pC, KS_ATOM_BID, d)), builtin_poly(pC, KS_ATOM_BDIM, d));
+        if (want.bIrregular || want.n != 1) continue;
+        for (int j = 0; j < p.n; j++) {
+          if (j == i || !mono_same(&p.t[j], &want.t[0]) || p.t[j].coef != want.t[0].coef) continue;
+          ks_poly tid = poly_mul(rest, builtin_poly(pC, KS_ATOM_TID, d));
+          ks_poly par = poly_mul(rest, par_poly(pC, d));
+          p = poly_add(p, tid, -1);
+          p = poly_add(p, want, -1);
+          p = poly_add(p, par, 1);
+          bDone = 0;
+          break;
+        }
+      }
+      if (bDone) break;
+    }
+  }
+  return p;
+}
+
+static svar *find_var(sctx *pC, CXCursor decl) {
+  for (int i = pC->nVar - 1; i >= 0; i--)
+    if (clang_equalCursors(pC->aVar[i].decl, decl)) return &pC->aVar[i];
+  return NULL;
+}
+
+static svar *add_var(sctx *pC, CXCursor decl) {
+  svar *pV = find_var(pC, decl);
+  if (pV) return pV;
+  if (pC->nVar == pC->nVarAlloc) {
+    int nNew = pC->nVarAlloc ? 2 * pC->nVarAlloc : 16;
+    svar *a = realloc(pC->aVar, sizeof(svar) * (size_t)nNew);
+    if (!a) {
+      pC->rc = ks_error_set(KS_ENOMEM, "out of memory");
+      return NULL;
+    }
+    pC->aVar = a;
+    pC->nVarAlloc = nNew;
+  }
+  pV = &pC->aVar[pC->nVar++];
+  memset(pV, 0, sizeof *pV);
+  pV->decl = decl;
+  pV->iParam = -1;
+  return pV;
+}
+
+static int param_index(sctx *pC, CXCursor decl) {
+  for (int i = 0; i < pC->nParam; i++)
+    if (clang_equalCursors(pC->aParam[i], decl)) return i;
+  return -1;
+}
+
+static int is_pointer_type(CXType t) {
+  t = clang_getCanonicalType(t);
+  return t.kind == CXType_Pointer || t.kind == CXType_IncompleteArray || t.kind == CXType_ConstantArray;
+}
+
+/* ---------- pre-pass: how often each local is written ---------- */
+
+typedef struct wpass {
+  sctx *pC;
+  int nDepth;
+} wpass;
+
+static CXCursor ref_decl(CXCursor c) {
+  c = strip_parens(c);
+  while (is_cast(c)) {
+    CXCursor n = only_expr(c);
+    if (clang_Cursor_isNull(n)) break;
+    c = strip_parens(n);
+  }
+  if (kind(c) != CXCursor_DeclRefExpr) return clang_getNullCursor();
+  return clang_getCursorReferenced(c);
+}
+
+static void note_write(sctx *pC, CXCursor lhs) {
+  CXCursor d = ref_decl(lhs);
+  if (clang_Cursor_isNull(d)) return;
+  enum CXCursorKind e = kind(d);
+  if (e != CXCursor_VarDecl && e != CXCursor_ParmDecl) return;
+  svar *pV = add_var(pC, d);
+  if (pV) pV->nWrites++;
+}
+
+static enum CXChildVisitResult write_cb(CXCursor c, CXCursor parent, CXClientData p) {
+  (void)parent;
+  wpass *pW = p;
+  enum CXCursorKind e = kind(c);
+  if (e == CXCursor_BinaryOperator || e == CXCursor_CompoundAssignOperator) {
+    enum CXBinaryOperatorKind op = clang_getCursorBinaryOperatorKind(c);
+    if (e == CXCursor_CompoundAssignOperator || op == CXBinaryOperator_Assign) {
+      kids k = get_kids(c);
+      if (k.n >= 1) note_write(pW->pC, k.a[0]);
+      free(k.a);
+    }
+  } else if (e == CXCursor_UnaryOperator) {
+    enum CXUnaryOperatorKind op = clang_getCursorUnaryOperatorKind(c);
+    if (op == CXUnaryOperator_PreInc || op == CXUnaryOperator_PostInc || op == CXUnaryOperator_PreDec ||
+        op == CXUnaryOperator_PostDec || op == CXUnaryOperator_AddrOf) {
+      kids k = get_kids(c);
+      if (k.n >= 1) note_write(pW->pC, k.a[0]);
+      free(k.a);
+    }
+  } else if (e == CXCursor_VarDecl) {
+    /* A reference bound to a local can write it: count it as written. */
+    CXType t = clang_getCursorType(c);
+    if (t.kind == CXType_LValueReference) {
+      kids k = get_kids(c);
+      for (int i = 0; i < k.n; i++)
+        if (clang_isExpression(kind(k.a[i]))) note_write(pW->pC, k.a[i]);
+      free(k.a);
+    }
+  }
+  if (pW->nDepth >= SHAPE_MAX_DEPTH) {
+    pW->pC->pS->bTruncated = 1;
+    return CXChildVisit_Continue;
+  }
+  pW->nDepth++;
+  clang_visitChildren(c, write_cb, pW);
+  pW->nDepth--;
+  return CXChildVisit_Continue;
+}
+
+/* ---------- expressions to polynomials ---------- */
+
+static ks_poly eval(sctx *pC, CXCursor c, int nDepth);
+
+static ks_poly uniform_named(sctx *pC, CXCursor c, int iRef) {
+  unsigned s, e;
+  char *z = NULL;
+  if (ks_ast_extent(pC->pTu, c, &s, &e) == 0) {
+    z = malloc(e - s + 1);
+    if (z) {
+      size_t n = 0;
+      for (unsigned i = s; i < e; i++)
+        if (pC->pTu->zSrc[i] != ' ' && pC->pTu->zSrc[i] != '\n' && pC->pTu->zSrc[i] != '\t') z[n++] = pC->pTu->zSrc[i];
+      z[n] = 0;
+    }
+  }
+  if (!z) z = spell(c);
+  int i = atom_find_or_add(pC, KS_ATOM_UNIFORM, -1, iRef, z ? z : "?");
+  free(z);
+  return i < 0 ? poly_irregular() : poly_atom(i);
+}
+
+static int poly_variant(sctx *pC, const ks_poly *p) {
+  if (p->bIrregular) return 1;
+  for (int i = 0; i < p->n; i++)
+    for (int x = 0; x < p->t[i].n; x++) {
+      ks_atom_kind e = pC->pS->aAtom[p->t[i].a[x]].eKind;
+      if (e != KS_ATOM_UNIFORM && e != KS_ATOM_BDIM && e != KS_ATOM_GDIM) return 1;
+    }
+  return 0;
+}
+
+/* i / n or i % n with i variant and n uniform: a derived atom (the 2-D split
+ * of a flat index); iDimOf is set when i is exactly PAR.d. */
+static ks_poly derived(sctx *pC, CXCursor c, const ks_poly *pA, int bRem) {
+  ks_poly r = uniform_named(pC, c, -1);
+  if (r.bIrregular) return r;
+  int iAtom = r.t[0].a[0];
+  ks_atom *a = &pC->pS->aAtom[iAtom];
+  a->eKind = KS_ATOM_DERIVED;
+  a->bRem = bRem;
+  if (pA->n == 1 && pA->t[0].n == 1 && pA->t[0].coef == 1) {
+    ks_atom *b = &pC->pS->aAtom[pA->t[0].a[0]];
+    if (b->eKind == KS_ATOM_PAR) a->iDimOf = b->iDim;
+    else if (b->eKind == KS_ATOM_DERIVED && b->iDimOf >= 0) a->iDimOf = b->iDimOf;
+  }
+  r.bIndirect = pA->bIndirect;
+  return r;
+}
+
+static ks_poly eval_kids_any(sctx *pC, CXCursor c, int nDepth, int *pbVariant) {
+  kids k = get_kids(c);
+  ks_poly r = poly_const(0);
+  *pbVariant = 0;
+  for (int i = 0; i < k.n; i++) {
+    if (!clang_isExpression(kind(k.a[i]))) continue;
+    ks_poly p = eval(pC, k.a[i], nDepth + 1);
+    r.bIndirect |= p.bIndirect;
+    if (poly_variant(pC, &p)) *pbVariant = 1;
+  }
+  free(k.a);
+  return r;
+}
+
+static ks_poly eval(sctx *pC, CXCursor c, int nDepth) {
+  if (nDepth > SHAPE_MAX_DEPTH || pC->rc < 0) {
+    pC->pS->bTruncated = 1;
+    return poly_irregular();
+  }
+  c = strip_parens(c);
+  enum CXCursorKind e = kind(c);
+  long long v;
+  int iDim;
+  if (e == CXCursor_IntegerLiteral || e == CXCursor_CharacterLiteral || e == CXCursor_CXXBoolLiteralExpr)
+    return eval_const(c, &v) ? poly_const(v) : poly_irregular();
+  if (is_cast(c)) {
+    CXCursor n = only_expr(c);
+    if (clang_Cursor_isNull(n)) return poly_irregular();
+    ks_poly p = eval(pC, n, nDepth + 1);
+    /* A cast to a floating type or a narrower integer of a variant value is
+     * not the same integer any more. */
+    int nTo = int_bits(clang_getCursorType(c)), nFrom = int_bits(clang_getCursorType(n));
+    if (nTo == 0 && clang_getCanonicalType(clang_getCursorType(c)).kind != CXType_Pointer) {
+      if (poly_variant(pC, &p)) return poly_irregular();
+    } else if (nFrom && nTo && nTo < nFrom && nTo < 32 && poly_variant(pC, &p)) {
+      return poly_irregular();
+    }
+    return p;
+  }
+  switch (e) {
+  case CXCursor_MemberRefExpr: {
+    int eB = builtin_atom(c, &iDim);
+    if (eB >= 0) return builtin_poly(pC, eB, iDim);
+    int bVar;
+    ks_poly r = eval_kids_any(pC, c, nDepth, &bVar);
+    if (bVar) return poly_irregular();
+    ks_poly u = uniform_named(pC, c, -1);
+    u.bIndirect |= r.bIndirect;
+    return u;
+  }
+  case CXCursor_DeclRefExpr: {
+    CXCursor d = clang_getCursorReferenced(c);
+    enum CXCursorKind ed = kind(d);
+    if (ed == CXCursor_EnumConstantDecl && eval_const(c, &v)) return poly_const(v);
+    svar *pV = find_var(pC, d);
+    if (pV && pV->bKnown && pV->iParam < 0) return pV->val;
+    if (ed == CXCursor_ParmDecl) {
+      int iP = param_index(pC, d);
+      if (pV && pV->nWrites > 0) return poly_irregular();
+      return uniform_named(pC, c, iP);
+    }
+    if (ed == CXCursor_NonTypeTemplateParameter) return uniform_named(pC, c, -1);
+    if (ed == CXCursor_VarDecl) {
+      if (eval_const(c, &v) && (!pV || pV->nWrites == 0)) return poly_const(v);
+      if (!pV || (!pV->bKnown && pV->nWrites == 0)) {
+        /* A local not walked yet (the recognizer evaluates out of order):
+         * follow its initializer when it is never written. A global or a
+         * constant is the same for every thread. */
+        unsigned ks, ke, ds, de;
+        if (ks_ast_extent(pC->pTu, pC->kernel, &ks, &ke) == 0 && ks_ast_extent(pC->pTu, d, &ds, &de) == 0 &&
+            ds >= ks && de <= ke) {
+          if (pV && pV->iParam >= 0) return poly_irregular();
+          kids kd = get_kids(d);
+          CXCursor init = clang_getNullCursor();
+          for (int i = 0; i < kd.n; i++)
+            if (clang_isExpression(kind(kd.a[i]))) init = kd.a[i];
+          free(kd.a);
+          if (!clang_Cursor_isNull(init) && int_bits(clang_getCursorType(d))) return eval(pC, init, nDepth + 1);
+          ks_poly r = uniform_named(pC, c, -1);
+          if (!r.bIrregular) pC->pS->aAtom[r.t[0].a[0]].eKind = KS_ATOM_DERIVED;
+          return r;
+        }
+        return uniform_named(pC, c, -1);
+      }
+      /* A local we cannot follow: thread-variant, not affine. */
+      ks_poly r = uniform_named(pC, c, -1);
+      if (!r.bIrregular) pC->pS->aAtom[r.t[0].a[0]].eKind = KS_ATOM_DERIVED;
+      return r;
+    }
+    return poly_irregular();
+  }
+  case CXCursor_UnaryOperator: {
+    enum CXUnaryOperatorKind op = clang_getCursorUnaryOperatorKind(c);
+    CXCursor n = only_expr(c);
+    if (clang_Cursor_isNull(n)) return poly_irregular();
+    ks_poly a = eval(pC, n, nDepth + 1);
+    if (op == CXUnaryOperator_Plus) return a;
+    if (op == CXUnaryOperator_Minus) return poly_mul(a, poly_const(-1));
+    if (op == CXUnaryOperator_Deref) {
+      ks_poly r = poly_irregular();
+      r.bIndirect = 1;
+      return r;
+    }
+    if (!poly_variant(pC, &a)) {
+      ks_poly u = uniform_named(pC, c, -1);
+      u.bIndirect |= a.bIndirect;
+      return u;
+    }
+    return poly_irregular();
+  }
+  case CXCursor_ArraySubscriptExpr: {
+    ks_poly r = poly_irregular();
+    r.bIndirect = 1;
+    return r;
+  }
+  case CXCursor_BinaryOperator: {
+    enum CXBinaryOperatorKind op = clang_getCursorBinaryOperatorKind(c);
+    kids k = get_kids(c);
+    if (k.n != 2) {
+      free(k.a);
+      return poly_irregular();
+    }
+    CXCursor l = k.a[0], rr = k.a[1];
+    free(k.a);
+    if (op == CXBinaryOperator_Comma) return eval(pC, rr, nDepth + 1);
+    ks_poly a = eval(pC, l, nDepth + 1), b = eval(pC, rr, nDepth + 1);
+    if (op == CXBinaryOperator_Add) return poly_add(a, b, 1);
+    if (op == CXBinaryOperator_Sub) return poly_add(a, b, -1);
+    if (op == CXBinaryOperator_Mul) {
+      ks_poly r = poly_mul(a, b);
+      if (poly_variant(pC, &a) && poly_variant(pC, &b) == 0 && 0) return r;
+      /* Record a product of variant terms computed in 32 bits. */
+      if (!r.bIrregular && (poly_variant(pC, &a) || poly_variant(pC, &b)) &&
+          int_bits(clang_getCursorType(c)) == 32 && !poly_is_const(&a, NULL) && !poly_is_const(&b, NULL))
+        r.bNarrowMul = 1;
+      return r;
+    }
+    if (op == CXBinaryOperator_Shl && poly_is_const(&b, &v) && v >= 0 && v < 62) return poly_mul(a, poly_const(1LL << v));
+    if (op == CXBinaryOperator_Div || op == CXBinaryOperator_Rem || op == CXBinaryOperator_Shr ||
+        op == CXBinaryOperator_And) {
+      long long va, vb;
+      if (poly_is_const(&a, &va) && poly_is_const(&b, &vb) && eval_const(c, &v)) return poly_const(v);
+      if (!poly_variant(pC, &a) && !poly_variant(pC, &b)) {
+        ks_poly u = uniform_named(pC, c, -1);
+        u.bIndirect = a.bIndirect || b.bIndirect;
+        return u;
+      }
+      if (!a.bIrregular && !poly_variant(pC, &b) && !b.bIndirect &&
+          (op == CXBinaryOperator_Div || op == CXBinaryOperator_Rem))
+        return derived(pC, c, &a, op == CXBinaryOperator_Rem);
+      ks_poly r = poly_irregular();
+      r.bIndirect = a.bIndirect || b.bIndirect;
+      return r;
+    }
+    if (!poly_variant(pC, &a) && !poly_variant(pC, &b)) {
+      if (eval_const(c, &v)) return poly_const(v);
+      ks_poly u = uniform_named(pC, c, -1);
+      u.bIndirect = a.bIndirect || b.bIndirect;
+      return u;
+    }
+    ks_poly r = poly_irregular();
+    r.bIndirect = a.bIndirect || b.bIndirect;
+    return r;
+  }
+  case CXCursor_CallExpr:
+  case CXCursor_ConditionalOperator:
+  default: {
+    if (eval_const(c, &v)) return poly_const(v);
+    int bVar;
+    ks_poly r = eval_kids_any(pC, c, nDepth, &bVar);
+    if (e == CXCursor_CallExpr && clang_Cursor_getNumArguments(c) >= 0) {
+      /* min/max/clamps of variant indices: irregular (borders), a call of
+       * uniform arguments: uniform. */
+      char *z = spell(c);
+      int bImpure = z && (strncmp(z, "atomic", 6) == 0 || strncmp(z, "__shfl", 6) == 0 || strncmp(z, "__ldg", 5) == 0);
+      free(z);
+      if (bImpure) bVar = 1, r.bIndirect = 1;
+    }
+    if (bVar) {
+      ks_poly x = poly_irregular();
+      x.bIndirect = r.bIndirect;
+      return x;
+    }
+    ks_poly u = uniform_named(pC, c, -1);
+    u.bIndirect |= r.bIndirect;
+    return u;
+  }
+  }
+}
+
+/* ---------- the statement walk ---------- */
+
+static int push_loop(sctx *pC, CXCursor c) {
+  ks_shape *pS = pC->pS;
+  ks_shape_loop *a = realloc(pS->aLoop, sizeof(ks_shape_loop) * (size_t)(pS->nLoop + 1));
+  if (!a) {
+    pC->rc = ks_error_set(KS_ENOMEM, "out of memory");
+    return -1;
+  }
+  pS->aLoop = a;
+  ks_shape_loop *pL = &a[pS->nLoop];
+  memset(pL, 0, sizeof *pL);
+  pL->cursor = c;
+  pL->iParent = pC->nLoopDepth ? pC->aLoop[pC->nLoopDepth - 1] : -1;
+  pL->iAtom = -1;
+  pL->nTrip = -1;
+  pL->iDim = -1;
+  pL->bound = poly_irregular();
+  pL->init = poly_irregular();
+  unsigned s, e;
+  if (ks_ast_extent(pC->pTu, c, &s, &e) == 0) ks_ast_line_col(pC->pTu, s, &pL->iLine, NULL);
+  return pS->nLoop++;
+}
+
+static int cur_loop(sctx *pC) {
+  for (int i = pC->nLoopDepth - 1; i >= 0; i--)
+    if (!pC->pS->aLoop[pC->aLoop[i]].bGridStride) return pC->aLoop[i];
+  return -1;
+}
+
+static void walk(sctx *pC, CXCursor c, int nDepth);
+static void walk_expr(sctx *pC, CXCursor c, ks_shape_akind eUse, int nDepth);
+
+/* The pointer an expression designates: parameter index and element offset. */
+static int eval_ptr(sctx *pC, CXCursor c, ks_poly *pOff, int nDepth) {
+  if (nDepth > SHAPE_MAX_DEPTH) return -1;
+  c = strip_parens(c);
+  while (is_cast(c)) {
+    CXCursor n = only_expr(c);
+    if (clang_Cursor_isNull(n)) return -1;
+    /* A cast to another element type changes the unit of the offset. */
+    CXType tTo = clang_getPointeeType(clang_getCanonicalType(clang_getCursorType(c)));
+    CXType tFrom = clang_getPointeeType(clang_getCanonicalType(clang_getCursorType(n)));
+    if (tTo.kind != CXType_Invalid && tFrom.kind != CXType_Invalid &&
+        clang_Type_getSizeOf(tTo) != clang_Type_getSizeOf(tFrom)) {
+      int iP = eval_ptr(pC, n, pOff, nDepth + 1);
+      if (iP >= 0) *pOff = poly_irregular();
+      return iP;
+    }
+    c = strip_parens(n);
+  }
+  enum CXCursorKind e = kind(c);
+  if (e == CXCursor_DeclRefExpr) {
+    CXCursor d = clang_getCursorReferenced(c);
+    svar *pV = find_var(pC, d);
+    if (pV && pV->iParam >= 0) {
+      *pOff = pV->val;
+      return pV->iParam;
+    }
+    if (kind(d) == CXCursor_ParmDecl && is_pointer_type(clang_getCursorType(d))) {
+      *pOff = poly_const(0);
+      return param_index(pC, d);
+    }
+    return -1;
+  }
+  if (e == CXCursor_BinaryOperator) {
+    enum CXBinaryOperatorKind op = clang_getCursorBinaryOperatorKind(c);
+    if (op != CXBinaryOperator_Add && op != CXBinaryOperator_Sub) return -1;
+    kids k = get_kids(c);
+    int iP = -1;
+    if (k.n == 2) {
+      for (int s = 0; s < 2 && iP < 0; s++) {
+        if (!is_pointer_type(clang_getCursorType(k.a[s]))) continue;
+        ks_poly off;
+        iP = eval_ptr(pC, k.a[s], &off, nDepth + 1);
+        if (iP >= 0) {
+          ks_poly d = eval(pC, k.a[1 - s], nDepth + 1);
+          *pOff = poly_add(off, d, op == CXBinaryOperator_Sub ? -1 : 1);
+        }
+      }
+    }
+    free(k.a);
+    return iP;
+  }
+  if (e == CXCursor_UnaryOperator && clang_getCursorUnaryOperatorKind(c) == CXUnaryOperator_AddrOf) {
+    CXCursor n = strip_parens(only_expr(c));
+    if (kind(n) == CXCursor_ArraySubscriptExpr) {
+      kids k = get_kids(n);
+      int iP = -1;
+      if (k.n == 2) {
+        ks_poly off;
+        iP = eval_ptr(pC, k.a[0], &off, nDepth + 1);
+        if (iP >= 0) *pOff = poly_add(off, eval(pC, k.a[1], nDepth + 1), 1);
+      }
+      free(k.a);
+      return iP;
+    }
+  }
+  return -1;
+}
+
+static int is_shared_ref(sctx *pC, CXCursor c) {
+  CXCursor d = ref_decl(c);
+  if (clang_Cursor_isNull(d)) return 0;
+  svar *pV = find_var(pC, d);
+  return pV && pV->bShared;
+}
+
+static void record_access(sctx *pC, CXCursor c, int iParam, ks_poly idx, ks_shape_akind eUse) {
+  ks_shape *pS = pC->pS;
+  ks_shape_access *a = realloc(pS->aAccess, sizeof(ks_shape_access) * (size_t)(pS->nAccess + 1));
+  if (!a) {
+    pC->rc = ks_error_set(KS_ENOMEM, "out of memory");
+    return;
+  }
+  pS->aAccess = a;
+  ks_shape_access *pA = &a[pS->nAccess++];
+  memset(pA, 0, sizeof *pA);
+  pA->cursor = c;
+  pA->iParam = iParam;
+  pA->eKind = eUse;
+  pA->index = normalize(pC, idx);
+  pA->iLoop = cur_loop(pC);
+  CXType t = clang_getCursorType(c);
+  CXString st = clang_getTypeSpelling(t);
+  pA->zElemType = ks_strdup(clang_getCString(st));
+  clang_disposeString(st);
+  pA->nElemSize = clang_Type_getSizeOf(t);
+  if (ks_ast_extent(pC->pTu, c, &pA->iStart, &pA->iEnd) == 0) ks_ast_line_col(pC->pTu, pA->iStart, &pA->iLine, NULL);
+  CXSourceLocation loc = clang_getRangeStart(clang_getCursorExtent(c));
+  CXFile fE, fS;
+  unsigned oE, oS;
+  clang_getExpansionLocation(loc, &fE, NULL, NULL, &oE);
+  clang_getSpellingLocation(loc, &fS, NULL, NULL, &oS);
+  pA->bInMacro = !fE || !fS || !clang_File_isEqual(fE, fS) || oE != oS;
+  if (eUse != KS_SHAPE_LOAD && pA->iLoop >= 0) pS->aLoop[pA->iLoop].bStoresGlobal = 1;
+}
+
+/* A subscript P[i] (or A[i][j] on an array-of-arrays parameter). */
+static void walk_subscript(sctx *pC, CXCursor c, ks_shape_akind eUse, int nDepth) {
+  kids k = get_kids(c);
+  if (k.n != 2) {
+    free(k.a);
+    return;
+  }
+  CXCursor base = strip_parens(k.a[0]), idx = k.a[1];
+  ks_poly off;
+  int iP = -1;
+  ks_poly full = poly_irregular();
+  if (kind(base) == CXCursor_ArraySubscriptExpr) {
+    /* A[i][j] with A a pointer to rows of N elements. */
+    kids k2 = get_kids(base);
+    CXType tRow = clang_getCanonicalType(clang_getCursorType(base));
+    if (k2.n == 2 && tRow.kind == CXType_ConstantArray) {
+      iP = eval_ptr(pC, k2.a[0], &off, nDepth + 1);
+      if (iP >= 0) {
+        ks_poly inner = eval(pC, k2.a[1], nDepth + 1);
+        full = poly_add(poly_add(off, poly_mul(inner, poly_const(clang_getArraySize(tRow))), 1),
+                        eval(pC, idx, nDepth + 1), 1);
+      }
+      walk_expr(pC, k2.a[1], KS_SHAPE_LOAD, nDepth + 1);
+    } else {
+      walk_expr(pC, base, KS_SHAPE_LOAD, nDepth + 1);
+    }
+    free(k2.a);
+  } else if (is_shared_ref(pC, base)) {
+    pC->pS->bShared = 1;
+  } else {
+    iP = eval_ptr(pC, base, &off, nDepth + 1);
+    if (iP >= 0) full = poly_add(off, eval(pC, idx, nDepth + 1), 1);
+    else walk_expr(pC, base, KS_SHAPE_LOAD, nDepth + 1);
+  }
+  if (iP >= 0) record_access(pC, c, iP, full, eUse);
+  walk_expr(pC, idx, KS_SHAPE_LOAD, nDepth + 1);
+  free(k.a);
+}
+
+static void add_call(sctx *pC, const char *z) {
+  ks_shape *pS = pC->pS;
+  for (int i = 0; i < pS->nCall; i++)
+    if (strcmp(pS->azCall[i], z) == 0) return;
+  char **a = realloc(pS->azCall, sizeof(char *) * (size_t)(pS->nCall + 1));
+  if (!a) {
+    pC->rc = ks_error_set(KS_ENOMEM, "out of memory");
+    return;
+  }
+  pS->azCall = a;
+  a[pS->nCall] = ks_strdup(z);
+  if (a[pS->nCall]) pS->nCall++;
+}
+
+/* An accumulation `acc op= x`, `acc = acc op x`, `acc = max(acc, x)` into a
+ * local declared outside the innermost loop. */
+static void note_accum(sctx *pC, CXCursor lhs, ks_acc_op eOp) {
+  int iL = cur_loop(pC);
+  if (iL < 0) return;
+  CXCursor d = ref_decl(lhs);
+  if (clang_Cursor_isNull(d) || kind(d) != CXCursor_VarDecl) return;
+  ks_shape_loop *pL = &pC->pS->aLoop[iL];
+  /* declared inside the loop: a temporary, not an accumulator */
+  unsigned ls, le, ds, de;
+  if (ks_ast_extent(pC->pTu, pL->cursor, &ls, &le) == 0 && ks_ast_extent(pC->pTu, d, &ds, &de) == 0 && ds >= ls &&
+      ds < le)
+    return;
+  char *z = spell(d);
+  if (!z) return;
+  for (int i = 0; i < pL->nAccum; i++)
+    if (strcmp(pL->azAccum[i], z) == 0) {
+      free(z);
+      return;
+    }
+  if (pL->nAccum == 4 || (pL->zVar && strcmp(pL->zVar, z) == 0)) {
+    free(z);
+    return;
+  }
+  pL->aOp[pL->nAccum] = eOp;
+  pL->azAccum[pL->nAccum++] = z;
+}
+
+static int mentions_decl(CXCursor c, CXCursor d, int nDepth);
+typedef struct mention {
+  CXCursor d;
+  int b, nDepth;
+} mention;
+static enum CXChildVisitResult mention_cb(CXCursor c, CXCursor parent, CXClientData p) {
+  (void)parent;
+  mention *m = p;
+  if (kind(c) == CXCursor_DeclRefExpr && clang_equalCursors(clang_getCursorReferenced(c), m->d)) {
+    m->b = 1;
+    return CXChildVisit_Break;
+  }
+  if (m->nDepth > SHAPE_MAX_DEPTH) return CXChildVisit_Continue;
+  m->nDepth++;
+  m->b = m->b || mentions_decl(c, m->d, m->nDepth);
+  m->nDepth--;
+  return m->b ? CXChildVisit_Break : CXChildVisit_Continue;
+}
+static int mentions_decl(CXCursor c, CXCursor d, int nDepth) {
+  mention m = {d, 0, nDepth};
+  clang_visitChildren(c, mention_cb, &m);
+  return m.b;
+}
+
+static ks_acc_op rhs_op(CXCursor rhs, CXCursor d) {
+  rhs = strip_parens(rhs);
+  enum CXCursorKind e = kind(rhs);
+  if (e == CXCursor_BinaryOperator) {
+    enum CXBinaryOperatorKind op = clang_getCursorBinaryOperatorKind(rhs);
+    if (op == CXBinaryOperator_Add || op == CXBinaryOperator_Sub) return KS_ACC_OP_ADD;
+    if (op == CXBinaryOperator_Mul) return KS_ACC_OP_MUL;
+  }
+  if (e == CXCursor_CallExpr) {
+    char *z = spell(rhs);
+    ks_acc_op r = KS_ACC_OP_NONE;
+    if (z && (strstr(z, "max") || strstr(z, "Max"))) r = KS_ACC_OP_MAX;
+    else if (z && (strstr(z, "min") || strstr(z, "Min"))) r = KS_ACC_OP_MIN;
+    else if (z && (strstr(z, "fma") || strstr(z, "add"))) r = KS_ACC_OP_ADD;
+    free(z);
+    return r;
+  }
+  if (e == CXCursor_ConditionalOperator) {
+    kids k = get_kids(rhs);
+    ks_acc_op r = KS_ACC_OP_NONE;
+    if (k.n == 3 && kind(strip_parens(k.a[0])) == CXCursor_BinaryOperator) {
+      enum CXBinaryOperatorKind op = clang_getCursorBinaryOperatorKind(strip_parens(k.a[0]));
+      if (op == CXBinaryOperator_GT || op == CXBinaryOperator_GE || op == CXBinaryOperator_LT ||
+          op == CXBinaryOperator_LE)
+        r = KS_ACC_OP_MAX; /* a select against the accumulator: max or min, by argument order */
+    }
+    free(k.a);
+    (void)d;
+    return r;
+  }
+  return KS_ACC_OP_NONE;
+}
+
+static void walk_kids_expr(sctx *pC, CXCursor c, ks_shape_akind eUse, int nDepth) {
+  kids k = get_kids(c);
+  for (int i = 0; i < k.n; i++) walk_expr(pC, k.a[i], eUse, nDepth + 1);
+  free(k.a);
+}
+
+static void walk_expr(sctx *pC, CXCursor c, ks_shape_akind eUse, int nDepth) {
+  if (pC->rc < 0) return;
+  if (nDepth > SHAPE_MAX_DEPTH) {
+    pC->pS->bTruncated = 1;
+    return;
+  }
+  c = strip_parens(c);
+  enum CXCursorKind e = kind(c);
+  switch (e) {
+  case CXCursor_ArraySubscriptExpr:
+    walk_subscript(pC, c, eUse, nDepth);
+    return;
+  case CXCursor_BinaryOperator:
+  case CXCursor_CompoundAssignOperator: {
+    enum CXBinaryOperatorKind op = clang_getCursorBinaryOperatorKind(c);
+    kids k = get_kids(c);
+    if (k.n == 2 && (e == CXCursor_CompoundAssignOperator || op == CXBinaryOperator_Assign)) {
+      CXCursor d = ref_decl(k.a[0]);
+      if (e == CXCursor_CompoundAssignOperator) {
+        ks_acc_op eOp = op == CXBinaryOperator_AddAssign || op == CXBinaryOperator_SubAssign ? KS_ACC_OP_ADD
+                        : op == CXBinaryOperator_MulAssign                                   ? KS_ACC_OP_MUL
+                                                                                             : KS_ACC_OP_NONE;
+        note_accum(pC, k.a[0], eOp);
+        /* p += off on a pointer parameter at the top level: follow it. */
+        if (!clang_Cursor_isNull(d) && kind(d) == CXCursor_ParmDecl && is_pointer_type(clang_getCursorType(d)) &&
+            pC->nLoopDepth == 0 && op == CXBinaryOperator_AddAssign) {
+          svar *pV = find_var(pC, d);
+          if (pV && pV->nWrites == 1) {
+            pV->iParam = param_index(pC, d);
+            pV->val = eval(pC, k.a[1], nDepth + 1);
+          }
+        }
+      } else if (!clang_Cursor_isNull(d) && kind(d) == CXCursor_VarDecl && mentions_decl(k.a[1], d, nDepth)) {
+        note_accum(pC, k.a[0], rhs_op(k.a[1], d));
+      }
+      walk_expr(pC, k.a[0], e == CXCursor_CompoundAssignOperator ? KS_SHAPE_RMW : KS_SHAPE_STORE, nDepth + 1);
+      walk_expr(pC, k.a[1], KS_SHAPE_LOAD, nDepth + 1);
+      free(k.a);
+      return;
+    }
+    free(k.a);
+    walk_kids_expr(pC, c, KS_SHAPE_LOAD, nDepth);
+    return;
+  }
+  case CXCursor_UnaryOperator: {
+    enum CXUnaryOperatorKind op = clang_getCursorUnaryOperatorKind(c);
+    CXCursor n = only_expr(c);
+    if (clang_Cursor_isNull(n)) return;
+    if (op == CXUnaryOperator_Deref) {
+      ks_poly off;
+      int iP = eval_ptr(pC, n, &off, nDepth + 1);
+      if (iP >= 0) record_access(pC, c, iP, off, eUse);
+      walk_expr(pC, n, KS_SHAPE_LOAD, nDepth + 1);
+      return;
+    }
+    int bInc = op == CXUnaryOperator_PreInc || op == CXUnaryOperator_PostInc || op == CXUnaryOperator_PreDec ||
+               op == CXUnaryOperator_PostDec;
+    if (bInc) note_accum(pC, n, KS_ACC_OP_ADD);
+    walk_expr(pC, n, bInc || op == CXUnaryOperator_AddrOf ? KS_SHAPE_RMW : KS_SHAPE_LOAD, nDepth + 1);
+    return;
+  }
+  case CXCursor_CallExpr: {
+    char *z = spell(c);
+    if (z && z[0]) {
+      if (strncmp(z, "__syncthreads", 13) == 0 || strcmp(z, "__syncwarp") == 0) {
+        pC->pS->bSync = 1;
+        for (int i = 0; i < pC->nLoopDepth; i++) pC->pS->aLoop[pC->aLoop[i]].bHasSync = 1;
+      } else if (strncmp(z, "atomic", 6) == 0) {
+        pC->pS->bAtomic = 1;
+      } else if (strncmp(z, "__shfl", 6) == 0 || strncmp(z, "__ballot", 8) == 0 || strncmp(z, "__reduce", 8) == 0) {
+        pC->pS->bWarp = 1;
+      }
+      if (strncmp(z, "__cuda", 6) != 0 && strncmp(z, "operator", 8) != 0) add_call(pC, z);
+    }
+    int bAtomic = z && strncmp(z, "atomic", 6) == 0;
+    /* an overloaded assignment (`y[i] = x[i]` on __half): the left operand is written */
+    int bOpAssign = z && strncmp(z, "operator", 8) == 0 && strchr(z, '=') && strcmp(z + 8, "==") != 0 &&
+                    strcmp(z + 8, "!=") != 0 && strcmp(z + 8, "<=") != 0 && strcmp(z + 8, ">=") != 0;
+    int bPlainAssign = bOpAssign && strcmp(z + 8, "=") == 0;
+    free(z);
+    kids k = get_kids(c);
+    int iArg = 0;
+    for (int i = 0; i < k.n; i++) {
+      if (!clang_isExpression(kind(k.a[i]))) continue;
+      /* atomicAdd(&P[i], v): the first argument is read and written */
+      ks_shape_akind eArg = bAtomic && iArg == 1 ? KS_SHAPE_RMW : KS_SHAPE_LOAD;
+      CXCursor a = strip_parens(k.a[i]);
+      if (bOpAssign && iArg == 0 && kind(a) != CXCursor_DeclRefExpr) {
+        walk_expr(pC, a, bPlainAssign ? KS_SHAPE_STORE : KS_SHAPE_RMW, nDepth + 1);
+        iArg++;
+        continue;
+      }
+      /* A pointer into a parameter handed to a helper: the helper reads it. */
+      if (!bAtomic && iArg > 0 && clang_getCanonicalType(clang_getCursorType(a)).kind == CXType_Pointer) {
+        ks_poly off;
+        int iP = eval_ptr(pC, a, &off, nDepth + 1);
+        if (iP >= 0 && (kind(a) != CXCursor_DeclRefExpr || off.n || off.bIrregular)) record_access(pC, a, iP, off, KS_SHAPE_LOAD);
+      }
+      if (eArg == KS_SHAPE_RMW && kind(a) == CXCursor_UnaryOperator &&
+          clang_getCursorUnaryOperatorKind(a) == CXUnaryOperator_AddrOf)
+        walk_expr(pC, only_expr(a), KS_SHAPE_RMW, nDepth + 1);
+      else
+        walk_expr(pC, k.a[i], KS_SHAPE_LOAD, nDepth + 1);
+      iArg++;
+    }
+    free(k.a);
+    return;
+  }
+  case CXCursor_LambdaExpr:
+    return;
+  default:
+    if (clang_isStatement(e) && !clang_isExpression(e)) {
+      walk(pC, c, nDepth);
+      return;
+    }
+    walk_kids_expr(pC, c, KS_SHAPE_LOAD, nDepth);
+    return;
+  }
+}
+
+static int is_shared_decl(ks_tu *pTu, CXCursor d) {
+  kids k = get_kids(d);
+  int b = 0;
+  for (int i = 0; i < k.n; i++)
+    if (kind(k.a[i]) == CXCursor_CUDASharedAttr) b = 1;
+  free(k.a);
+  if (!b) {
+    unsigned s, e;
+    if (ks_ast_extent(pTu, d, &s, &e) == 0) {
+      /* `__shared__ float t[..]` puts the attribute before the extent on some clangs */
+      unsigned i0 = s > 64 ? s - 64 : 0;
+      for (unsigned i = i0; i + 10 <= e; i++)
+        if (memcmp(pTu->zSrc + i, "__shared__", 10) == 0 && i + 10 <= s + 1) b = 1;
+    }
+  }
+  return b;
+}
+
+static void walk_decl(sctx *pC, CXCursor d, int nDepth) {
+  svar *pV = add_var(pC, d);
+  if (!pV) return;
+  if (is_shared_decl(pC->pTu, d)) {
+    pV->bShared = 1;
+    pC->pS->bShared = 1;
+  }
+  kids k = get_kids(d);
+  CXCursor init = clang_getNullCursor();
+  for (int i = 0; i < k.n; i++)
+    if (clang_isExpression(kind(k.a[i]))) init = k.a[i];
+  free(k.a);
+  if (clang_Cursor_isNull(init)) return;
+  walk_expr(pC, init, KS_SHAPE_LOAD, nDepth + 1);
+  CXType t = clang_getCursorType(d);
+  if (clang_getCanonicalType(t).kind == CXType_Pointer) {
+    ks_poly off;
+    int iP = eval_ptr(pC, init, &off, nDepth + 1);
+    if (iP >= 0 && pV->nWrites == 0) {
+      pV->iParam = iP;
+      pV->val = off;
+    }
+    return;
+  }
+  if (pV->nWrites == 0 && (int_bits(t) || clang_getCanonicalType(t).kind == CXType_Unexposed)) {
+    pV->val = normalize(pC, eval(pC, init, nDepth + 1));
+    pV->bKnown = 1;
+  }
+}
+
+/* A comparison `a OP b` with one side variant: guard of that side. */
+static void note_guard(sctx *pC, CXCursor cond, int bEarlyReturn, int nDepth) {
+  cond = strip_parens(cond);
+  if (nDepth > 32 || kind(cond) != CXCursor_BinaryOperator) return;
+  enum CXBinaryOperatorKind op = clang_getCursorBinaryOperatorKind(cond);
+  kids k = get_kids(cond);
+  if (k.n != 2) goto done;
+  if (op == CXBinaryOperator_LAnd || op == CXBinaryOperator_LOr) {
+    note_guard(pC, k.a[0], bEarlyReturn, nDepth + 1);
+    note_guard(pC, k.a[1], bEarlyReturn, nDepth + 1);
+    goto done;
+  }
+  if (op < CXBinaryOperator_LT || op > CXBinaryOperator_GE) goto done;
+  for (int s = 0; s < 2; s++) {
+    ks_poly a = normalize(pC, eval(pC, k.a[s], 0)), b = eval(pC, k.a[1 - s], 0);
+    if (!poly_variant(pC, &a) || poly_variant(pC, &b)) continue;
+    int iDim = -1;
+    for (int i = 0; i < a.n; i++)
+      if (a.t[i].n == 1 && a.t[i].coef == 1 && pC->pS->aAtom[a.t[i].a[0]].eKind == KS_ATOM_PAR)
+        iDim = pC->pS->aAtom[a.t[i].a[0]].iDim;
+    ks_shape *pS = pC->pS;
+    ks_shape_guard *aG = realloc(pS->aGuard, sizeof(ks_shape_guard) * (size_t)(pS->nGuard + 1));
+    if (!aG) {
+      pC->rc = ks_error_set(KS_ENOMEM, "out of memory");
+      goto done;
+    }
+    pS->aGuard = aG;
+    ks_shape_guard *pG = &aG[pS->nGuard++];
+    memset(pG, 0, sizeof *pG);
+    pG->iDim = iDim;
+    pG->bEarlyReturn = bEarlyReturn;
+    pG->zBound = ks_ast_text(pC->pTu, k.a[1 - s]);
+    unsigned st, en;
+    if (ks_ast_extent(pC->pTu, cond, &st, &en) == 0) ks_ast_line_col(pC->pTu, st, &pG->iLine, NULL);
+    break;
+  }
+done:
+  free(k.a);
+}
+
+static int is_return_only(CXCursor c) {
+  c = strip_parens(c);
+  if (kind(c) == CXCursor_ReturnStmt) return 1;
+  if (kind(c) != CXCursor_CompoundStmt) return 0;
+  kids k = get_kids(c);
+  int b = k.n == 1 && kind(k.a[0]) == CXCursor_ReturnStmt;
+  free(k.a);
+  return b;
+}
+
+/* The induction variable of a loop header part: `int k = e`, `k = e`. */
+static CXCursor header_var(CXCursor c, CXCursor *pInit) {
+  *pInit = clang_getNullCursor();
+  if (kind(c) == CXCursor_DeclStmt) {
+    kids k = get_kids(c);
+    CXCursor d = k.n == 1 && kind(k.a[0]) == CXCursor_VarDecl ? k.a[0] : clang_getNullCursor();
+    free(k.a);
+    if (!clang_Cursor_isNull(d)) {
+      kids k2 = get_kids(d);
+      for (int i = 0; i < k2.n; i++)
+        if (clang_isExpression(kind(k2.a[i]))) *pInit = k2.a[i];
+      free(k2.a);
+    }
+    return d;
+  }
+  c = strip_parens(c);
+  if (kind(c) == CXCursor_BinaryOperator && clang_getCursorBinaryOperatorKind(c) == CXBinaryOperator_Assign) {
+    kids k = get_kids(c);
+    CXCursor d = k.n == 2 ? ref_decl(k.a[0]) : clang_getNullCursor();
+    if (k.n == 2) *pInit = k.a[1];
+    free(k.a);
+    return d;
+  }
+  return clang_getNullCursor();
+}
+
+static void walk_for(sctx *pC, CXCursor c, int nDepth) {
+  kids k = get_kids(c);
+  int iL = push_loop(pC, c);
+  if (iL < 0 || k.n < 1) {
+    free(k.a);
+    return;
+  }
+  CXCursor body = k.a[k.n - 1], part[3] = {clang_getNullCursor(), clang_getNullCursor(), clang_getNullCursor()};
+  /* libclang leaves out absent header parts: place what is there by kind. */
+  for (int i = 0; i < k.n - 1; i++) {
+    CXCursor x = strip_parens(k.a[i]);
+    enum CXCursorKind e = kind(x);
+    int bCmp = e == CXCursor_BinaryOperator && clang_getCursorBinaryOperatorKind(x) >= CXBinaryOperator_LT &&
+               clang_getCursorBinaryOperatorKind(x) <= CXBinaryOperator_NE;
+    if (kind(k.a[i]) == CXCursor_DeclStmt || (i == 0 && !bCmp && k.n == 4)) part[0] = k.a[i];
+    else if (bCmp && clang_Cursor_isNull(part[1])) part[1] = k.a[i];
+    else part[2] = k.a[i];
+  }
+  if (clang_Cursor_isNull(part[0]) && k.n == 4) part[0] = k.a[0];
+  CXCursor init;
+  CXCursor d = clang_Cursor_isNull(part[0]) ? clang_getNullCursor() : header_var(part[0], &init);
+  if (!clang_Cursor_isNull(part[0]) && kind(part[0]) != CXCursor_DeclStmt) walk_expr(pC, part[0], KS_SHAPE_LOAD, nDepth + 1);
+  else if (!clang_Cursor_isNull(part[0])) {
+    kids kd = get_kids(part[0]);
+    for (int i = 0; i < kd.n; i++) {
+      svar *pV = add_var(pC, kd.a[i]);
+      (void)pV;
+    }
+    free(kd.a);
+  }
+  ks_shape_loop *pL = &pC->pS->aLoop[iL];
+  long long nInit = 0, nBound = 0;
+  if (!clang_Cursor_isNull(d) && !clang_Cursor_isNull(init)) {
+    pL->zVar = spell(d);
+    pL->init = normalize(pC, eval(pC, init, nDepth + 1));
+    /* step */
+    if (!clang_Cursor_isNull(part[2])) {
+      CXCursor s = strip_parens(part[2]);
+      if (kind(s) == CXCursor_UnaryOperator) {
+        enum CXUnaryOperatorKind op = clang_getCursorUnaryOperatorKind(s);
+        pL->nStep = op == CXUnaryOperator_PreInc || op == CXUnaryOperator_PostInc ? 1
+                    : op == CXUnaryOperator_PreDec || op == CXUnaryOperator_PostDec ? -1 : 0;
+      } else if (kind(s) == CXCursor_CompoundAssignOperator) {
+        kids ks = get_kids(s);
+        if (ks.n == 2) {
+          ks_poly st = eval(pC, ks.a[1], nDepth + 1);
+          long long v;
+          enum CXBinaryOperatorKind op = clang_getCursorBinaryOperatorKind(s);
+          if (poly_is_const(&st, &v) && (op == CXBinaryOperator_AddAssign || op == CXBinaryOperator_SubAssign))
+            pL->nStep = op == CXBinaryOperator_SubAssign ? -v : v;
+          /* grid stride: blockDim.d * gridDim.d */
+          if (op == CXBinaryOperator_AddAssign && !st.bIrregular && st.n == 1 && st.t[0].n == 2 && st.t[0].coef == 1) {
+            ks_atom *a0 = &pC->pS->aAtom[st.t[0].a[0]], *a1 = &pC->pS->aAtom[st.t[0].a[1]];
+            if (a0->iDim == a1->iDim && ((a0->eKind == KS_ATOM_BDIM && a1->eKind == KS_ATOM_GDIM) ||
+                                         (a0->eKind == KS_ATOM_GDIM && a1->eKind == KS_ATOM_BDIM))) {
+              /* the start must be PAR.d */
+              for (int i = 0; i < pL->init.n; i++)
+                if (pL->init.t[i].n == 1 && pL->init.t[i].coef == 1 &&
+                    pC->pS->aAtom[pL->init.t[i].a[0]].eKind == KS_ATOM_PAR &&
+                    pC->pS->aAtom[pL->init.t[i].a[0]].iDim == a0->iDim) {
+                  pL->bGridStride = 1;
+                  pL->iDim = a0->iDim;
+                }
+            }
+          }
+        }
+        free(ks.a);
+      }
+    }
+    if (!clang_Cursor_isNull(part[1])) {
+      kids kc = get_kids(strip_parens(part[1]));
+      enum CXBinaryOperatorKind op = clang_getCursorBinaryOperatorKind(strip_parens(part[1]));
+      if (kc.n == 2 && !clang_Cursor_isNull(ref_decl(kc.a[0])) && clang_equalCursors(ref_decl(kc.a[0]), d)) {
+        pL->bound = eval(pC, kc.a[1], nDepth + 1);
+        if (poly_is_const(&pL->init, &nInit) && poly_is_const(&pL->bound, &nBound) && pL->nStep > 0) {
+          if (op == CXBinaryOperator_LE) nBound++;
+          if (op == CXBinaryOperator_LT || op == CXBinaryOperator_LE || op == CXBinaryOperator_NE)
+            pL->nTrip = nBound > nInit ? (nBound - nInit + pL->nStep - 1) / pL->nStep : 0;
+        }
+      }
+      free(kc.a);
+    }
+    svar *pV = add_var(pC, d);
+    if (pV) {
+      /* header writes: the init assignment (when not a declaration) and the step */
+      int nHeader = (kind(part[0]) == CXCursor_DeclStmt ? 0 : 1) + (clang_Cursor_isNull(part[2]) ? 0 : 1);
+      if (pL->bGridStride && pV->nWrites <= nHeader) {
+        pV->val = pL->init;
+        pV->bKnown = 1;
+        pC->pS->aPar[pL->iDim].bGridStride = 1;
+      } else if (pV->nWrites <= nHeader) {
+        char z[64];
+        snprintf(z, sizeof z, "%s", pL->zVar ? pL->zVar : "?");
+        int iA = atom_find_or_add(pC, KS_ATOM_LOOP, -1, iL, z);
+        pL->iAtom = iA;
+        if (iA >= 0) {
+          pV->val = poly_atom(iA);
+          pV->bKnown = 1;
+        }
+      }
+    }
+  }
+  if (!clang_Cursor_isNull(part[1])) walk_expr(pC, part[1], KS_SHAPE_LOAD, nDepth + 1);
+  if (pC->nLoopDepth < 64) pC->aLoop[pC->nLoopDepth++] = iL;
+  walk(pC, body, nDepth + 1);
+  if (!clang_Cursor_isNull(part[2])) walk_expr(pC, part[2], KS_SHAPE_LOAD, nDepth + 1);
+  pC->nLoopDepth--;
+  free(k.a);
+}
+
+static void walk_while(sctx *pC, CXCursor c, int nDepth) {
+  int iL = push_loop(pC, c);
+  if (iL < 0) return;
+  if (pC->nLoopDepth < 64) pC->aLoop[pC->nLoopDepth++] = iL;
+  kids k = get_kids(c);
+  for (int i = 0; i < k.n; i++) walk(pC, k.a[i], nDepth + 1);
+  free(k.a);
+  pC->nLoopDepth--;
+}
+
+static void walk(sctx *pC, CXCursor c, int nDepth) {
+  if (pC->rc < 0) return;
+  if (nDepth > SHAPE_MAX_DEPTH) {
+    pC->pS->bTruncated = 1;
+    return;
+  }
+  enum CXCursorKind e = kind(c);
+  switch (e) {
+  case CXCursor_CompoundStmt: {
+    kids k = get_kids(c);
+    for (int i = 0; i < k.n; i++) walk(pC, k.a[i], nDepth + 1);
+    free(k.a);
+    return;
+  }
+  case CXCursor_DeclStmt: {
+    kids k = get_kids(c);
+    for (int i = 0; i < k.n; i++)
+      if (kind(k.a[i]) == CXCursor_VarDecl) walk_decl(pC, k.a[i], nDepth + 1);
+    free(k.a);
+    return;
+  }
+  case CXCursor_IfStmt: {
+    kids k = get_kids(c);
+    if (k.n >= 2) note_guard(pC, k.a[0], k.n == 2 && is_return_only(k.a[1]), 0);
+    for (int i = 0; i < k.n; i++) {
+      if (i == 0) walk_expr(pC, k.a[i], KS_SHAPE_LOAD, nDepth + 1);
+      else walk(pC, k.a[i], nDepth + 1);
+    }
+    free(k.a);
+    return;
+  }
+  case CXCursor_ForStmt:
+    walk_for(pC, c, nDepth);
+    return;
+  case CXCursor_WhileStmt:
+  case CXCursor_DoStmt:
+    walk_while(pC, c, nDepth);
+    return;
+  default:
+    if (clang_isExpression(e)) {
+      walk_expr(pC, c, KS_SHAPE_LOAD, nDepth + 1);
+      return;
+    }
+    {
+      kids k = get_kids(c);
+      for (int i = 0; i < k.n; i++) walk(pC, k.a[i], nDepth + 1);
+      free(k.a);
+    }
+    return;
+  }
+}
+
+/* ---------- classes ---------- */
+
+typedef struct coord_info {
+  unsigned mUnit;    /* coordinates with a unit coefficient alone ([c], coef 1) */
+  unsigned mAny;     /* coordinates anywhere */
+  int bLoopUnit;     /* loop atom iLoopAtom alone with coefficient +-1 */
+  int bLoopScaled;   /* loop atom times a stride */
+  long long nConst;  /* the constant term */
+} coord_info;
+
+/* Bit of a coordinate atom: PAR.d (d), threadIdx.d (3+d), blockIdx.d (6+d),
+ * i/n (9+d) and i%n (12+d) of a flat PAR.d; other variant atoms: bit 15. */
+static unsigned coord_bit(const ks_atom *a) {
+  switch (a->eKind) {
+  case KS_ATOM_PAR: return 1u << a->iDim;
+  case KS_ATOM_TID: return 1u << (3 + a->iDim);
+  case KS_ATOM_BID: return 1u << (6 + a->iDim);
+  case KS_ATOM_DERIVED: return a->iDimOf >= 0 ? 1u << ((a->bRem ? 12 : 9) + a->iDimOf) : 1u << 15;
+  default: return 0;
+  }
+}
+
+static int has_split(const ks_shape *pS, int iDim) {
+  for (int i = 0; i < pS->nAtom; i++)
+    if (pS->aAtom[i].eKind == KS_ATOM_DERIVED && pS->aAtom[i].iDimOf == iDim) return 1;
+  return 0;
+}
+
+static coord_info coords(const ks_shape *pS, const ks_poly *p, int iLoopAtom) {
+  coord_info ci;
+  memset(&ci, 0, sizeof ci);
+  /* A flat PAR.d that the kernel also splits into i / n and i % n stands for
+   * both coordinates, the unit-stride one being i % n. */
+  for (int i = 0; i < p->n; i++) {
+    const ks_mono *m = &p->t[i];
+    if (m->n == 1 && pS->aAtom[m->a[0]].eKind == KS_ATOM_PAR && has_split(pS, pS->aAtom[m->a[0]].iDim)) {
+      int d = pS->aAtom[m->a[0]].iDim;
+      ci.mAny |= (1u << (9 + d)) | (1u << (12 + d));
+      if (m->coef == 1 || m->coef == -1) ci.mUnit |= 1u << (12 + d);
+    }
+  }
+  for (int i = 0; i < p->n; i++) {
+    const ks_mono *m = &p->t[i];
+    if (m->n == 0) ci.nConst = m->coef;
+    if (m->n == 1 && pS->aAtom[m->a[0]].eKind == KS_ATOM_PAR && has_split(pS, pS->aAtom[m->a[0]].iDim)) continue;
+    int bLoop = 0;
+    unsigned mC = 0;
+    for (int x = 0; x < m->n; x++) {
+      const ks_atom *a = &pS->aAtom[m->a[x]];
+      if (a->eKind == KS_ATOM_LOOP && m->a[x] == iLoopAtom) bLoop = 1;
+      mC |= coord_bit(a);
+    }
+    ci.mAny |= mC;
+    if (m->n == 1 && (m->coef == 1 || m->coef == -1) && mC) ci.mUnit |= mC;
+    if (bLoop && m->n == 1 && (m->coef == 1 || m->coef == -1)) ci.bLoopUnit = 1;
+    else if (bLoop) ci.bLoopScaled = 1;
+  }
+  return ci;
+}
+
+static int loop_var_used(const ks_shape *pS, int iLoop) {
+  const ks_shape_loop *pL = &pS->aLoop[iLoop];
+  if (pL->iAtom < 0) return 0;
+  for (int i = 0; i < pS->nAccess; i++) {
+    const ks_poly *p = &pS->aAccess[i].index;
+    for (int t = 0; t < p->n; t++)
+      for (int x = 0; x < p->t[t].n; x++)
+        if (p->t[t].a[x] == pL->iAtom) return 1;
+  }
+  return 0;
+}
+
+static int popcount(unsigned m) {
+  int n = 0;
+  for (; m; m &= m - 1) n++;
+  return n;
+}
+
+static void classify(ks_shape *pS) {
+  int nStore = 0, bIndirect = 0, bIrregular = 0;
+  for (int i = 0; i < pS->nAccess; i++) {
+    const ks_shape_access *a = &pS->aAccess[i];
+    if (a->eKind != KS_SHAPE_LOAD) nStore++;
+    if (a->index.bIndirect) bIndirect = 1;
+    else if (a->index.bIrregular) bIrregular = 1;
+  }
+  pS->eClass = KS_CLASS_OTHER;
+  pS->zWhy = "no global store, or a shape no class describes";
+  if (pS->bTruncated) {
+    pS->zWhy = "the body nests too deep for the model";
+    return;
+  }
+  if (nStore == 0) return;
+  if (bIndirect) {
+    pS->eClass = KS_CLASS_GATHER;
+    pS->zWhy = "an index comes from memory";
+    return;
+  }
+  /* A fixed small window (constant-trip loops over neighbour offsets). */
+  for (int iL = 0; iL < pS->nLoop; iL++) {
+    const ks_shape_loop *pL = &pS->aLoop[iL];
+    if (pL->bGridStride || pL->nTrip <= 1 || pL->nTrip > 16 || pL->iAtom < 0) continue;
+    for (int i = 0; i < pS->nAccess; i++) {
+      const ks_shape_access *a = &pS->aAccess[i];
+      if (a->eKind != KS_SHAPE_LOAD || a->index.bIrregular) continue;
+      coord_info ci = coords(pS, &a->index, pL->iAtom);
+      if ((ci.bLoopUnit || ci.bLoopScaled) && (ci.mAny & 0x1ffu)) {
+        pS->eClass = KS_CLASS_STENCIL;
+        pS->zWhy = "loads over a fixed small window of offsets from the thread's position";
+        return;
+      }
+    }
+  }
+  /* Per-thread loops whose variable indexes memory. */
+  for (int iL = 0; iL < pS->nLoop; iL++) {
+    const ks_shape_loop *pL = &pS->aLoop[iL];
+    if (pL->bGridStride || !loop_var_used(pS, iL)) continue;
+    if (pL->nTrip >= 0 && pL->nTrip <= 16 && pL->nAccum == 0) continue; /* a fixed neighbourhood: below */
+    int bAccum = pL->nAccum > 0;
+    for (int i = 0; i < pS->nAccess && !bAccum; i++)
+      if (pS->aAccess[i].iLoop == iL && pS->aAccess[i].eKind == KS_SHAPE_RMW) bAccum = 1;
+    /* gemm: two loads along the loop with different parallel coordinates */
+    unsigned mSeen = 0;
+    int bGemm = 0, bRow = 0, bCol = 0;
+    for (int i = 0; i < pS->nAccess; i++) {
+      const ks_shape_access *a = &pS->aAccess[i];
+      if (a->eKind != KS_SHAPE_LOAD || a->index.bIrregular) continue;
+      coord_info ci = coords(pS, &a->index, pL->iAtom);
+      if (!ci.bLoopUnit && !ci.bLoopScaled) continue;
+      if (ci.mAny && mSeen && (ci.mAny & ~mSeen) && (mSeen & ~ci.mAny)) bGemm = 1;
+      mSeen |= ci.mAny;
+      if (ci.bLoopUnit && ci.mAny && !(ci.mUnit & ci.mAny)) bRow = 1;
+      if (ci.bLoopUnit && ci.mAny && (ci.mUnit & (1u | 8u))) bRow = bRow || 0;
+      if (ci.bLoopScaled && (ci.mUnit & 0x249u)) bCol = 1; /* PAR.x or threadIdx.x or i%n along the warp */
+    }
+    if (bGemm && bAccum && popcount(mSeen) >= 2) {
+      pS->eClass = KS_CLASS_GEMM;
+      pS->zWhy = "a reduction loop over products of two operands indexed by different parallel coordinates";
+      return;
+    }
+    if (bRow && (bAccum || pS->nLoop > 1)) {
+      pS->eClass = KS_CLASS_ROW_REDUCE;
+      pS->zWhy = "a per-thread loop over a contiguous dimension (unit stride in the loop variable)";
+      return;
+    }
+    if (bCol && bAccum) {
+      pS->eClass = KS_CLASS_COLUMN_WALK;
+      pS->zWhy = "a per-thread loop down a strided dimension, consecutive threads on consecutive addresses";
+      return;
+    }
+  }
+  if (bIrregular) {
+    pS->zWhy = "an index is not a polynomial over the parallel and loop indices";
+    return;
+  }
+  /* Stencil: loads from one base at >= 3 offsets of one position. */
+  for (int i = 0; i < pS->nAccess; i++) {
+    const ks_shape_access *a = &pS->aAccess[i];
+    if (a->eKind != KS_SHAPE_LOAD) continue;
+    int nSame = 1;
+    for (int j = 0; j < pS->nAccess; j++) {
+      const ks_shape_access *b = &pS->aAccess[j];
+      if (j == i || b->eKind != KS_SHAPE_LOAD || b->iParam != a->iParam) continue;
+      ks_poly dlt = poly_add(a->index, b->index, -1);
+      int bOffset = dlt.n > 0 && !dlt.bIrregular;
+      for (int t = 0; t < dlt.n && bOffset; t++)
+        for (int x = 0; x < dlt.t[t].n; x++)
+          if (pS->aAtom[dlt.t[t].a[x]].eKind != KS_ATOM_UNIFORM && pS->aAtom[dlt.t[t].a[x]].eKind != KS_ATOM_LOOP)
+            bOffset = 0;
+      if (bOffset) nSame++;
+    }
+    int bSmallLoop = 0;
+    for (int iL = 0; iL < pS->nLoop; iL++)
+      if (pS->aLoop[iL].nTrip > 1 && pS->aLoop[iL].nTrip <= 16 && loop_var_used(pS, iL)) bSmallLoop = 1;
+    if (nSame >= 3 || (bSmallLoop && coords(pS, &a->index, -1).mAny)) {
+      pS->eClass = KS_CLASS_STENCIL;
+      pS->zWhy = "loads of one array at fixed offsets from the thread's position";
+      return;
+    }
+  }
+  /* Transpose / map: compare each store with the loads. */
+  unsigned mStoreUnit = 0, mStoreAny = 0;
+  for (int i = 0; i < pS->nAccess; i++) {
+    const ks_shape_access *a = &pS->aAccess[i];
+    if (a->eKind == KS_SHAPE_LOAD) continue;
+    coord_info ci = coords(pS, &a->index, -1);
+    mStoreUnit |= ci.mUnit;
+    mStoreAny |= ci.mAny;
+  }
+  if (!mStoreAny) {
+    pS->zWhy = "the stores do not depend on the thread's position";
+    return;
+  }
+  for (int i = 0; i < pS->nAccess; i++) {
+    const ks_shape_access *a = &pS->aAccess[i];
+    if (a->eKind != KS_SHAPE_LOAD && !coords(pS, &a->index, -1).mAny) {
+      pS->zWhy = "every thread writes one address (a reduction to a scalar)";
+      return;
+    }
+  }
+  if (pS->bShared || pS->bSync || pS->bWarp) {
+    pS->zWhy = "shared memory, barriers or warp primitives: already a cooperative kernel";
+    return;
+  }
+  int bTranspose = 0;
+  for (int i = 0; i < pS->nAccess; i++) {
+    const ks_shape_access *a = &pS->aAccess[i];
+    if (a->eKind != KS_SHAPE_LOAD) continue;
+    coord_info ci = coords(pS, &a->index, -1);
+    if (popcount(mStoreAny) >= 2 && ci.mAny == mStoreAny && ci.mUnit && mStoreUnit && !(ci.mUnit & mStoreUnit))
+      bTranspose = 1;
+  }
+  if (bTranspose) {
+    pS->eClass = KS_CLASS_TRANSPOSE;
+    pS->zWhy = "loads and stores run along different unit-stride coordinates";
+    return;
+  }
+  pS->eClass = KS_CLASS_MAP;
+  pS->zWhy = "each thread reads and writes at its own position (plus broadcasts)";
+}
+
+/* ---------- uses of a kernel ---------- */
+
+typedef struct use_walk {
+  ks_tu *pTu;
+  const char *zName;
+  ks_launch *aL;
+  int nL;
+  ks_shape_use *a;
+  int n;
+  unsigned *aApi; /* offsets of references consumed by API launches */
+  int nApi;
+  int nDepth;
+  int rc;
+} use_walk;
+
+static int is_kernel_ref(CXCursor c, const char *zName) {
+  enum CXCursorKind e = kind(c);
+  if (e != CXCursor_DeclRefExpr && e != CXCursor_OverloadedDeclRef) return 0;
+  if (!spelled(c, zName)) return 0;
+  CXCursor d = e == CXCursor_OverloadedDeclRef ? clang_getOverloadedDecl(c, 0) : clang_getCursorReferenced(c);
+  if (clang_Cursor_isNull(d)) return 0;
+  if (ks_ast_is_kernel(d)) return 1;
+  CXCursor t = clang_getSpecializedCursorTemplate(d);
+  return !clang_Cursor_isNull(t) && ks_ast_is_kernel(t);
+}
+
+static void push_use(use_walk *pW, ks_use_kind e, unsigned iOff, const char *zHow) {
+  for (int i = 0; i < pW->n; i++)
+    if (pW->a[i].iOffset == iOff) return;
+  ks_shape_use *a = realloc(pW->a, sizeof(ks_shape_use) * (size_t)(pW->n + 1));
+  if (!a) {
+    pW->rc = ks_error_set(KS_ENOMEM, "out of memory");
+    return;
+  }
+  pW->a = a;
+  ks_shape_use *pU = &a[pW->n++];
+  pU->eKind = e;
+  pU->iOffset = iOff;
+  pU->zHow = ks_strdup(zHow);
+  ks_ast_line_col(pW->pTu, iOff, &pU->iLine, NULL);
+}
+
+typedef struct ref_find {
+  const char *zName;
+  CXCursor found;
+  int nDepth;
+} ref_find;
+
+static enum CXChildVisitResult ref_find_cb(CXCursor c, CXCursor parent, CXClientData p) {
+  (void)parent;
+  ref_find *pF = p;
+  if (is_kernel_ref(c, pF->zName)) {
+    pF->found = c;
+    return CXChildVisit_Break;
+  }
+  if (pF->nDepth++ > 64) return CXChildVisit_Continue;
+  return CXChildVisit_Recurse;
+}
+
+static enum CXChildVisitResult use_cb(CXCursor c, CXCursor parent, CXClientData p) {
+  (void)parent;
+  use_walk *pW = p;
+  if (pW->rc < 0) return CXChildVisit_Break;
+  if (!ks_ast_in_main_file(c)) return CXChildVisit_Continue;
+  enum CXCursorKind e = kind(c);
+  if (e == CXCursor_CallExpr) {
+    char *z = spell(c);
+    int bApi = z && (strncmp(z, "cudaLaunch", 10) == 0);
+    int bQuery = z && (strncmp(z, "cudaFunc", 8) == 0 || strncmp(z, "cudaOccupancy", 13) == 0);
+    if (bApi || bQuery) {
+      int nArgs = clang_Cursor_getNumArguments(c);
+      for (int i = 0; i < nArgs; i++) {
+        ref_find f = {pW->zName, clang_getNullCursor(), 0};
+        CXCursor arg = clang_Cursor_getArgument(c, (unsigned)i);
+        if (is_kernel_ref(arg, pW->zName)) f.found = arg;
+        else clang_visitChildren(arg, ref_find_cb, &f);
+        if (!clang_Cursor_isNull(f.found)) {
+          long iOff = ks_ast_offset(pW->pTu, clang_getCursorLocation(f.found));
+          if (iOff >= 0) push_use(pW, bApi ? KS_USE_API : KS_USE_QUERY, (unsigned)iOff, z);
+        }
+      }
+    }
+    free(z);
+  }
+  if (is_kernel_ref(c, pW->zName)) {
+    long iOff = ks_ast_offset(pW->pTu, clang_getCursorLocation(c));
+    if (iOff >= 0) {
+      int bLaunch = 0;
+      for (int i = 0; i < pW->nL; i++)
+        if (pW->aL[i].iStart <= (unsigned)iOff && (unsigned)iOff < pW->aL[i].iCfgStart) bLaunch = 1;
+      /* A reference inside the macro's expansion of a launch is not one we can edit. */
+      CXFile fS;
+      unsigned oS;
+      clang_getSpellingLocation(clang_getCursorLocation(c), &fS, NULL, NULL, &oS);
+      if (bLaunch && (unsigned)iOff != oS) bLaunch = 0;
+      push_use(pW, bLaunch ? KS_USE_LAUNCH : KS_USE_OTHER, (unsigned)iOff, bLaunch ? "<<<>>>" : "reference");
+    }
+  }
+  if (pW->nDepth > SHAPE_MAX_DEPTH) return CXChildVisit_Continue;
+  pW->nDepth++;
+  clang_visitChildren(c, use_cb, pW);
+  pW->nDepth--;
+  return CXChildVisit_Continue;
+}
+
+static int cmp_use(const void *a, const void *b) {
+  const ks_shape_use *x = a, *y = b;
+  return x->iOffset < y->iOffset ? -1 : x->iOffset > y->iOffset;
+}
+
+int ks_shape_uses(ks_tu *pTu, const char *zName, ks_shape_use **paOut, int *pnOut) {
+  *paOut = NULL;
+  *pnOut = 0;
+  use_walk w;
+  memset(&w, 0, sizeof w);
+  w.pTu = pTu;
+  w.zName = zName;
+  int rc = ks_ast_launches(pTu, zName, &w.aL, &w.nL);
+  if (rc < 0) return rc;
+  clang_visitChildren(clang_getTranslationUnitCursor(pTu->pTu), use_cb, &w);
+  ks_ast_launches_free(w.aL, w.nL);
+  if (w.rc < 0) {
+    ks_shape_uses_free(w.a, w.n);
+    return w.rc;
+  }
+  /* an API launch's reference was seen twice: keep the API kind */
+  if (w.n > 1) qsort(w.a, (size_t)w.n, sizeof(ks_shape_use), cmp_use);
+  *paOut = w.a;
+  *pnOut = w.n;
+  return KS_OK;
+}
+
+void ks_shape_uses_free(ks_shape_use *a, int n) {
+  for (int i = 0; i < n; i++) free(a[i].zHow);
+  free(a);
+}
+
+/* ---------- macro ranges ---------- */
+
+typedef struct mac_walk {
+  ks_tu *pTu;
+  unsigned *a;
+  int n, nAlloc;
+} mac_walk;
+
+static enum CXChildVisitResult mac_cb(CXCursor c, CXCursor parent, CXClientData p) {
+  (void)parent;
+  mac_walk *pM = p;
+  if (kind(c) != CXCursor_MacroExpansion) return CXChildVisit_Continue;
+  CXSourceRange r = clang_getCursorExtent(c);
+  CXFile f1, f2;
+  unsigned s, e;
+  clang_getSpellingLocation(clang_getRangeStart(r), &f1, NULL, NULL, &s);
+  clang_getSpellingLocation(clang_getRangeEnd(r), &f2, NULL, NULL, &e);
+  if (!f1 || !clang_Location_isFromMainFile(clang_getRangeStart(r))) return CXChildVisit_Continue;
+  if (pM->n + 2 > pM->nAlloc) {
+    int nNew = pM->nAlloc ? 2 * pM->nAlloc : 64;
+    unsigned *a = realloc(pM->a, sizeof(unsigned) * (size_t)nNew);
+    if (!a) return CXChildVisit_Break;
+    pM->a = a;
+    pM->nAlloc = nNew;
+  }
+  pM->a[pM->n++] = s;
+  pM->a[pM->n++] = e > s ? e : s;
+  return CXChildVisit_Continue;
+}
+
+int ks_shape_macro_ranges(ks_tu *pTu, unsigned **paRange, int *pnRange) {
+  mac_walk m = {pTu, NULL, 0, 0};
+  clang_visitChildren(clang_getTranslationUnitCursor(pTu->pTu), mac_cb, &m);
+  *paRange = m.a;
+  *pnRange = m.n / 2;
+  return KS_OK;
+}
+
+/* ---------- the model ---------- */
+
+int ks_shape_thread_index(ks_tu *pTu, CXCursor kernel, CXCursor c, int *pbWide, int *pbNarrow) {
+  ks_shape *pS = NULL;
+  int iDim = -1;
+  if (pbWide) *pbWide = 0;
+  if (pbNarrow) *pbNarrow = 0;
+  pS = calloc(1, sizeof *pS);
+  if (!pS) return -1;
+  /* Evaluate c in the kernel's context; locals never written are followed
+   * through their initializers (eval does it when it meets one). */
+  sctx ctx;
+  memset(&ctx, 0, sizeof ctx);
+  ctx.pTu = pTu;
+  ctx.pS = pS;
+  ctx.kernel = kernel;
+  int nArgs = clang_Cursor_getNumArguments(kernel);
+  kids k = get_kids(kernel);
+  CXCursor *aP = calloc((size_t)k.n + 1, sizeof(CXCursor));
+  CXCursor body = clang_getNullCursor();
+  for (int i = 0; aP && i < k.n; i++) {
+    if (kind(k.a[i]) == CXCursor_ParmDecl) aP[ctx.nParam++] = k.a[i];
+    if (kind(k.a[i]) == CXCursor_CompoundStmt) body = k.a[i];
+  }
+  (void)nArgs;
+  free(k.a);
+  ctx.aParam = aP;
+  if (!clang_Cursor_isNull(body)) {
+    wpass w = {&ctx, 0};
+    clang_visitChildren(body, write_cb, &w);
+  }
+  CXCursor e = strip_parens(c);
+  ks_poly p = normalize(&ctx, eval(&ctx, e, 0));
+  if (!p.bIrregular && p.n == 1 && p.t[0].n == 1 && p.t[0].coef == 1 &&
+      pS->aAtom[p.t[0].a[0]].eKind == KS_ATOM_PAR) {
+    iDim = pS->aAtom[p.t[0].a[0]].iDim;
+    /* width: the type of the blockIdx * blockDim product */
+    if (pbWide || pbNarrow) {
+      int bWide = int_bits(clang_getCursorType(e)) == 64 && !p.bNarrowMul;
+      if (pbWide) *pbWide = bWide;
+      if (pbNarrow) *pbNarrow = p.bNarrowMul && int_bits(clang_getCursorType(e)) == 64;
+    }
+  }
+  free(ctx.aVar);
+  free(aP);
+  ks_shape_free(pS);
+  return iDim;
+}
+
+int ks_shape_build(ks_tu *pTu, CXCursor kernel, ks_shape **ppOut) {
+  *ppOut = NULL;
+  ks_shape *pS = calloc(1, sizeof *pS);
+  if (!pS) return ks_error_set(KS_ENOMEM, "out of memory");
+  pS->zKernel = spell(kernel);
+  sctx ctx;
+  memset(&ctx, 0, sizeof ctx);
+  ctx.pTu = pTu;
+  ctx.pS = pS;
+  ctx.kernel = kernel;
+  kids k = get_kids(kernel);
+  ctx.aParam = calloc((size_t)k.n + 1, sizeof(CXCursor));
+  CXCursor body = clang_getNullCursor();
+  for (int i = 0; ctx.aParam && i < k.n; i++) {
+    if (kind(k.a[i]) == CXCursor_ParmDecl) ctx.aParam[ctx.nParam++] = k.a[i];
+    if (kind(k.a[i]) == CXCursor_CompoundStmt) body = k.a[i];
+  }
+  free(k.a);
+  if (!ctx.aParam) {
+    ks_shape_free(pS);
+    return ks_error_set(KS_ENOMEM, "out of memory");
+  }
+  if (!clang_Cursor_isNull(body)) {
+    wpass w = {&ctx, 0};
+    clang_visitChildren(body, write_cb, &w);
+    walk(&ctx, body, 0);
+  }
+  /* Parallel dimensions used. */
+  for (int i = 0; i < pS->nAtom; i++) {
+    const ks_atom *a = &pS->aAtom[i];
+    if ((a->eKind == KS_ATOM_PAR || a->eKind == KS_ATOM_TID || a->eKind == KS_ATOM_BID) && a->iDim >= 0 &&
+        a->iDim < 3 && a->iDim + 1 > pS->nPar)
+      pS->nPar = a->iDim + 1;
+  }
+  for (int d = 0; d < 3; d++) {
+    pS->aPar[d].iDim = d;
+    for (int i = 0; i < pS->nAtom; i++)
+      if (pS->aAtom[i].eKind == KS_ATOM_PAR && pS->aAtom[i].iDim == d) pS->aPar[d].bUsed = 1;
+  }
+  classify(pS);
+  free(ctx.aVar);
+  free(ctx.aParam);
+  if (ctx.rc < 0) {
+    ks_shape_free(pS);
+    return ctx.rc;
+  }
+  *ppOut = pS;
+  return KS_OK;
+}
+
+void ks_shape_free(ks_shape *p) {
+  if (!p) return;
+  free(p->zKernel);
+  for (int i = 0; i < p->nAtom; i++) free(p->aAtom[i].zName);
+  free(p->aAtom);
+  for (int i = 0; i < p->nGuard; i++) free(p->aGuard[i].zBound);
+  free(p->aGuard);
+  for (int i = 0; i < p->nLoop; i++) {
+    free(p->aLoop[i].zVar);
+    for (int j = 0; j < p->aLoop[i].nAccum; j++) free(p->aLoop[i].azAccum[j]);
+  }
+  free(p->aLoop);
+  for (int i = 0; i < p->nAccess; i++) free(p->aAccess[i].zElemType);
+  free(p->aAccess);
+  for (int i = 0; i < p->nCall; i++) free(p->azCall[i]);
+  free(p->azCall);
+  ks_shape_uses_free(p->aUse, p->nUse);
+  free(p);
+}
+
+const char *ks_shape_class_name(ks_shape_class e) {
+  static const char *const az[] = {"map", "row-reduce", "column-walk", "gemm", "stencil", "transpose", "gather", "other"};
+  return (unsigned)e < 8 ? az[e] : "other";
+}
+
+char *ks_shape_poly_text(const ks_shape *p, const ks_poly *pPoly) {
+  if (pPoly->bIrregular) return ks_strdup(pPoly->bIndirect ? "indirect" : "irregular");
+  ks_buf b = KS_BUF_INIT;
+  if (pPoly->n == 0) ks_buf_puts(&b, "0");
+  for (int i = 0; i < pPoly->n; i++) {
+    const ks_mono *m = &pPoly->t[i];
+    long long c = m->coef;
+    if (i) ks_buf_puts(&b, c < 0 ? " - " : " + ");
+    else if (c < 0) ks_buf_puts(&b, "-");
+    if (c < 0) c = -c;
+    int bCoef = c != 1 || m->n == 0;
+    if (bCoef) ks_buf_printf(&b, "%lld", c);
+    for (int x = 0; x < m->n; x++) ks_buf_printf(&b, "%s%s", (x || bCoef) ? "*" : "", p->aAtom[m->a[x]].zName);
+  }
+  return ks_buf_detach(&b);
+}

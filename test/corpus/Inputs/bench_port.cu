@@ -1,0 +1,113 @@
+// Corpus (issue 14): kernels in the style of a polyhedral benchmark suite's CUDA
+// port: DATA_TYPE macros, 2-D dim3 launches, i/j from blockIdx*blockDim+threadIdx,
+// column walks. Written for this project.
+#include <cuda_runtime.h>
+
+typedef float DATA_TYPE;
+#define DIM_THREAD_BLOCK_X 32
+#define DIM_THREAD_BLOCK_Y 8
+
+__global__ void gemm_kernel(int ni, int nj, int nk, DATA_TYPE alpha, DATA_TYPE beta, DATA_TYPE *a, DATA_TYPE *b, DATA_TYPE *c)
+{
+	int j = blockIdx.x * blockDim.x + threadIdx.x;
+	int i = blockIdx.y * blockDim.y + threadIdx.y;
+
+	if ((i < ni) && (j < nj))
+	{
+		c[i * nj + j] *= beta;
+		int k;
+		for(k=0; k < nk; k++)
+		{
+			c[i * nj + j] += alpha * a[i * nk + k] * b[k * nj +j];
+		}
+	}
+}
+
+// x1 = x1 + A * y1 (a row per thread)
+__global__ void mvt_kernel1(int n, DATA_TYPE *a, DATA_TYPE *x1, DATA_TYPE *y_1)
+{
+	int i = blockIdx.x * blockDim.x + threadIdx.x;
+
+	if (i < n)
+	{
+		int j;
+		for(j=0; j < n; j++)
+		{
+			x1[i] += a[i * n + j] * y_1[j];
+		}
+	}
+}
+
+// x2 = x2 + A^T * y2 (a column per thread)
+__global__ void mvt_kernel2(int n, DATA_TYPE *a, DATA_TYPE *x2, DATA_TYPE *y_2)
+{
+	int i = blockIdx.x * blockDim.x + threadIdx.x;
+
+	if (i < n)
+	{
+		int j;
+		for(j=0; j < n; j++)
+		{
+			x2[i] += a[j * n + i] * y_2[j];
+		}
+	}
+}
+
+// column means of an m x n data matrix
+__global__ void mean_kernel(int m, int n, DATA_TYPE *mean, DATA_TYPE *data, DATA_TYPE float_n)
+{
+	int j = blockIdx.x * blockDim.x + threadIdx.x;
+
+	if (j < m)
+	{
+		mean[j] = 0.0;
+
+		int i;
+		for(i = 0; i < n; i++)
+		{
+			mean[j] += data[i * m + j];
+		}
+		mean[j] /= (DATA_TYPE)float_n;
+	}
+}
+
+__global__ void jacobi2d_kernel(int n, DATA_TYPE* A, DATA_TYPE* B)
+{
+	int i = blockIdx.y * blockDim.y + threadIdx.y;
+	int j = blockIdx.x * blockDim.x + threadIdx.x;
+
+	if ((i >= 1) && (i < (n-1)) && (j >= 1) && (j < (n-1)))
+	{
+		B[i*n + j] = 0.2f * (A[i*n + j] + A[i*n + (j-1)] + A[i*n + (1 + j)] + A[(1 + i)*n + j] + A[(i-1)*n + j]);
+	}
+}
+
+__global__ void transpose_kernel(int nx, int ny, DATA_TYPE *in, DATA_TYPE *out)
+{
+	int x = blockIdx.x * blockDim.x + threadIdx.x;
+	int y = blockIdx.y * blockDim.y + threadIdx.y;
+	if (x < nx && y < ny)
+		out[x * ny + y] = in[y * nx + x];
+}
+
+__global__ void scale_kernel(int n, DATA_TYPE alpha, DATA_TYPE *x)
+{
+	int i = blockIdx.x * blockDim.x + threadIdx.x;
+	if (i < n)
+		x[i] = alpha * x[i];
+}
+
+void run_all(int ni, int nj, int nk, DATA_TYPE *a, DATA_TYPE *b, DATA_TYPE *c, DATA_TYPE *x, DATA_TYPE *y)
+{
+	dim3 block(DIM_THREAD_BLOCK_X, DIM_THREAD_BLOCK_Y);
+	dim3 grid((size_t)(ceil(((float)nj) / ((float)block.x))), (size_t)(ceil(((float)ni) / ((float)block.y))));
+	gemm_kernel<<<grid, block>>>(ni, nj, nk, 1.5f, 1.2f, a, b, c);
+	dim3 block1(256);
+	dim3 grid1((ni + 255) / 256);
+	mvt_kernel1<<<grid1, block1>>>(ni, a, x, y);
+	mvt_kernel2<<<grid1, block1>>>(ni, a, x, y);
+	mean_kernel<<<grid1, block1>>>(ni, nj, x, a, 3.0f);
+	jacobi2d_kernel<<<grid, block>>>(ni, a, b);
+	transpose_kernel<<<grid, block>>>(nj, ni, a, b);
+	scale_kernel<<<(ni + 255) / 256, 256>>>(ni, 2.0f, x);
+}
