@@ -13,7 +13,8 @@
 #   loop      `kernelskill optimize` on six seeds plus kill/resume (bench/loop/run.sh);
 #   example   examples/cmake built three ways and each build's program run;
 #   litgpu    the lit tests marked `REQUIRES: gpu` outside test/review;
-#   suite     the benchmark suite (bench/run-suite).
+#   suite     the benchmark suite (bench/run-suite);
+#   capture   program mode end to end (test/capture/run-gpu.sh), after litgpu.
 # Parts run concurrently where they can: the Reviewer's GPU lock keeps their
 # timed GPU work apart.
 set -u
@@ -93,12 +94,19 @@ example_part() {
   cat "$OUT/example-runs.txt" >>"$S"
 }
 
-litgpu_part() {
-  log "lit: GPU tests outside test/review"
+site_cfg() {
   sed -e "s|/work/main|$ROOT|g" -e "s|^config.llvm_bin_dir = .*|config.llvm_bin_dir = \"$B/tools\"|" \
     -e "s|^config.python = .*|config.python = \"$(command -v python3)\"|" "$B/test/lit.site.cfg.py" >/tmp/ks-site.cfg.py
+}
+
+litgpu_part() {
+  log "lit: GPU tests outside test/review"
+  site_cfg
   dirs=$(grep -l "REQUIRES: gpu" -r test --include=*.test --include=*.cu | grep -v '^test/review/' | xargs -r -n1 dirname | sort -u)
   files=$(grep -l "REQUIRES: gpu" -r test --include=*.test --include=*.cu | grep -v '^test/review/')
+  # The capture part runs test/capture's GPU tests itself: never twice at once
+  # (both runs would share one %t).
+  want capture && files=$(echo "$files" | grep -v '^test/capture/')
   # shellcheck disable=SC2086
   KS_GPU_TESTS=1 timeout "${KS_LIT_SECONDS:-400}" python3 "$B/tools/lit/lit.py" -v -j 4 --param site=/tmp/ks-site.cfg.py $files \
     >"$OUT/litgpu.txt" 2>&1
@@ -116,12 +124,22 @@ suite_part() {
   tail -n 40 "$OUT/suite.log" >>"$S"
 }
 
+capture_part() {
+  log "capture: program mode end to end"
+  site_cfg
+  LIT=$B/tools/lit/lit.py SITE=/tmp/ks-site.cfg.py timeout "${KS_CAPTURE_SECONDS:-420}" \
+    bash test/capture/run-gpu.sh "$B" /tmp/ks-capture-gpu >"$OUT/capture.log" 2>&1
+  echo "capture exit $?" >>"$S"
+  tail -n 30 "$OUT/capture.log" >>"$S"
+}
+
 # Concurrent parts: the Reviewer's lock serializes their GPU children.
 pids=()
 want rules && { rules_part & pids+=($!); }
 want loop && { loop_part & pids+=($!); }
 want suite && { suite_part & pids+=($!); }
 want litgpu && { litgpu_part & pids+=($!); }
+want capture && { capture_part & pids+=($!); }
 want example && { example_part & pids+=($!); }
 for p in "${pids[@]}"; do wait "$p"; done
 log "done"

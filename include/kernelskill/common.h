@@ -100,6 +100,12 @@ char *ks_buf_detach(ks_buf *p);
  * regular file of at most 256 MiB is read: a FIFO, a device (/dev/zero) or a
  * folder is KS_EINVAL at once (opened non-blocking, never waited on). */
 int ks_file_read(const char *zPath, char **pzOut, size_t *pnOut);
+/* The same with the caller's bound: for data files this tool wrote itself
+ * (tensor outputs, captured snapshots), whose size the caller knows can be
+ * larger than any source or JSON file. */
+int ks_file_read_limit(const char *zPath, size_t nMax, char **pzOut, size_t *pnOut);
+/* The bound for such data files: large, still never unbounded. */
+#define KS_FILE_DATA_MAX ((size_t)64 << 30)
 /* KS_OK when zPath is missing or a regular file (or a link to one), so a new
  * file may replace it; KS_EINVAL for a device, FIFO, folder, dangling link. */
 int ks_file_check_replaceable(const char *zPath);

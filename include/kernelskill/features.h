@@ -65,6 +65,24 @@ int ks_features_json(ks_tu *pTu, const ks_features_opts *pOpts, ks_buf *pOut);
 /* The same, as a short human-readable summary. */
 int ks_features_text(ks_tu *pTu, const ks_features_opts *pOpts, ks_buf *pOut);
 
+/* A ks_tu from an AST file written by the clang that compiled the file (the
+ * plugin serializes the translation unit it parsed), loaded by libclang's
+ * deserializer instead of a second parse (lib/features/tu_share.c). */
+typedef struct ks_tu_load_opts {
+  unsigned version;
+  int bDeviceSide;        /* the AST is of a device pass */
+  const char *zContents;  /* the main file's text as compiled (NULL: read it) */
+  size_t nContents;
+  int nErrors;            /* errors the compile reported in the user's code */
+} ks_tu_load_opts;
+
+#define KS_TU_LOAD_OPTS_VERSION 1
+#define KS_TU_LOAD_OPTS_INIT {KS_TU_LOAD_OPTS_VERSION, 0, 0, 0, 0}
+
+/* Load zAstFile (clang's serialized AST of zFile; the same clang version as
+ * libclang) as a ks_tu. KS_EPARSE when libclang cannot read it. */
+int ks_tu_load_ast(const char *zFile, const char *zAstFile, const ks_tu_load_opts *pOpts, ks_tu **ppTu);
+
 #ifdef __cplusplus
 }
 #endif

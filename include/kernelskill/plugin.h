@@ -106,25 +106,6 @@ int ks_plugin_guess(const char *zSummary, size_t nSummary, char **pzOut);
  * sees it (its side, arch, include paths, macros and language standard). */
 int ks_plugin_features(const ks_plugin_compile *pC, const ks_plugin_pass *pP, ks_buf *pOut);
 
-/* A ks_tu from an AST file written by the clang that compiled the file (the
- * plugin serializes the translation unit it parsed), loaded by libclang's
- * deserializer instead of a second parse (lib/features/tu_share.c). */
-typedef struct ks_tu ks_tu;
-typedef struct ks_tu_load_opts {
-  unsigned version;
-  int bDeviceSide;        /* the AST is of a device pass */
-  const char *zContents;  /* the main file's text as compiled (NULL: read it) */
-  size_t nContents;
-  int nErrors;            /* errors the compile reported in the user's code */
-} ks_tu_load_opts;
-
-#define KS_TU_LOAD_OPTS_VERSION 1
-#define KS_TU_LOAD_OPTS_INIT {KS_TU_LOAD_OPTS_VERSION, 0, 0, 0, 0}
-
-/* Load zAstFile (clang's serialized AST of zFile; the same clang version as
- * libclang) as a ks_tu. KS_EPARSE when libclang cannot read it. */
-int ks_tu_load_ast(const char *zFile, const char *zAstFile, const ks_tu_load_opts *pOpts, ks_tu **ppTu);
-
 /* Write text to zPath atomically, or to stdout when zPath is "-". */
 int ks_plugin_write_out(const char *zPath, const char *z, size_t n);
 

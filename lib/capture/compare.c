@@ -47,7 +47,7 @@ static int elem_equal(ks_dtype e, const void *pA, const void *pB, size_t i) {
 static int read_rel(const ks_capture *c, const char *zRel, uint64_t nSize, char **pz) {
   char *zPath = ks_path_join(c->zDir, zRel);
   size_t n = 0;
-  int rc = zPath ? ks_file_read(zPath, pz, &n) : KS_ENOMEM;
+  int rc = zPath ? ks_file_read_limit(zPath, KS_FILE_DATA_MAX, pz, &n) : KS_ENOMEM;
   if (rc == KS_OK && n != nSize) {
     free(*pz);
     *pz = NULL;

@@ -369,7 +369,7 @@ static void copy_local_headers(const char *zText, const char *zFromDir, const ch
 static int read_snapshot(const ks_capture *c, const char *zRel, uint64_t nSize, char **pz) {
   char *zPath = ks_path_join(c->zDir, zRel);
   size_t n = 0;
-  int rc = zPath ? ks_file_read(zPath, pz, &n) : KS_ENOMEM;
+  int rc = zPath ? ks_file_read_limit(zPath, KS_FILE_DATA_MAX, pz, &n) : KS_ENOMEM;
   if (rc == KS_OK && n != nSize) {
     rc = ks_error_set(KS_EINVAL, "%s: has %zu bytes, the index says %llu", zPath, n, (unsigned long long)nSize);
     free(*pz);
@@ -591,8 +591,10 @@ static int write_one(const ks_capture *c, const ks_capture_launch *l, const src_
   int nCopied = 0;
   if (zOrigDir) copy_local_headers(zText, zOrigDir, zTaskDir, "", 0, &nCopied, &notes);
   char *zOrigFlags = ks_review_source_flags(sk->zFile);
-  ks_buf_printf(&src, "// kernelskill-flags: -I%s%s%s\n// copied by kernelskill capture from %s\n", zOrigDir,
-                zOrigFlags ? " " : "", zOrigFlags ? zOrigFlags : "", sk->zFile);
+  /* No -I of the original folder: the store's flag allowlist refuses include
+   * paths (docs/security.md), and the local headers are copied above. */
+  if (zOrigFlags && zOrigFlags[0]) ks_buf_printf(&src, "// kernelskill-flags: %s\n", zOrigFlags);
+  ks_buf_printf(&src, "// copied by kernelskill capture from %s\n", sk->zFile);
   free(zOrigFlags);
   ks_buf_puts(&src, zText);
   /* Typed launch when every parameter's C++ type is known: the demangled

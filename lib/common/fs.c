@@ -23,6 +23,10 @@
 #endif
 
 int ks_file_read(const char *zPath, char **pzOut, size_t *pnOut) {
+  return ks_file_read_limit(zPath, KS_FILE_MAX, pzOut, pnOut);
+}
+
+int ks_file_read_limit(const char *zPath, size_t nMax, char **pzOut, size_t *pnOut) {
   int rc = KS_OK;
   ks_buf b = KS_BUF_INIT;
   /* O_NONBLOCK: opening a FIFO must not wait for a writer; then only a
@@ -47,9 +51,9 @@ int ks_file_read(const char *zPath, char **pzOut, size_t *pnOut) {
                                              : "not a file");
     goto done;
   }
-  if ((size_t)st.st_size > KS_FILE_MAX) {
+  if ((size_t)st.st_size > nMax) {
     rc = ks_error_set(KS_EINVAL, "%s: %lld bytes, more than the %zu MiB this tool reads", zPath,
-                      (long long)st.st_size, KS_FILE_MAX >> 20);
+                      (long long)st.st_size, nMax >> 20);
     goto done;
   }
   /* Back to blocking reads (the flag is meaningless for regular files, but
@@ -66,8 +70,8 @@ int ks_file_read(const char *zPath, char **pzOut, size_t *pnOut) {
     }
     if (n == 0) break;
     /* The file may grow while it is read: the bound holds regardless. */
-    if (b.n + (size_t)n > KS_FILE_MAX) {
-      rc = ks_error_set(KS_EINVAL, "%s: more than the %zu MiB this tool reads", zPath, KS_FILE_MAX >> 20);
+    if (b.n + (size_t)n > nMax) {
+      rc = ks_error_set(KS_EINVAL, "%s: more than the %zu MiB this tool reads", zPath, nMax >> 20);
       goto done;
     }
     if ((rc = ks_buf_append(&b, aChunk, (size_t)n)) < 0) goto done;

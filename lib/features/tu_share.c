@@ -9,7 +9,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "kernelskill/plugin.h"
+#include "kernelskill/features.h"
 
 int ks_tu_load_ast(const char *zFile, const char *zAstFile, const ks_tu_load_opts *pOpts, ks_tu **ppTu) {
   ks_tu_load_opts dflt = KS_TU_LOAD_OPTS_INIT;

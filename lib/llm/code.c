@@ -11,7 +11,7 @@
 #include <strings.h>
 
 #include "features/ast.h"
-#include "kernelskill/agents.h"
+#include "kernelskill/sandbox.h"
 
 /* ---- fenced code blocks ---- */
 

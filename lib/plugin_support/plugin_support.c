@@ -271,8 +271,14 @@ int ks_plugin_apply_lookup(const ks_plugin_compile *pC, const ks_plugin_pass *pP
   }
   for (int i = 0; i < nArchs; i++) {
     ks_store_entry *pE = NULL;
-    int r = ks_store_lookup(pStore, base_name(zPath), zSrc, nSrc, azArchs[i], &pE);
+    int r = ks_store_select(pStore, base_name(zPath), zSrc, nSrc, azArchs[i], &pE);
     if (r == KS_ENOTFOUND) {
+      ks_error_clear();
+      nMiss++;
+      continue;
+    }
+    if (r == KS_EPRECOND) { /* an entry without consistent evidence: said, never compiled */
+      set_note(pOut, 0, "%s: %s; compiling the original", zPath, ks_error_msg());
       ks_error_clear();
       nMiss++;
       continue;

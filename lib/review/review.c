@@ -6,7 +6,7 @@
 #define _XOPEN_SOURCE 700
 #define _DEFAULT_SOURCE /* flock */
 #include "kernelskill/review.h"
-#include "kernelskill/agents.h"
+#include "kernelskill/sandbox.h"
 #include "kernelskill/proc.h"
 
 #include <cjson/cJSON.h>
@@ -501,7 +501,7 @@ static int compare_outputs(review *rv, const char *zRefDir, const char *zGotDir,
       char *pRef = NULL, *pGot = NULL, *zWhy = NULL;
       size_t nRef = 0, nGot = 0, nWant = (size_t)a->nElem * ks_dtype_size(a->eType);
       int bOk = 0;
-      if (ks_file_read(zA, &pRef, &nRef) < 0 || ks_file_read(zB, &pGot, &nGot) < 0) {
+      if (ks_file_read_limit(zA, KS_FILE_DATA_MAX, &pRef, &nRef) < 0 || ks_file_read_limit(zB, KS_FILE_DATA_MAX, &pGot, &nGot) < 0) {
         *pzWhy = fmt("trial %d: output %s missing", tr, a->zName);
       } else if (nRef != nWant || nGot != nWant) {
         *pzWhy = fmt("trial %d: output %s has %zu bytes, expected %zu", tr, a->zName, nGot, nWant);
@@ -532,7 +532,7 @@ static int check_reference(review *rv, const char *zRefDir, cJSON *pNotes) {
     if (a->eKind != KS_ARG_TENSOR || a->eIntent == KS_INTENT_IN) continue;
     char *zA = fmt("%s/t0_a%d.bin", zRefDir, i), *p = NULL;
     size_t n = 0;
-    int rc = ks_file_read(zA, &p, &n);
+    int rc = ks_file_read_limit(zA, KS_FILE_DATA_MAX, &p, &n);
     free(zA);
     if (rc < 0) return rc;
     size_t es = ks_dtype_size(a->eType);

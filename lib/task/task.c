@@ -404,10 +404,17 @@ static int parse_arg(vctx *v, const cJSON *p, int i, ks_task_arg *pArg) {
     const cJSON *pVal = cJSON_GetObjectItemCaseSensitive(p, "value");
     snprintf(zSub, sizeof zSub, "%s.value", zF);
     if (!pVal) return VFAIL(v, zSub, "missing (required for scalars: a number or an expression over dims)");
-    if (ks_dtype_is_float(pArg->eType) && cJSON_IsNumber(pVal)) {
-      if (!isfinite(pVal->valuedouble)) return VFAIL(v, zSub, "must be finite");
-      pArg->rValue = pVal->valuedouble;
-      pArg->iValue = (int64_t)pVal->valuedouble;
+    /* A float scalar may be a JSON number or a numeric string ("0.5"), as
+     * bench/suite reads it; other strings are integer expressions over dims. */
+    char *zEnd = NULL;
+    double rStr = 0;
+    int bNumStr = ks_dtype_is_float(pArg->eType) && cJSON_IsString(pVal) && pVal->valuestring[0] &&
+                  (rStr = strtod(pVal->valuestring, &zEnd), zEnd && *zEnd == '\0');
+    if (ks_dtype_is_float(pArg->eType) && (cJSON_IsNumber(pVal) || bNumStr)) {
+      double r = bNumStr ? rStr : pVal->valuedouble;
+      if (!isfinite(r)) return VFAIL(v, zSub, "must be finite");
+      pArg->rValue = r;
+      pArg->iValue = (r >= -9.2e18 && r <= 9.2e18) ? (int64_t)r : 0;
     } else {
       if ((rc = eval_size(v, pVal, zSub, &pArg->iValue)) < 0) return rc;
       pArg->rValue = (double)pArg->iValue;

@@ -32,8 +32,11 @@ echo "root $ROOT, build $BUILD, work $WORK"
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null
 
 say "0. GPU lit tests of test/capture"
-LIT=$(grep -o '[^ "]*lit\.py' "$BUILD/test/CTestTestfile.cmake" | head -1)
-if KS_GPU_TESTS=1 run python3 "$LIT" -sv --param site="$BUILD/test/lit.site.cfg.py" "$ROOT/test/capture" 2>&1 | tail -40; then
+# LIT and SITE may be given (the GPU machine has no llvm-19: bench/gpu-session.sh
+# passes the build's copy of lit and a site config with its paths).
+LIT=${LIT:-$(grep -o '[^ "]*lit\.py' "$BUILD/test/CTestTestfile.cmake" | head -1)}
+SITE=${SITE:-$BUILD/test/lit.site.cfg.py}
+if KS_GPU_TESTS=1 run python3 "$LIT" -sv --param site="$SITE" "$ROOT/test/capture" 2>&1 | tail -40; then
   note "lit test/capture (KS_GPU_TESTS=1)" ok
 else note "lit test/capture (KS_GPU_TESTS=1)" FAILED; fi
 

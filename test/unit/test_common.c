@@ -96,6 +96,23 @@ static void test_file_read_missing(void **state) {
   assert_null(z);
 }
 
+/* The size bound is the caller's: 256 MiB for sources and JSON, larger for the
+ * tensor files the Reviewer writes itself (a 256 MiB output must compare). */
+static void test_file_read_limit(void **state) {
+  (void)state;
+  char zPath[512], *z = NULL;
+  size_t n = 0;
+  snprintf(zPath, sizeof zPath, "%s/twenty.bin", g_zDir);
+  assert_int_equal(ks_file_write_atomic(zPath, "0123456789abcdefghij", 20), KS_OK);
+  assert_int_equal(ks_file_read_limit(zPath, 10, &z, &n), KS_EINVAL);
+  assert_non_null(strstr(ks_error_msg(), "20 bytes, more than"));
+  assert_null(z);
+  assert_int_equal(ks_file_read_limit(zPath, 20, &z, &n), KS_OK);
+  assert_int_equal(n, 20);
+  free(z);
+  assert_true(KS_FILE_DATA_MAX > ((size_t)256 << 20));
+}
+
 static void test_atomic_write_replaces_and_keeps_mode(void **state) {
   (void)state;
   char zPath[512];
@@ -172,6 +189,7 @@ int main(void) {
       cmocka_unit_test(test_json_string_escapes),
       cmocka_unit_test(test_error_message_and_codes),
       cmocka_unit_test(test_file_read_missing),
+      cmocka_unit_test(test_file_read_limit),
       cmocka_unit_test(test_atomic_write_replaces_and_keeps_mode),
       cmocka_unit_test(test_atomic_write_fails_cleanly),
       cmocka_unit_test(test_paths),

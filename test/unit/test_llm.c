@@ -49,10 +49,12 @@ static void server_start(server *pS, const char *zScript) {
   assert_true(pS->pid >= 0);
   if (pS->pid == 0) {
     execlp("python3", "python3", KS_TEST_SOURCE_DIR "/llm/Inputs/scripted_server.py", "--script", zScriptPath,
-           "--log", pS->zLog, "--port-file", zPort, "--lifetime", "30", (char *)NULL);
+           "--log", pS->zLog, "--port-file", zPort, "--lifetime", "3600", (char *)NULL);
     _exit(127);
   }
-  for (int i = 0; i < 200; i++) {
+  /* Wait on events, not a time budget: the port file appears or the server exits. */
+  for (;;) {
+    if (waitpid(pS->pid, NULL, WNOHANG) == pS->pid) fail_msg("the scripted server exited before it listened");
     FILE *p = fopen(zPort, "r");
     int iPort = 0;
     if (p && fscanf(p, "%d", &iPort) == 1) {
@@ -63,7 +65,6 @@ static void server_start(server *pS, const char *zScript) {
     if (p) fclose(p);
     nanosleep(&(struct timespec){0, 25000000}, NULL);
   }
-  fail_msg("the scripted server did not start");
 }
 
 static void server_stop(server *pS) {

@@ -178,10 +178,14 @@ static void server_start(server *pS, cJSON *pScript) {
   assert_true(pS->pid >= 0);
   if (pS->pid == 0) {
     execlp("python3", "python3", KS_TEST_SOURCE_DIR "/llm/Inputs/scripted_server.py", "--script", zScript, "--log",
-           pS->zLog, "--port-file", zPort, "--lifetime", "60", (char *)NULL);
+           pS->zLog, "--port-file", zPort, "--lifetime", "3600", (char *)NULL);
     _exit(127);
   }
-  for (int i = 0; i < 400; i++) {
+  /* Wait on events, not a time budget: the port file appears, or the server
+   * exits (a loaded machine may take many seconds to start python). server_stop
+   * kills it, so its --lifetime is only a guard against a leaked process. */
+  for (;;) {
+    if (waitpid(pS->pid, NULL, WNOHANG) == pS->pid) fail_msg("the scripted server exited before it listened");
     FILE *p = fopen(zPort, "r");
     int iPort = 0;
     if (p && fscanf(p, "%d", &iPort) == 1) {
@@ -192,7 +196,6 @@ static void server_start(server *pS, cJSON *pScript) {
     if (p) fclose(p);
     nanosleep(&(struct timespec){0, 25000000}, NULL);
   }
-  fail_msg("the scripted server did not start");
 }
 
 static void server_stop(server *pS) {

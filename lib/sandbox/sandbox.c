@@ -8,7 +8,7 @@
  * in host code and unknown preprocessor directives are refused. Plus the
  * environment for the harness child, scrubbed of the LLM key and other
  * secrets. */
-#include "kernelskill/agents.h"
+#include "kernelskill/sandbox.h"
 
 #include <ctype.h>
 #include <stdlib.h>
