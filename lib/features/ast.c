@@ -367,3 +367,30 @@ void ks_ast_launches_free(ks_launch *a, int n) {
   }
   free(a);
 }
+
+typedef struct child_vec {
+  CXCursor *a;
+  int n, nAlloc;
+} child_vec;
+
+static enum CXChildVisitResult child_vec_cb(CXCursor c, CXCursor parent, CXClientData pData) {
+  (void)parent;
+  child_vec *v = pData;
+  if (v->n == v->nAlloc) {
+    int nNew = v->nAlloc ? v->nAlloc * 2 : 8;
+    CXCursor *a = realloc(v->a, sizeof(CXCursor) * (size_t)nNew);
+    if (!a) return CXChildVisit_Break;
+    v->a = a;
+    v->nAlloc = nNew;
+  }
+  v->a[v->n++] = c;
+  return CXChildVisit_Continue;
+}
+
+int ks_ast_children(CXCursor c, CXCursor **paOut, int *pnOut) {
+  child_vec v = {NULL, 0, 0};
+  clang_visitChildren(c, child_vec_cb, &v);
+  *paOut = v.a;
+  *pnOut = v.n;
+  return KS_OK;
+}

@@ -46,6 +46,11 @@ void ks_ast_line_col(ks_tu *pTu, unsigned iOffset, unsigned *piLine, unsigned *p
 /* Copy of the main file's text for a cursor (malloc'd), or NULL. */
 char *ks_ast_text(ks_tu *pTu, CXCursor c);
 
+/* The direct children of a cursor, in order, in a malloc'd array (*paOut NULL
+ * when there are none; a short list if memory runs out). The one collector
+ * every AST-reading module uses (features, shape model, rewrite rules). */
+int ks_ast_children(CXCursor c, CXCursor **paOut, int *pnOut);
+
 /* Is this cursor a __global__ function (declaration or template)? */
 int ks_ast_is_kernel(CXCursor c);
 /* Is it a __device__ function (not __global__)? */

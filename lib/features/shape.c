@@ -16,26 +16,12 @@
 
 typedef struct kids {
   CXCursor *a;
-  int n, nAlloc;
+  int n;
 } kids;
 
-static enum CXChildVisitResult kids_cb(CXCursor c, CXCursor parent, CXClientData p) {
-  (void)parent;
-  kids *k = p;
-  if (k->n == k->nAlloc) {
-    int nNew = k->nAlloc ? 2 * k->nAlloc : 8;
-    CXCursor *a = realloc(k->a, sizeof(CXCursor) * (size_t)nNew);
-    if (!a) return CXChildVisit_Break;
-    k->a = a;
-    k->nAlloc = nNew;
-  }
-  k->a[k->n++] = c;
-  return CXChildVisit_Continue;
-}
-
 static kids get_kids(CXCursor c) {
-  kids k = {NULL, 0, 0};
-  clang_visitChildren(c, kids_cb, &k);
+  kids k = {NULL, 0};
+  ks_ast_children(c, &k.a, &k.n);
   return k;
 }
 

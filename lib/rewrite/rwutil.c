@@ -81,32 +81,7 @@ char *ks_rw_squash_text(const char *z) {
   return zOut ? zOut : ks_strdup("");
 }
 
-typedef struct child_vec {
-  CXCursor *a;
-  int n, nAlloc;
-} child_vec;
-
-static enum CXChildVisitResult collect(CXCursor c, CXCursor parent, CXClientData pData) {
-  (void)parent;
-  child_vec *v = pData;
-  if (v->n == v->nAlloc) {
-    int nNew = v->nAlloc ? v->nAlloc * 2 : 8;
-    CXCursor *a = realloc(v->a, sizeof(CXCursor) * (size_t)nNew);
-    if (!a) return CXChildVisit_Break;
-    v->a = a;
-    v->nAlloc = nNew;
-  }
-  v->a[v->n++] = c;
-  return CXChildVisit_Continue;
-}
-
-int ks_rw_children(CXCursor c, CXCursor **paOut, int *pnOut) {
-  child_vec v = {NULL, 0, 0};
-  clang_visitChildren(c, collect, &v);
-  *paOut = v.a;
-  *pnOut = v.n;
-  return KS_OK;
-}
+int ks_rw_children(CXCursor c, CXCursor **paOut, int *pnOut) { return ks_ast_children(c, paOut, pnOut); }
 
 CXCursor ks_rw_body(CXCursor kernel) {
   CXCursor *a;
