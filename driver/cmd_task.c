@@ -129,7 +129,10 @@ static int task_check(int argc, char **argv) {
         for (int d = 0; d < a->nRank; d++) printf("%s%lld", d ? ", " : "", (long long)a->aShape[d]);
         printf("] %lld elements", (long long)a->nElem);
         if (a->eIntent != KS_INTENT_IN) printf(", rtol %g atol %g", rR, rA);
-        else printf(", init %s(%g, %g)", ks_dist_name(a->init.eDist), a->init.rA, a->init.rB);
+        if (a->eIntent != KS_INTENT_OUT && a->init.eDist == KS_DIST_FILE) printf(", init file %s", a->init.zFile);
+        else if (a->eIntent != KS_INTENT_OUT)
+          printf(", init %s(%g, %g)", ks_dist_name(a->init.eDist), a->init.rA, a->init.rB);
+        if (a->zExpect) printf(", expect file %s", a->zExpect);
         printf("\n");
       }
     }

@@ -117,13 +117,11 @@ ks_intent ks_capture_infer_intent(const void *pBefore, const void *pAfter, size_
 /* ---- tasks --------------------------------------------------------------- */
 
 typedef enum ks_capture_init_mode {
-  KS_CAPTURE_INIT_AUTO,  /* "file" when this build's task reader accepts it, else "dist" */
-  KS_CAPTURE_INIT_FILE,  /* "init": {"file": "inputs/NAME.bin"}: the captured bytes */
+  KS_CAPTURE_INIT_AUTO,  /* the default: "file" */
+  KS_CAPTURE_INIT_FILE,  /* "init": {"file": "inputs/NAME.bin"}: the captured bytes; outputs
+                            get "expect": {"file": "expected/NAME.bin"} */
   KS_CAPTURE_INIT_DIST   /* a distribution over the captured range (uniform / randint) */
 } ks_capture_init_mode;
-
-/* Does this build's task reader accept "init": {"file": ...}? */
-int ks_capture_task_reads_files(void);
 
 typedef struct ks_capture_task_opts {
   unsigned version;

@@ -26,12 +26,14 @@ typedef enum ks_arg_kind { KS_ARG_TENSOR, KS_ARG_SCALAR } ks_arg_kind;
 typedef enum ks_intent { KS_INTENT_IN, KS_INTENT_OUT, KS_INTENT_INOUT } ks_intent;
 
 /* Input distributions. normal(mean, std); uniform[low, high); randint[low, high)
- * integers; positive = |normal(0, std)| + min (strictly positive values). */
-typedef enum ks_dist { KS_DIST_NORMAL, KS_DIST_UNIFORM, KS_DIST_RANDINT, KS_DIST_POSITIVE } ks_dist;
+ * integers; positive = |normal(0, std)| + min (strictly positive values);
+ * file = the raw little-endian bytes of a file (captured data), every trial. */
+typedef enum ks_dist { KS_DIST_NORMAL, KS_DIST_UNIFORM, KS_DIST_RANDINT, KS_DIST_POSITIVE, KS_DIST_FILE } ks_dist;
 
 typedef struct ks_task_init {
   ks_dist eDist;
   double rA, rB; /* normal: mean,std; uniform/randint: low,high; positive: std,min */
+  char *zFile;   /* file: the data file, absolute (checked: regular, exactly the tensor's bytes) */
 } ks_task_init;
 
 typedef struct ks_task_arg {
@@ -44,6 +46,8 @@ typedef struct ks_task_arg {
   int64_t aShape[KS_TASK_MAX_RANK]; /* evaluated */
   int64_t nElem;              /* tensors: product of aShape */
   ks_task_init init;          /* tensors with intent in/inout */
+  char *zExpect;              /* out/inout tensors: `expect.file`, the right output for
+                                 the file inputs (absolute, size checked), or NULL */
   int bHasTol;                /* per-argument tolerance override */
   double rRtol, rAtol;
   char *zValue;               /* scalars: the value as written */

@@ -306,9 +306,13 @@ static int write_spec(review *rv) {
   ks_buf_printf(&b, "ks_spec 1 %s\n", t->zName);
   for (int i = 0; i < t->nArg; i++) {
     const ks_task_arg *a = &t->aArg[i];
+    /* A file input's path ends the line (absolute, no line break: the task
+     * module checked both). */
     if (a->eKind == KS_ARG_TENSOR)
-      ks_buf_printf(&b, "arg tensor %s %s %lld %d %.17g %.17g\n", ks_dtype_name(a->eType), ks_intent_name(a->eIntent),
-                    (long long)a->nElem, (int)a->init.eDist, a->init.rA, a->init.rB);
+      ks_buf_printf(&b, "arg tensor %s %s %lld %d %.17g %.17g%s%s\n", ks_dtype_name(a->eType), ks_intent_name(a->eIntent),
+                    (long long)a->nElem, (int)a->init.eDist, a->init.rA, a->init.rB,
+                    a->init.eDist == KS_DIST_FILE && a->eIntent != KS_INTENT_OUT ? " " : "",
+                    a->init.eDist == KS_DIST_FILE && a->eIntent != KS_INTENT_OUT ? a->init.zFile : "");
     else
       ks_buf_printf(&b, "arg scalar %s %lld %.17g\n", ks_dtype_name(a->eType), (long long)a->iValue, a->rValue);
   }
@@ -497,7 +501,10 @@ static int compare_outputs(review *rv, const char *zRefDir, const char *zGotDir,
     for (int i = 0; i < t->nArg; i++) {
       const ks_task_arg *a = &t->aArg[i];
       if (a->eKind != KS_ARG_TENSOR || a->eIntent == KS_INTENT_IN) continue;
-      char *zA = fmt("%s/t%d_a%d.bin", zRefDir, tr, i), *zB = fmt("%s/t%d_a%d.bin", zGotDir, tr, i);
+      /* An expected output (captured) is the right answer itself: the
+       * reference was checked against it (check_expected). */
+      char *zA = a->zExpect ? fmt("%s", a->zExpect) : fmt("%s/t%d_a%d.bin", zRefDir, tr, i);
+      char *zB = fmt("%s/t%d_a%d.bin", zGotDir, tr, i);
       char *pRef = NULL, *pGot = NULL, *zWhy = NULL;
       size_t nRef = 0, nGot = 0, nWant = (size_t)a->nElem * ks_dtype_size(a->eType);
       int bOk = 0;
@@ -509,6 +516,8 @@ static int compare_outputs(review *rv, const char *zRefDir, const char *zGotDir,
         double rR, rA;
         ks_task_arg_tol(t, i, &rR, &rA);
         if (ks_review_compare(a->eType, (size_t)a->nElem, pRef, pGot, rR, rA, &zWhy) == KS_OK) bOk = 1;
+        else if (a->zExpect) *pzWhy = fmt("trial %d: output %s differs from its expected output (%s): %s", tr, a->zName,
+                                          a->zExpect, zWhy ? zWhy : "mismatch");
         else *pzWhy = fmt("trial %d (seed %llu): output %s: %s", tr, (unsigned long long)(t->iSeed + (uint64_t)tr),
                           a->zName, zWhy ? zWhy : "mismatch");
       }
@@ -520,8 +529,52 @@ static int compare_outputs(review *rv, const char *zRefDir, const char *zGotDir,
       if (!bOk) return 0;
     }
   }
-  cJSON_AddItemToArray(pChecks, cJSON_CreateString("outputs match the reference within tolerance in every trial"));
+  int bExpect = 0;
+  for (int i = 0; i < t->nArg; i++) bExpect |= t->aArg[i].zExpect != NULL;
+  cJSON_AddItemToArray(pChecks, cJSON_CreateString(bExpect ? "outputs match the expected outputs (task files) and the "
+                                                             "reference within tolerance in every trial"
+                                                           : "outputs match the reference within tolerance in every trial"));
   return 1;
+}
+
+/* A task that gives expected outputs (a capture) is only sound if its
+ * reference reproduces them on the file inputs: a replay that misses state
+ * the program had (a buffer not captured, a stream dependency) shows here,
+ * as a task error, before any candidate is judged against it. */
+static int check_expected(review *rv, const char *zRefDir, cJSON *pNotes) {
+  const ks_task *t = rv->pTask;
+  int nChecked = 0;
+  for (int i = 0; i < t->nArg; i++) {
+    const ks_task_arg *a = &t->aArg[i];
+    if (a->eKind != KS_ARG_TENSOR || !a->zExpect) continue;
+    char *zA = fmt("%s/t0_a%d.bin", zRefDir, i), *pRef = NULL, *pExp = NULL, *zWhy = NULL;
+    size_t nRef = 0, nExp = 0, nWant = (size_t)a->nElem * ks_dtype_size(a->eType);
+    int rc = ks_file_read_limit(zA, KS_FILE_DATA_MAX, &pRef, &nRef);
+    if (rc == KS_OK) rc = ks_file_read_limit(a->zExpect, KS_FILE_DATA_MAX, &pExp, &nExp);
+    if (rc == KS_OK && (nRef != nWant || nExp != nWant))
+      rc = ks_error_set(KS_EINVAL, "%s: output %s: %zu bytes from the reference, %zu expected, the shape needs %zu",
+                        t->zPath, a->zName, nRef, nExp, nWant);
+    if (rc == KS_OK) {
+      double rR, rA;
+      ks_task_arg_tol(t, i, &rR, &rA);
+      if (ks_review_compare(a->eType, (size_t)a->nElem, pExp, pRef, rR, rA, &zWhy) != KS_OK)
+        rc = ks_error_set(KS_EINVAL, "%s: the reference does not reproduce args[%d] (%s).expect (%s): %s; the task's "
+                          "inputs do not determine this output (state the replay does not capture?)",
+                          t->zPath, i, a->zName, a->zExpect, zWhy ? zWhy : "mismatch");
+    }
+    free(zWhy);
+    free(pRef);
+    free(pExp);
+    free(zA);
+    if (rc < 0) return rc;
+    nChecked++;
+  }
+  if (nChecked) {
+    char *zN = fmt("the reference reproduces the task's %d expected output(s) on its file inputs", nChecked);
+    cJSON_AddItemToArray(pNotes, cJSON_CreateString(zN));
+    free(zN);
+  }
+  return KS_OK;
 }
 
 /* The reference's outputs must be usable: finite, and noted when constant. */
@@ -974,6 +1027,16 @@ static char *ref_cache_dir(review *rv, const char *zRefSo, int nTrials) {
   for (size_t i = 0; i < nSpec; i++) h = (h ^ (unsigned char)zSpec[i]) * 0x100000001b3ull;
   free(zSpec);
   free(zKey);
+  /* The spec names file inputs by path: their contents are part of the key. */
+  for (int i = 0; i < rv->pTask->nArg; i++) {
+    const ks_task_arg *a = &rv->pTask->aArg[i];
+    if (a->eKind != KS_ARG_TENSOR || a->eIntent == KS_INTENT_OUT || a->init.eDist != KS_DIST_FILE) continue;
+    char *p = NULL;
+    size_t n = 0;
+    if (ks_file_read_limit(a->init.zFile, KS_FILE_DATA_MAX, &p, &n) < 0) return NULL;
+    for (size_t j = 0; j < n; j++) h = (h ^ (unsigned char)p[j]) * 0x100000001b3ull;
+    free(p);
+  }
   if (ks_dir_make(rv->o.zRefCache) < 0) return NULL;
   return fmt("%s/%016llx", rv->o.zRefCache, (unsigned long long)h);
 }
@@ -1126,12 +1189,15 @@ int ks_review_run(const ks_task *pTask, const ks_review_opts *pOpts, ks_review_r
                       zWhy);
   } else if (k == 1) {
     rc = check_reference(&rv, zRefDir, pNotes);
+    if (rc == KS_OK) rc = check_expected(&rv, zRefDir, pNotes);
     /* Marked done last, so an interrupted run is never reused. */
     if (rc == KS_OK && zRefDone) {
       char *zJ = cJSON_PrintUnformatted(pCheckRef);
       if (zJ) ks_file_write_atomic(zRefDone, zJ, strlen(zJ));
       free(zJ);
     }
+  } else if (k == 2) {
+    rc = check_expected(&rv, zRefDir, pNotes); /* the expected files are not part of the cache key */
   } else if (k < 0) {
     rc = k;
   }

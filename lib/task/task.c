@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* ---- dtypes, names ------------------------------------------------------ */
@@ -58,8 +59,8 @@ const char *ks_intent_name(ks_intent e) {
   return e == KS_INTENT_IN ? "in" : e == KS_INTENT_OUT ? "out" : "inout";
 }
 
-static const char *const azDist[] = {"normal", "uniform", "randint", "positive"};
-const char *ks_dist_name(ks_dist e) { return (unsigned)e < 4 ? azDist[e] : "?"; }
+static const char *const azDist[] = {"normal", "uniform", "randint", "positive", "file"};
+const char *ks_dist_name(ks_dist e) { return (unsigned)e < 5 ? azDist[e] : "?"; }
 
 /* ---- expressions -------------------------------------------------------- */
 
@@ -307,12 +308,53 @@ static int parse_tol(vctx *v, const cJSON *p, const char *zField, double *prRtol
   return KS_OK;
 }
 
+static char *resolve(const char *zTaskFile, const char *zRel);
+static int inside_task_folder(const char *zTaskFile, const char *zPath);
+
+/* {"file": PATH}: a data file of exactly the tensor's bytes, PATH relative to
+ * the task file and inside its folder tree (unless allowed outside). Checked
+ * here, so a wrong capture or a truncated copy is a task error at load, not a
+ * harness failure later. The path is made absolute (the harness runs
+ * elsewhere); a newline in it is refused (the harness's spec is line-based). */
+static int parse_data_file(vctx *v, const cJSON *p, const char *zField, const ks_task_arg *pArg, char **pzOut) {
+  static const char *const azKeys[] = {"file", NULL};
+  char zSub[256], aReal[PATH_MAX];
+  const char *z;
+  int rc;
+  if ((rc = check_keys(v, p, zField, azKeys)) < 0) return rc;
+  snprintf(zSub, sizeof zSub, "%s.file", zField);
+  if ((rc = get_string(v, p, "file", zSub, 1, &z)) < 0) return rc;
+  if (strchr(z, '\n') || strchr(z, '\r')) return VFAIL(v, zSub, "the path contains a line break");
+  char *zPath = resolve(v->pTask->zPath, z);
+  if (!zPath) return ks_error_set(KS_ENOMEM, "out of memory");
+  struct stat st;
+  uint64_t nWant = (uint64_t)pArg->nElem * ks_dtype_size(pArg->eType);
+  if (stat(zPath, &st) != 0) rc = VFAIL(v, zSub, "file '%s' not found", zPath);
+  else if (!S_ISREG(st.st_mode)) rc = VFAIL(v, zSub, "'%s' is not a regular file", zPath);
+  else if (!v->bAllowOutside && !inside_task_folder(v->pTask->zPath, zPath))
+    rc = VFAIL(v, zSub, "'%s' lies outside the task file's folder tree (allow it explicitly: --allow-outside or "
+                        "KS_TASK_ALLOW_OUTSIDE=1)", z);
+  else if ((uint64_t)st.st_size != nWant)
+    rc = VFAIL(v, zSub, "'%s' has %lld bytes; the shape needs %llu (%lld %s elements)", z, (long long)st.st_size,
+               (unsigned long long)nWant, (long long)pArg->nElem, ks_dtype_name(pArg->eType));
+  else if (!realpath(zPath, aReal)) rc = VFAIL(v, zSub, "cannot resolve '%s'", zPath);
+  else if (strchr(aReal, '\n') || strchr(aReal, '\r')) rc = VFAIL(v, zSub, "the path contains a line break");
+  else if (!(*pzOut = ks_strdup(aReal))) rc = ks_error_set(KS_ENOMEM, "out of memory");
+  free(zPath);
+  return rc;
+}
+
 static int parse_init(vctx *v, const cJSON *p, const char *zField, ks_task_arg *pArg) {
   static const char *const azKeys[] = {"dist", "mean", "std", "low", "high", "min", NULL};
   char zSub[256];
   int rc;
   const char *zDist;
-  if (!cJSON_IsObject(p)) return VFAIL(v, zField, "must be an object {\"dist\": ...}, not %s", json_kind(p));
+  if (!cJSON_IsObject(p)) return VFAIL(v, zField, "must be an object {\"dist\": ...} or {\"file\": PATH}, not %s", json_kind(p));
+  if (cJSON_GetObjectItemCaseSensitive(p, "file")) {
+    pArg->init.eDist = KS_DIST_FILE;
+    pArg->init.rA = pArg->init.rB = 0;
+    return parse_data_file(v, p, zField, pArg, &pArg->init.zFile);
+  }
   if ((rc = check_keys(v, p, zField, azKeys)) < 0) return rc;
   snprintf(zSub, sizeof zSub, "%s.dist", zField);
   if ((rc = get_string(v, p, "dist", zSub, 1, &zDist)) < 0) return rc;
@@ -356,8 +398,8 @@ static int parse_init(vctx *v, const cJSON *p, const char *zField, ks_task_arg *
 }
 
 static int parse_arg(vctx *v, const cJSON *p, int i, ks_task_arg *pArg) {
-  static const char *const azKeys[] = {"name", "kind", "dtype", "shape", "intent", "init", "value", "tolerance",
-                                       "description", NULL};
+  static const char *const azKeys[] = {"name", "kind", "dtype", "shape", "intent", "init", "expect", "value",
+                                       "tolerance", "description", NULL};
   ks_task *t = v->pTask;
   char zF[96], zSub[160];
   int rc;
@@ -392,8 +434,8 @@ static int parse_arg(vctx *v, const cJSON *p, int i, ks_task_arg *pArg) {
   }
 
   if (pArg->eKind == KS_ARG_SCALAR) {
-    static const char *const azBad[] = {"shape", "intent", "init"};
-    for (int k = 0; k < 3; k++) {
+    static const char *const azBad[] = {"shape", "intent", "init", "expect"};
+    for (int k = 0; k < 4; k++) {
       if (cJSON_GetObjectItemCaseSensitive(p, azBad[k])) {
         snprintf(zSub, sizeof zSub, "%s.%s", zF, azBad[k]);
         return VFAIL(v, zSub, "only tensors have '%s'", azBad[k]);
@@ -464,6 +506,13 @@ static int parse_arg(vctx *v, const cJSON *p, int i, ks_task_arg *pArg) {
     if (!(pArg->azShape[k] = ks_strdup(cJSON_IsString(q) ? q->valuestring : zNum))) return KS_ENOMEM;
   }
 
+  const cJSON *pExpect = cJSON_GetObjectItemCaseSensitive(p, "expect");
+  if (pExpect) {
+    snprintf(zSub, sizeof zSub, "%s.expect", zF);
+    if (pArg->eIntent == KS_INTENT_IN) return VFAIL(v, zSub, "an 'in' tensor has no expected output");
+    if (!cJSON_IsObject(pExpect)) return VFAIL(v, zSub, "must be an object {\"file\": PATH}, not %s", json_kind(pExpect));
+    if ((rc = parse_data_file(v, pExpect, zSub, pArg, &pArg->zExpect)) < 0) return rc;
+  }
   const cJSON *pInit = cJSON_GetObjectItemCaseSensitive(p, "init");
   snprintf(zSub, sizeof zSub, "%s.init", zF);
   if (pInit && pArg->eIntent == KS_INTENT_OUT) return VFAIL(v, zSub, "an 'out' tensor has no init (it is poisoned before each run)");
@@ -588,6 +637,20 @@ static int validate(vctx *v, const cJSON *pRoot) {
     if (t->aArg[i].eKind == KS_ARG_TENSOR && t->aArg[i].eIntent != KS_INTENT_IN) nOut++;
   }
   if (nOut == 0) return VFAIL(v, "args", "no tensor with intent 'out' or 'inout': nothing to check");
+  /* An expected output is right only for the inputs it was made from: every
+   * input tensor must then come from a file (scalars are fixed values). */
+  for (int a = 0; a < t->nArg; a++) {
+    if (!t->aArg[a].zExpect) continue;
+    for (int b = 0; b < t->nArg; b++) {
+      const ks_task_arg *q = &t->aArg[b];
+      if (q->eKind == KS_ARG_TENSOR && q->eIntent != KS_INTENT_OUT && q->init.eDist != KS_DIST_FILE) {
+        char zSub[160];
+        snprintf(zSub, sizeof zSub, "args[%d] (%s).expect", a, t->aArg[a].zName);
+        return VFAIL(v, zSub, "needs every input tensor to have init {\"file\": ...}; args[%d] (%s) is drawn from "
+                              "'%s'", b, q->zName, ks_dist_name(q->init.eDist));
+      }
+    }
+  }
 
   const cJSON *pTol = cJSON_GetObjectItemCaseSensitive(pRoot, "tolerance");
   if (pTol) {
@@ -750,6 +813,8 @@ void ks_task_free(ks_task *t) {
   for (int i = 0; i < t->nArg; i++) {
     free(t->aArg[i].zName);
     free(t->aArg[i].zValue);
+    free(t->aArg[i].init.zFile);
+    free(t->aArg[i].zExpect);
     for (int k = 0; k < KS_TASK_MAX_RANK; k++) free(t->aArg[i].azShape[k]);
   }
   free(t->aArg);

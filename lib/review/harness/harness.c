@@ -82,8 +82,10 @@ typedef struct hk_arg {
   dtype eType;
   int eIntent; /* 0 in, 1 out, 2 inout */
   size_t nElem, nBytes;
-  int eDist;   /* 0 normal, 1 uniform, 2 randint, 3 positive */
+  int eDist;   /* 0 normal, 1 uniform, 2 randint, 3 positive, 4 file */
   double rA, rB;
+  char *zFile; /* eDist 4: the data file (exactly nBytes) */
+  int bLoaded; /* eDist 4: pHost holds the file (the same bytes every trial) */
   int64_t iValue;
   double rValue;
   union { float f; double d; int32_t i; long long l; unsigned char u; } scalar;
@@ -106,7 +108,7 @@ static int parse_dtype(const char *z) {
 
 static void spec_load(const char *zPath, hk_spec *s) {
   FILE *f = fopen(zPath, "r");
-  char zLine[512];
+  char zLine[8192];
   memset(s, 0, sizeof *s);
   if (!f) fail(HK_EXIT_HARNESS, "harness", "cannot open spec %s", zPath);
   while (fgets(zLine, sizeof zLine, f)) {
@@ -120,8 +122,16 @@ static void spec_load(const char *zPath, hk_spec *s) {
     if (strcmp(zKind, "tensor") == 0) {
       unsigned long long n;
       a->bTensor = 1;
-      if (sscanf(zLine, "arg %*s %*s %15s %llu %d %lf %lf", zIntent, &n, &a->eDist, &a->rA, &a->rB) != 5)
+      int nEnd = 0;
+      if (sscanf(zLine, "arg %*s %*s %15s %llu %d %lf %lf%n", zIntent, &n, &a->eDist, &a->rA, &a->rB, &nEnd) != 5 ||
+          a->eDist < 0 || a->eDist > 4)
         fail(HK_EXIT_HARNESS, "harness", "bad tensor line: %s", zLine);
+      if (a->eDist == 4) {
+        /* The rest of the line, after one space, is the path. */
+        char *zPath = zLine + nEnd + (zLine[nEnd] == ' ');
+        zPath[strcspn(zPath, "\r\n")] = 0;
+        if (!zPath[0] || !(a->zFile = strdup(zPath))) fail(HK_EXIT_HARNESS, "harness", "bad tensor line: %s", zLine);
+      }
       a->eIntent = strcmp(zIntent, "in") == 0 ? 0 : strcmp(zIntent, "out") == 0 ? 1 : 2;
       a->nElem = (size_t)n;
       a->nBytes = a->nElem * anDt[a->eType];
@@ -233,7 +243,24 @@ static void *fill_thread(void *p) {
 
 /* Inputs of tens of millions of elements: the generator's log/sqrt/cos cost
  * seconds per tensor on one core, so large tensors fill on every core. */
+/* A file input: its bytes, exactly the tensor's size (the task module checked
+ * it at load; checked again, the file may have changed since). */
+static void load_input(hk_arg *a) {
+  FILE *f = fopen(a->zFile, "rb");
+  if (!f) fail(HK_EXIT_HARNESS, "harness", "cannot open input file %s", a->zFile);
+  size_t n = a->nBytes ? fread(a->pHost, 1, a->nBytes, f) : 0;
+  int bExtra = fgetc(f) != EOF;
+  fclose(f);
+  if (n != a->nBytes || bExtra)
+    fail(HK_EXIT_HARNESS, "harness", "input file %s does not hold exactly %zu bytes", a->zFile, a->nBytes);
+  a->bLoaded = 1;
+}
+
 static void fill_input(hk_arg *a, int iArg, uint64_t iSeed) {
+  if (a->eDist == 4) {
+    if (!a->bLoaded) load_input(a);
+    return;
+  }
   uint64_t st0 = iSeed * 0x100000001B3ull + (uint64_t)iArg * 0x9E3779B97F4A7C15ull + 12345;
   long nCpu = sysconf(_SC_NPROCESSORS_ONLN);
   int nThread = nCpu > 1 ? (int)(nCpu > 32 ? 32 : nCpu) : 1;
