@@ -1,6 +1,7 @@
 /* kernelskill.c — entry point of the `kernelskill` CLI: global options and
  * dispatch to the subcommands listed in the generated command table. */
 #include "cli.h"
+#include "kernelskill/isolate.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,6 +44,10 @@ static void print_help(FILE *f) {
 }
 
 int main(int argc, char **argv) {
+  /* The API key leaves our initial environment block (/proc/PID/environ) and
+   * this process becomes undumpable, before any child exists (docs/security.md). */
+  if (ks_isolate_scrub_env("KS_LLM_API_KEY")) ks_isolate_protect_self();
+  if (getenv("KS_LLM_API_KEY_FILE")) ks_isolate_protect_self();
   if (argc < 2) {
     print_help(stderr);
     return KS_EXIT_ENV;

@@ -26,6 +26,7 @@ for var in list(config.environment):
         config.environment.pop(var, None)
 
 config.substitutions.append(("%kernelskill", os.path.join(config.ks_bin_dir, "kernelskill")))
+config.substitutions.append(("%ks-isolate", os.path.join(config.ks_bin_dir, "ks-isolate")))
 config.substitutions.append(("%nvcc", config.ks_nvcc))
 config.substitutions.append(("%clang19", config.ks_clang))
 config.substitutions.append(("%python", config.python))
@@ -37,6 +38,17 @@ config.substitutions.append(("%srcroot", config.ks_source_dir))
 config.substitutions.append(("%strip-checks", config.python + " " + os.path.join(config.ks_source_dir, "test", "tools", "strip_checks.py")))
 # %expect-exit N CMD...: CMD must exit with status N exactly.
 config.substitutions.append(("%expect-exit", config.python + " " + os.path.join(config.ks_source_dir, "test", "Inputs", "expect_exit.py")))
+
+# Tests of the namespaces' part of the isolation say `REQUIRES: isolate-ns`:
+# machines (containers) without user namespaces get the rest only.
+try:
+    import json as _json, subprocess as _sp
+    _probe = _json.loads(_sp.run([os.path.join(config.ks_bin_dir, "ks-isolate"), "--probe", "--json"],
+                                 capture_output=True, text=True, timeout=60).stdout)
+    if _probe.get("userns") and _probe.get("rdonly"):
+        config.available_features.add("isolate-ns")
+except Exception:
+    pass
 
 # GPU tests say `REQUIRES: gpu`; they run only where a GPU answers.
 if os.environ.get("KS_GPU_TESTS") == "1":

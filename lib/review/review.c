@@ -137,13 +137,62 @@ static void gpu_lock_release(int fd) {
 /* Run argv in its own process group with stdout/stderr in files; kill the
  * whole group after rTimeout seconds (counted from the start, not from the
  * wait for the GPU lock that eGpu names). */
-static int run_child(char *const *argv, double rTimeout, const char *zWork, const char *zTag, int eGpu,
-                     child_res *r) {
+/* ks-isolate, next to the executable (or KS_ISOLATE_BIN); NULL when
+ * KS_ISOLATE=0 turns isolation off. KS_EUNAVAIL when it is on and missing. */
+static int isolate_path(char **pz) {
+  *pz = NULL;
+  const char *zOff = getenv("KS_ISOLATE");
+  if (zOff && strcmp(zOff, "0") == 0) return KS_OK;
+  const char *z = getenv("KS_ISOLATE_BIN");
+  char *zDir = z && *z ? NULL : ks_path_exe_dir();
+  *pz = z && *z ? ks_strdup(z) : zDir ? ks_path_join(zDir, "ks-isolate") : NULL;
+  free(zDir);
+  if (*pz && access(*pz, X_OK) == 0) return KS_OK;
+  free(*pz);
+  *pz = NULL;
+  return ks_error_set(KS_EUNAVAIL, "ks-isolate not found next to the executable: the Reviewer runs every build and "
+                                   "run under it (set KS_ISOLATE_BIN, or KS_ISOLATE=0 to run children unisolated)");
+}
+
+/* Run argv in its own process group with stdout/stderr in files; kill the
+ * whole group after rTimeout seconds (counted from the start, not from the
+ * wait for the GPU lock that eGpu names). Under ks-isolate (docs/security.md):
+ * only zWork and zRw (an output folder, or NULL) stay writable; no network,
+ * no capabilities, memory and process limits. */
+static int run_child_rw(char *const *argv, double rTimeout, const char *zWork, const char *zRw, const char *zTag,
+                        int eGpu, child_res *r) {
   char *zOutPath = fmt("%s/%s.out", zWork, zTag), *zErrPath = fmt("%s/%s.err", zWork, zTag);
   int rc = KS_OK;
   int fdLock = -1;
+  char *zIso = NULL, *azIso[128];
+  char zMem[32];
   memset(r, 0, sizeof *r);
   r->iExit = -1;
+  if ((rc = isolate_path(&zIso)) < 0) goto done;
+  if (zIso) {
+    /* Private writable memory: half the machine, at least 8 GiB (the device's
+     * memory is not counted: it is mapped shared). */
+    long nPages = sysconf(_SC_PHYS_PAGES), nPage = sysconf(_SC_PAGESIZE);
+    unsigned long long nMem = nPages > 0 && nPage > 0 ? (unsigned long long)nPages * (unsigned long long)nPage / 2 : 0;
+    if (nMem < (8ull << 30)) nMem = 8ull << 30;
+    snprintf(zMem, sizeof zMem, "%llu", nMem);
+    int n = 0;
+    azIso[n++] = zIso;
+    azIso[n++] = "--rw";
+    azIso[n++] = (char *)zWork;
+    if (zRw) {
+      azIso[n++] = "--rw";
+      azIso[n++] = (char *)zRw;
+    }
+    azIso[n++] = "--mem";
+    azIso[n++] = zMem;
+    azIso[n++] = "--nproc";
+    azIso[n++] = "4096";
+    azIso[n++] = "--";
+    for (int i = 0; argv[i] && n < 127; i++) azIso[n++] = argv[i];
+    azIso[n] = NULL;
+    argv = azIso;
+  }
   /* Children (nvcc, the harness running candidate code) never see the LLM
    * key or other secrets: built before fork, no allocation in the child. */
   char **azEnv = NULL;
@@ -183,9 +232,15 @@ static int run_child(char *const *argv, double rTimeout, const char *zWork, cons
   if (ks_file_read(zErrPath, &r->zErr, &n) < 0) r->zErr = ks_strdup("");
 done:
   gpu_lock_release(fdLock);
+  free(zIso);
   free(zOutPath);
   free(zErrPath);
   return rc;
+}
+
+static int run_child(char *const *argv, double rTimeout, const char *zWork, const char *zTag, int eGpu,
+                     child_res *r) {
+  return run_child_rw(argv, rTimeout, zWork, NULL, zTag, eGpu, r);
 }
 
 /* The last JSON object a harness printed. */
@@ -469,7 +524,7 @@ static int run_check(review *rv, const char *zSo, const char *zTag, const char *
   double rTimeout = rv->o.rTimeoutS > 0 ? rv->o.rTimeoutS : rv->pTask->rTimeoutS;
   child_res r;
   if (rv->o.bVerbose) fprintf(stderr, "kernelskill: checking %s (%d trials)\n", zTag, nTrials);
-  int rc = run_child(azArgv, rTimeout, rv->zWork, zTag, GPU_SHARED, &r);
+  int rc = run_child_rw(azArgv, rTimeout, rv->zWork, zOutDir, zTag, GPU_SHARED, &r);
   if (rc < 0) return rc;
   cJSON *pJ = child_json(&r);
   const cJSON *pOk = cJSON_GetObjectItemCaseSensitive(pJ, "ok");

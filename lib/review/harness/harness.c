@@ -16,6 +16,7 @@
  * 2 harness/usage problem, 3 no CUDA device. */
 #define _GNU_SOURCE
 #include "harness.h"
+#include "kernelskill/isolate.h"
 
 #include <cuda.h>
 #include <cuda_runtime_api.h>
@@ -375,7 +376,23 @@ static void *dev_alloc(size_t nBytes) {
 
 /* ---- the task's shared object ------------------------------------------- */
 
+/* Before the untrusted library's first byte runs (its constructors run at
+ * dlopen): no new process, no exec, no ptrace from here on (isolate.h). The
+ * CUDA context exists already; threads are still allowed. KS_ISOLATE=0 (the
+ * Reviewer's switch) leaves the harness unsealed. */
+static void seal_once(void) {
+  static int bSealed = 0;
+  const char *z = getenv("KS_ISOLATE");
+  if (bSealed || (z && strcmp(z, "0") == 0)) return;
+  char zErr[256];
+  if (ks_isolate_seal(zErr, sizeof zErr) < 0)
+    fail(HK_EXIT_HARNESS, "harness", "cannot seal the harness before loading the build: %s (KS_ISOLATE=0 runs unsealed)",
+         zErr);
+  bSealed = 1;
+}
+
 static ks_invoke_fn load_lib(const char *zLib) {
+  seal_once();
   /* RTLD_LOCAL: two builds of the same task (seed, candidate) keep their own
    * symbols in one process. */
   void *h = dlopen(zLib, RTLD_NOW | RTLD_LOCAL);

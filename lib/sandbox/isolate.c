@@ -1,0 +1,330 @@
+/* isolate.c — OS-level isolation of untrusted builds and runs (isolate.h):
+ * namespaces, a read-only file system but for named folders, rlimits, no
+ * capabilities, seccomp filters written as raw BPF (no library), and the
+ * parent's own protections (its secret out of its environment block, not
+ * dumpable). Linux only; libc and kernel headers only, because the harness
+ * compiles this file too. Every step says what failed; optional steps that
+ * the machine refuses (no user namespaces in a container) are skipped and
+ * show as missing bits, which the launcher reports. */
+#define _GNU_SOURCE
+#include "kernelskill/isolate.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/audit.h>
+#include <linux/capability.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <sched.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#ifndef SECBIT_NOROOT
+#define SECBIT_NOROOT (1 << 0)
+#define SECBIT_NOROOT_LOCKED (1 << 1)
+#define SECBIT_NO_SETUID_FIXUP (1 << 2)
+#define SECBIT_NO_SETUID_FIXUP_LOCKED (1 << 3)
+#endif
+#ifndef SYS_mount_setattr
+#define SYS_mount_setattr 442
+#endif
+#ifndef AT_RECURSIVE
+#define AT_RECURSIVE 0x8000
+#endif
+#define KS_MOUNT_ATTR_RDONLY 0x00000001ull
+
+/* struct mount_attr (linux/mount.h, 5.12+), spelled out for older headers. */
+struct ks_mount_attr {
+  unsigned long long attr_set, attr_clr, propagation, userns_fd;
+};
+
+#if defined(__x86_64__)
+#define KS_AUDIT_ARCH AUDIT_ARCH_X86_64
+#elif defined(__aarch64__)
+#define KS_AUDIT_ARCH AUDIT_ARCH_AARCH64
+#endif
+
+static int fail(char *zErr, size_t nErr, const char *zWhat) {
+  if (zErr && nErr) snprintf(zErr, nErr, "%s: %s", zWhat, strerror(errno));
+  return -1;
+}
+
+static int write_file(const char *zPath, const char *z) {
+  int fd = open(zPath, O_WRONLY | O_CLOEXEC);
+  if (fd < 0) return -1;
+  ssize_t n = write(fd, z, strlen(z));
+  int e = errno;
+  close(fd);
+  errno = e;
+  return n == (ssize_t)strlen(z) ? 0 : -1;
+}
+
+static int set_rdonly(const char *zPath, int bSet) {
+  struct ks_mount_attr a = {0, 0, 0, 0};
+  if (bSet) a.attr_set = KS_MOUNT_ATTR_RDONLY;
+  else a.attr_clr = KS_MOUNT_ATTR_RDONLY;
+  return (int)syscall(SYS_mount_setattr, AT_FDCWD, zPath, AT_RECURSIVE, &a, sizeof a);
+}
+
+/* mkdir -p inside the private /tmp (the path's parents may not exist there). */
+static void make_path(const char *zPath) {
+  char z[4096];
+  if (snprintf(z, sizeof z, "%s", zPath) >= (int)sizeof z) return;
+  for (char *p = z + 1; *p; p++) {
+    if (*p != '/') continue;
+    *p = 0;
+    mkdir(z, 0700);
+    *p = '/';
+  }
+  mkdir(z, 0700);
+}
+
+/* The mount namespace's view: everything read-only, a private /tmp, and the
+ * rw folders (and /dev/shm, for CUDA's IPC) bound back writable. The folders
+ * are opened first: a private /tmp would hide one that lies under it, so
+ * each is bound from its descriptor onto a path recreated in the new /tmp. */
+static int setup_mounts(const ks_isolate_opts *o, char *zErr, size_t nErr) {
+  const char *az[KS_ISOLATE_MAX_RW + 1];
+  int afd[KS_ISOLATE_MAX_RW + 1], n = 0;
+  char aReal[KS_ISOLATE_MAX_RW + 1][4096];
+  for (int i = 0; i < o->nRw && i < KS_ISOLATE_MAX_RW; i++) az[n++] = o->azRw[i];
+  struct stat st;
+  if (stat("/dev/shm", &st) == 0 && S_ISDIR(st.st_mode)) az[n++] = "/dev/shm";
+  for (int i = 0; i < n; i++) {
+    if (!realpath(az[i], aReal[i])) return fail(zErr, nErr, az[i]);
+    afd[i] = open(aReal[i], O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (afd[i] < 0) return fail(zErr, nErr, aReal[i]);
+  }
+  if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0) return fail(zErr, nErr, "making / private");
+  if (set_rdonly("/", 1) < 0) return fail(zErr, nErr, "making / read-only");
+  if (mount("ks-tmp", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777") < 0)
+    return fail(zErr, nErr, "mounting a private /tmp");
+  for (int i = 0; i < n; i++) {
+    char zFd[64];
+    snprintf(zFd, sizeof zFd, "/proc/self/fd/%d", afd[i]);
+    if (strncmp(aReal[i], "/tmp/", 5) == 0) make_path(aReal[i]);
+    if (mount(zFd, aReal[i], NULL, MS_BIND | MS_REC, NULL) < 0) return fail(zErr, nErr, aReal[i]);
+    if (set_rdonly(aReal[i], 0) < 0) return fail(zErr, nErr, aReal[i]);
+    close(afd[i]);
+  }
+  if (chdir(".") < 0 && o->nRw > 0 && chdir(aReal[0]) < 0) return fail(zErr, nErr, "chdir");
+  return 0;
+}
+
+static void set_limit(int iRes, unsigned long long n) {
+  struct rlimit r = {(rlim_t)n, (rlim_t)n};
+  struct rlimit cur;
+  if (getrlimit(iRes, &cur) == 0 && cur.rlim_max != RLIM_INFINITY && cur.rlim_max < r.rlim_max)
+    r.rlim_cur = r.rlim_max = cur.rlim_max; /* never raise: lowering only */
+  setrlimit(iRes, &r);
+}
+
+static int drop_caps(char *zErr, size_t nErr) {
+  for (int i = 0; i <= 63; i++)
+    if (prctl(PR_CAPBSET_DROP, i, 0, 0, 0) < 0 && errno != EINVAL) return fail(zErr, nErr, "emptying the capability bounding set");
+  prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
+  /* uid 0 would get its capabilities back at exec without these bits. */
+  prctl(PR_SET_SECUREBITS, SECBIT_NOROOT | SECBIT_NOROOT_LOCKED | SECBIT_NO_SETUID_FIXUP | SECBIT_NO_SETUID_FIXUP_LOCKED,
+        0, 0, 0);
+  struct __user_cap_header_struct h = {_LINUX_CAPABILITY_VERSION_3, 0};
+  struct __user_cap_data_struct d[2];
+  memset(d, 0, sizeof d);
+  if (syscall(SYS_capset, &h, d) < 0) return fail(zErr, nErr, "dropping capabilities");
+  return 0;
+}
+
+/* ---- seccomp ---------------------------------------------------------------- */
+
+#define KS_LD_NR BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr))
+#define KS_LD_ARG0 BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[0]))
+#define KS_RET(v) BPF_STMT(BPF_RET | BPF_K, (v))
+#define KS_ERRNO(e) KS_RET(SECCOMP_RET_ERRNO | ((e) & SECCOMP_RET_DATA))
+
+static int install_filter(struct sock_filter *aF, unsigned short n, char *zErr, size_t nErr) {
+#ifndef KS_AUDIT_ARCH
+  (void)aF, (void)n;
+  errno = ENOSYS;
+  return fail(zErr, nErr, "seccomp (unsupported architecture)");
+#else
+  struct sock_fprog p = {n, aF};
+  if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) return fail(zErr, nErr, "no_new_privs");
+  if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &p) < 0) return fail(zErr, nErr, "installing the seccomp filter");
+  return 0;
+#endif
+}
+
+#ifdef KS_AUDIT_ARCH
+/* Another architecture's system call numbers mean other calls: refuse them. */
+#define KS_CHECK_ARCH                                                                                              \
+  BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),                                       \
+  BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, KS_AUDIT_ARCH, 1, 0), KS_RET(SECCOMP_RET_KILL_PROCESS)
+#endif
+
+static int filter_sockets(char *zErr, size_t nErr) {
+#ifndef KS_AUDIT_ARCH
+  return install_filter(NULL, 0, zErr, nErr);
+#else
+  struct sock_filter a[] = {
+      KS_CHECK_ARCH,
+      KS_LD_NR,
+      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_socket, 1, 0),
+      KS_RET(SECCOMP_RET_ALLOW),
+      KS_LD_ARG0,
+      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AF_UNIX, 0, 1),
+      KS_RET(SECCOMP_RET_ALLOW),
+      KS_ERRNO(EACCES),
+  };
+  return install_filter(a, (unsigned short)(sizeof a / sizeof a[0]), zErr, nErr);
+#endif
+}
+
+int ks_isolate_seal(char *zErr, size_t nErr) {
+#ifndef KS_AUDIT_ARCH
+  return install_filter(NULL, 0, zErr, nErr);
+#else
+  static const unsigned aDeny[] = {
+#ifdef __NR_fork
+      __NR_fork,
+#endif
+#ifdef __NR_vfork
+      __NR_vfork,
+#endif
+      __NR_execve, __NR_execveat, __NR_ptrace, __NR_process_vm_readv, __NR_process_vm_writev};
+  struct sock_filter a[48] = {KS_CHECK_ARCH, KS_LD_NR};
+  int n = 4, aiToEnd[16], nToEnd = 0;
+#if defined(__x86_64__)
+  aiToEnd[nToEnd++] = n; /* x32 system calls */
+  a[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, 0x40000000u, 0, 0);
+#endif
+  for (size_t i = 0; i < sizeof aDeny / sizeof aDeny[0]; i++) {
+    aiToEnd[nToEnd++] = n;
+    a[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, aDeny[i], 0, 0);
+  }
+  /* clone3 passes its flags in memory a filter cannot read: ENOSYS makes
+   * glibc fall back to clone, whose flags it can. */
+  a[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_clone3, 0, 1);
+  a[n++] = (struct sock_filter)KS_ERRNO(ENOSYS);
+  a[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_clone, 0, 3);
+  a[n++] = (struct sock_filter)KS_LD_ARG0;
+  a[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, CLONE_THREAD, 1, 0);
+  a[n++] = (struct sock_filter)KS_ERRNO(EPERM); /* a new process */
+  a[n++] = (struct sock_filter)KS_RET(SECCOMP_RET_ALLOW);
+  int iEnd = n;
+  a[n++] = (struct sock_filter)KS_ERRNO(EPERM);
+  for (int i = 0; i < nToEnd; i++) a[aiToEnd[i]].jt = (unsigned char)(iEnd - aiToEnd[i] - 1);
+  return install_filter(a, (unsigned short)n, zErr, nErr);
+#endif
+}
+
+/* ---- entering ----------------------------------------------------------------- */
+
+int ks_isolate_enter(const ks_isolate_opts *o, char *zErr, size_t nErr) {
+  int iBits = 0;
+  if (zErr && nErr) zErr[0] = 0;
+  if (!o || o->version != KS_ISOLATE_OPTS_VERSION) {
+    errno = EINVAL;
+    return fail(zErr, nErr, "ks_isolate_enter: options version mismatch");
+  }
+  uid_t u = getuid();
+  gid_t g = getgid();
+  int bNs = 0;
+  if (unshare(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWNET) == 0) {
+    char z[64];
+    /* The same ids inside: files keep their owners; no capability outside. */
+    snprintf(z, sizeof z, "%u %u 1\n", (unsigned)u, (unsigned)u);
+    if (write_file("/proc/self/setgroups", "deny") < 0 && errno != ENOENT) return fail(zErr, nErr, "setgroups");
+    if (write_file("/proc/self/uid_map", z) < 0) return fail(zErr, nErr, "uid_map");
+    snprintf(z, sizeof z, "%u %u 1\n", (unsigned)g, (unsigned)g);
+    if (write_file("/proc/self/gid_map", z) < 0) return fail(zErr, nErr, "gid_map");
+    iBits |= KS_ISO_USERNS | KS_ISO_NETNS;
+    bNs = 1;
+  } else if (unshare(CLONE_NEWNS | CLONE_NEWNET) == 0) { /* privileged, without user namespaces */
+    iBits |= KS_ISO_NETNS;
+    bNs = 1;
+  } else if (o->bRequireNs) {
+    return fail(zErr, nErr, "creating namespaces");
+  }
+  if (bNs) {
+    if (setup_mounts(o, zErr, nErr) < 0) return -1;
+    iBits |= KS_ISO_RDONLY;
+  }
+  set_limit(RLIMIT_CORE, 0);
+  if (o->nMemBytes) set_limit(RLIMIT_DATA, o->nMemBytes);
+  if (o->nFileBytes) set_limit(RLIMIT_FSIZE, o->nFileBytes);
+  if (o->nProc && (iBits & KS_ISO_USERNS)) set_limit(RLIMIT_NPROC, o->nProc);
+  iBits |= KS_ISO_RLIMITS;
+  if (drop_caps(zErr, nErr) < 0) return -1;
+  iBits |= KS_ISO_NOCAPS;
+  if (filter_sockets(zErr, nErr) < 0) return -1;
+  iBits |= KS_ISO_NONEWPRIVS | KS_ISO_NOSOCKET;
+  return iBits;
+}
+
+/* ---- the parent ----------------------------------------------------------------- */
+
+/* The initial environment block, [env_start, env_end) of /proc/self/stat
+ * (fields 50 and 51): the memory /proc/PID/environ shows. */
+static int env_block(char **ppStart, char **ppEnd) {
+  char z[4096];
+  int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return -1;
+  ssize_t n = read(fd, z, sizeof z - 1);
+  close(fd);
+  if (n <= 0) return -1;
+  z[n] = 0;
+  char *p = strrchr(z, ')'); /* the command name may hold spaces */
+  if (!p) return -1;
+  p++;
+  unsigned long long aF[64];
+  int k = 0;
+  /* After ')' come fields 3, 4, ...: env_start is field 50. */
+  for (char *q = strtok(p, " "); q && k < 60; q = strtok(NULL, " ")) aF[k++] = strtoull(q, NULL, 10);
+  if (k < 49) return -1;
+  *ppStart = (char *)(uintptr_t)aF[47];
+  *ppEnd = (char *)(uintptr_t)aF[48];
+  return *ppStart && *ppEnd > *ppStart ? 0 : -1;
+}
+
+int ks_isolate_scrub_env(const char *zName) {
+  size_t nName = strlen(zName);
+  const char *zVal = getenv(zName);
+  if (!zVal) return 0;
+  char *zCopy = strdup(zVal);
+  char *pS = NULL, *pE = NULL;
+  if (env_block(&pS, &pE) == 0) {
+    for (char *p = pS; p < pE;) {
+      size_t n = strnlen(p, (size_t)(pE - p));
+      if (n > nName && strncmp(p, zName, nName) == 0 && p[nName] == '=') memset(p + nName + 1, 0, n - nName - 1);
+      p += n + 1;
+    }
+  }
+  /* The value lives on in the heap copy setenv makes (getenv still finds it;
+   * children get environments without secrets from the sandbox). */
+  unsetenv(zName);
+  if (zCopy) {
+    setenv(zName, zCopy, 1);
+    memset(zCopy, 0, strlen(zCopy));
+    free(zCopy);
+  }
+  return 1;
+}
+
+int ks_isolate_protect_self(void) { return prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) == 0 ? 0 : -1; }
+
+void ks_isolate_describe(int iBits, char *z, size_t n) {
+  static const char *const az[] = {"userns", "netns", "rdonly", "rlimits", "nocaps", "nonewprivs", "nosocket"};
+  size_t k = 0;
+  if (n) z[0] = 0;
+  for (int i = 0; i < 7; i++)
+    if (iBits & (1 << i)) k += (size_t)snprintf(z + k, k < n ? n - k : 0, "%s%s", k ? " " : "", az[i]);
+  if (k == 0 && n) snprintf(z, n, "none");
+}
