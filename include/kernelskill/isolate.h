@@ -39,10 +39,11 @@ typedef struct ks_isolate_opts {
   unsigned long nProc;           /* RLIMIT_NPROC, applied only inside a user namespace (where it counts
                                     this namespace's processes); 0: none */
   int bRequireNs;                /* fail when the namespaces cannot be made (default: go on without) */
+  int iSkip;                     /* KS_ISO_* bits not to apply (diagnosis: which part a program cannot live with) */
 } ks_isolate_opts;
 
 #define KS_ISOLATE_OPTS_VERSION 1
-#define KS_ISOLATE_OPTS_INIT {KS_ISOLATE_OPTS_VERSION, {0}, 0, 0, 0, 0, 0}
+#define KS_ISOLATE_OPTS_INIT {KS_ISOLATE_OPTS_VERSION, {0}, 0, 0, 0, 0, 0, 0}
 
 /* What ks_isolate_enter applied (bits), for reports and tests. */
 enum {
@@ -79,6 +80,8 @@ int ks_isolate_protect_self(void);
 
 /* A text of the KS_ISO_* bits ("userns netns rdonly ..."), into z. */
 void ks_isolate_describe(int iBits, char *z, size_t n);
+/* The bits of a comma-separated list of those names; -1 on an unknown name. */
+int ks_isolate_parse_parts(const char *zList);
 
 #ifdef __cplusplus
 }

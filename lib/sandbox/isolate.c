@@ -116,6 +116,19 @@ static int setup_mounts(const ks_isolate_opts *o, char *zErr, size_t nErr) {
     if (set_rdonly(aReal[i], 0) < 0) return fail(zErr, nErr, aReal[i]);
     close(afd[i]);
   }
+  /* CUDA cannot initialise with /proc read-only (cudaErrorOperatingSystem,
+   * measured on an H200): /proc is writable again, but for the parts through
+   * which uid 0 without capabilities could still change the machine (sysctls
+   * such as kernel.core_pattern, sysrq) — the set container runtimes close. */
+  static const char *const azProcRo[] = {"/proc/sys", "/proc/sysrq-trigger", "/proc/irq", "/proc/bus", "/proc/fs",
+                                         "/proc/acpi", "/proc/scsi", NULL};
+  if (mount("/proc", "/proc", NULL, MS_BIND | MS_REC, NULL) < 0 || set_rdonly("/proc", 0) < 0)
+    return fail(zErr, nErr, "/proc");
+  for (int i = 0; azProcRo[i]; i++) {
+    if (access(azProcRo[i], F_OK) != 0) continue;
+    if (mount(azProcRo[i], azProcRo[i], NULL, MS_BIND | MS_REC, NULL) < 0 || set_rdonly(azProcRo[i], 1) < 0)
+      return fail(zErr, nErr, azProcRo[i]);
+  }
   if (chdir(".") < 0 && o->nRw > 0 && chdir(aReal[0]) < 0) return fail(zErr, nErr, "chdir");
   return 0;
 }
@@ -236,8 +249,25 @@ int ks_isolate_enter(const ks_isolate_opts *o, char *zErr, size_t nErr) {
   }
   uid_t u = getuid();
   gid_t g = getgid();
-  int bNs = 0;
-  if (unshare(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWNET) == 0) {
+  int bNs = 0, k = o->iSkip;
+  if (k & (KS_ISO_USERNS | KS_ISO_NETNS | KS_ISO_RDONLY)) {
+    /* a namespace part skipped: what remains is made without user namespace */
+    int f = ((k & KS_ISO_RDONLY) ? 0 : CLONE_NEWNS) | ((k & KS_ISO_NETNS) ? 0 : CLONE_NEWNET);
+    if (!(k & KS_ISO_USERNS)) f |= CLONE_NEWUSER;
+    if (f && unshare(f) == 0) {
+      if (f & CLONE_NEWUSER) {
+        char z[64];
+        snprintf(z, sizeof z, "%u %u 1\n", (unsigned)u, (unsigned)u);
+        if (write_file("/proc/self/setgroups", "deny") < 0 && errno != ENOENT) return fail(zErr, nErr, "setgroups");
+        if (write_file("/proc/self/uid_map", z) < 0) return fail(zErr, nErr, "uid_map");
+        snprintf(z, sizeof z, "%u %u 1\n", (unsigned)g, (unsigned)g);
+        if (write_file("/proc/self/gid_map", z) < 0) return fail(zErr, nErr, "gid_map");
+        iBits |= KS_ISO_USERNS;
+      }
+      if (f & CLONE_NEWNET) iBits |= KS_ISO_NETNS;
+      bNs = (f & CLONE_NEWNS) != 0;
+    }
+  } else if (unshare(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWNET) == 0) {
     char z[64];
     /* The same ids inside: files keep their owners; no capability outside. */
     snprintf(z, sizeof z, "%u %u 1\n", (unsigned)u, (unsigned)u);
@@ -257,15 +287,21 @@ int ks_isolate_enter(const ks_isolate_opts *o, char *zErr, size_t nErr) {
     if (setup_mounts(o, zErr, nErr) < 0) return -1;
     iBits |= KS_ISO_RDONLY;
   }
-  set_limit(RLIMIT_CORE, 0);
-  if (o->nMemBytes) set_limit(RLIMIT_DATA, o->nMemBytes);
-  if (o->nFileBytes) set_limit(RLIMIT_FSIZE, o->nFileBytes);
-  if (o->nProc && (iBits & KS_ISO_USERNS)) set_limit(RLIMIT_NPROC, o->nProc);
-  iBits |= KS_ISO_RLIMITS;
-  if (drop_caps(zErr, nErr) < 0) return -1;
-  iBits |= KS_ISO_NOCAPS;
-  if (filter_sockets(zErr, nErr) < 0) return -1;
-  iBits |= KS_ISO_NONEWPRIVS | KS_ISO_NOSOCKET;
+  if (!(k & KS_ISO_RLIMITS)) {
+    set_limit(RLIMIT_CORE, 0);
+    if (o->nMemBytes) set_limit(RLIMIT_DATA, o->nMemBytes);
+    if (o->nFileBytes) set_limit(RLIMIT_FSIZE, o->nFileBytes);
+    if (o->nProc && (iBits & KS_ISO_USERNS)) set_limit(RLIMIT_NPROC, o->nProc);
+    iBits |= KS_ISO_RLIMITS;
+  }
+  if (!(k & KS_ISO_NOCAPS)) {
+    if (drop_caps(zErr, nErr) < 0) return -1;
+    iBits |= KS_ISO_NOCAPS;
+  }
+  if (!(k & KS_ISO_NOSOCKET)) {
+    if (filter_sockets(zErr, nErr) < 0) return -1;
+    iBits |= KS_ISO_NONEWPRIVS | KS_ISO_NOSOCKET;
+  }
   return iBits;
 }
 
@@ -320,8 +356,24 @@ int ks_isolate_scrub_env(const char *zName) {
 
 int ks_isolate_protect_self(void) { return prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) == 0 ? 0 : -1; }
 
+static const char *const azPart[] = {"userns", "netns", "rdonly", "rlimits", "nocaps", "nonewprivs", "nosocket"};
+
+int ks_isolate_parse_parts(const char *zList) {
+  int iBits = 0;
+  for (const char *p = zList; *p;) {
+    size_t n = strcspn(p, ",");
+    int b = -1;
+    for (int i = 0; i < 7; i++)
+      if (strlen(azPart[i]) == n && strncmp(p, azPart[i], n) == 0) b = 1 << i;
+    if (b < 0) return -1;
+    iBits |= b;
+    p += n + (p[n] == ',');
+  }
+  return iBits;
+}
+
 void ks_isolate_describe(int iBits, char *z, size_t n) {
-  static const char *const az[] = {"userns", "netns", "rdonly", "rlimits", "nocaps", "nonewprivs", "nosocket"};
+  const char *const *az = azPart;
   size_t k = 0;
   if (n) z[0] = 0;
   for (int i = 0; i < 7; i++)

@@ -19,7 +19,7 @@
 #include "kernelskill/isolate.h"
 
 static const char zUsage[] =
-    "usage: ks-isolate [--rw DIR]... [--mem SIZE] [--fsize SIZE] [--nproc N] [--require] [--report] -- PROGRAM [ARGS...]\n"
+    "usage: ks-isolate [--rw DIR]... [--mem SIZE] [--fsize SIZE] [--nproc N] [--require] [--skip PARTS] [--report] -- PROGRAM [ARGS...]\n"
     "       ks-isolate --probe [--json]\n"
     "\n"
     "Runs PROGRAM in new user, mount and network namespaces (where the machine\n"
@@ -32,6 +32,8 @@ static const char zUsage[] =
     "  --fsize SIZE  RLIMIT_FSIZE: largest file it may write\n"
     "  --nproc N     RLIMIT_NPROC inside the user namespace (processes and threads)\n"
     "  --require     exit 125 unless the namespaces can be made\n"
+    "  --skip PARTS  leave out parts (comma-separated: userns netns rdonly rlimits nocaps\n"
+    "                nosocket), to find which one a program cannot live with\n"
     "  --report      print what was applied on stderr before running PROGRAM\n"
     "  --probe       report what this machine allows (runs nothing); --json for a script\n"
     "Exit codes: PROGRAM's; 2 usage; 125 isolation not possible (--require); 126 not executable; 127 not found.\n";
@@ -120,6 +122,10 @@ int main(int argc, char **argv) {
       o.bRequireNs = 1;
     } else if (!strcmp(a, "--report")) {
       bReport = 1;
+    } else if (!strcmp(a, "--skip")) {
+      if (i + 1 >= argc) return usage_error("missing value after", a);
+      o.iSkip = ks_isolate_parse_parts(argv[++i]);
+      if (o.iSkip < 0) return usage_error("--skip: unknown part in", argv[i]);
     } else if (!strcmp(a, "--rw") || !strcmp(a, "--mem") || !strcmp(a, "--fsize") || !strcmp(a, "--nproc")) {
       if (i + 1 >= argc) return usage_error("missing value after", a);
       const char *v = argv[++i];
