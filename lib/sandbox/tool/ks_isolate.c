@@ -155,6 +155,13 @@ int main(int argc, char **argv) {
     fprintf(stderr, "ks-isolate: cannot isolate: %s\n", zErr);
     return 125;
   }
+  /* The user's TMPDIR is read-only in here: temporary files (nvcc's) go to
+   * the private /tmp, which is gone with the child. */
+  if (iBits & KS_ISO_RDONLY) {
+    setenv("TMPDIR", "/tmp", 1);
+    unsetenv("TMP");
+    unsetenv("TEMP");
+  }
   if (bReport) {
     char zD[160];
     ks_isolate_describe(iBits, zD, sizeof zD);
