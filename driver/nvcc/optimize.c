@@ -50,9 +50,7 @@ static void note(const opt_ctx *pC, const char *zFmt, ...) {
   if (pC->bQuiet) return;
   va_list ap;
   va_start(ap, zFmt);
-  fprintf(stderr, TAG ": note: ");
-  vfprintf(stderr, zFmt, ap);
-  fputc('\n', stderr);
+  ks_nvcc_vsay("note", zFmt, ap);
   va_end(ap);
 }
 

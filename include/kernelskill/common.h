@@ -86,6 +86,10 @@ int ks_buf_printf(ks_buf *p, const char *zFmt, ...)
 int ks_buf_vprintf(ks_buf *p, const char *zFmt, va_list ap);
 /* Append z as a JSON string literal (with quotes, escaped). */
 int ks_buf_json_string(ks_buf *p, const char *z);
+/* Append a JSON document, pretty-printed, and a newline (the CLI's --json
+ * output); the document stays the caller's. */
+struct cJSON;
+int ks_buf_json(ks_buf *p, const struct cJSON *pDoc);
 /* The contents ("" when empty or errored); never NULL. */
 const char *ks_buf_cstr(const ks_buf *p);
 /* Empty it (the sticky error stays). */

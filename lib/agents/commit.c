@@ -233,12 +233,8 @@ int ks_commit_result_json(const char *zJson, const ks_commit_result *pC, ks_buf 
   } else {
     cJSON_AddStringToObject(pCommit, "why", pC->zWhy ? pC->zWhy : "");
   }
-  char *z = cJSON_Print(pDoc);
+  int rc = ks_buf_json(pOut, pDoc);
   cJSON_Delete(pDoc);
-  if (!z) return ks_error_set(KS_ENOMEM, "out of memory");
-  int rc = ks_buf_puts(pOut, z);
-  if (rc == KS_OK) rc = ks_buf_puts(pOut, "\n");
-  free(z);
   return rc;
 }
 

@@ -360,6 +360,22 @@ done:
   return rc;
 }
 
+/* An option word nvcc's table does not know (or a flag given a value): kept
+ * verbatim as one unknown item, so the command line survives a round trip.
+ * Returns 1 (the words used) or a negative code. */
+static int add_unknown(parser *pP, const char *zW, int eOrigin, int iArgv) {
+  ks_nvcc_item *pIt;
+  int rc;
+  if ((rc = add_item(pP, &pIt)) < 0) return rc;
+  pIt->eType = KS_NVCC_UNKNOWN;
+  pIt->eOrigin = eOrigin;
+  pIt->iArgv = iArgv;
+  pIt->nWords = 1;
+  if (!(pIt->zSpelling = ks_strdup(zW))) return KS_ENOMEM;
+  pP->pCmd->nUnknown++;
+  return 1;
+}
+
 /* Parse one option word (and maybe its value word). Returns the number of
  * words used, or a negative code. */
 static int parse_option(parser *pP, char *const *azW, int i, int nW, int eOrigin, int bArgvIdx, int iDepth) {
@@ -380,29 +396,9 @@ static int parse_option(parser *pP, char *const *azW, int i, int nW, int eOrigin
     zValue = zName + 1;
     nSpelling = 2;
   }
-  if (!pOpt) {
-    ks_nvcc_item *pIt;
-    if ((rc = add_item(pP, &pIt)) < 0) return rc;
-    pIt->eType = KS_NVCC_UNKNOWN;
-    pIt->eOrigin = eOrigin;
-    pIt->iArgv = bArgvIdx ? i : -1;
-    pIt->nWords = 1;
-    if (!(pIt->zSpelling = ks_strdup(zW))) return KS_ENOMEM;
-    pP->pCmd->nUnknown++;
-    return 1;
-  }
-  if (pOpt->eKind == KS_NVO_FLAG && zValue) {
-    /* "--keep=x": nvcc rejects it; keep it visible as unknown. */
-    ks_nvcc_item *pIt;
-    if ((rc = add_item(pP, &pIt)) < 0) return rc;
-    pIt->eType = KS_NVCC_UNKNOWN;
-    pIt->eOrigin = eOrigin;
-    pIt->iArgv = bArgvIdx ? i : -1;
-    pIt->nWords = 1;
-    if (!(pIt->zSpelling = ks_strdup(zW))) return KS_ENOMEM;
-    pP->pCmd->nUnknown++;
-    return 1;
-  }
+  /* Unknown, or "--keep=x" (a flag with a value: nvcc rejects it); either
+   * stays visible as unknown. */
+  if (!pOpt || (pOpt->eKind == KS_NVO_FLAG && zValue)) return add_unknown(pP, zW, eOrigin, bArgvIdx ? i : -1);
   if (pOpt->eKind != KS_NVO_FLAG && !zValue) {
     if (i + 1 < nW) {
       zValue = azW[i + 1];
