@@ -3,6 +3,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 int ks_cli_usage_error(const ks_cmd *pCmd, const char *zFmt, ...) {
@@ -60,5 +61,14 @@ int ks_cli_operand(const ks_cmd *pCmd, const char *zArg, const char **pzOperand,
   if (*pzOperand)
     return ks_cli_usage_error(pCmd, "one %s at a time (got '%s' and '%s')", zWhat, *pzOperand, zArg);
   *pzOperand = zArg;
+  return 0;
+}
+
+int ks_cli_count(const char *zVal, long nMin, long nMax, int *pn) {
+  char *zEnd;
+  if (!zVal || !zVal[0]) return -1;
+  long n = strtol(zVal, &zEnd, 10);
+  if (*zEnd || n < nMin || n > nMax) return -1;
+  *pn = (int)n;
   return 0;
 }

@@ -31,6 +31,10 @@ int ks_cli_is_help(const char *zArg);
  * option, -1 if the value is missing. */
 int ks_cli_opt_value(int argc, char **argv, int *pi, const char *zName, const char **pzVal);
 
+/* A whole decimal number in nMin..nMax (no sign games, no trailing text, not
+ * empty) into *pn: 0, or -1 when zVal is not one (NULL included). */
+int ks_cli_count(const char *zVal, long nMin, long nMax, int *pn);
+
 /* An option that takes one string value: a table of them, ended by {0},
  * replaces a chain of ks_cli_opt_value calls. */
 typedef struct ks_cli_value_opt {

@@ -62,11 +62,11 @@ static int run_bench(int argc, char **argv) {
     } else if ((m = ks_cli_value_opts(&ks_cmd_bench, argc, argv, &i, aOpts)) != 0) {
       if (m < 0) return KS_EXIT_ENV;
     } else if ((m = ks_cli_opt_value(argc, argv, &i, "--runs", &zVal)) != 0) {
-      if (m < 0 || atoi(zVal) < 50) return ks_cli_usage_error(&ks_cmd_bench, "--runs needs a number >= 50");
-      o.nRuns = atoi(zVal);
+      if (m < 0 || ks_cli_count(zVal, 50, 100000, &o.nRuns) < 0)
+        return ks_cli_usage_error(&ks_cmd_bench, "--runs needs a count of at least 50");
     } else if ((m = ks_cli_opt_value(argc, argv, &i, "--trials", &zVal)) != 0) {
-      if (m < 0 || atoi(zVal) < 5) return ks_cli_usage_error(&ks_cmd_bench, "--trials needs a number >= 5");
-      o.nTrials = atoi(zVal);
+      if (m < 0 || ks_cli_count(zVal, 5, 10000, &o.nTrials) < 0)
+        return ks_cli_usage_error(&ks_cmd_bench, "--trials needs a count of at least 5");
     } else if ((m = ks_cli_opt_value(argc, argv, &i, "--timeout", &zVal)) != 0) {
       if (m < 0 || atof(zVal) <= 0) return ks_cli_usage_error(&ks_cmd_bench, "--timeout needs seconds > 0");
       o.rTimeoutS = atof(zVal);

@@ -128,11 +128,8 @@ static int run_plan(int argc, char **argv) {
       if (nAllow == MAX_DIRS) return ks_cli_usage_error(&ks_cmd_plan, "too many --allow");
       azAllow[nAllow++] = zVal;
     } else if ((m = ks_cli_opt_value(argc, argv, &i, "--top", &zVal)) != 0) {
-      char *zEnd;
-      long n = m > 0 ? strtol(zVal, &zEnd, 10) : -1;
-      if (m < 0 || !zVal[0] || *zEnd || n < 0 || n > 1000)
+      if (m < 0 || ks_cli_count(zVal, 0, 1000, &nTop) < 0)
         return ks_cli_usage_error(&ks_cmd_plan, "--top needs a count 0..1000");
-      nTop = (int)n;
     } else if (ks_cli_operand(&ks_cmd_plan, argv[i], &zFile, "file") != 0) {
       return KS_EXIT_ENV;
     }

@@ -113,13 +113,10 @@ static int run_rewrite(int argc, char **argv) {
       azParam[nParam++] = zVal;
     } else if ((m = ks_cli_opt_value(argc, argv, &i, "--round", &zVal)) != 0) {
       if (m < 0) goto missing;
-      char *zEnd;
-      long v = strtol(zVal, &zEnd, 10);
-      if (*zEnd || v < 0 || v > 1000000) {
+      if (ks_cli_count(zVal, 0, 1000000, &iRound) < 0) {
         ec = ks_cli_usage_error(&ks_cmd_rewrite, "--round needs a non-negative number, not '%s'", zVal);
         goto done;
       }
-      iRound = (int)v;
     } else if (ks_cli_operand(&ks_cmd_rewrite, argv[i], &zFile, "file") != 0) {
       goto usage;
     }

@@ -144,6 +144,11 @@ char *ks_path_exe_dir(void);
  * install prefix. */
 int ks_path_datadir(char **pzOut);
 
+/* Move a line:column position (1-based) over the first nOff bytes of z,
+ * stopping early at its NUL: a newline starts the next line. Start from 1:1
+ * for a position in a whole file. */
+void ks_text_advance(const char *z, size_t nOff, int *piLine, int *piCol);
+
 /* strdup that reports KS_ENOMEM through the error channel when it fails. */
 char *ks_strdup(const char *z);
 /* printf into a new string (malloc'd; NULL when out of memory). */
@@ -152,6 +157,8 @@ char *ks_mprintf(const char *zFmt, ...)
     __attribute__((format(printf, 1, 2)))
 #endif
     ;
+/* The same from a va_list (for a function that takes printf arguments). */
+char *ks_vmprintf(const char *zFmt, va_list ap);
 
 #ifdef __cplusplus
 }

@@ -26,12 +26,10 @@ void ks_commit_result_free(ks_commit_result *p) {
 
 static int refuse(ks_commit_result *pC, int ec, const char *zFmt, ...) __attribute__((format(printf, 3, 4)));
 static int refuse(ks_commit_result *pC, int ec, const char *zFmt, ...) {
-  ks_buf b = KS_BUF_INIT;
   va_list ap;
   va_start(ap, zFmt);
-  ks_buf_vprintf(&b, zFmt, ap);
+  pC->zWhy = ks_vmprintf(zFmt, ap);
   va_end(ap);
-  pC->zWhy = ks_buf_detach(&b);
   pC->ec = ec;
   return pC->zWhy ? KS_OK : ks_error_set(KS_ENOMEM, "out of memory");
 }
