@@ -451,10 +451,7 @@ static int consider_input(state *pS, const ks_nvcc_item *pIt, subst *pSub) {
   /* Every arch the compile targets must have the same verified version. */
   if (pCmd->nTargets > 0 && !pCmd->bArchSpecial) {
     for (int i = 0; i < pCmd->nTargets; i++) {
-      int bDup = 0;
-      for (int j = 0; j < i; j++)
-        if (strcmp(pCmd->aTargets[j].zArch, pCmd->aTargets[i].zArch) == 0) bDup = 1;
-      if (bDup) continue;
+      if (ks_nvcc_target_repeats(pCmd, i)) continue;
       ks_store_entry *pE = NULL;
       int r = ks_store_select(pStore, base_name(zPath), zSrc, nSrc, pCmd->aTargets[i].zArch, &pE);
       if (r == KS_ENOTFOUND || r == KS_EPRECOND) {

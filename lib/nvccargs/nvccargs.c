@@ -606,6 +606,9 @@ static int classify(ks_nvcc_cmd *p) {
 int ks_nvcc_parse(int argc, char *const *argv, const ks_nvcc_parse_opts *pOpts, ks_nvcc_cmd **ppCmd) {
   ks_nvcc_parse_opts dflt = KS_NVCC_PARSE_OPTS_INIT;
   if (!pOpts) pOpts = &dflt;
+  *ppCmd = NULL;
+  if (pOpts->version != KS_NVCC_PARSE_OPTS_VERSION)
+    return ks_error_set(KS_EUSAGE, "ks_nvcc_parse_opts: unsupported version %u", pOpts->version);
   parser P;
   memset(&P, 0, sizeof P);
   P.zCwd = pOpts->zCwd;
@@ -675,6 +678,12 @@ int ks_nvcc_values(const ks_nvcc_cmd *pCmd, const char *zLong, const char ***paz
   *pazVals = az;
   *pnVals = n;
   return KS_OK;
+}
+
+int ks_nvcc_target_repeats(const ks_nvcc_cmd *pCmd, int i) {
+  for (int j = 0; j < i; j++)
+    if (strcmp(pCmd->aTargets[j].zArch, pCmd->aTargets[i].zArch) == 0) return 1;
+  return 0;
 }
 
 char *ks_nvcc_targets_text(const ks_nvcc_cmd *pCmd) {
