@@ -31,4 +31,26 @@ int ks_cli_is_help(const char *zArg);
  * option, -1 if the value is missing. */
 int ks_cli_opt_value(int argc, char **argv, int *pi, const char *zName, const char **pzVal);
 
+/* A whole decimal number in nMin..nMax (no sign games, no trailing text, not
+ * empty) into *pn: 0, or -1 when zVal is not one (NULL included). */
+int ks_cli_count(const char *zVal, long nMin, long nMax, int *pn);
+
+/* An option that takes one string value: a table of them, ended by {0},
+ * replaces a chain of ks_cli_opt_value calls. */
+typedef struct ks_cli_value_opt {
+  const char *zName;  /* "--kernel" */
+  const char **pzVar; /* where the value goes */
+  const char *zWhat;  /* for "--kernel needs a value": NULL says "a value" */
+} ks_cli_value_opt;
+
+/* Match argv[*pi] against the table (as ks_cli_opt_value). Returns 1 when an
+ * entry matched (its value stored), 0 when none did, -1 when the value is
+ * missing: the usage error is already printed, return KS_EXIT_ENV. */
+int ks_cli_value_opts(const ks_cmd *pCmd, int argc, char **argv, int *pi, const ks_cli_value_opt *aOpts);
+
+/* An argument no option of the command matched: "-x" is an unknown option;
+ * anything else fills *pzOperand, once (a second is "one WHAT at a time").
+ * Returns 0, or KS_EXIT_ENV with the usage error printed. */
+int ks_cli_operand(const ks_cmd *pCmd, const char *zArg, const char **pzOperand, const char *zWhat);
+
 #endif

@@ -43,6 +43,11 @@ static int run_bench(int argc, char **argv) {
   const char *zTask = NULL, *zOut = NULL;
   int bJson = 0;
   ks_review_opts o = KS_REVIEW_OPTS_INIT;
+  const ks_cli_value_opt aOpts[] = {{"--candidate", &o.zCandidate, "a file"},
+                                    {"--arch", &o.zArch, "a value (sm_90)"},
+                                    {"--work", &o.zWorkDir, "a folder"},
+                                    {"-o", &zOut, "a file"},
+                                    {0, 0, 0}};
   for (int i = 1; i < argc; i++) {
     const char *zVal;
     int m;
@@ -54,33 +59,19 @@ static int run_bench(int argc, char **argv) {
       o.bCompileOnly = 1;
     } else if (strcmp(argv[i], "-v") == 0) {
       o.bVerbose = 1;
-    } else if ((m = ks_cli_opt_value(argc, argv, &i, "--candidate", &zVal)) != 0) {
-      if (m < 0) return ks_cli_usage_error(&ks_cmd_bench, "--candidate needs a file");
-      o.zCandidate = zVal;
+    } else if ((m = ks_cli_value_opts(&ks_cmd_bench, argc, argv, &i, aOpts)) != 0) {
+      if (m < 0) return KS_EXIT_ENV;
     } else if ((m = ks_cli_opt_value(argc, argv, &i, "--runs", &zVal)) != 0) {
-      if (m < 0 || atoi(zVal) < 50) return ks_cli_usage_error(&ks_cmd_bench, "--runs needs a number >= 50");
-      o.nRuns = atoi(zVal);
+      if (m < 0 || ks_cli_count(zVal, 50, 100000, &o.nRuns) < 0)
+        return ks_cli_usage_error(&ks_cmd_bench, "--runs needs a count of at least 50");
     } else if ((m = ks_cli_opt_value(argc, argv, &i, "--trials", &zVal)) != 0) {
-      if (m < 0 || atoi(zVal) < 5) return ks_cli_usage_error(&ks_cmd_bench, "--trials needs a number >= 5");
-      o.nTrials = atoi(zVal);
+      if (m < 0 || ks_cli_count(zVal, 5, 10000, &o.nTrials) < 0)
+        return ks_cli_usage_error(&ks_cmd_bench, "--trials needs a count of at least 5");
     } else if ((m = ks_cli_opt_value(argc, argv, &i, "--timeout", &zVal)) != 0) {
       if (m < 0 || atof(zVal) <= 0) return ks_cli_usage_error(&ks_cmd_bench, "--timeout needs seconds > 0");
       o.rTimeoutS = atof(zVal);
-    } else if ((m = ks_cli_opt_value(argc, argv, &i, "--arch", &zVal)) != 0) {
-      if (m < 0) return ks_cli_usage_error(&ks_cmd_bench, "--arch needs a value (sm_90)");
-      o.zArch = zVal;
-    } else if ((m = ks_cli_opt_value(argc, argv, &i, "--work", &zVal)) != 0) {
-      if (m < 0) return ks_cli_usage_error(&ks_cmd_bench, "--work needs a folder");
-      o.zWorkDir = zVal;
-    } else if ((m = ks_cli_opt_value(argc, argv, &i, "-o", &zVal)) != 0) {
-      if (m < 0) return ks_cli_usage_error(&ks_cmd_bench, "-o needs a file");
-      zOut = zVal;
-    } else if (argv[i][0] == '-' && argv[i][1]) {
-      return ks_cli_usage_error(&ks_cmd_bench, "unknown option '%s'", argv[i]);
-    } else if (!zTask) {
-      zTask = argv[i];
-    } else {
-      return ks_cli_usage_error(&ks_cmd_bench, "one task at a time");
+    } else if (ks_cli_operand(&ks_cmd_bench, argv[i], &zTask, "task") != 0) {
+      return KS_EXIT_ENV;
     }
   }
   if (!zTask) return ks_cli_usage_error(&ks_cmd_bench, "no task file");

@@ -234,11 +234,8 @@ static int run_capture(int argc, char **argv) {
       azSrc[nSrc++] = ks_strdup(zAbsSrc);
       nOwnedSrc = nSrc;
     } else if ((m = ks_cli_opt_value(argc, argv, &i, "--launch", &zVal)) != 0) {
-      char *zEnd = NULL;
-      long v = m > 0 ? strtol(zVal, &zEnd, 10) : -1;
-      if (m < 0 || !*zVal || *zEnd || v < 0 || v > INT_MAX)
+      if (m < 0 || ks_cli_count(zVal, 0, INT_MAX, &iLaunch) < 0)
         return ks_cli_usage_error(&ks_cmd_capture, "--launch needs a launch number (0 is the first)");
-      iLaunch = (int)v;
     } else if ((m = ks_cli_opt_value(argc, argv, &i, "--limit", &zVal)) != 0) {
       if (m < 0 || parse_size(zVal, &nLimit) < 0)
         return ks_cli_usage_error(&ks_cmd_capture, "--limit needs a size (bytes, or with K, M, G: 512M)");

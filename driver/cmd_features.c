@@ -27,10 +27,9 @@ extern const ks_cmd ks_cmd_features;
 
 static int run_features(int argc, char **argv) {
   const char *zFile = NULL, *zKernel = NULL, *zArch = NULL;
-  int bJson = 0, bDevice = 0, iExtra = argc;
+  int bJson = 0, bDevice = 0, iExtra = argc, m;
+  const ks_cli_value_opt aOpts[] = {{"--kernel", &zKernel, 0}, {"--arch", &zArch, 0}, {0, 0, 0}};
   for (int i = 1; i < argc; i++) {
-    const char *zVal;
-    int m;
     if (strcmp(argv[i], "--") == 0) {
       iExtra = i + 1;
       break;
@@ -38,18 +37,10 @@ static int run_features(int argc, char **argv) {
       bJson = 1;
     } else if (strcmp(argv[i], "--device") == 0) {
       bDevice = 1;
-    } else if ((m = ks_cli_opt_value(argc, argv, &i, "--kernel", &zVal)) != 0) {
-      if (m < 0) return ks_cli_usage_error(&ks_cmd_features, "--kernel needs a value");
-      zKernel = zVal;
-    } else if ((m = ks_cli_opt_value(argc, argv, &i, "--arch", &zVal)) != 0) {
-      if (m < 0) return ks_cli_usage_error(&ks_cmd_features, "--arch needs a value");
-      zArch = zVal;
-    } else if (argv[i][0] == '-' && argv[i][1]) {
-      return ks_cli_usage_error(&ks_cmd_features, "unknown option '%s'", argv[i]);
-    } else if (!zFile) {
-      zFile = argv[i];
-    } else {
-      return ks_cli_usage_error(&ks_cmd_features, "one file at a time (got '%s' and '%s')", zFile, argv[i]);
+    } else if ((m = ks_cli_value_opts(&ks_cmd_features, argc, argv, &i, aOpts)) != 0) {
+      if (m < 0) return KS_EXIT_ENV;
+    } else if (ks_cli_operand(&ks_cmd_features, argv[i], &zFile, "file") != 0) {
+      return KS_EXIT_ENV;
     }
   }
   if (!zFile) return ks_cli_usage_error(&ks_cmd_features, "no input file");

@@ -92,6 +92,7 @@ static int run_extract(int argc, char **argv) {
   const char *azKernel[KS_LLM_CLI_MAX];
   int nKernel = 0;
   const char *zEntry = NULL, *zOut = NULL, *zFile = NULL;
+  const ks_cli_value_opt aOpts[] = {{"--entry", &zEntry, 0}, {"-o", &zOut, "a file"}, {0, 0, 0}};
   for (int i = 2; i < argc; i++) {
     const char *zVal;
     int m;
@@ -99,18 +100,10 @@ static int run_extract(int argc, char **argv) {
       if (m < 0) return ks_cli_usage_error(&ks_cmd_llm, "--kernel needs a value");
       if (nKernel == KS_LLM_CLI_MAX) return ks_cli_usage_error(&ks_cmd_llm, "too many --kernel options");
       azKernel[nKernel++] = zVal;
-    } else if ((m = ks_cli_opt_value(argc, argv, &i, "--entry", &zVal)) != 0) {
-      if (m < 0) return ks_cli_usage_error(&ks_cmd_llm, "--entry needs a value");
-      zEntry = zVal;
-    } else if ((m = ks_cli_opt_value(argc, argv, &i, "-o", &zVal)) != 0) {
-      if (m < 0) return ks_cli_usage_error(&ks_cmd_llm, "-o needs a value");
-      zOut = zVal;
-    } else if (argv[i][0] == '-' && argv[i][1]) {
-      return ks_cli_usage_error(&ks_cmd_llm, "unknown option '%s'", argv[i]);
-    } else if (!zFile) {
-      zFile = argv[i];
-    } else {
-      return ks_cli_usage_error(&ks_cmd_llm, "one reply file at a time");
+    } else if ((m = ks_cli_value_opts(&ks_cmd_llm, argc, argv, &i, aOpts)) != 0) {
+      if (m < 0) return KS_EXIT_ENV;
+    } else if (ks_cli_operand(&ks_cmd_llm, argv[i], &zFile, "reply file") != 0) {
+      return KS_EXIT_ENV;
     }
   }
   if (!zFile) return ks_cli_usage_error(&ks_cmd_llm, "extract: no reply file");
@@ -168,12 +161,8 @@ static int run_sandbox(int argc, char **argv) {
       if (m < 0) return ks_cli_usage_error(&ks_cmd_llm, "--library needs a value");
       if (nLib == KS_LLM_CLI_MAX) return ks_cli_usage_error(&ks_cmd_llm, "too many --library options");
       azLib[nLib++] = zVal;
-    } else if (argv[i][0] == '-' && argv[i][1]) {
-      return ks_cli_usage_error(&ks_cmd_llm, "unknown option '%s'", argv[i]);
-    } else if (!zFile) {
-      zFile = argv[i];
-    } else {
-      return ks_cli_usage_error(&ks_cmd_llm, "one file at a time");
+    } else if (ks_cli_operand(&ks_cmd_llm, argv[i], &zFile, "file") != 0) {
+      return KS_EXIT_ENV;
     }
   }
   if (!zFile) return ks_cli_usage_error(&ks_cmd_llm, "sandbox: no file");

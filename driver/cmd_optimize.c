@@ -75,14 +75,6 @@ extern const ks_cmd ks_cmd_optimize;
 
 #define MAX_DIRS 16
 
-static int parse_count(const char *zVal, int iMin, int iMax, int *pn) {
-  char *zEnd;
-  long n = zVal && zVal[0] ? strtol(zVal, &zEnd, 10) : -1;
-  if (!zVal || !zVal[0] || *zEnd || n < iMin || n > iMax) return -1;
-  *pn = (int)n;
-  return 0;
-}
-
 /* The newest run folder of this task under .kernelskill/runs (names sort by time). */
 static char *newest_run(const char *zTask) {
   const char *zRoot = ".kernelskill/runs";
@@ -151,16 +143,16 @@ static int run_optimize(int argc, char **argv) {
     else if (!strcmp(argv[i], "--dry-run")) bDry = 1;
     else if (!strcmp(argv[i], "--report-only")) bReportOnly = 1;
     else if ((m = ks_cli_opt_value(argc, argv, &i, "--rounds", &zVal)) != 0) {
-      if (m < 0 || parse_count(zVal, 1, 1000, &nRounds) < 0)
+      if (m < 0 || ks_cli_count(zVal, 1, 1000, &nRounds) < 0)
         return ks_cli_usage_error(&ks_cmd_optimize, "--rounds needs a count 1..1000");
     } else if ((m = ks_cli_opt_value(argc, argv, &i, "--runs", &zVal)) != 0) {
-      if (m < 0 || parse_count(zVal, 50, 100000, &nRuns) < 0)
+      if (m < 0 || ks_cli_count(zVal, 50, 100000, &nRuns) < 0)
         return ks_cli_usage_error(&ks_cmd_optimize, "--runs needs a count of at least 50");
     } else if ((m = ks_cli_opt_value(argc, argv, &i, "--trials", &zVal)) != 0) {
-      if (m < 0 || parse_count(zVal, 5, 10000, &nTrials) < 0)
+      if (m < 0 || ks_cli_count(zVal, 5, 10000, &nTrials) < 0)
         return ks_cli_usage_error(&ks_cmd_optimize, "--trials needs a count of at least 5");
     } else if ((m = ks_cli_opt_value(argc, argv, &i, "--sweep", &zVal)) != 0) {
-      if (m < 0 || parse_count(zVal, 1, 8, &nSweep) < 0)
+      if (m < 0 || ks_cli_count(zVal, 1, 8, &nSweep) < 0)
         return ks_cli_usage_error(&ks_cmd_optimize, "--sweep needs a count 1..8");
     } else if ((m = ks_cli_opt_value(argc, argv, &i, "--out", &zVal)) != 0) {
       if (m < 0 || !zVal[0]) return ks_cli_usage_error(&ks_cmd_optimize, "--out needs a folder");
@@ -175,12 +167,8 @@ static int run_optimize(int argc, char **argv) {
       if (m < 0) return ks_cli_usage_error(&ks_cmd_optimize, "--skills needs a folder");
       if (nDirs == MAX_DIRS) return ks_cli_usage_error(&ks_cmd_optimize, "at most %d --skills folders", MAX_DIRS);
       azDirs[nDirs++] = zVal;
-    } else if (argv[i][0] == '-' && argv[i][1]) {
-      return ks_cli_usage_error(&ks_cmd_optimize, "unknown option '%s'", argv[i]);
-    } else if (!zTaskPath) {
-      zTaskPath = argv[i];
-    } else {
-      return ks_cli_usage_error(&ks_cmd_optimize, "one task at a time (got '%s' and '%s')", zTaskPath, argv[i]);
+    } else if (ks_cli_operand(&ks_cmd_optimize, argv[i], &zTaskPath, "task") != 0) {
+      return KS_EXIT_ENV;
     }
   }
   if (bReportOnly) {

@@ -94,29 +94,15 @@ static int features_from_source(const char *zFile, const char *zKernel, char **a
 
 #define MAX_DIRS 16
 
-/* Options that take one string value. */
-typedef struct value_opt {
-  const char *zName;
-  const char **pzVar;
-} value_opt;
-
-static int match_value_opt(int argc, char **argv, int *pi, const value_opt *aOpts, const char **pzVal) {
-  for (int k = 0; aOpts[k].zName; k++) {
-    int m = ks_cli_opt_value(argc, argv, pi, aOpts[k].zName, pzVal);
-    if (m > 0) *aOpts[k].pzVar = *pzVal;
-    if (m != 0) return m;
-  }
-  return 0;
-}
-
 static int run_plan(int argc, char **argv) {
   const char *zFile = NULL, *zKernel = NULL, *zFeatures = NULL, *zProfile = NULL, *zJournal = NULL;
   const char *zParent = NULL, *zFlags = "", *zTask = NULL;
   const char *azDirs[MAX_DIRS], *azAllow[MAX_DIRS];
   int nDirs = 0, nAllow = 0, nTop = 5, bJson = 0, bVerbose = 0, bEvidence = 0, iExtra = argc;
-  const value_opt aOpts[] = {{"--kernel", &zKernel}, {"--features", &zFeatures}, {"--profile", &zProfile},
-                             {"--journal", &zJournal}, {"--parent", &zParent},     {"--flags", &zFlags},
-                             {"--task", &zTask},       {0, 0}};
+  const ks_cli_value_opt aOpts[] = {{"--kernel", &zKernel, 0},   {"--features", &zFeatures, 0},
+                                    {"--profile", &zProfile, 0}, {"--journal", &zJournal, 0},
+                                    {"--parent", &zParent, 0},   {"--flags", &zFlags, 0},
+                                    {"--task", &zTask, 0},       {0, 0, 0}};
   for (int i = 1; i < argc; i++) {
     const char *zVal;
     int m;
@@ -129,8 +115,8 @@ static int run_plan(int argc, char **argv) {
       bVerbose = 1;
     } else if (strcmp(argv[i], "--evidence") == 0) {
       bEvidence = 1;
-    } else if ((m = match_value_opt(argc, argv, &i, aOpts, &zVal)) != 0) {
-      if (m < 0) return ks_cli_usage_error(&ks_cmd_plan, "%s needs a value", argv[i]);
+    } else if ((m = ks_cli_value_opts(&ks_cmd_plan, argc, argv, &i, aOpts)) != 0) {
+      if (m < 0) return KS_EXIT_ENV;
     } else if ((m = ks_cli_opt_value(argc, argv, &i, "--skills", &zVal)) != 0) {
       if (m < 0) return ks_cli_usage_error(&ks_cmd_plan, "--skills needs a folder");
       if (nDirs == MAX_DIRS) return ks_cli_usage_error(&ks_cmd_plan, "at most %d --skills folders", MAX_DIRS);
@@ -142,17 +128,10 @@ static int run_plan(int argc, char **argv) {
       if (nAllow == MAX_DIRS) return ks_cli_usage_error(&ks_cmd_plan, "too many --allow");
       azAllow[nAllow++] = zVal;
     } else if ((m = ks_cli_opt_value(argc, argv, &i, "--top", &zVal)) != 0) {
-      char *zEnd;
-      long n = m > 0 ? strtol(zVal, &zEnd, 10) : -1;
-      if (m < 0 || !zVal[0] || *zEnd || n < 0 || n > 1000)
+      if (m < 0 || ks_cli_count(zVal, 0, 1000, &nTop) < 0)
         return ks_cli_usage_error(&ks_cmd_plan, "--top needs a count 0..1000");
-      nTop = (int)n;
-    } else if (argv[i][0] == '-' && argv[i][1]) {
-      return ks_cli_usage_error(&ks_cmd_plan, "unknown option '%s'", argv[i]);
-    } else if (!zFile) {
-      zFile = argv[i];
-    } else {
-      return ks_cli_usage_error(&ks_cmd_plan, "one file at a time (got '%s' and '%s')", zFile, argv[i]);
+    } else if (ks_cli_operand(&ks_cmd_plan, argv[i], &zFile, "file") != 0) {
+      return KS_EXIT_ENV;
     }
   }
   if (!zKernel) return ks_cli_usage_error(&ks_cmd_plan, "--kernel is required");

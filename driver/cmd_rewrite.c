@@ -91,6 +91,8 @@ static int run_rewrite(int argc, char **argv) {
   int bDiff = 0, bJson = 0, bList = 0, iRound = 0, iExtra = argc;
   const char **azParam = calloc((size_t)argc + 1, sizeof(char *));
   int nParam = 0, ec = KS_EXIT_OK;
+  const ks_cli_value_opt aOpts[] = {
+      {"--kernel", &zKernel, 0}, {"--rule", &zRule, 0}, {"--skill", &zSkill, 0}, {"-o", &zOut, "a file"}, {0, 0, 0}};
   if (!azParam) return ks_cli_fail(ks_error_set(KS_ENOMEM, "out of memory"));
   for (int i = 1; i < argc; i++) {
     const char *zVal;
@@ -104,38 +106,19 @@ static int run_rewrite(int argc, char **argv) {
       bJson = 1;
     } else if (strcmp(argv[i], "--list") == 0) {
       bList = 1;
-    } else if ((m = ks_cli_opt_value(argc, argv, &i, "--kernel", &zVal)) != 0) {
-      if (m < 0) goto missing;
-      zKernel = zVal;
-    } else if ((m = ks_cli_opt_value(argc, argv, &i, "--rule", &zVal)) != 0) {
-      if (m < 0) goto missing;
-      zRule = zVal;
+    } else if ((m = ks_cli_value_opts(&ks_cmd_rewrite, argc, argv, &i, aOpts)) != 0) {
+      if (m < 0) goto usage;
     } else if ((m = ks_cli_opt_value(argc, argv, &i, "--param", &zVal)) != 0) {
       if (m < 0) goto missing;
       azParam[nParam++] = zVal;
-    } else if ((m = ks_cli_opt_value(argc, argv, &i, "--skill", &zVal)) != 0) {
-      if (m < 0) goto missing;
-      zSkill = zVal;
     } else if ((m = ks_cli_opt_value(argc, argv, &i, "--round", &zVal)) != 0) {
       if (m < 0) goto missing;
-      char *zEnd;
-      long v = strtol(zVal, &zEnd, 10);
-      if (*zEnd || v < 0 || v > 1000000) {
+      if (ks_cli_count(zVal, 0, 1000000, &iRound) < 0) {
         ec = ks_cli_usage_error(&ks_cmd_rewrite, "--round needs a non-negative number, not '%s'", zVal);
         goto done;
       }
-      iRound = (int)v;
-    } else if ((m = ks_cli_opt_value(argc, argv, &i, "-o", &zVal)) != 0) {
-      if (m < 0) goto missing;
-      zOut = zVal;
-    } else if (argv[i][0] == '-' && argv[i][1]) {
-      ec = ks_cli_usage_error(&ks_cmd_rewrite, "unknown option '%s'", argv[i]);
-      goto done;
-    } else if (!zFile) {
-      zFile = argv[i];
-    } else {
-      ec = ks_cli_usage_error(&ks_cmd_rewrite, "one file at a time (got '%s' and '%s')", zFile, argv[i]);
-      goto done;
+    } else if (ks_cli_operand(&ks_cmd_rewrite, argv[i], &zFile, "file") != 0) {
+      goto usage;
     }
   }
   if (bList) {
@@ -213,6 +196,9 @@ static int run_rewrite(int argc, char **argv) {
   goto done;
 missing:
   ec = ks_cli_usage_error(&ks_cmd_rewrite, "option '%s' needs a value", argv[argc - 1]);
+  goto done;
+usage:
+  ec = KS_EXIT_ENV;
 done:
   free(azParam);
   return ec;

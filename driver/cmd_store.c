@@ -54,34 +54,21 @@ static int open_store(const char *zStore, int bCreate, ks_store **pp) {
 
 static int do_add(int argc, char **argv, const char *zStore) {
   ks_store_add_opts o = KS_STORE_ADD_OPTS_INIT;
-  const char *zRun = NULL, *zVal;
+  const char *zRun = NULL;
   char **azOwned = NULL;
   int m, rc = KS_OK, ec = KS_EXIT_OK;
   ks_store *pStore = NULL;
   ks_store_entry *pE = NULL;
+  const ks_cli_value_opt aOpts[] = {{"--original", &o.zOriginal, "a file"}, {"--optimized", &o.zOptimized, "a file"},
+                                    {"--arch", &o.zArch, "an arch (sm_90)"},  {"--evidence", &o.zEvidence, "a file"},
+                                    {"--task", &o.zTask, "a file"},           {0, 0, 0}};
   for (int i = 1; i < argc; i++) {
-    if (strcmp(argv[i], "--force") == 0) o.bForce = 1;
-    else if ((m = ks_cli_opt_value(argc, argv, &i, "--original", &zVal)) != 0) {
-      if (m < 0) return ks_cli_usage_error(&ks_cmd_store, "--original needs a file");
-      o.zOriginal = zVal;
-    } else if ((m = ks_cli_opt_value(argc, argv, &i, "--optimized", &zVal)) != 0) {
-      if (m < 0) return ks_cli_usage_error(&ks_cmd_store, "--optimized needs a file");
-      o.zOptimized = zVal;
-    } else if ((m = ks_cli_opt_value(argc, argv, &i, "--arch", &zVal)) != 0) {
-      if (m < 0) return ks_cli_usage_error(&ks_cmd_store, "--arch needs an arch (sm_90)");
-      o.zArch = zVal;
-    } else if ((m = ks_cli_opt_value(argc, argv, &i, "--evidence", &zVal)) != 0) {
-      if (m < 0) return ks_cli_usage_error(&ks_cmd_store, "--evidence needs a file");
-      o.zEvidence = zVal;
-    } else if ((m = ks_cli_opt_value(argc, argv, &i, "--task", &zVal)) != 0) {
-      if (m < 0) return ks_cli_usage_error(&ks_cmd_store, "--task needs a file");
-      o.zTask = zVal;
-    } else if (argv[i][0] == '-') {
-      return ks_cli_usage_error(&ks_cmd_store, "store add: unknown option '%s'", argv[i]);
-    } else if (!zRun) {
-      zRun = argv[i];
-    } else {
-      return ks_cli_usage_error(&ks_cmd_store, "store add: one run folder at a time");
+    if (strcmp(argv[i], "--force") == 0) {
+      o.bForce = 1;
+    } else if ((m = ks_cli_value_opts(&ks_cmd_store, argc, argv, &i, aOpts)) != 0) {
+      if (m < 0) return KS_EXIT_ENV;
+    } else if (ks_cli_operand(&ks_cmd_store, argv[i], &zRun, "run folder") != 0) {
+      return KS_EXIT_ENV;
     }
   }
   if (zRun && (o.zOriginal || o.zOptimized || o.zArch))

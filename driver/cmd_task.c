@@ -26,26 +26,17 @@ extern const ks_cmd ks_cmd_task;
 
 static int task_init(int argc, char **argv) {
   const char *zFile = NULL, *zEntry = NULL, *zOut = NULL;
-  int bForce = 0, bOutside = 0;
+  int bForce = 0, bOutside = 0, m;
+  const ks_cli_value_opt aOpts[] = {{"--entry", &zEntry, 0}, {"-o", &zOut, "a file"}, {0, 0, 0}};
   for (int i = 2; i < argc; i++) {
-    const char *zVal;
-    int m;
-    if ((m = ks_cli_opt_value(argc, argv, &i, "--entry", &zVal)) != 0) {
-      if (m < 0) return ks_cli_usage_error(&ks_cmd_task, "--entry needs a value");
-      zEntry = zVal;
-    } else if ((m = ks_cli_opt_value(argc, argv, &i, "-o", &zVal)) != 0) {
-      if (m < 0) return ks_cli_usage_error(&ks_cmd_task, "-o needs a value");
-      zOut = zVal;
+    if ((m = ks_cli_value_opts(&ks_cmd_task, argc, argv, &i, aOpts)) != 0) {
+      if (m < 0) return KS_EXIT_ENV;
     } else if (strcmp(argv[i], "--force") == 0) {
       bForce = 1;
     } else if (strcmp(argv[i], "--allow-outside") == 0) {
       bOutside = 1;
-    } else if (argv[i][0] == '-' && argv[i][1]) {
-      return ks_cli_usage_error(&ks_cmd_task, "unknown option '%s'", argv[i]);
-    } else if (!zFile) {
-      zFile = argv[i];
-    } else {
-      return ks_cli_usage_error(&ks_cmd_task, "one source file at a time");
+    } else if (ks_cli_operand(&ks_cmd_task, argv[i], &zFile, "source file") != 0) {
+      return KS_EXIT_ENV;
     }
   }
   if (!zFile) return ks_cli_usage_error(&ks_cmd_task, "task init: no source file");

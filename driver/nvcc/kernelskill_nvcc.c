@@ -72,13 +72,17 @@ static int quiet(void) {
   return z && z[0] && strcmp(z, "0") != 0;
 }
 
+void ks_nvcc_vsay(const char *zKind, const char *zFmt, va_list ap) {
+  fprintf(stderr, TAG ": %s: ", zKind);
+  vfprintf(stderr, zFmt, ap);
+  fputc('\n', stderr);
+}
+
 #define warn ks_nvcc_warn
 void ks_nvcc_warn(const char *zFmt, ...) {
   va_list ap;
   va_start(ap, zFmt);
-  fprintf(stderr, TAG ": warning: ");
-  vfprintf(stderr, zFmt, ap);
-  fputc('\n', stderr);
+  ks_nvcc_vsay("warning", zFmt, ap);
   va_end(ap);
 }
 
@@ -294,40 +298,46 @@ static size_t dedupe_dep(char *z, size_t n, const char *zEsc) {
   return o;
 }
 
-/* -M/-MM to stdout: a dependency file written there. */
-static void copy_deps_out(const state *pS, const char *zFile, FILE *pTo) {
-  char *z = NULL, *zNew = NULL;
-  size_t n = 0, nNew = 0;
-  if (ks_file_read(zFile, &z, &n) < 0) {
+/* A file nvcc wrote, read into *pz (*pn bytes), and its text with the temp
+ * copies' names turned back into the originals' (bMake: a dependency file,
+ * Make-escaped, whose repeated entries are dropped too): malloc'd, *pnNew
+ * bytes. NULL when out of memory, or when the file cannot be read (*pz NULL
+ * then: nothing to pass on). */
+static char *read_fixed(const state *pS, const char *zPath, int bMake, char **pz, size_t *pn, size_t *pnNew) {
+  *pz = NULL;
+  *pn = *pnNew = 0;
+  if (ks_file_read(zPath, pz, pn) < 0) {
     ks_error_clear();
-    return;
+    return NULL;
   }
-  zNew = rewrite_text(pS, z, n, 1, &nNew);
-  for (int i = 0; zNew && i < pS->nSub; i++) {
+  char *zNew = rewrite_text(pS, *pz, *pn, bMake, pnNew);
+  for (int i = 0; bMake && zNew && i < pS->nSub; i++) {
     char *zEsc = make_escape(pS->aSub[i].zOrig);
-    if (zEsc) nNew = dedupe_dep(zNew, nNew, zEsc);
+    if (zEsc) *pnNew = dedupe_dep(zNew, *pnNew, zEsc);
     free(zEsc);
   }
+  return zNew;
+}
+
+/* -M/-MM to stdout: a dependency file written there. */
+static void copy_deps_out(const state *pS, const char *zFile, FILE *pTo) {
+  char *z;
+  size_t n, nNew;
+  char *zNew = read_fixed(pS, zFile, 1, &z, &n, &nNew);
   if (zNew) fwrite(zNew, 1, nNew, pTo);
-  else fwrite(z, 1, n, pTo);
+  else if (z) fwrite(z, 1, n, pTo);
   fflush(pTo);
   free(z);
   free(zNew);
 }
 
-static void fix_dep_file(const state *pS, const char *zPath) {
-  char *z = NULL, *zNew = NULL;
-  size_t n = 0, nNew = 0;
-  if (ks_file_read(zPath, &z, &n) < 0) {
-    ks_error_clear();
-    return;
-  }
-  zNew = rewrite_text(pS, z, n, 1, &nNew);
-  for (int i = 0; zNew && i < pS->nSub; i++) {
-    char *zEsc = make_escape(pS->aSub[i].zOrig);
-    if (zEsc) nNew = dedupe_dep(zNew, nNew, zEsc);
-    free(zEsc);
-  }
+/* An output nvcc wrote to a file: a dependency file (-MD, -MF: bMake), or a
+ * text output (-E -o FILE), whose line markers get the original's name as for
+ * -E to stdout. Rewritten in place only when something changed. */
+static void fix_file(const state *pS, const char *zPath, int bMake) {
+  char *z;
+  size_t n, nNew;
+  char *zNew = read_fixed(pS, zPath, bMake, &z, &n, &nNew);
   if (zNew && (nNew != n || memcmp(z, zNew, n) != 0) && write_file(zPath, zNew, nNew) < 0)
     warn("cannot rewrite %s: %s", zPath, ks_error_msg());
   free(z);
@@ -336,22 +346,6 @@ static void fix_dep_file(const state *pS, const char *zPath) {
 
 /* Write a build-output file: temp name + rename (readers never see half of
  * it), no fsync (a build re-creates it; fsync costs milliseconds a call). */
-/* A text output nvcc wrote to a file (-E -o FILE): the temp copy's name in its
- * line markers becomes the original's, as for -E to stdout. */
-static void fix_text_file(const state *pS, const char *zPath) {
-  char *z = NULL, *zNew = NULL;
-  size_t n = 0, nNew = 0;
-  if (ks_file_read(zPath, &z, &n) < 0) {
-    ks_error_clear();
-    return;
-  }
-  zNew = rewrite_text(pS, z, n, 0, &nNew);
-  if (zNew && (nNew != n || memcmp(z, zNew, n) != 0) && write_file(zPath, zNew, nNew) < 0)
-    warn("cannot rewrite %s: %s", zPath, ks_error_msg());
-  free(z);
-  free(zNew);
-}
-
 static int write_file(const char *zPath, const char *z, size_t n) {
   ks_buf tmp = KS_BUF_INIT;
   int rc = ks_buf_printf(&tmp, "%s.ks-tmp-%ld", zPath, (long)getpid());
@@ -457,10 +451,7 @@ static int consider_input(state *pS, const ks_nvcc_item *pIt, subst *pSub) {
   /* Every arch the compile targets must have the same verified version. */
   if (pCmd->nTargets > 0 && !pCmd->bArchSpecial) {
     for (int i = 0; i < pCmd->nTargets; i++) {
-      int bDup = 0;
-      for (int j = 0; j < i; j++)
-        if (strcmp(pCmd->aTargets[j].zArch, pCmd->aTargets[i].zArch) == 0) bDup = 1;
-      if (bDup) continue;
+      if (ks_nvcc_target_repeats(pCmd, i)) continue;
       ks_store_entry *pE = NULL;
       int r = ks_store_select(pStore, base_name(zPath), zSrc, nSrc, pCmd->aTargets[i].zArch, &pE);
       if (r == KS_ENOTFOUND || r == KS_EPRECOND) {
@@ -840,11 +831,11 @@ int main(int argc, char **argv) {
   if (pCmd->bDepOnly && !pCmd->zDepFile && !pCmd->zOutput) copy_deps_out(&S, zOut, stdout);
   else copy_out(&S, zOut, stdout);
   copy_out(&S, zErr, stderr);
-  if (pCmd->bPreprocess && pCmd->zOutput && strcmp(pCmd->zOutput, "-") != 0) fix_text_file(&S, pCmd->zOutput);
+  if (pCmd->bPreprocess && pCmd->zOutput && strcmp(pCmd->zOutput, "-") != 0) fix_file(&S, pCmd->zOutput, 0);
   if (pCmd->bDepOnly || pCmd->bDepWithCompile) {
     for (int j = 0; j < S.nSub; j++) {
       char *zDep = dep_file(&S, S.aSub[j].zOrig);
-      if (zDep) fix_dep_file(&S, zDep);
+      if (zDep) fix_file(&S, zDep, 1);
       free(zDep);
       if (pCmd->zDepFile) break;
     }

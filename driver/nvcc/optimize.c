@@ -50,9 +50,7 @@ static void note(const opt_ctx *pC, const char *zFmt, ...) {
   if (pC->bQuiet) return;
   va_list ap;
   va_start(ap, zFmt);
-  fprintf(stderr, TAG ": note: ");
-  vfprintf(stderr, zFmt, ap);
-  fputc('\n', stderr);
+  ks_nvcc_vsay("note", zFmt, ap);
   va_end(ap);
 }
 
@@ -240,10 +238,7 @@ static int fresh_entry(const opt_ctx *pC, const ks_store *pS, const char *zInput
   int nMiss = 0;
   *pzOther = NULL;
   for (int i = 0; i < pCmd->nTargets; i++) {
-    int bDup = 0;
-    for (int j = 0; j < i; j++)
-      if (strcmp(pCmd->aTargets[j].zArch, pCmd->aTargets[i].zArch) == 0) bDup = 1;
-    if (bDup) continue;
+    if (ks_nvcc_target_repeats(pCmd, i)) continue;
     ks_store_entry *pE = NULL;
     int r = ks_store_lookup(pS, zBase, zSrc, nSrc, pCmd->aTargets[i].zArch, &pE);
     ks_store_entry_free(pE);

@@ -12,7 +12,12 @@
  * the number of inputs the loop stored a verified version for. */
 int ks_nvcc_optimize(const ks_nvcc_cmd *pCmd, int bQuiet);
 
-/* "kernelskill-nvcc: warning: ..." on stderr (kernelskill_nvcc.c). */
+#include <stdarg.h>
+
+/* "kernelskill-nvcc: KIND: ..." and a newline on stderr (kernelskill_nvcc.c):
+ * the one way the drop-in's warnings and notes are printed. */
+void ks_nvcc_vsay(const char *zKind, const char *zFmt, va_list ap);
+/* "kernelskill-nvcc: warning: ..." on stderr. */
 void ks_nvcc_warn(const char *zFmt, ...) __attribute__((format(printf, 1, 2)));
 
 #endif

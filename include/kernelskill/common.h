@@ -86,6 +86,10 @@ int ks_buf_printf(ks_buf *p, const char *zFmt, ...)
 int ks_buf_vprintf(ks_buf *p, const char *zFmt, va_list ap);
 /* Append z as a JSON string literal (with quotes, escaped). */
 int ks_buf_json_string(ks_buf *p, const char *z);
+/* Append a JSON document, pretty-printed, and a newline (the CLI's --json
+ * output); the document stays the caller's. */
+struct cJSON;
+int ks_buf_json(ks_buf *p, const struct cJSON *pDoc);
 /* The contents ("" when empty or errored); never NULL. */
 const char *ks_buf_cstr(const ks_buf *p);
 /* Empty it (the sticky error stays). */
@@ -140,6 +144,11 @@ char *ks_path_exe_dir(void);
  * install prefix. */
 int ks_path_datadir(char **pzOut);
 
+/* Move a line:column position (1-based) over the first nOff bytes of z,
+ * stopping early at its NUL: a newline starts the next line. Start from 1:1
+ * for a position in a whole file. */
+void ks_text_advance(const char *z, size_t nOff, int *piLine, int *piCol);
+
 /* strdup that reports KS_ENOMEM through the error channel when it fails. */
 char *ks_strdup(const char *z);
 /* printf into a new string (malloc'd; NULL when out of memory). */
@@ -148,6 +157,8 @@ char *ks_mprintf(const char *zFmt, ...)
     __attribute__((format(printf, 1, 2)))
 #endif
     ;
+/* The same from a va_list (for a function that takes printf arguments). */
+char *ks_vmprintf(const char *zFmt, va_list ap);
 
 #ifdef __cplusplus
 }

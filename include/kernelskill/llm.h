@@ -55,7 +55,10 @@ typedef struct ks_llm_opts {
 } ks_llm_opts;
 
 #define KS_LLM_OPTS_VERSION 1
-#define KS_LLM_OPTS_INIT {KS_LLM_OPTS_VERSION, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, -1.0, 0}
+#define KS_LLM_OPTS_INIT                                                                                      \
+  {.version = KS_LLM_OPTS_VERSION, .zUrl = 0, .zModel = 0, .zApiKey = 0, .zApiKeyFile = 0, .rConnectTimeoutS = 0, \
+   .rTimeoutS = 0, .nMaxRetries = 0, .rBackoffS = 0, .rRetryAfterCapS = 0, .nTokenBudget = 0, .nMaxTokens = 0,    \
+   .rTemperature = -1.0, .bDebug = 0}
 
 typedef struct ks_llm ks_llm;
 
@@ -142,7 +145,9 @@ typedef struct ks_llm_check_opts {
 } ks_llm_check_opts;
 
 #define KS_LLM_CHECK_OPTS_VERSION 1
-#define KS_LLM_CHECK_OPTS_INIT {KS_LLM_CHECK_OPTS_VERSION, 0, 0, 0, 0, 0, 0, 0}
+#define KS_LLM_CHECK_OPTS_INIT                                                                                \
+  {.version = KS_LLM_CHECK_OPTS_VERSION, .zFile = 0, .azKernel = 0, .nKernel = 0, .zEntry = 0, .zEntryType = 0, \
+   .azExtraArgs = 0, .nExtraArgs = 0}
 
 /* Parse zCode with libclang (in memory) and check: every kernel of azKernel
  * is defined as __global__; the entry is defined, host-side, with C linkage

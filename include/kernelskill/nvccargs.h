@@ -106,7 +106,8 @@ typedef struct ks_nvcc_parse_opts {
 } ks_nvcc_parse_opts;
 
 #define KS_NVCC_PARSE_OPTS_VERSION 1
-#define KS_NVCC_PARSE_OPTS_INIT {KS_NVCC_PARSE_OPTS_VERSION, 0, 0, 0, 0}
+#define KS_NVCC_PARSE_OPTS_INIT \
+  {.version = KS_NVCC_PARSE_OPTS_VERSION, .bNoEnv = 0, .zPrepend = 0, .zAppend = 0, .zCwd = 0}
 
 /* Parse argv[0..argc-1] (the arguments only, not the program name). Fails only
  * on out-of-memory; grammar problems go to pCmd->zProblem. */
@@ -133,6 +134,9 @@ int ks_nvcc_values(const ks_nvcc_cmd *pCmd, const char *zLong, const char ***paz
 
 /* The targets as text: "sm_90,compute_90" style, for messages (malloc'd). */
 char *ks_nvcc_targets_text(const ks_nvcc_cmd *pCmd);
+/* Does target i name the same arch as an earlier one (sm_90 and compute_90)?
+ * A caller that asks one question per arch skips those. */
+int ks_nvcc_target_repeats(const ks_nvcc_cmd *pCmd, int i);
 
 /* The one allowlist of flags a `// kernelskill-flags:` line may carry (LLM
  * code, store entries, rewrite rules): code generation only (-O2/-O3,

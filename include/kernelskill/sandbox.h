@@ -22,7 +22,8 @@ typedef struct ks_sandbox_opts {
 } ks_sandbox_opts;
 
 #define KS_SANDBOX_OPTS_VERSION 1
-#define KS_SANDBOX_OPTS_INIT {KS_SANDBOX_OPTS_VERSION, 0, 0, 0, 0}
+#define KS_SANDBOX_OPTS_INIT \
+  {.version = KS_SANDBOX_OPTS_VERSION, .azLibraries = 0, .nLibraries = 0, .azExtraArgs = 0, .nExtraArgs = 0}
 
 /* Check LLM-written source zCode (named zFile in messages) before it is
  * compiled. Allowed:

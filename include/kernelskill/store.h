@@ -100,7 +100,9 @@ typedef struct ks_store_add_opts {
 } ks_store_add_opts;
 
 #define KS_STORE_ADD_OPTS_VERSION 1
-#define KS_STORE_ADD_OPTS_INIT {KS_STORE_ADD_OPTS_VERSION, 0, 0, 0, 0, 0, 0, 0, 0}
+#define KS_STORE_ADD_OPTS_INIT                                                                               \
+  {.version = KS_STORE_ADD_OPTS_VERSION, .zOriginal = 0, .zOptimized = 0, .zArch = 0, .zEvidence = 0, .zTask = 0, \
+   .zRunDir = 0, .zMadeBy = 0, .bForce = 0}
 
 /* Write an entry (atomically per file; the folder appears complete or not at
  * all). KS_EINVAL if one exists and !bForce, or the evidence says the

@@ -26,12 +26,10 @@ void ks_commit_result_free(ks_commit_result *p) {
 
 static int refuse(ks_commit_result *pC, int ec, const char *zFmt, ...) __attribute__((format(printf, 3, 4)));
 static int refuse(ks_commit_result *pC, int ec, const char *zFmt, ...) {
-  ks_buf b = KS_BUF_INIT;
   va_list ap;
   va_start(ap, zFmt);
-  ks_buf_vprintf(&b, zFmt, ap);
+  pC->zWhy = ks_vmprintf(zFmt, ap);
   va_end(ap);
-  pC->zWhy = ks_buf_detach(&b);
   pC->ec = ec;
   return pC->zWhy ? KS_OK : ks_error_set(KS_ENOMEM, "out of memory");
 }
@@ -233,12 +231,8 @@ int ks_commit_result_json(const char *zJson, const ks_commit_result *pC, ks_buf 
   } else {
     cJSON_AddStringToObject(pCommit, "why", pC->zWhy ? pC->zWhy : "");
   }
-  char *z = cJSON_Print(pDoc);
+  int rc = ks_buf_json(pOut, pDoc);
   cJSON_Delete(pDoc);
-  if (!z) return ks_error_set(KS_ENOMEM, "out of memory");
-  int rc = ks_buf_puts(pOut, z);
-  if (rc == KS_OK) rc = ks_buf_puts(pOut, "\n");
-  free(z);
   return rc;
 }
 

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "kernelskill/agents.h"
+#include "kernelskill/marks.h"
 #include "kernelskill/nvccargs.h"
 
 const char *ks_agent_outcome_name(ks_agent_outcome e) {
@@ -103,23 +104,28 @@ int ks_agent_entry_decl(const ks_task *pTask, const char *zEntryType, char **pzD
 static int flag_ok(const char *z, const char *zPrev) { return ks_nvcc_flag_allowed(z, zPrev); }
 
 int ks_agent_flags_ok(const char *zCode, ks_buf *pWhy) {
-  static const char zMark[] = "kernelskill-flags:";
+  static const char zTag[] = "kernelskill-flags:";
   int nLines = 0, iLine = 1, bOk = 1;
   for (const char *p = zCode; *p;) {
     const char *zEol = strchr(p, '\n');
     size_t n = zEol ? (size_t)(zEol - p) : strlen(p);
-    const char *zAt = NULL;
-    for (const char *q = p; q + sizeof zMark - 1 <= p + n; q++)
-      if (!memcmp(q, zMark, sizeof zMark - 1)) {
-        zAt = q + sizeof zMark - 1;
-        break;
-      }
-    if (zAt && ++nLines > 1) {
+    /* The mark grammar (marks.h) says what a flags line is; any other line
+     * naming the tag (after code, in a block comment) is refused too, so no
+     * reader with looser rules can find flags that were never checked. */
+    size_t iPos = 0;
+    ks_mark m;
+    int bTag = 0;
+    for (size_t k = 0; !bTag && k + sizeof zTag - 1 <= n; k++) bTag = !memcmp(p + k, zTag, sizeof zTag - 1);
+    int bMark = bTag && ks_mark_next(p, n, KS_MARK_FLAGS, &iPos, NULL, &m);
+    if (bTag && !bMark) {
+      ks_buf_printf(pWhy, "candidate.cu:%d: a kernelskill-flags line must read '// kernelskill-flags: FLAGS'\n", iLine);
+      bOk = 0;
+    } else if (bMark && ++nLines > 1) {
       ks_buf_printf(pWhy, "candidate.cu:%d: a second kernelskill-flags line\n", iLine);
       bOk = 0;
-    } else if (zAt) {
+    } else if (bMark) {
       char zTok[128], zPrev[128] = "";
-      const char *q = zAt, *e = p + n;
+      const char *q = m.zValue, *e = m.zValue + m.nValue;
       while (q < e) {
         while (q < e && (*q == ' ' || *q == '\t' || *q == '\r')) q++;
         const char *s = q;

@@ -648,6 +648,19 @@ static int finish(loop *L, const char *zStop) {
 
 /* ---- the entry point ------------------------------------------------------ */
 
+/* The skill set the options name and the seed's parse (reparsed per
+ * candidate): what both the loop and its dry run plan with. */
+int load_skills_and_seed(loop *L) {
+  ks_skills_opts so = KS_SKILLS_OPTS_INIT;
+  so.azDirs = L->o.azSkillDirs;
+  so.nDirs = L->o.nSkillDirs;
+  int rc = ks_skills_load(&so, &L->pSet);
+  if (rc < 0) return rc;
+  ks_parse_opts po = KS_PARSE_OPTS_INIT;
+  po.bReparse = 1;
+  return ks_tu_parse(L->pTask->zSource, &po, &L->pTu);
+}
+
 void ks_loop_result_free(ks_loop_result *p) {
   if (!p) return;
   free(p->zAccepted);
@@ -763,13 +776,7 @@ int ks_loop_run(const ks_task *pTask, const ks_loop_opts *pOpts, ks_loop_result 
   else if (L.o.bResume)
     say(&L, "resuming %s after round %d", L.o.zOutDir, L.iRound);
 
-  ks_skills_opts so = KS_SKILLS_OPTS_INIT;
-  so.azDirs = L.o.azSkillDirs;
-  so.nDirs = L.o.nSkillDirs;
-  if ((rc = ks_skills_load(&so, &L.pSet)) < 0) goto done;
-  ks_parse_opts po = KS_PARSE_OPTS_INIT;
-  po.bReparse = 1;
-  if ((rc = ks_tu_parse(pTask->zSource, &po, &L.pTu)) < 0) goto done;
+  if ((rc = load_skills_and_seed(&L)) < 0) goto done;
   if (L.o.pLlm) {
     /* LLM code must keep the seed's entry exactly. */
     if (ks_llm_function_type(L.pTu, pTask->zEntry, &L.zEntryType) < 0) ks_error_clear();
@@ -891,11 +898,7 @@ int ks_loop_result_json(const ks_task *pTask, const ks_loop_result *p, const cha
   cJSON_AddNumberToObject(pO, "accepted", p->nAccepted);
   cJSON_AddStringToObject(pO, "skills", p->zAccepted ? p->zAccepted : "");
   if (p->zStop) cJSON_AddStringToObject(pO, "stop", p->zStop);
-  char *z = cJSON_Print(pO);
+  int rc = ks_buf_json(pOut, pO);
   cJSON_Delete(pO);
-  if (!z) return ks_error_set(KS_ENOMEM, "out of memory");
-  int rc = ks_buf_puts(pOut, z);
-  if (rc == KS_OK) rc = ks_buf_puts(pOut, "\n");
-  free(z);
   return rc;
 }

@@ -18,13 +18,7 @@ int ks_loop_dry_run(const ks_task *pTask, const ks_loop_opts *pOpts, int bJson, 
   if ((rc = ks_file_read(pTask->zSource, &L.zBestSrc, &L.nBestSrc)) < 0) goto done;
   ks_journal_hash(L.zBestSrc, L.nBestSrc, "", L.azSeed);
   memcpy(L.azBest, L.azSeed, 17);
-  ks_skills_opts so = KS_SKILLS_OPTS_INIT;
-  so.azDirs = L.o.azSkillDirs;
-  so.nDirs = L.o.nSkillDirs;
-  if ((rc = ks_skills_load(&so, &L.pSet)) < 0) goto done;
-  ks_parse_opts po = KS_PARSE_OPTS_INIT;
-  po.bReparse = 1;
-  if ((rc = ks_tu_parse(pTask->zSource, &po, &L.pTu)) < 0) goto done;
+  if ((rc = load_skills_and_seed(&L)) < 0) goto done;
   if ((rc = plan_round(&L, 1, NULL, NULL, 1, &r)) < 0) goto done;
   cJSON *pO = NULL, *pArr = NULL;
   if (bJson) {
@@ -90,15 +84,9 @@ int ks_loop_dry_run(const ks_task *pTask, const ks_loop_opts *pOpts, int bJson, 
     ks_buf_free(&pt);
   }
   if (bJson) {
-    char *z = cJSON_Print(pO);
+    rc = ks_buf_json(pOut, pO);
     cJSON_Delete(pO);
-    if (!z) {
-      rc = ks_error_set(KS_ENOMEM, "out of memory");
-      goto done;
-    }
-    ks_buf_puts(pOut, z);
-    ks_buf_puts(pOut, "\n");
-    free(z);
+    if (rc < 0) goto done;
   }
 done:
   round_plan_free(&r);

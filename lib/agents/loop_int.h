@@ -120,6 +120,8 @@ KS_HIDDEN void round_plan_free(round_plan *r);
 
 KS_HIDDEN int is_ancestor(loop *L, const char *zHash);
 
+/* Load the skills and parse the seed (L->pTask->zSource) into L. */
+KS_HIDDEN int load_skills_and_seed(loop *L);
 KS_HIDDEN int plan_round(loop *L, int iRound, const char *zForceSkill, const char *zForceKernel, int bDry,
                       round_plan *r);
 

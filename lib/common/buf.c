@@ -4,7 +4,8 @@
  * returns NULL. So a caller that ignores the results of a run of appends and
  * checks once at the end (ks_buf_error, or the detach) never gets truncated
  * text. A fault-injection hook (ks_buf_fault_after) makes allocations fail
- * on purpose for the tests that prove it. */
+ * on purpose for the tests that prove it. Also the small string helpers built
+ * on it (ks_strdup, ks_mprintf) and text positions (ks_text_advance). */
 #include "kernelskill/common.h"
 
 #include <assert.h>
@@ -137,15 +138,30 @@ char *ks_strdup(const char *z) {
   return zCopy;
 }
 
-char *ks_mprintf(const char *zFmt, ...) {
+char *ks_vmprintf(const char *zFmt, va_list ap) {
   ks_buf b = KS_BUF_INIT;
-  va_list ap;
-  va_start(ap, zFmt);
-  int rc = ks_buf_vprintf(&b, zFmt, ap);
-  va_end(ap);
-  if (rc < 0) {
+  if (ks_buf_vprintf(&b, zFmt, ap) < 0) {
     ks_buf_free(&b);
     return NULL;
   }
   return ks_buf_detach(&b);
+}
+
+char *ks_mprintf(const char *zFmt, ...) {
+  va_list ap;
+  va_start(ap, zFmt);
+  char *z = ks_vmprintf(zFmt, ap);
+  va_end(ap);
+  return z;
+}
+
+void ks_text_advance(const char *z, size_t nOff, int *piLine, int *piCol) {
+  for (size_t i = 0; i < nOff && z[i]; i++) {
+    if (z[i] == '\n') {
+      ++*piLine;
+      *piCol = 1;
+    } else {
+      ++*piCol;
+    }
+  }
 }

@@ -112,20 +112,27 @@ static char *redacted_dup(const ks_llm *p, const char *z) {
 }
 
 /* ks_error_set with the key redacted from the formatted message. */
+/* A message formatted and then redacted (no key or token ever leaves in an
+ * error or a debug line): the one path both take. */
+static void llm_vredact(const ks_llm *p, ks_buf *pOut, const char *zFmt, va_list ap) {
+  ks_buf raw = KS_BUF_INIT;
+  ks_buf_vprintf(&raw, zFmt, ap);
+  ks_llm_redact(p, ks_buf_cstr(&raw), pOut);
+  ks_buf_free(&raw);
+}
+
 static int llm_error(const ks_llm *p, int rc, const char *zFmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))
 #endif
     ;
 static int llm_error(const ks_llm *p, int rc, const char *zFmt, ...) {
-  ks_buf raw = KS_BUF_INIT, clean = KS_BUF_INIT;
+  ks_buf clean = KS_BUF_INIT;
   va_list ap;
   va_start(ap, zFmt);
-  ks_buf_vprintf(&raw, zFmt, ap);
+  llm_vredact(p, &clean, zFmt, ap);
   va_end(ap);
-  ks_llm_redact(p, ks_buf_cstr(&raw), &clean);
   ks_error_set(rc, "%s", ks_buf_cstr(&clean));
-  ks_buf_free(&raw);
   ks_buf_free(&clean);
   return rc;
 }
@@ -137,14 +144,12 @@ static void llm_debug(const ks_llm *p, const char *zFmt, ...)
     ;
 static void llm_debug(const ks_llm *p, const char *zFmt, ...) {
   if (!p->bDebug) return;
-  ks_buf raw = KS_BUF_INIT, clean = KS_BUF_INIT;
+  ks_buf clean = KS_BUF_INIT;
   va_list ap;
   va_start(ap, zFmt);
-  ks_buf_vprintf(&raw, zFmt, ap);
+  llm_vredact(p, &clean, zFmt, ap);
   va_end(ap);
-  ks_llm_redact(p, ks_buf_cstr(&raw), &clean);
   fprintf(stderr, "kernelskill: llm: %s\n", ks_buf_cstr(&clean));
-  ks_buf_free(&raw);
   ks_buf_free(&clean);
 }
 

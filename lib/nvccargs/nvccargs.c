@@ -360,6 +360,22 @@ done:
   return rc;
 }
 
+/* An option word nvcc's table does not know (or a flag given a value): kept
+ * verbatim as one unknown item, so the command line survives a round trip.
+ * Returns 1 (the words used) or a negative code. */
+static int add_unknown(parser *pP, const char *zW, int eOrigin, int iArgv) {
+  ks_nvcc_item *pIt;
+  int rc;
+  if ((rc = add_item(pP, &pIt)) < 0) return rc;
+  pIt->eType = KS_NVCC_UNKNOWN;
+  pIt->eOrigin = eOrigin;
+  pIt->iArgv = iArgv;
+  pIt->nWords = 1;
+  if (!(pIt->zSpelling = ks_strdup(zW))) return KS_ENOMEM;
+  pP->pCmd->nUnknown++;
+  return 1;
+}
+
 /* Parse one option word (and maybe its value word). Returns the number of
  * words used, or a negative code. */
 static int parse_option(parser *pP, char *const *azW, int i, int nW, int eOrigin, int bArgvIdx, int iDepth) {
@@ -380,29 +396,9 @@ static int parse_option(parser *pP, char *const *azW, int i, int nW, int eOrigin
     zValue = zName + 1;
     nSpelling = 2;
   }
-  if (!pOpt) {
-    ks_nvcc_item *pIt;
-    if ((rc = add_item(pP, &pIt)) < 0) return rc;
-    pIt->eType = KS_NVCC_UNKNOWN;
-    pIt->eOrigin = eOrigin;
-    pIt->iArgv = bArgvIdx ? i : -1;
-    pIt->nWords = 1;
-    if (!(pIt->zSpelling = ks_strdup(zW))) return KS_ENOMEM;
-    pP->pCmd->nUnknown++;
-    return 1;
-  }
-  if (pOpt->eKind == KS_NVO_FLAG && zValue) {
-    /* "--keep=x": nvcc rejects it; keep it visible as unknown. */
-    ks_nvcc_item *pIt;
-    if ((rc = add_item(pP, &pIt)) < 0) return rc;
-    pIt->eType = KS_NVCC_UNKNOWN;
-    pIt->eOrigin = eOrigin;
-    pIt->iArgv = bArgvIdx ? i : -1;
-    pIt->nWords = 1;
-    if (!(pIt->zSpelling = ks_strdup(zW))) return KS_ENOMEM;
-    pP->pCmd->nUnknown++;
-    return 1;
-  }
+  /* Unknown, or "--keep=x" (a flag with a value: nvcc rejects it); either
+   * stays visible as unknown. */
+  if (!pOpt || (pOpt->eKind == KS_NVO_FLAG && zValue)) return add_unknown(pP, zW, eOrigin, bArgvIdx ? i : -1);
   if (pOpt->eKind != KS_NVO_FLAG && !zValue) {
     if (i + 1 < nW) {
       zValue = azW[i + 1];
@@ -610,6 +606,9 @@ static int classify(ks_nvcc_cmd *p) {
 int ks_nvcc_parse(int argc, char *const *argv, const ks_nvcc_parse_opts *pOpts, ks_nvcc_cmd **ppCmd) {
   ks_nvcc_parse_opts dflt = KS_NVCC_PARSE_OPTS_INIT;
   if (!pOpts) pOpts = &dflt;
+  *ppCmd = NULL;
+  if (pOpts->version != KS_NVCC_PARSE_OPTS_VERSION)
+    return ks_error_set(KS_EUSAGE, "ks_nvcc_parse_opts: unsupported version %u", pOpts->version);
   parser P;
   memset(&P, 0, sizeof P);
   P.zCwd = pOpts->zCwd;
@@ -679,6 +678,12 @@ int ks_nvcc_values(const ks_nvcc_cmd *pCmd, const char *zLong, const char ***paz
   *pazVals = az;
   *pnVals = n;
   return KS_OK;
+}
+
+int ks_nvcc_target_repeats(const ks_nvcc_cmd *pCmd, int i) {
+  for (int j = 0; j < i; j++)
+    if (strcmp(pCmd->aTargets[j].zArch, pCmd->aTargets[i].zArch) == 0) return 1;
+  return 0;
 }
 
 char *ks_nvcc_targets_text(const ks_nvcc_cmd *pCmd) {

@@ -215,19 +215,25 @@ void ks_plugin_apply_clear(ks_plugin_apply *p) {
   memset(p, 0, sizeof *p);
 }
 
+/* A pass struct of a layout this library knows (the plugin and the library
+ * are built together, but a stale plugin may load a newer library). */
+static int pass_check(const ks_plugin_pass *pP) {
+  if (pP->version != KS_PLUGIN_PASS_VERSION)
+    return ks_error_set(KS_EUSAGE, "ks_plugin_pass: unsupported version %u", pP->version);
+  return KS_OK;
+}
+
 static void set_note(ks_plugin_apply *pOut, int bWarn, const char *zFmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))
 #endif
     ;
 static void set_note(ks_plugin_apply *pOut, int bWarn, const char *zFmt, ...) {
-  ks_buf b = KS_BUF_INIT;
   va_list ap;
-  va_start(ap, zFmt);
-  ks_buf_vprintf(&b, zFmt, ap);
-  va_end(ap);
   free(pOut->zNote);
-  pOut->zNote = ks_buf_detach(&b);
+  va_start(ap, zFmt);
+  pOut->zNote = ks_vmprintf(zFmt, ap);
+  va_end(ap);
   pOut->bWarn = bWarn;
 }
 
@@ -242,6 +248,7 @@ int ks_plugin_apply_lookup(const ks_plugin_compile *pC, const ks_plugin_pass *pP
   const char *const *azArchs;
   int nArchs;
   memset(pOut, 0, sizeof *pOut);
+  if ((rc = pass_check(pP)) < 0) return rc;
   if (!(zDir = ks_path_dirname(zPath))) return KS_ENOMEM;
   rc = ks_store_open(zDir, 0, &pStore);
   if (rc == KS_ENOTFOUND) {
@@ -352,6 +359,8 @@ done:
 /* ---- features and report ---- */
 
 static int parse_pass(const ks_plugin_compile *pC, const ks_plugin_pass *pP, ks_tu **ppTu) {
+  int rc = pass_check(pP);
+  if (rc < 0) return rc;
   if (pP->zAstFile) {
     /* The compile's own AST: deserialized, not parsed again. */
     ks_tu_load_opts lo = KS_TU_LOAD_OPTS_INIT;
@@ -373,7 +382,7 @@ static int parse_pass(const ks_plugin_compile *pC, const ks_plugin_pass *pP, ks_
   if (pP->bDevice && pP->zArch) zArch = ks_store_arch_name(pP->zArch);
   else if (pC && pC->nArchs > 0) zArch = ks_strdup(pC->azArchs[0]);
   po.zGpuArch = zArch;
-  int rc = ks_tu_parse(pP->zMainFile, &po, ppTu);
+  rc = ks_tu_parse(pP->zMainFile, &po, ppTu);
   free(zArch);
   return rc;
 }

@@ -84,14 +84,7 @@ static void loc_of(const ks_cond_loc *pLoc, const char *zText, int iOff, int *pi
     *piCol = iCol + 1 + (int)(r - (pLoc->zRaw + 1));
     return;
   }
-  for (int k = 0; k < iOff && zText[k]; k++) {
-    if (zText[k] == '\n') {
-      iLine++;
-      iCol = 1;
-    } else {
-      iCol++;
-    }
-  }
+  if (iOff > 0) ks_text_advance(zText, (size_t)iOff, &iLine, &iCol);
   *piLine = iLine;
   *piCol = iCol;
 }

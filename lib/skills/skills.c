@@ -101,17 +101,8 @@ static void raw_value(rawscan *s, const char *zPath, int nDepth) {
 }
 
 static void line_col(const char *z, int iOff, int *piLine, int *piCol) {
-  int iLine = 1, iCol = 1;
-  for (int i = 0; i < iOff && z[i]; i++) {
-    if (z[i] == '\n') {
-      iLine++;
-      iCol = 1;
-    } else {
-      iCol++;
-    }
-  }
-  *piLine = iLine;
-  *piCol = iCol;
+  *piLine = *piCol = 1;
+  if (iOff > 0) ks_text_advance(z, (size_t)iOff, piLine, piCol);
 }
 
 typedef struct loader {

@@ -5,6 +5,7 @@
  * path, and the integrity checks behind `kernelskill store verify`. */
 #define _GNU_SOURCE
 #include "kernelskill/store.h"
+#include "kernelskill/marks.h"
 #include "kernelskill/nvccargs.h"
 
 #include <cjson/cJSON.h>
@@ -425,51 +426,27 @@ int ks_store_find(const ks_store *p, const char *zKey, ks_store_entry **ppEntry)
 /* ---- adding ---- */
 
 char *ks_store_source_flags(const char *zSrc, size_t nSrc) {
-  static const char zTag[] = "// kernelskill-flags:";
-  const char *p = zSrc, *zEnd = zSrc + nSrc;
-  while (p < zEnd) {
-    const char *zEol = memchr(p, '\n', (size_t)(zEnd - p));
-    if (!zEol) zEol = zEnd;
-    const char *q = p;
-    while (q < zEol && (*q == ' ' || *q == '\t')) q++;
-    if ((size_t)(zEol - q) >= sizeof zTag - 1 && memcmp(q, zTag, sizeof zTag - 1) == 0) {
-      q += sizeof zTag - 1;
-      while (q < zEol && (*q == ' ' || *q == '\t')) q++;
-      const char *r = zEol;
-      while (r > q && (r[-1] == ' ' || r[-1] == '\t' || r[-1] == '\r')) r--;
-      char *z = malloc((size_t)(r - q) + 1);
-      if (!z) return NULL;
-      memcpy(z, q, (size_t)(r - q));
-      z[r - q] = 0;
-      return z;
-    }
-    p = zEol + 1;
-  }
-  return NULL;
+  return ks_mark_value(zSrc, nSrc, KS_MARK_FLAGS, NULL);
 }
 
-/* Skill ids named by provenance comments ("// kernelskill: <skill> ..."). */
+/* Skill ids named by provenance marks ("// kernelskill: <skill> ..."): the
+ * first word of each, once. */
 static void add_skills(cJSON *pArr, const char *zSrc, size_t nSrc) {
-  static const char zTag[] = "// kernelskill: ";
-  const char *p = zSrc, *zEnd = zSrc + nSrc;
-  while (p < zEnd) {
-    const char *zHit = memmem(p, (size_t)(zEnd - p), zTag, sizeof zTag - 1);
-    if (!zHit) break;
-    const char *q = zHit + sizeof zTag - 1, *r = q;
-    while (r < zEnd && *r != ' ' && *r != '\n' && *r != '\t') r++;
-    if (r > q) {
-      char *z = malloc((size_t)(r - q) + 1);
-      if (z) {
-        memcpy(z, q, (size_t)(r - q));
-        z[r - q] = 0;
-        int bSeen = 0;
-        cJSON *pI;
-        cJSON_ArrayForEach(pI, pArr) if (strcmp(pI->valuestring, z) == 0) bSeen = 1;
-        if (!bSeen) cJSON_AddItemToArray(pArr, cJSON_CreateString(z));
-        free(z);
-      }
-    }
-    p = r;
+  size_t iPos = 0;
+  ks_mark m;
+  while (ks_mark_next(zSrc, nSrc, KS_MARK_NOTE, &iPos, NULL, &m)) {
+    size_t n = 0;
+    while (n < m.nValue && m.zValue[n] != ' ' && m.zValue[n] != '\t') n++;
+    if (!n) continue;
+    char *z = malloc(n + 1);
+    if (!z) continue;
+    memcpy(z, m.zValue, n);
+    z[n] = 0;
+    int bSeen = 0;
+    cJSON *pI;
+    cJSON_ArrayForEach(pI, pArr) if (strcmp(pI->valuestring, z) == 0) bSeen = 1;
+    if (!bSeen) cJSON_AddItemToArray(pArr, cJSON_CreateString(z));
+    free(z);
   }
 }
 
@@ -595,6 +572,8 @@ int ks_store_add(const ks_store *p, const ks_store_add_opts *pO, ks_store_entry 
   int rc = KS_OK;
   struct stat st;
   if (ppEntry) *ppEntry = NULL;
+  if (pO->version != KS_STORE_ADD_OPTS_VERSION)
+    return ks_error_set(KS_EUSAGE, "ks_store_add_opts: unsupported version %u", pO->version);
   if (!pO->zOriginal || !pO->zOptimized || !pO->zArch)
     return ks_error_set(KS_EUSAGE, "a store entry needs the original, the optimized source and the arch");
   size_t nOrigName = strlen(pO->zOriginal);
@@ -731,6 +710,10 @@ int ks_store_read_run(const char *zRun, ks_store_add_opts *pO, char ***pazOwned)
   int rc = KS_OK, n = 0;
   cJSON *pDoc = NULL;
   *pazOwned = NULL;
+  if (pO->version != KS_STORE_ADD_OPTS_VERSION) {
+    free(az);
+    return ks_error_set(KS_EUSAGE, "ks_store_add_opts: unsupported version %u", pO->version);
+  }
   if (!az) return ks_error_set(KS_ENOMEM, "out of memory");
   zFile = ks_dir_exists(zRun) ? ks_path_join(zRun, "result.json") : ks_strdup(zRun);
   if (!zFile) {

@@ -5,7 +5,7 @@
  * evidence) and never crash.
  *
  * The input is entry.json text; after a NUL byte, evidence.json text. */
-// fuzz-sources: lib/store/store.c lib/nvccargs/nvccargs.c lib/nvccargs/flags.c lib/common/buf.c lib/common/error.c lib/common/fs.c
+// fuzz-sources: lib/store/store.c lib/nvccargs/nvccargs.c lib/nvccargs/flags.c lib/common/buf.c lib/common/error.c lib/common/fs.c lib/common/marks.c
 // fuzz-libs: -lcjson
 #include <stdint.h>
 #include <stdio.h>

@@ -1,5 +1,6 @@
 /* test_common.c — unit tests of lib/common: buffers, JSON string escaping,
- * error codes and exit-code mapping, whole-file reads, atomic writes, paths. */
+ * error codes and exit-code mapping, whole-file reads, atomic writes, paths,
+ * the shared printers (ks_vmprintf, ks_buf_json) and text positions. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -10,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cjson/cJSON.h>
 #include <cmocka.h>
 
 #include "kernelskill/common.h"
@@ -50,6 +52,66 @@ static void test_json_string_escapes(void **state) {
   assert_int_equal(ks_buf_json_string(&b, "a\"b\\c\nd\te\x01"), KS_OK);
   assert_string_equal(b.z, "\"a\\\"b\\\\c\\nd\\te\\u0001\"");
   ks_buf_free(&b);
+}
+
+static char *vfmt(const char *zFmt, ...) {
+  va_list ap;
+  va_start(ap, zFmt);
+  char *z = ks_vmprintf(zFmt, ap);
+  va_end(ap);
+  return z;
+}
+
+static void test_printers(void **state) {
+  (void)state;
+  char *z = vfmt("%s=%d", "n", 42);
+  assert_string_equal(z, "n=42");
+  free(z);
+  z = ks_mprintf("%05.1f|", 2.5);
+  assert_string_equal(z, "002.5|");
+  free(z);
+  /* Out of memory: NULL, never a truncated string. */
+  ks_buf_fault_after(0);
+  assert_null(vfmt("%s", "x"));
+  ks_buf_fault_after(-1);
+
+  cJSON *pDoc = cJSON_CreateObject();
+  cJSON_AddNumberToObject(pDoc, "a", 1);
+  ks_buf b = KS_BUF_INIT;
+  assert_int_equal(ks_buf_puts(&b, "> "), KS_OK);
+  assert_int_equal(ks_buf_json(&b, pDoc), KS_OK);
+  assert_string_equal(ks_buf_cstr(&b), "> {\n\t\"a\":\t1\n}\n");
+  ks_buf_free(&b);
+  ks_buf_fault_after(0);
+  assert_true(ks_buf_json(&b, pDoc) < 0);
+  ks_buf_fault_after(-1);
+  assert_true(ks_buf_error(&b) < 0);
+  ks_buf_free(&b);
+  cJSON_Delete(pDoc);
+}
+
+static void test_text_advance(void **state) {
+  (void)state;
+  const char *z = "ab\ncd\n\nx";
+  int iLine = 1, iCol = 1;
+  ks_text_advance(z, 0, &iLine, &iCol);
+  assert_int_equal(iLine, 1);
+  assert_int_equal(iCol, 1);
+  ks_text_advance(z, 2, &iLine, &iCol); /* before the first newline */
+  assert_int_equal(iLine, 1);
+  assert_int_equal(iCol, 3);
+  iLine = iCol = 1;
+  ks_text_advance(z, 4, &iLine, &iCol); /* on 'd' */
+  assert_int_equal(iLine, 2);
+  assert_int_equal(iCol, 2);
+  iLine = iCol = 1;
+  ks_text_advance(z, 1000, &iLine, &iCol); /* stops at the NUL: after 'x' */
+  assert_int_equal(iLine, 4);
+  assert_int_equal(iCol, 2);
+  iLine = 7, iCol = 5; /* from a starting position (a JSON string's) */
+  ks_text_advance("q\nr", 3, &iLine, &iCol);
+  assert_int_equal(iLine, 8);
+  assert_int_equal(iCol, 2);
 }
 
 static void test_error_message_and_codes(void **state) {
@@ -187,6 +249,8 @@ int main(void) {
       cmocka_unit_test(test_buf_grows_and_stays_terminated),
       cmocka_unit_test(test_buf_append_binary),
       cmocka_unit_test(test_json_string_escapes),
+      cmocka_unit_test(test_printers),
+      cmocka_unit_test(test_text_advance),
       cmocka_unit_test(test_error_message_and_codes),
       cmocka_unit_test(test_file_read_missing),
       cmocka_unit_test(test_file_read_limit),

@@ -710,6 +710,18 @@ static void test_parts(void **state) {
   assert_non_null(strstr(ks_buf_cstr(&b), "candidate.cu:2: nvcc flag '-ccbin' is not allowed"));
   ks_buf_clear(&b);
   assert_int_equal(ks_agent_flags_ok("// kernelskill-flags: -Xptxas --load-pass=x\n", &b), KS_EINVAL);
+  /* The mark grammar: blanks around the tag are fine; a tag after code or in
+   * a block comment is not a flags line and is refused, not skipped. */
+  ks_buf_clear(&b);
+  assert_int_equal(ks_agent_flags_ok("  //   kernelskill-flags:   -O3  \r\n", &b), KS_OK);
+  assert_int_equal(ks_agent_flags_ok("int x; // kernelskill-flags: -ccbin /tmp/evil\n", &b), KS_EINVAL);
+  assert_non_null(strstr(ks_buf_cstr(&b), "candidate.cu:1: a kernelskill-flags line must read"));
+  ks_buf_clear(&b);
+  assert_int_equal(ks_agent_flags_ok("// kernelskill-flags: -O3\n/* kernelskill-flags: -O2 */\n", &b), KS_EINVAL);
+  assert_non_null(strstr(ks_buf_cstr(&b), "candidate.cu:2:"));
+  ks_buf_clear(&b);
+  assert_int_equal(ks_agent_flags_ok("// kernelskill-flags: -O3\n// kernelskill-flags: -O2\n", &b), KS_EINVAL);
+  assert_non_null(strstr(ks_buf_cstr(&b), "candidate.cu:2: a second kernelskill-flags line"));
   ks_buf_free(&b);
   /* A v1 task with neither source nor spec is still an error. */
   ks_task *pBad = NULL;

@@ -1,6 +1,7 @@
 /* test_plumbing.c — unit tests of the common module's plumbing: the sticky
  * error of ks_buf under injected allocation failures (no truncated text is
- * ever handed out), the comment grammar (kernelskill/marks.h), and child
+ * ever handed out), the comment grammar (kernelskill/marks.h) and the store
+ * reading its flags line by it, and child
  * processes with a timeout driven by an injected clock (no wall-clock
  * assertions: the fake clock decides when the timeout passes). */
 #include <setjmp.h>
@@ -17,6 +18,7 @@
 #include "kernelskill/common.h"
 #include "kernelskill/marks.h"
 #include "kernelskill/proc.h"
+#include "kernelskill/store.h"
 
 /* ---- ks_buf ---- */
 
@@ -119,6 +121,19 @@ static void test_marks_read_one_rule(void **state) {
   assert_string_equal(zFlags, "-use_fast_math  -lineinfo");
   free(zFlags);
   assert_null(ks_mark_value("int x;\n", 7, KS_MARK_FLAGS, NULL));
+}
+
+/* The store (the drop-in, the plugin) reads a flags line by the same rule as
+ * the Reviewer: blanks around the tag, the value trimmed, "//kernelskill-flags:"
+ * and a tag after code are not marks. */
+static void test_store_flags_by_marks(void **state) {
+  (void)state;
+  const char *z = "int a; // kernelskill-flags: -G\n//kernelskill-flags: -g\n  //  kernelskill-flags:  -O3 -lineinfo \r\n";
+  char *zF = ks_store_source_flags(z, strlen(z));
+  assert_non_null(zF);
+  assert_string_equal(zF, "-O3 -lineinfo");
+  free(zF);
+  assert_null(ks_store_source_flags("// kernelskill: a note\n", 22));
 }
 
 static void test_marks_write_reads_back(void **state) {
@@ -245,6 +260,7 @@ int main(void) {
       cmocka_unit_test(test_mprintf_fault),
       cmocka_unit_test(test_marks_read_one_rule),
       cmocka_unit_test(test_marks_write_reads_back),
+      cmocka_unit_test(test_store_flags_by_marks),
       cmocka_unit_test(test_proc_exit_and_capture),
       cmocka_unit_test(test_proc_timeout_on_fake_clock),
       cmocka_unit_test(test_proc_pipe_and_missing_program),
