@@ -5,6 +5,7 @@
 #include "features/shape.h"
 
 #include <stdio.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -236,92 +237,34 @@ static unsigned stmt_end(ks_tu *pTu, CXCursor c) {
   return e;
 }
 
-/* An integer cast written in the source (C-style or static_cast): 1 and its
- * operand and type, else 0. */
-static int int_cast(CXCursor c, CXCursor *pOperand, CXType *pType) {
-  enum CXCursorKind e = clang_getCursorKind(c);
-  if (e != CXCursor_CStyleCastExpr && e != CXCursor_CXXStaticCastExpr && e != CXCursor_CXXFunctionalCastExpr) return 0;
-  CXCursor *a;
-  int n, iExpr = -1, nExpr = 0;
-  ks_rw_children(c, &a, &n);
-  for (int i = 0; i < n; i++) /* a TypeRef comes first when the type is a typedef */
-    if (clang_isExpression(clang_getCursorKind(a[i]))) iExpr = i, nExpr++;
-  if (nExpr == 1) *pOperand = a[iExpr];
-  free(a);
-  *pType = clang_getCursorType(c);
-  return nExpr == 1;
-}
-
-/* 8 for a 64-bit integer type, 4 for a 32-bit one, else 0. */
-static int int_width(CXType t) {
-  switch (clang_getCanonicalType(t).kind) {
-  case CXType_Int: case CXType_UInt: case CXType_Long: case CXType_ULong:
-  case CXType_LongLong: case CXType_ULongLong: {
-    long long n = clang_Type_getSizeOf(t);
-    return n == 8 || n == 4 ? (int)n : 0;
-  }
-  default:
-    return 0;
-  }
-}
-
-/* A built-in like blockIdx.x, optionally under a cast to a 64-bit integer
- * type: 0 not the built-in, 1 uncast, 2 cast to 64 bits (-1 other casts). */
-static int builtin_leaf(ks_tu *pTu, CXCursor c, const char *zWant) {
-  CXCursor op;
-  CXType t;
-  int bWide = 0;
-  c = ks_rw_strip(c);
-  if (int_cast(c, &op, &t)) {
-    if (int_width(t) != 8) return -1;
-    bWide = 1;
-    c = ks_rw_strip(op);
-  }
-  unsigned s, e;
-  if (ks_ast_extent(pTu, c, &s, &e) < 0) return 0;
-  char *z = ks_rw_squash(pTu, s, e);
-  int bHit = z && strcmp(z, zWant) == 0;
-  free(z);
-  return bHit ? 1 + bWide : 0;
-}
-
-/* The global index blockIdx.x * blockDim.x + threadIdx.x, operands in any
- * order. Either no casts (computed in 32-bit unsigned, as before) or blockIdx.x
- * or blockDim.x cast to a 64-bit integer type (the product and the sum are then
- * exact: *pbWide); threadIdx.x may carry a 64-bit cast only then. Anything
- * else (a cast of the whole product, a 32-bit cast) is refused. */
-static int is_global_index(ks_tu *pTu, CXCursor init, int *pbWide) {
-  CXCursor *aSum = NULL, *aMul = NULL;
-  int nSum = 0, nMul = 0, bOk = 0;
-  *pbWide = 0;
-  CXCursor c = ks_rw_strip(init);
-  if (clang_getCursorKind(c) != CXCursor_BinaryOperator || clang_getCursorBinaryOperatorKind(c) != CXBinaryOperator_Add)
-    return 0;
-  ks_rw_children(c, &aSum, &nSum);
-  if (nSum != 2) goto done;
-  for (int iT = 0; iT < 2 && !bOk; iT++) {
-    int eT = builtin_leaf(pTu, aSum[iT], "threadIdx.x");
-    if (eT <= 0) continue;
-    CXCursor prod = ks_rw_strip(aSum[1 - iT]);
-    if (clang_getCursorKind(prod) != CXCursor_BinaryOperator ||
-        clang_getCursorBinaryOperatorKind(prod) != CXBinaryOperator_Mul)
-      continue;
-    free(aMul);
-    ks_rw_children(prod, &aMul, &nMul);
-    if (nMul != 2) continue;
-    for (int iB = 0; iB < 2 && !bOk; iB++) {
-      int eB = builtin_leaf(pTu, aMul[iB], "blockIdx.x"), eD = builtin_leaf(pTu, aMul[1 - iB], "blockDim.x");
-      if (eB <= 0 || eD <= 0) continue;
-      int bWide = eB == 2 || eD == 2;
-      if (eT == 2 && !bWide) continue; /* product wraps in 32 bits, then widens: refuse */
-      *pbWide = bWide;
-      bOk = 1;
+int ks_rw_param_index(CXCursor kernel, CXCursor decl) {
+  if (clang_getCursorKind(decl) != CXCursor_ParmDecl) return -1;
+  int nArgs = clang_Cursor_getNumArguments(kernel);
+  for (int i = 0; i < nArgs; i++)
+    if (clang_equalCursors(clang_Cursor_getArgument(kernel, (unsigned)i), decl)) return i;
+  if (nArgs >= 0) return -1;
+  /* a template has no argument list: count its ParmDecls */
+  CXCursor *aK;
+  int nK, iP = 0, iHit = -1;
+  ks_rw_children(kernel, &aK, &nK);
+  for (int i = 0; i < nK && iHit < 0; i++)
+    if (clang_getCursorKind(aK[i]) == CXCursor_ParmDecl) {
+      if (clang_equalCursors(aK[i], decl)) iHit = iP;
+      iP++;
     }
-  }
-done:
-  free(aSum);
-  free(aMul);
-  return bOk;
+  free(aK);
+  return iHit;
+}
+
+int ks_rw_param_of(CXCursor kernel, CXCursor c) {
+  CXCursor d = ks_rw_ref_decl(c);
+  return clang_Cursor_isNull(d) ? -1 : ks_rw_param_index(kernel, d);
+}
+
+int ks_rw_thread_index(ks_tu *pTu, CXCursor kernel, CXCursor init, int *pbWide) {
+  int bNarrow = 0;
+  int iDim = ks_shape_thread_index(pTu, kernel, ks_rw_strip(init), pbWide, &bNarrow);
+  return bNarrow ? -1 : iDim;
 }
 
 typedef struct body_check {
@@ -437,7 +380,7 @@ int ks_rw_pointwise_match(ks_tu *pTu, CXCursor kernel, ks_rw_pointwise *pOut, ch
     CXCursor *aInit;
     int nInit;
     ks_rw_children(aDecl[0], &aInit, &nInit);
-    int bOk = nInit >= 1 && is_global_index(pTu, aInit[nInit - 1], &pOut->bWideIndex);
+    int bOk = nInit >= 1 && ks_rw_thread_index(pTu, kernel, aInit[nInit - 1], &pOut->bWideIndex) == 0;
     free(aInit);
     if (!bOk || !ks_rw_is_integer_type(clang_getCursorType(aDecl[0]))) {
       zWhy = "the first statement is not an integer global index blockIdx.x * blockDim.x + threadIdx.x "
@@ -486,22 +429,7 @@ int ks_rw_pointwise_match(ks_tu *pTu, CXCursor kernel, ks_rw_pointwise *pOut, ch
     pOut->zBound = ks_strdup(pTu->zSrc + bs);
     pOut->zBound[be - bs] = 0;
     CXCursor d = ks_rw_ref_decl(aCond[1]);
-    if (!clang_Cursor_isNull(d) && clang_getCursorKind(d) == CXCursor_ParmDecl) {
-      int nArgs = clang_Cursor_getNumArguments(kernel);
-      for (int i = 0; i < nArgs; i++)
-        if (clang_equalCursors(clang_Cursor_getArgument(kernel, (unsigned)i), d)) pOut->iBoundParam = i;
-      if (nArgs < 0) { /* template: count ParmDecls */
-        CXCursor *aK;
-        int nK, iP = 0;
-        ks_rw_children(kernel, &aK, &nK);
-        for (int i = 0; i < nK; i++)
-          if (clang_getCursorKind(aK[i]) == CXCursor_ParmDecl) {
-            if (clang_equalCursors(aK[i], d)) pOut->iBoundParam = iP;
-            iP++;
-          }
-        free(aK);
-      }
-    }
+    if (!clang_Cursor_isNull(d)) pOut->iBoundParam = ks_rw_param_index(kernel, d);
   }
   body_check bc = {pOut->idx, NULL};
   if (op == CXBinaryOperator_LT) {
@@ -1303,5 +1231,53 @@ int ks_rw_refuse_class(ks_rewrite *p, CXCursor kernel, int eClass) {
     rc = ks_rewrite_refuse(p, "the kernel-shape model classes '%s' as %s (%s), which this rule must not rewrite",
                            pS->zKernel, ks_shape_class_name(pS->eClass), pS->zWhy ? pS->zWhy : "");
   ks_shape_free(pS);
+  return rc;
+}
+
+int ks_rw_pointwise_kernel(ks_rewrite *p, const char *zAlready, CXCursor *pKernel, ks_rw_pointwise *pPw) {
+  ks_tu *pTu = ks_rewrite_tu(p);
+  unsigned iStart, iEnd;
+  char *zWhy = NULL;
+  memset(pPw, 0, sizeof *pPw);
+  *pKernel = ks_ast_find_kernel(pTu, ks_rewrite_kernel_name(p));
+  if (ks_ast_extent(pTu, *pKernel, &iStart, &iEnd) < 0) return ks_rewrite_refuse(p, "the kernel is not in the main file");
+  if (zAlready && ks_rewrite_has_note(p, iStart, iEnd, NULL)) return ks_rewrite_already(p, "%s", zAlready);
+  if (ks_rw_pointwise_match(pTu, *pKernel, pPw, &zWhy) == 0) return KS_OK;
+  int rc = ks_rewrite_refuse(p, "not a pointwise kernel: %s", zWhy ? zWhy : "out of memory");
+  free(zWhy);
+  return rc;
+}
+
+int ks_rw_int_param(ks_rewrite *p, const char *zRule, const char *zName, const char *zDefault, long nMin, long nMax,
+                    long *pn) {
+  const char *z = ks_rewrite_param(p, zName, zDefault);
+  if (!z) return ks_error_set(KS_EUSAGE, "rule %s: the parameter %s=N is required", zRule, zName);
+  char *zEndNum;
+  errno = 0;
+  long n = strtol(z, &zEndNum, 10);
+  if (!z[0] || *zEndNum || errno || n < nMin || n > nMax)
+    return ks_error_set(KS_EUSAGE, "rule %s: %s must be %ld..%ld, not '%s'", zRule, zName, nMin, nMax, z);
+  *pn = n;
+  return KS_OK;
+}
+
+int ks_rw_scale_grids(ks_rewrite *p, const ks_launch *aL, int nL, const ks_rw_cover *aCov, long nPer, const char *zNote) {
+  ks_tu *pTu = ks_rewrite_tu(p);
+  ks_buf b = KS_BUF_INIT;
+  int rc = KS_OK;
+  for (int i = 0; i < nL && rc >= 0; i++) {
+    unsigned gs, ge;
+    if (ks_rw_cfg_slot(pTu, &aL[i], 0, &gs, &ge) < 0) continue;
+    char *zN = ks_rw_paren(aCov[i].zN), *zB = ks_rw_paren(aCov[i].zB);
+    ks_buf_clear(&b);
+    if (zN && zB) ks_buf_printf(&b, "(%s + %s * %ld - 1) / (%s * %ld)", zN, zB, nPer, zB, nPer);
+    free(zN);
+    free(zB);
+    char *zGrid = b.n ? ks_rw_cover_grid(&aCov[i], ks_buf_cstr(&b)) : NULL;
+    rc = zGrid ? ks_rewrite_replace(p, gs, ge, zGrid) : ks_error_set(KS_ENOMEM, "out of memory");
+    free(zGrid);
+    if (rc >= 0) rc = ks_rewrite_note(p, aL[i].iStart, zNote);
+  }
+  ks_buf_free(&b);
   return rc;
 }

@@ -815,30 +815,6 @@ static int match_row_body(rr_state *pS, const CXCursor *aSt, int nSt) {
   return 1;
 }
 
-/* `blockIdx.x * blockDim.x + threadIdx.x` in any order, optionally cast. */
-static int is_row_index(rr_state *pS, CXCursor init) {
-  static const char *const azForm[] = {
-      "blockIdx.x*blockDim.x+threadIdx.x",     "blockDim.x*blockIdx.x+threadIdx.x",
-      "threadIdx.x+blockIdx.x*blockDim.x",     "threadIdx.x+blockDim.x*blockIdx.x",
-      "(blockIdx.x*blockDim.x)+threadIdx.x",   "(blockDim.x*blockIdx.x)+threadIdx.x",
-      "threadIdx.x+(blockIdx.x*blockDim.x)",   "threadIdx.x+(blockDim.x*blockIdx.x)", NULL};
-  char *z = squash(pS, init);
-  int bOk = 0;
-  if (!z) return 0;
-  const char *zE = z;
-  if (zE[0] == '(') { /* a leading cast: (int), (long long), (size_t) */
-    const char *zClose = strchr(zE, ')');
-    int bType = zClose != NULL;
-    for (const char *q = zE + 1; bType && q < zClose; q++)
-      if (!((*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z') || (*q >= '0' && *q <= '9') || *q == '_'))
-        bType = 0;
-    if (bType && zClose[1] != '*' && zClose[1] != '+') zE = zClose + 1;
-  }
-  for (int i = 0; azForm[i] && !bOk; i++) bOk = strcmp(zE, azForm[i]) == 0;
-  free(z);
-  return bOk;
-}
-
 /* The row guard: `if (row >= R) return;` / `if (R <= row) return;` (then the rest of the body), or
  * `if (row < R) { ... }` / `if (R > row) ...` as the last statement. Returns the bound R, *pbEarly. */
 static int match_guard(rr_state *pS, CXCursor st, CXCursor *pBound, int *pbEarly, CXCursor *pThen) {
@@ -1178,7 +1154,7 @@ static int apply_row_reduce(ks_rewrite *p) {
   int m = kids(rowDecl[0], w, 4);
   for (int i = 0; i < m && i < 4; i++)
     if (clang_isExpression(clang_getCursorKind(w[i]))) rowInit = w[i];
-  if (clang_Cursor_isNull(rowInit) || !is_row_index(pS, rowInit)) {
+  if (clang_Cursor_isNull(rowInit) || ks_rw_thread_index(pTu, kernel, rowInit, NULL) != 0) {
     rc = ks_rewrite_refuse(p, "the first statement of '%s' is not a row index `blockIdx.x * blockDim.x + threadIdx.x`",
                            zKernel);
     goto done;
