@@ -43,6 +43,10 @@ char *ks_rw_squash_text(const char *z); /* same for a text: drops whitespace */
 
 /* Direct children of a cursor (malloc'd array). */
 int ks_rw_children(CXCursor c, CXCursor **paOut, int *pnOut);
+/* Up to nMax direct children into a[]; returns how many there are (all). */
+int ks_rw_kids(CXCursor c, CXCursor *a, int nMax);
+/* ks_rw_squash of a cursor's extent; NULL when it is not in the main file. */
+char *ks_rw_squash_cursor(ks_tu *pTu, CXCursor c);
 /* The kernel's body (CompoundStmt), or a null cursor. */
 CXCursor ks_rw_body(CXCursor kernel);
 /* Skip implicit casts (UnexposedExpr) and parentheses. */
@@ -74,6 +78,14 @@ int ks_rw_param_of(CXCursor kernel, CXCursor c);
  * wrapped (a 32-bit product added in 64 bits). *pbWide (may be NULL): the
  * product is computed in 64 bits. */
 int ks_rw_thread_index(ks_tu *pTu, CXCursor kernel, CXCursor init, int *pbWide);
+
+/* Is expression c free of effects and loads (built-ins, parameters, locals,
+ * literals, casts, arithmetic, ?:; no call, subscript, dereference,
+ * assignment or increment)? */
+int ks_rw_pure_expr(CXCursor c);
+/* Does statement st only declare int/float scalars with such initializers
+ * (`const float eps = 1e-6f;`)? It may then run anywhere before its uses. */
+int ks_rw_pure_decls(CXCursor st);
 
 /* Kernel parameters. */
 typedef struct ks_rw_param {
@@ -172,6 +184,9 @@ void ks_rw_covers_free(ks_rw_cover *a, int n);
 int ks_rw_scale_grids(ks_rewrite *p, const ks_launch *aL, int nL, const ks_rw_cover *aCov, long nPer, const char *zNote);
 /* A new grid expression with the launch's cast put back around it (malloc'd). */
 char *ks_rw_cover_grid(const ks_rw_cover *pC, const char *zGrid);
+/* Where a line goes after a statement ending at iEnd: past its ';' (a
+ * statement's extent stops before it) and a trailing // comment. */
+unsigned ks_rw_after_stmt(ks_tu *pTu, unsigned iEnd);
 /* Parenthesize an expression text unless it is one token-ish word. */
 char *ks_rw_paren(const char *zExpr);
 
