@@ -5,6 +5,7 @@
 #include "features/shape.h"
 
 #include <stdio.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -236,97 +237,41 @@ static unsigned stmt_end(ks_tu *pTu, CXCursor c) {
   return e;
 }
 
-/* An integer cast written in the source (C-style or static_cast): 1 and its
- * operand and type, else 0. */
-static int int_cast(CXCursor c, CXCursor *pOperand, CXType *pType) {
-  enum CXCursorKind e = clang_getCursorKind(c);
-  if (e != CXCursor_CStyleCastExpr && e != CXCursor_CXXStaticCastExpr && e != CXCursor_CXXFunctionalCastExpr) return 0;
-  CXCursor *a;
-  int n, iExpr = -1, nExpr = 0;
-  ks_rw_children(c, &a, &n);
-  for (int i = 0; i < n; i++) /* a TypeRef comes first when the type is a typedef */
-    if (clang_isExpression(clang_getCursorKind(a[i]))) iExpr = i, nExpr++;
-  if (nExpr == 1) *pOperand = a[iExpr];
-  free(a);
-  *pType = clang_getCursorType(c);
-  return nExpr == 1;
-}
-
-/* 8 for a 64-bit integer type, 4 for a 32-bit one, else 0. */
-static int int_width(CXType t) {
-  switch (clang_getCanonicalType(t).kind) {
-  case CXType_Int: case CXType_UInt: case CXType_Long: case CXType_ULong:
-  case CXType_LongLong: case CXType_ULongLong: {
-    long long n = clang_Type_getSizeOf(t);
-    return n == 8 || n == 4 ? (int)n : 0;
-  }
-  default:
-    return 0;
-  }
-}
-
-/* A built-in like blockIdx.x, optionally under a cast to a 64-bit integer
- * type: 0 not the built-in, 1 uncast, 2 cast to 64 bits (-1 other casts). */
-static int builtin_leaf(ks_tu *pTu, CXCursor c, const char *zWant) {
-  CXCursor op;
-  CXType t;
-  int bWide = 0;
-  c = ks_rw_strip(c);
-  if (int_cast(c, &op, &t)) {
-    if (int_width(t) != 8) return -1;
-    bWide = 1;
-    c = ks_rw_strip(op);
-  }
-  unsigned s, e;
-  if (ks_ast_extent(pTu, c, &s, &e) < 0) return 0;
-  char *z = ks_rw_squash(pTu, s, e);
-  int bHit = z && strcmp(z, zWant) == 0;
-  free(z);
-  return bHit ? 1 + bWide : 0;
-}
-
-/* The global index blockIdx.x * blockDim.x + threadIdx.x, operands in any
- * order. Either no casts (computed in 32-bit unsigned, as before) or blockIdx.x
- * or blockDim.x cast to a 64-bit integer type (the product and the sum are then
- * exact: *pbWide); threadIdx.x may carry a 64-bit cast only then. Anything
- * else (a cast of the whole product, a 32-bit cast) is refused. */
-static int is_global_index(ks_tu *pTu, CXCursor init, int *pbWide) {
-  CXCursor *aSum = NULL, *aMul = NULL;
-  int nSum = 0, nMul = 0, bOk = 0;
-  *pbWide = 0;
-  CXCursor c = ks_rw_strip(init);
-  if (clang_getCursorKind(c) != CXCursor_BinaryOperator || clang_getCursorBinaryOperatorKind(c) != CXBinaryOperator_Add)
-    return 0;
-  ks_rw_children(c, &aSum, &nSum);
-  if (nSum != 2) goto done;
-  for (int iT = 0; iT < 2 && !bOk; iT++) {
-    int eT = builtin_leaf(pTu, aSum[iT], "threadIdx.x");
-    if (eT <= 0) continue;
-    CXCursor prod = ks_rw_strip(aSum[1 - iT]);
-    if (clang_getCursorKind(prod) != CXCursor_BinaryOperator ||
-        clang_getCursorBinaryOperatorKind(prod) != CXBinaryOperator_Mul)
-      continue;
-    free(aMul);
-    ks_rw_children(prod, &aMul, &nMul);
-    if (nMul != 2) continue;
-    for (int iB = 0; iB < 2 && !bOk; iB++) {
-      int eB = builtin_leaf(pTu, aMul[iB], "blockIdx.x"), eD = builtin_leaf(pTu, aMul[1 - iB], "blockDim.x");
-      if (eB <= 0 || eD <= 0) continue;
-      int bWide = eB == 2 || eD == 2;
-      if (eT == 2 && !bWide) continue; /* product wraps in 32 bits, then widens: refuse */
-      *pbWide = bWide;
-      bOk = 1;
+int ks_rw_param_index(CXCursor kernel, CXCursor decl) {
+  if (clang_getCursorKind(decl) != CXCursor_ParmDecl) return -1;
+  int nArgs = clang_Cursor_getNumArguments(kernel);
+  for (int i = 0; i < nArgs; i++)
+    if (clang_equalCursors(clang_Cursor_getArgument(kernel, (unsigned)i), decl)) return i;
+  if (nArgs >= 0) return -1;
+  /* a template has no argument list: count its ParmDecls */
+  CXCursor *aK;
+  int nK, iP = 0, iHit = -1;
+  ks_rw_children(kernel, &aK, &nK);
+  for (int i = 0; i < nK && iHit < 0; i++)
+    if (clang_getCursorKind(aK[i]) == CXCursor_ParmDecl) {
+      if (clang_equalCursors(aK[i], decl)) iHit = iP;
+      iP++;
     }
-  }
-done:
-  free(aSum);
-  free(aMul);
-  return bOk;
+  free(aK);
+  return iHit;
+}
+
+int ks_rw_param_of(CXCursor kernel, CXCursor c) {
+  CXCursor d = ks_rw_ref_decl(c);
+  return clang_Cursor_isNull(d) ? -1 : ks_rw_param_index(kernel, d);
+}
+
+int ks_rw_thread_index(ks_tu *pTu, CXCursor kernel, CXCursor init, int *pbWide) {
+  int bNarrow = 0;
+  int iDim = ks_shape_thread_index(pTu, kernel, ks_rw_strip(init), pbWide, &bNarrow);
+  return bNarrow ? -1 : iDim;
 }
 
 typedef struct body_check {
   CXCursor idx;
   const char *zWhy;
+  CXCursor aTemp[8]; /* the index's temporaries (const unsigned tid = threadIdx.x;) */
+  int nTemp;
 } body_check;
 
 static int check_body(CXCursor c, const CXCursor *aAnc, int nAnc, void *pArg) {
@@ -344,6 +289,8 @@ static int check_body(CXCursor c, const CXCursor *aAnc, int nAnc, void *pArg) {
       b->zWhy = "the element body has a barrier or warp primitive";
     free(z);
   } else if (e == CXCursor_DeclRefExpr) {
+    for (int i = 0; i < b->nTemp && !b->zWhy; i++)
+      if (ks_rw_is_ref_to(c, b->aTemp[i])) b->zWhy = "the element body reads a temporary declared before the index";
     char *z = ks_rw_spelling(c);
     if (z && (strcmp(z, "threadIdx") == 0 || strcmp(z, "blockIdx") == 0 || strcmp(z, "blockDim") == 0 ||
               strcmp(z, "gridDim") == 0))
@@ -406,9 +353,99 @@ void ks_rw_pointwise_free(ks_rw_pointwise *p) {
   memset(p, 0, sizeof *p);
 }
 
+/* A value a temporary before the index may be computed from: built-ins,
+ * parameters, other locals, literals, casts and arithmetic; no call, load,
+ * assignment or increment (it runs once per thread before and after). */
+static enum CXChildVisitResult temp_init_visit(CXCursor c, CXCursor parent, CXClientData pData) {
+  (void)parent;
+  int *pbOk = pData;
+  switch (clang_getCursorKind(c)) {
+  case CXCursor_DeclRefExpr: case CXCursor_MemberRefExpr: case CXCursor_IntegerLiteral: case CXCursor_ParenExpr:
+  case CXCursor_FloatingLiteral:
+  case CXCursor_UnexposedExpr: case CXCursor_CStyleCastExpr: case CXCursor_CXXStaticCastExpr: case CXCursor_TypeRef:
+  case CXCursor_ConditionalOperator:
+    return CXChildVisit_Recurse;
+  case CXCursor_BinaryOperator:
+    if (clang_getCursorBinaryOperatorKind(c) == CXBinaryOperator_Assign) break;
+    return CXChildVisit_Recurse;
+  case CXCursor_UnaryOperator: {
+    enum CXUnaryOperatorKind op = clang_getCursorUnaryOperatorKind(c);
+    if (op == CXUnaryOperator_Minus || op == CXUnaryOperator_Plus || op == CXUnaryOperator_Not ||
+        op == CXUnaryOperator_LNot)
+      return CXChildVisit_Recurse;
+    break;
+  }
+  default:
+    break;
+  }
+  *pbOk = 0;
+  return CXChildVisit_Break;
+}
+
+int ks_rw_pure_expr(CXCursor c) {
+  int bOk = 1;
+  temp_init_visit(c, c, &bOk);
+  if (bOk) clang_visitChildren(c, temp_init_visit, &bOk);
+  return bOk;
+}
+
+int ks_rw_pure_decls(CXCursor st) {
+  if (clang_getCursorKind(st) != CXCursor_DeclStmt) return 0;
+  CXCursor *aD;
+  int nD, bOk = 1;
+  ks_rw_children(st, &aD, &nD);
+  for (int i = 0; i < nD && bOk; i++) {
+    enum CXTypeKind eT = clang_getCanonicalType(clang_getCursorType(aD[i])).kind;
+    if (clang_getCursorKind(aD[i]) != CXCursor_VarDecl || !(eT == CXType_Float || eT == CXType_Double ||
+                                                           ks_rw_is_integer_type(clang_getCursorType(aD[i])))) {
+      bOk = 0;
+      break;
+    }
+    CXCursor *aI;
+    int nI;
+    ks_rw_children(aD[i], &aI, &nI);
+    bOk = nI >= 1 && clang_isExpression(clang_getCursorKind(aI[nI - 1])) && ks_rw_pure_expr(aI[nI - 1]);
+    free(aI);
+  }
+  free(aD);
+  return bOk && nD > 0;
+}
+
+/* Statement st declares integer temporaries the index may be computed from
+ * (`const unsigned tid = threadIdx.x, bid = blockIdx.x;`), none of them the
+ * index: their declarations go into b->aTemp. */
+static int is_index_temp(ks_tu *pTu, CXCursor kernel, CXCursor st, body_check *b) {
+  if (clang_getCursorKind(st) != CXCursor_DeclStmt) return 0;
+  CXCursor *aD;
+  int nD, bOk = 1;
+  ks_rw_children(st, &aD, &nD);
+  for (int i = 0; i < nD && bOk; i++) {
+    CXCursor *aI;
+    int nI;
+    if (clang_getCursorKind(aD[i]) != CXCursor_VarDecl || !ks_rw_is_integer_type(clang_getCursorType(aD[i])) ||
+        b->nTemp == 8) {
+      bOk = 0;
+      break;
+    }
+    ks_rw_children(aD[i], &aI, &nI);
+    CXCursor init = nI >= 1 && clang_isExpression(clang_getCursorKind(aI[nI - 1])) ? aI[nI - 1] : clang_getNullCursor();
+    free(aI);
+    if (clang_Cursor_isNull(init) || ks_rw_thread_index(pTu, kernel, init, NULL) >= 0) {
+      bOk = 0;
+      break;
+    }
+    bOk = ks_rw_pure_expr(init);
+    if (bOk) b->aTemp[b->nTemp++] = aD[i];
+  }
+  free(aD);
+  return bOk && nD > 0;
+}
+
 int ks_rw_pointwise_match(ks_tu *pTu, CXCursor kernel, ks_rw_pointwise *pOut, char **pzWhy) {
   const char *zWhy = NULL;
-  CXCursor *aStmt = NULL, *aDecl = NULL, *aIf = NULL, *aCond = NULL;
+  CXCursor *aStmtAll = NULL, *aStmt = NULL, *aDecl = NULL, *aIf = NULL, *aCond = NULL;
+  body_check bc;
+  memset(&bc, 0, sizeof bc);
   int nStmt = 0, nDecl = 0, nIf = 0, nCond = 0;
   memset(pOut, 0, sizeof *pOut);
   pOut->iBoundParam = -1;
@@ -422,7 +459,14 @@ int ks_rw_pointwise_match(ks_tu *pTu, CXCursor kernel, ks_rw_pointwise *pOut, ch
     zWhy = "the kernel uses __shared__ memory";
     goto done;
   }
-  ks_rw_children(body, &aStmt, &nStmt);
+  ks_rw_children(body, &aStmtAll, &nStmt);
+  aStmt = aStmtAll;
+  /* Temporaries the index is computed from may come first; they stay as
+   * they are, and the element body must not read them. */
+  while (nStmt > 2 && is_index_temp(pTu, kernel, aStmt[0], &bc)) {
+    aStmt++;
+    nStmt--;
+  }
   if (nStmt < 2 || clang_getCursorKind(aStmt[0]) != CXCursor_DeclStmt) {
     zWhy = "the kernel does not start with the global index declaration (T i = blockIdx.x * blockDim.x + threadIdx.x;)";
     goto done;
@@ -437,7 +481,7 @@ int ks_rw_pointwise_match(ks_tu *pTu, CXCursor kernel, ks_rw_pointwise *pOut, ch
     CXCursor *aInit;
     int nInit;
     ks_rw_children(aDecl[0], &aInit, &nInit);
-    int bOk = nInit >= 1 && is_global_index(pTu, aInit[nInit - 1], &pOut->bWideIndex);
+    int bOk = nInit >= 1 && ks_rw_thread_index(pTu, kernel, aInit[nInit - 1], &pOut->bWideIndex) == 0;
     free(aInit);
     if (!bOk || !ks_rw_is_integer_type(clang_getCursorType(aDecl[0]))) {
       zWhy = "the first statement is not an integer global index blockIdx.x * blockDim.x + threadIdx.x "
@@ -486,24 +530,9 @@ int ks_rw_pointwise_match(ks_tu *pTu, CXCursor kernel, ks_rw_pointwise *pOut, ch
     pOut->zBound = ks_strdup(pTu->zSrc + bs);
     pOut->zBound[be - bs] = 0;
     CXCursor d = ks_rw_ref_decl(aCond[1]);
-    if (!clang_Cursor_isNull(d) && clang_getCursorKind(d) == CXCursor_ParmDecl) {
-      int nArgs = clang_Cursor_getNumArguments(kernel);
-      for (int i = 0; i < nArgs; i++)
-        if (clang_equalCursors(clang_Cursor_getArgument(kernel, (unsigned)i), d)) pOut->iBoundParam = i;
-      if (nArgs < 0) { /* template: count ParmDecls */
-        CXCursor *aK;
-        int nK, iP = 0;
-        ks_rw_children(kernel, &aK, &nK);
-        for (int i = 0; i < nK; i++)
-          if (clang_getCursorKind(aK[i]) == CXCursor_ParmDecl) {
-            if (clang_equalCursors(aK[i], d)) pOut->iBoundParam = iP;
-            iP++;
-          }
-        free(aK);
-      }
-    }
+    if (!clang_Cursor_isNull(d)) pOut->iBoundParam = ks_rw_param_index(kernel, d);
   }
-  body_check bc = {pOut->idx, NULL};
+  bc.idx = pOut->idx;
   if (op == CXBinaryOperator_LT) {
     if (nStmt != 2) {
       zWhy = "statements follow the guarded block; the kernel must be the index, the guard and its body";
@@ -549,7 +578,7 @@ int ks_rw_pointwise_match(ks_tu *pTu, CXCursor kernel, ks_rw_pointwise *pOut, ch
   }
   if (bc.zWhy) zWhy = bc.zWhy;
 done:
-  free(aStmt);
+  free(aStmtAll);
   free(aDecl);
   free(aIf);
   free(aCond);
@@ -1072,10 +1101,127 @@ static char *bound_at_launch(ks_tu *pTu, CXCursor kernel, const ks_rw_pointwise 
   return z;
 }
 
+/* ---- a grid written as a function-like macro use ---- */
+
+typedef struct mac_find {
+  const char *zName;
+  CXCursor def;
+  int n;
+} mac_find;
+
+static enum CXChildVisitResult mac_find_visit(CXCursor c, CXCursor parent, CXClientData pData) {
+  (void)parent;
+  mac_find *m = pData;
+  if (clang_getCursorKind(c) != CXCursor_MacroDefinition) return CXChildVisit_Continue;
+  CXString s = clang_getCursorSpelling(c);
+  if (strcmp(clang_getCString(s), m->zName) == 0) {
+    m->def = c;
+    m->n++;
+  }
+  clang_disposeString(s);
+  return CXChildVisit_Continue;
+}
+
+static int tok_push(ks_rw_tok **pa, int *pn, int *pnAlloc, const ks_rw_tok *t, int bMain) {
+  if (*pn >= *pnAlloc) {
+    int nNew = *pnAlloc ? 2 * *pnAlloc : 32;
+    ks_rw_tok *a = realloc(*pa, sizeof(ks_rw_tok) * (size_t)nNew);
+    if (!a) return -1;
+    *pa = a;
+    *pnAlloc = nNew;
+  }
+  ks_rw_tok *d = &(*pa)[(*pn)++];
+  d->eKind = t->eKind;
+  d->z = ks_strdup(t->z);
+  d->iStart = bMain ? t->iStart : 0; /* the definition's tokens have no main-file place */
+  d->iEnd = bMain ? t->iEnd : 0;
+  return d->z ? 0 : -1;
+}
+
+/* When span e is exactly NAME(args) and NAME is the one function-like macro
+ * of that name in the translation unit (no #, ##, variadics), the tokens of
+ * its expansion, one level deep: the parameters replaced by the arguments'
+ * own tokens (they keep their places in the file; the definition's tokens get
+ * place 0). 1 and *paX (ks_rw_tokens_free), else 0. The grid check then reads
+ * what the compiler reads; the edit still replaces the macro use whole. */
+static int expand_macro_span(ks_tu *pTu, const tok_span *e, ks_rw_tok **paX, int *pnX) {
+  ks_rw_tok *aDef = NULL, *aX = NULL;
+  int nDef = 0, nX = 0, nXAlloc = 0, bOk = 0;
+  int aArgLo[16], aArgHi[16], nArg = 0;
+  *paX = NULL;
+  *pnX = 0;
+  if (e->hi - e->lo < 3 || e->a[e->lo].eKind != CXToken_Identifier || !tok_is(e, e->lo + 1, "(") ||
+      tok_close(e, e->lo + 1) != e->hi - 1)
+    return 0;
+  /* the arguments: split at commas of depth 1 */
+  int nDepth = 0, iArg0 = e->lo + 2;
+  for (int i = e->lo + 1; i < e->hi; i++) {
+    const char *z = e->a[i].z;
+    if (strcmp(z, "(") == 0 || strcmp(z, "[") == 0 || strcmp(z, "{") == 0) nDepth++;
+    else if (strcmp(z, ")") == 0 || strcmp(z, "]") == 0 || strcmp(z, "}") == 0) nDepth--;
+    if ((nDepth == 1 && strcmp(z, ",") == 0) || (nDepth == 0 && i == e->hi - 1)) {
+      if (nArg == 16 || i == iArg0) return 0;
+      aArgLo[nArg] = iArg0;
+      aArgHi[nArg++] = i;
+      iArg0 = i + 1;
+    }
+  }
+  mac_find m = {e->a[e->lo].z, clang_getNullCursor(), 0};
+  clang_visitChildren(clang_getTranslationUnitCursor(pTu->pTu), mac_find_visit, &m);
+  if (m.n != 1 || !clang_Cursor_isMacroFunctionLike(m.def)) return 0;
+  CXToken *aTok = NULL;
+  unsigned nTok = 0;
+  clang_tokenize(pTu->pTu, clang_getCursorExtent(m.def), &aTok, &nTok);
+  aDef = calloc((size_t)nTok + 1, sizeof(ks_rw_tok));
+  for (unsigned i = 0; aDef && i < nTok; i++) {
+    CXString sp = clang_getTokenSpelling(pTu->pTu, aTok[i]);
+    aDef[nDef].eKind = clang_getTokenKind(aTok[i]);
+    aDef[nDef].z = ks_strdup(clang_getCString(sp));
+    clang_disposeString(sp);
+    if (aDef[nDef].eKind != CXToken_Comment) nDef++;
+    else free(aDef[nDef].z);
+  }
+  clang_disposeTokens(pTu->pTu, aTok, nTok);
+  if (!aDef) return 0;
+  /* NAME ( P1 , P2 ... ) BODY */
+  tok_span d = {aDef, 0, nDef};
+  int iParamEnd = tok_close(&d, 1);
+  if (nDef < 3 || !tok_is(&d, 1, "(") || iParamEnd < 0) goto done;
+  int nParam = 0;
+  for (int i = 2; i < iParamEnd; i += 2) {
+    if (aDef[i].eKind != CXToken_Identifier || !(tok_is(&d, i + 1, ",") || i + 1 == iParamEnd)) goto done;
+    nParam++;
+  }
+  if (nParam != nArg) goto done;
+  for (int i = iParamEnd + 1; i < nDef; i++) {
+    if (strcmp(aDef[i].z, "#") == 0 || strcmp(aDef[i].z, "##") == 0 || strcmp(aDef[i].z, "__VA_ARGS__") == 0)
+      goto done;
+    int iP = -1;
+    for (int k = 0; k < nParam && aDef[i].eKind == CXToken_Identifier; k++)
+      if (strcmp(aDef[i].z, aDef[2 + 2 * k].z) == 0) iP = k;
+    if (iP < 0) {
+      if (tok_push(&aX, &nX, &nXAlloc, &aDef[i], 0) < 0) goto done;
+    } else {
+      for (int j = aArgLo[iP]; j < aArgHi[iP]; j++)
+        if (tok_push(&aX, &nX, &nXAlloc, &e->a[j], 1) < 0) goto done;
+    }
+  }
+  bOk = nX > 0;
+done:
+  ks_rw_tokens_free(aDef, nDef);
+  if (!bOk) {
+    ks_rw_tokens_free(aX, nX);
+    return 0;
+  }
+  *paX = aX;
+  *pnX = nX;
+  return 1;
+}
+
 int ks_rw_launch_covers(ks_tu *pTu, CXCursor kernel, const ks_rw_pointwise *pPw, const ks_launch *pL,
                         ks_rw_cover *pOut) {
-  ks_rw_tok *aG = NULL, *aV = NULL, *aN = NULL, *aBt = NULL, *aA = NULL;
-  int nG = 0, nV = 0, nN = 0, nBt = 0, nA = 0, bOk = 0, bViaVar = 0;
+  ks_rw_tok *aG = NULL, *aV = NULL, *aN = NULL, *aBt = NULL, *aA = NULL, *aX = NULL;
+  int nG = 0, nV = 0, nN = 0, nBt = 0, nA = 0, nX = 0, bOk = 0, bViaVar = 0;
   char *zB = NULL, *zDen = NULL, *zTarget = NULL, *zNsq = NULL, *zNinit = NULL;
   memset(pOut, 0, sizeof *pOut);
   unsigned gs, ge, bs, be;
@@ -1097,6 +1243,13 @@ int ks_rw_launch_covers(ks_tu *pTu, CXCursor kernel, const ks_rw_pointwise *pPw,
   if (g.hi - g.lo == 1 && aG[g.lo].eKind == CXToken_Identifier) {
     if (!var_init_span(pTu, f.fn, &g, g.lo, pL->iStart, &aV, &nV, &e)) goto done;
     bViaVar = 1;
+    tok_strip_parens(&e);
+  }
+  /* CEIL_DIV(N, B): what the macro expands to */
+  if (expand_macro_span(pTu, &e, &aX, &nX)) {
+    e.a = aX;
+    e.lo = 0;
+    e.hi = nX;
     tok_strip_parens(&e);
   }
   /* (N + B - 1) / B and its spellings. */
@@ -1127,8 +1280,8 @@ int ks_rw_launch_covers(ks_tu *pTu, CXCursor kernel, const ks_rw_pointwise *pPw,
     const char *azD[2] = {zDen, zB};
     ks_buf c = KS_BUF_INIT;
     for (int k = 0; k < 2 && iSplit < 0; k++) {
-      const char *azForm[3] = {"+%s-1", "+(%s-1)", "-1+%s"};
-      for (int m = 0; m < 3 && iSplit < 0; m++) {
+      const char *azForm[4] = {"+%s-1", "+(%s-1)", "-1+%s", "+(%s)-1"};
+      for (int m = 0; m < 4 && iSplit < 0; m++) {
         ks_buf_clear(&c);
         ks_buf_printf(&c, azForm[m], azD[k]);
         if (strcmp(zSuf, ks_buf_cstr(&c)) == 0) iSplit = j;
@@ -1184,7 +1337,16 @@ int ks_rw_launch_covers(ks_tu *pTu, CXCursor kernel, const ks_rw_pointwise *pPw,
   bOk = 1;
   if (pPw->iBoundParam >= 0 && !bViaVar && bDirect) pOut->zN = ks_strdup(pL->azArg[pPw->iBoundParam]);
   else {
+    /* N as written in the file: its tokens must be one run of it (a macro's
+     * definition tokens have no place here) */
     unsigned ns = nsp.a[nsp.lo].iStart, ne = nsp.a[nsp.hi - 1].iEnd;
+    char *zRun = ne > ns ? ks_rw_squash(pTu, ns, ne) : NULL;
+    int bRun = zRun && strcmp(zRun, zNsq) == 0;
+    free(zRun);
+    if (!bRun) {
+      bOk = 0;
+      goto done;
+    }
     pOut->zN = ks_strdup(pTu->zSrc + ns);
     if (pOut->zN) pOut->zN[ne - ns] = 0;
   }
@@ -1199,6 +1361,7 @@ done:
   ks_rw_tokens_free(aN, nN);
   ks_rw_tokens_free(aBt, nBt);
   ks_rw_tokens_free(aA, nA);
+  ks_rw_tokens_free(aX, nX);
   free(zB);
   free(zDen);
   free(zTarget);
@@ -1304,4 +1467,79 @@ int ks_rw_refuse_class(ks_rewrite *p, CXCursor kernel, int eClass) {
                            pS->zKernel, ks_shape_class_name(pS->eClass), pS->zWhy ? pS->zWhy : "");
   ks_shape_free(pS);
   return rc;
+}
+
+int ks_rw_pointwise_kernel(ks_rewrite *p, const char *zAlready, CXCursor *pKernel, ks_rw_pointwise *pPw) {
+  ks_tu *pTu = ks_rewrite_tu(p);
+  unsigned iStart, iEnd;
+  char *zWhy = NULL;
+  memset(pPw, 0, sizeof *pPw);
+  *pKernel = ks_ast_find_kernel(pTu, ks_rewrite_kernel_name(p));
+  if (ks_ast_extent(pTu, *pKernel, &iStart, &iEnd) < 0) return ks_rewrite_refuse(p, "the kernel is not in the main file");
+  if (zAlready && ks_rewrite_has_note(p, iStart, iEnd, NULL)) return ks_rewrite_already(p, "%s", zAlready);
+  if (ks_rw_pointwise_match(pTu, *pKernel, pPw, &zWhy) == 0) return KS_OK;
+  int rc = ks_rewrite_refuse(p, "not a pointwise kernel: %s", zWhy ? zWhy : "out of memory");
+  free(zWhy);
+  return rc;
+}
+
+int ks_rw_int_param(ks_rewrite *p, const char *zRule, const char *zName, const char *zDefault, long nMin, long nMax,
+                    long *pn) {
+  const char *z = ks_rewrite_param(p, zName, zDefault);
+  if (!z) return ks_error_set(KS_EUSAGE, "rule %s: the parameter %s=N is required", zRule, zName);
+  char *zEndNum;
+  errno = 0;
+  long n = strtol(z, &zEndNum, 10);
+  if (!z[0] || *zEndNum || errno || n < nMin || n > nMax)
+    return ks_error_set(KS_EUSAGE, "rule %s: %s must be %ld..%ld, not '%s'", zRule, zName, nMin, nMax, z);
+  *pn = n;
+  return KS_OK;
+}
+
+int ks_rw_scale_grids(ks_rewrite *p, const ks_launch *aL, int nL, const ks_rw_cover *aCov, long nPer, const char *zNote) {
+  ks_tu *pTu = ks_rewrite_tu(p);
+  ks_buf b = KS_BUF_INIT;
+  int rc = KS_OK;
+  for (int i = 0; i < nL && rc >= 0; i++) {
+    unsigned gs, ge;
+    if (ks_rw_cfg_slot(pTu, &aL[i], 0, &gs, &ge) < 0) continue;
+    char *zN = ks_rw_paren(aCov[i].zN), *zB = ks_rw_paren(aCov[i].zB);
+    ks_buf_clear(&b);
+    if (zN && zB) ks_buf_printf(&b, "(%s + %s * %ld - 1) / (%s * %ld)", zN, zB, nPer, zB, nPer);
+    free(zN);
+    free(zB);
+    char *zGrid = b.n ? ks_rw_cover_grid(&aCov[i], ks_buf_cstr(&b)) : NULL;
+    rc = zGrid ? ks_rewrite_replace(p, gs, ge, zGrid) : ks_error_set(KS_ENOMEM, "out of memory");
+    free(zGrid);
+    if (rc >= 0) rc = ks_rewrite_note(p, aL[i].iStart, zNote);
+  }
+  ks_buf_free(&b);
+  return rc;
+}
+
+unsigned ks_rw_after_stmt(ks_tu *pTu, unsigned iEnd) {
+  const char *z = pTu->zSrc;
+  unsigned i = iEnd, n = (unsigned)pTu->nSrc;
+  while (i < n && (z[i] == ' ' || z[i] == '\t')) i++;
+  if (i < n && z[i] == ';') iEnd = ++i;
+  while (i < n && (z[i] == ' ' || z[i] == '\t')) i++;
+  if (i + 1 < n && z[i] == '/' && z[i + 1] == '/')
+    while (i < n && z[i] != '\n') i++;
+  if (i >= n || z[i] == '\n' || z[i] == '\r') return i;
+  return iEnd;
+}
+
+int ks_rw_kids(CXCursor c, CXCursor *a, int nMax) {
+  CXCursor *aAll;
+  int n;
+  ks_rw_children(c, &aAll, &n);
+  for (int i = 0; i < n && i < nMax; i++) a[i] = aAll[i];
+  free(aAll);
+  return n;
+}
+
+char *ks_rw_squash_cursor(ks_tu *pTu, CXCursor c) {
+  unsigned s, e;
+  if (ks_ast_extent(pTu, c, &s, &e) < 0) return NULL;
+  return ks_rw_squash(pTu, s, e);
 }

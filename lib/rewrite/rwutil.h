@@ -43,6 +43,10 @@ char *ks_rw_squash_text(const char *z); /* same for a text: drops whitespace */
 
 /* Direct children of a cursor (malloc'd array). */
 int ks_rw_children(CXCursor c, CXCursor **paOut, int *pnOut);
+/* Up to nMax direct children into a[]; returns how many there are (all). */
+int ks_rw_kids(CXCursor c, CXCursor *a, int nMax);
+/* ks_rw_squash of a cursor's extent; NULL when it is not in the main file. */
+char *ks_rw_squash_cursor(ks_tu *pTu, CXCursor c);
 /* The kernel's body (CompoundStmt), or a null cursor. */
 CXCursor ks_rw_body(CXCursor kernel);
 /* Skip implicit casts (UnexposedExpr) and parentheses. */
@@ -58,6 +62,30 @@ char *ks_rw_spelling(CXCursor c);
  * 1 to skip the children, -1 to stop. */
 typedef int (*ks_rw_visit_fn)(CXCursor c, const CXCursor *aAnc, int nAnc, void *pArg);
 void ks_rw_walk(CXCursor root, ks_rw_visit_fn xFn, void *pArg);
+
+/* Index of parameter declaration decl in the kernel's parameter list
+ * (templates too), else -1. */
+int ks_rw_param_index(CXCursor kernel, CXCursor decl);
+/* The kernel parameter that expression c names (a DeclRefExpr through
+ * implicit casts and parentheses), else -1. */
+int ks_rw_param_of(CXCursor kernel, CXCursor c);
+/* The parallel dimension (0 x, 1 y, 2 z) whose logical index
+ * blockIdx.d * blockDim.d + threadIdx.d expression init computes, or -1: the
+ * kernel-shape model's one recognizer (ks_shape_thread_index: any operand
+ * order, casts, macros, never-written locals), init's implicit conversion to
+ * its variable's type looked through (a 32-bit sum widened as a whole is the
+ * value a rewrite's own index computes). -1 too when the value may have
+ * wrapped (a 32-bit product added in 64 bits). *pbWide (may be NULL): the
+ * product is computed in 64 bits. */
+int ks_rw_thread_index(ks_tu *pTu, CXCursor kernel, CXCursor init, int *pbWide);
+
+/* Is expression c free of effects and loads (built-ins, parameters, locals,
+ * literals, casts, arithmetic, ?:; no call, subscript, dereference,
+ * assignment or increment)? */
+int ks_rw_pure_expr(CXCursor c);
+/* Does statement st only declare int/float scalars with such initializers
+ * (`const float eps = 1e-6f;`)? It may then run anywhere before its uses. */
+int ks_rw_pure_decls(CXCursor st);
 
 /* Kernel parameters. */
 typedef struct ks_rw_param {
@@ -98,6 +126,15 @@ typedef struct ks_rw_pointwise {
 int ks_rw_pointwise_match(ks_tu *pTu, CXCursor kernel, ks_rw_pointwise *pOut, char **pzWhy);
 void ks_rw_pointwise_free(ks_rw_pointwise *p);
 
+/* The start of a rule on a pointwise kernel: the kernel (in the main file),
+ * no note of this rule in it yet (zAlready: the "already" message; NULL: no
+ * such check) and its pointwise shape (*pPw, ks_rw_pointwise_free by the
+ * caller on any return). KS_OK, or the refusal (through p). */
+int ks_rw_pointwise_kernel(ks_rewrite *p, const char *zAlready, CXCursor *pKernel, ks_rw_pointwise *pPw);
+/* Integer rule parameter zName (zDefault when not given) in [nMin, nMax], in
+ * *pn; else KS_EUSAGE naming the rule zRule. */
+int ks_rw_int_param(ks_rewrite *p, const char *zRule, const char *zName, const char *zDefault, long nMin, long nMax,
+                    long *pn);
 /* Byte range of <<< >>> slot iSlot (0 grid, 1 block, 2 smem, 3 stream),
  * trimmed; -1 when absent. */
 int ks_rw_cfg_slot(ks_tu *pTu, const ks_launch *pL, int iSlot, unsigned *piStart, unsigned *piEnd);
@@ -142,8 +179,14 @@ void ks_rw_cover_free(ks_rw_cover *p);
 int ks_rw_covered_launches(ks_rewrite *p, CXCursor kernel, const ks_rw_pointwise *pPw, const char *zWhyNeeded,
                            ks_launch **paL, int *pnL, ks_rw_cover **paCov);
 void ks_rw_covers_free(ks_rw_cover *a, int n);
+/* Each covered launch (aCov from ks_rw_covered_launches) gets the grid
+ * (N + B * nPer - 1) / (B * nPer), for nPer elements per thread, noted zNote. */
+int ks_rw_scale_grids(ks_rewrite *p, const ks_launch *aL, int nL, const ks_rw_cover *aCov, long nPer, const char *zNote);
 /* A new grid expression with the launch's cast put back around it (malloc'd). */
 char *ks_rw_cover_grid(const ks_rw_cover *pC, const char *zGrid);
+/* Where a line goes after a statement ending at iEnd: past its ';' (a
+ * statement's extent stops before it) and a trailing // comment. */
+unsigned ks_rw_after_stmt(ks_tu *pTu, unsigned iEnd);
 /* Parenthesize an expression text unless it is one token-ish word. */
 char *ks_rw_paren(const char *zExpr);
 

@@ -34,6 +34,14 @@
 // RUN: %python %S/Inputs/row-reduce-emu.py %clang19 %t.in.cu %t.x.cu xent_rows xent block 256
 // RUN: %kernelskill rewrite %t.in.cu --kernel xent_rows --rule row-reduce --param mode=warp --param threads=64 -o %t.xw.cu
 // RUN: %python %S/Inputs/row-reduce-emu.py %clang19 %t.in.cu %t.xw.cu xent_rows xent warp 64
+// A scalar declared between the row index and the guard (issue 14): it stays
+// where it is and is read as the row body's first statement.
+// RUN: %kernelskill rewrite %t.in.cu --kernel norm_rows --rule row-reduce -o %t.n.cu
+// RUN: FileCheck %s --check-prefix=NORM --input-file=%t.n.cu
+// RUN: %nvcc -c -arch=sm_90 %t.n.cu -o %t.n.o
+// RUN: %python %S/Inputs/row-reduce-emu.py %clang19 %t.in.cu %t.n.cu norm_rows norm block 256
+// RUN: %kernelskill rewrite %t.in.cu --kernel norm_rows --rule row-reduce --param mode=warp --param threads=64 -o %t.nw.cu
+// RUN: %python %S/Inputs/row-reduce-emu.py %clang19 %t.in.cu %t.nw.cu norm_rows norm warp 64
 //
 // Negative: >= (the last index on ties), an index update not paired with the
 // value update, atomicAdd inside the row loop, atomicAdd at an address that
@@ -46,6 +54,7 @@
 // RUN: %expect-exit 1 %kernelskill rewrite %t.neg.cu --kernel atomic_in_loop --rule row-reduce -o %t.neg.cu
 // RUN: not %kernelskill rewrite %t.neg.cu --kernel atomic_in_loop --rule row-reduce -o %t.neg.cu 2>&1 | FileCheck %s --check-prefix=NEG-LOOP
 // RUN: not %kernelskill rewrite %t.neg.cu --kernel atomic_at_j --rule row-reduce -o %t.neg.cu 2>&1 | FileCheck %s --check-prefix=NEG-J
+// RUN: not %kernelskill rewrite %t.neg.cu --kernel norm_load_between --rule row-reduce -o %t.neg.cu 2>&1 | FileCheck %s --check-prefix=NEG-BETWEEN
 // RUN: cmp %t.in.cu %t.neg.cu
 
 #include <cuda_runtime.h>
@@ -188,6 +197,33 @@ __global__ void pair_sums(const float *a, float *out, int rows, int cols) {
   atomicAdd(&out[row / 2], acc);
 }
 
+// NORM:      __global__ void norm_rows(const float *x, float *y, int rows, int cols) {
+// NORM-NEXT:   int row = blockIdx.x;
+// NORM-NEXT:   const float eps = 1e-6f;
+// NORM-NEXT:   if (row >= rows) return;
+// NORM:        ss = ks_row_block_sum_f(ss);
+// NORM-NEXT:   const float inv = 1.0f / sqrtf(ss / cols + eps);
+// NORM:        norm_rows<<<rows, 256>>>(x, y, rows, cols);
+__global__ void norm_rows(const float *x, float *y, int rows, int cols) {
+  int row = blockIdx.x * blockDim.x + threadIdx.x;
+  const float eps = 1e-6f;
+  if (row >= rows) return;
+  float ss = 0.0f;
+  for (int j = 0; j < cols; j++) ss += x[(size_t)row * cols + j] * x[(size_t)row * cols + j];
+  const float inv = 1.0f / sqrtf(ss / cols + eps);
+  for (int j = 0; j < cols; j++) y[(size_t)row * cols + j] = x[(size_t)row * cols + j] * inv;
+}
+
+// NEG-BETWEEN: the second statement of 'norm_load_between' is not the row guard
+__global__ void norm_load_between(const float *x, float *y, int rows, int cols) {
+  int row = blockIdx.x * blockDim.x + threadIdx.x;
+  const float first = x[0];
+  if (row >= rows) return;
+  float ss = 0.0f;
+  for (int j = 0; j < cols; j++) ss += x[(size_t)row * cols + j];
+  y[row] = ss + first;
+}
+
 // >=: the sequential loop keeps the last index of the maximum.
 __global__ void argmax_last(const float *x, int *idx, int rows, int cols) {
   int row = blockIdx.x * blockDim.x + threadIdx.x;
@@ -261,6 +297,11 @@ extern "C" void xent_forward(const float *logits, const long long *target, float
 
 extern "C" void pair_sums_forward(const float *a, float *out, int rows, int cols) {
   pair_sums<<<(rows + 127) / 128, 128>>>(a, out, rows, cols);
+}
+
+extern "C" void norm_forward(const float *x, float *y, int rows, int cols) {
+  norm_rows<<<(rows + 127) / 128, 128>>>(x, y, rows, cols);
+  norm_load_between<<<(rows + 127) / 128, 128>>>(x, y, rows, cols);
 }
 
 // AGAIN: already applied: rule row-reduce, kernel argmax_rows

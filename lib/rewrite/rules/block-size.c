@@ -16,16 +16,15 @@ static int apply(ks_rewrite *p) {
   ks_rw_pointwise pw;
   ks_launch *aL = NULL;
   int nL = 0, rc = KS_OK;
-  char *zWhy = NULL;
+  long nT = 0;
   ks_buf b = KS_BUF_INIT;
   unsigned iStart, iEnd;
   memset(&pw, 0, sizeof pw);
-  const char *zT = ks_rewrite_param(p, "threads", NULL);
-  if (!zT) return ks_error_set(KS_EUSAGE, "rule block-size: the parameter threads=N is required");
-  char *zEndNum;
-  long nT = strtol(zT, &zEndNum, 10);
-  if (!zT[0] || *zEndNum || nT < 32 || nT > 1024 || nT % 32 != 0)
-    return ks_error_set(KS_EUSAGE, "rule block-size: threads must be a multiple of 32 in 32..1024, not '%s'", zT);
+  rc = ks_rw_int_param(p, "block-size", "threads", NULL, 32, 1024, &nT);
+  if (rc < 0 && !ks_rewrite_param(p, "threads", NULL)) return rc;
+  if (rc < 0 || nT % 32 != 0)
+    return ks_error_set(KS_EUSAGE, "rule block-size: threads must be a multiple of 32 in 32..1024, not '%s'",
+                        ks_rewrite_param(p, "threads", ""));
   if (ks_ast_extent(pTu, k, &iStart, &iEnd) < 0) return ks_rewrite_refuse(p, "the kernel is not in the main file");
   CXCursor body = ks_rw_body(k);
   unsigned iBody = iEnd, iBodyEnd;
@@ -35,10 +34,7 @@ static int apply(ks_rewrite *p) {
     goto done;
   }
   /* The kernel must not care about the block size: the pointwise shape. */
-  if (ks_rw_pointwise_match(pTu, k, &pw, &zWhy) < 0) {
-    rc = ks_rewrite_refuse(p, "not a pointwise kernel: %s", zWhy);
-    goto done;
-  }
+  if ((rc = ks_rw_pointwise_kernel(p, NULL, &k, &pw)) < 0) goto done;
   if ((rc = ks_rw_launch_contract(p, zKernel)) < 0) goto done;
   if ((rc = ks_ast_launches(pTu, zKernel, &aL, &nL)) < 0) goto done;
   if (nL == 0) {
@@ -89,7 +85,6 @@ static int apply(ks_rewrite *p) {
     if ((rc = ks_rewrite_note(p, aL[i].iStart, ks_buf_cstr(&b))) < 0) goto done;
   }
 done:
-  free(zWhy);
   ks_buf_free(&b);
   ks_rw_pointwise_free(&pw);
   ks_ast_launches_free(aL, nL);

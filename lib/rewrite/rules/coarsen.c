@@ -10,29 +10,16 @@
 static const char *const azParams[] = {"factor", 0};
 
 static int apply(ks_rewrite *p) {
-  ks_tu *pTu = ks_rewrite_tu(p);
-  const char *zKernel = ks_rewrite_kernel_name(p);
-  CXCursor k = ks_ast_find_kernel(pTu, zKernel);
+  CXCursor k;
   ks_rw_pointwise pw;
   ks_launch *aL = NULL;
-  int nL = 0, rc = KS_OK;
-  char *zWhy = NULL;
+  int nL = 0, rc;
+  long nF = 0;
   ks_rw_cover *aCov = NULL;
   ks_buf b = KS_BUF_INIT;
-  unsigned iStart, iEnd;
   memset(&pw, 0, sizeof pw);
-  if (ks_ast_extent(pTu, k, &iStart, &iEnd) < 0) return ks_rewrite_refuse(p, "the kernel is not in the main file");
-  if (ks_rewrite_has_note(p, iStart, iEnd, NULL)) return ks_rewrite_already(p, "the kernel is already coarsened");
-  const char *zF = ks_rewrite_param(p, "factor", "4");
-  char *zEndNum;
-  long nF = strtol(zF, &zEndNum, 10);
-  if (!zF[0] || *zEndNum || nF < 2 || nF > 16)
-    return ks_error_set(KS_EUSAGE, "rule coarsen: factor must be 2..16, not '%s'", zF);
-
-  if (ks_rw_pointwise_match(pTu, k, &pw, &zWhy) < 0) {
-    rc = ks_rewrite_refuse(p, "not a pointwise kernel: %s", zWhy);
-    goto done;
-  }
+  if ((rc = ks_rw_int_param(p, "coarsen", "factor", "4", 2, 16, &nF)) < 0) return rc;
+  if ((rc = ks_rw_pointwise_kernel(p, "the kernel is already coarsened", &k, &pw)) < 0) goto done;
   if ((rc = ks_rw_covered_launches(p, k, &pw, "its grid must shrink with the coarsening", &aL, &nL, &aCov)) < 0) goto done;
   unsigned nIndent = 0;
   unsigned iLine = ks_rewrite_line_start(p, pw.iHeadStart, &nIndent);
@@ -64,25 +51,11 @@ static int apply(ks_rewrite *p) {
   ks_buf_clear(&b);
   ks_buf_printf(&b, "%ld elements per thread, block-strided (coalesced); launch grid / %ld", nF, nF);
   if ((rc = ks_rewrite_note(p, pw.iHeadStart, ks_buf_cstr(&b))) < 0) goto done;
-  for (int i = 0; i < nL; i++) {
-    unsigned gs, ge;
-    if (ks_rw_cfg_slot(pTu, &aL[i], 0, &gs, &ge) < 0) continue;
-    char *zN = ks_rw_paren(aCov[i].zN), *zB = ks_rw_paren(aCov[i].zB);
-    ks_buf_clear(&b);
-    ks_buf_printf(&b, "(%s + %s * %ld - 1) / (%s * %ld)", zN, zB, nF, zB, nF);
-    free(zN);
-    free(zB);
-    char *zGrid = ks_rw_cover_grid(&aCov[i], ks_buf_cstr(&b));
-    rc = zGrid ? ks_rewrite_replace(p, gs, ge, zGrid) : ks_error_set(KS_ENOMEM, "out of memory");
-    free(zGrid);
-    if (rc < 0) goto done;
-    ks_buf_clear(&b);
-    ks_buf_printf(&b, "grid for %ld elements per thread", nF);
-    if ((rc = ks_rewrite_note(p, aL[i].iStart, ks_buf_cstr(&b))) < 0) goto done;
-  }
+  ks_buf_clear(&b);
+  ks_buf_printf(&b, "grid for %ld elements per thread", nF);
+  rc = ks_rw_scale_grids(p, aL, nL, aCov, nF, ks_buf_cstr(&b));
 done:
   ks_rw_covers_free(aCov, nL);
-  free(zWhy);
   ks_buf_free(&b);
   ks_rw_pointwise_free(&pw);
   ks_ast_launches_free(aL, nL);

@@ -26,26 +26,18 @@ static enum CXChildVisitResult find_helper(CXCursor c, CXCursor parent, CXClient
 static int apply(ks_rewrite *p) {
   ks_tu *pTu = ks_rewrite_tu(p);
   const char *zKernel = ks_rewrite_kernel_name(p);
-  CXCursor k = ks_ast_find_kernel(pTu, zKernel);
+  CXCursor k;
   ks_rw_pointwise pw;
   ks_launch *aL = NULL;
-  int nL = 0, rc = KS_OK;
-  char *zWhy = NULL, *zNote = NULL;
+  int nL = 0, rc;
+  long nPerSm = 0;
+  char *zNote = NULL;
   ks_buf b = KS_BUF_INIT;
   unsigned iStart, iEnd;
   memset(&pw, 0, sizeof pw);
-  if (ks_ast_extent(pTu, k, &iStart, &iEnd) < 0) return ks_rewrite_refuse(p, "the kernel is not in the main file");
-  if (ks_rewrite_has_note(p, iStart, iEnd, NULL)) return ks_rewrite_already(p, "the kernel is already a grid-stride loop");
-  const char *zPerSm = ks_rewrite_param(p, "blocks_per_sm", "8");
-  char *zEndNum;
-  long nPerSm = strtol(zPerSm, &zEndNum, 10);
-  if (!zPerSm[0] || *zEndNum || nPerSm < 1 || nPerSm > 64)
-    return ks_error_set(KS_EUSAGE, "rule grid-stride: blocks_per_sm must be 1..64, not '%s'", zPerSm);
-
-  if (ks_rw_pointwise_match(pTu, k, &pw, &zWhy) < 0) {
-    rc = ks_rewrite_refuse(p, "not a pointwise kernel: %s", zWhy);
-    goto done;
-  }
+  if ((rc = ks_rw_int_param(p, "grid-stride", "blocks_per_sm", "8", 1, 64, &nPerSm)) < 0) return rc;
+  if ((rc = ks_rw_pointwise_kernel(p, "the kernel is already a grid-stride loop", &k, &pw)) < 0) goto done;
+  ks_ast_extent(pTu, k, &iStart, &iEnd);
   if ((rc = ks_ast_launches(pTu, zKernel, &aL, &nL)) < 0) goto done;
   if (nL == 0) {
     rc = ks_rewrite_refuse(p, "no launch site of the kernel in this file (the grid must be capped where it is launched)");
@@ -124,7 +116,6 @@ static int apply(ks_rewrite *p) {
     if ((rc = ks_rewrite_note(p, aL[i].iStart, "grid capped for the grid-stride loop")) < 0) goto done;
   }
 done:
-  free(zWhy);
   free(zNote);
   ks_buf_free(&b);
   ks_rw_pointwise_free(&pw);

@@ -6,8 +6,7 @@
  * its address taken, never reassigned), its element type has an __ldg
  * overload, and no launch in the file passes the same argument for it and for
  * a pointer the kernel may write (docs/rules/read-only-cache.md). */
-#include "features/ast.h"
-#include "kernelskill/rewrite.h"
+#include "rewrite/rwutil.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,11 +33,8 @@ typedef struct ro_walk {
 } ro_walk;
 
 static int param_of(CXCursor kernel, CXCursor ref) {
-  CXCursor d = clang_getCursorReferenced(ref);
-  int n = clang_Cursor_getNumArguments(kernel);
-  for (int i = 0; i < n && i < MAX_PARAMS; i++)
-    if (clang_equalCursors(clang_Cursor_getArgument(kernel, (unsigned)i), d)) return i;
-  return -1;
+  int i = ks_rw_param_index(kernel, clang_getCursorReferenced(ref));
+  return i < MAX_PARAMS ? i : -1;
 }
 
 static int is_wrapper(CXCursor c) {

@@ -97,14 +97,7 @@ static unsigned line_of(rr_state *pS, CXCursor c) {
   return iLine;
 }
 
-static int kids(CXCursor c, CXCursor *a, int nMax) {
-  CXCursor *aAll;
-  int n;
-  ks_rw_children(c, &aAll, &n);
-  for (int i = 0; i < n && i < nMax; i++) a[i] = aAll[i];
-  free(aAll);
-  return n;
-}
+static int kids(CXCursor c, CXCursor *a, int nMax) { return ks_rw_kids(c, a, nMax); }
 
 static int binop(CXCursor c, enum CXBinaryOperatorKind eOp, CXCursor *pL, CXCursor *pR) {
   CXCursor a[2];
@@ -162,11 +155,7 @@ static int is_zero_literal(rr_state *pS, CXCursor c) {
   return b;
 }
 
-static char *squash(rr_state *pS, CXCursor c) {
-  unsigned s, e;
-  if (ks_ast_extent(pS->pTu, c, &s, &e) < 0) return NULL;
-  return ks_rw_squash(pS->pTu, s, e);
-}
+static char *squash(rr_state *pS, CXCursor c) { return ks_rw_squash_cursor(pS->pTu, c); }
 
 static int same_text(rr_state *pS, CXCursor a, CXCursor b) {
   char *za = squash(pS, a), *zb = squash(pS, b);
@@ -815,30 +804,6 @@ static int match_row_body(rr_state *pS, const CXCursor *aSt, int nSt) {
   return 1;
 }
 
-/* `blockIdx.x * blockDim.x + threadIdx.x` in any order, optionally cast. */
-static int is_row_index(rr_state *pS, CXCursor init) {
-  static const char *const azForm[] = {
-      "blockIdx.x*blockDim.x+threadIdx.x",     "blockDim.x*blockIdx.x+threadIdx.x",
-      "threadIdx.x+blockIdx.x*blockDim.x",     "threadIdx.x+blockDim.x*blockIdx.x",
-      "(blockIdx.x*blockDim.x)+threadIdx.x",   "(blockDim.x*blockIdx.x)+threadIdx.x",
-      "threadIdx.x+(blockIdx.x*blockDim.x)",   "threadIdx.x+(blockDim.x*blockIdx.x)", NULL};
-  char *z = squash(pS, init);
-  int bOk = 0;
-  if (!z) return 0;
-  const char *zE = z;
-  if (zE[0] == '(') { /* a leading cast: (int), (long long), (size_t) */
-    const char *zClose = strchr(zE, ')');
-    int bType = zClose != NULL;
-    for (const char *q = zE + 1; bType && q < zClose; q++)
-      if (!((*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z') || (*q >= '0' && *q <= '9') || *q == '_'))
-        bType = 0;
-    if (bType && zClose[1] != '*' && zClose[1] != '+') zE = zClose + 1;
-  }
-  for (int i = 0; azForm[i] && !bOk; i++) bOk = strcmp(zE, azForm[i]) == 0;
-  free(z);
-  return bOk;
-}
-
 /* The row guard: `if (row >= R) return;` / `if (R <= row) return;` (then the rest of the body), or
  * `if (row < R) { ... }` / `if (R > row) ...` as the last statement. Returns the bound R, *pbEarly. */
 static int match_guard(rr_state *pS, CXCursor st, CXCursor *pBound, int *pbEarly, CXCursor *pThen) {
@@ -1033,20 +998,6 @@ static int extent(rr_state *pS, CXCursor c, unsigned *piS, unsigned *piE) {
   return 0;
 }
 
-/* Where a line goes after a statement ending at iEnd: past its ';' (a
- * statement's extent stops before it), and past a trailing // comment. */
-static unsigned after_stmt(ks_tu *pTu, unsigned iEnd) {
-  const char *z = pTu->zSrc;
-  unsigned i = iEnd, n = (unsigned)pTu->nSrc;
-  while (i < n && (z[i] == ' ' || z[i] == '\t')) i++;
-  if (i < n && z[i] == ';') iEnd = ++i;
-  while (i < n && (z[i] == ' ' || z[i] == '\t')) i++;
-  if (i + 1 < n && z[i] == '/' && z[i + 1] == '/')
-    while (i < n && z[i] != '\n') i++;
-  if (i >= n || z[i] == '\n' || z[i] == '\r') return i;
-  return iEnd;
-}
-
 /* TEXT's lines after the first, moved from indentation zOld to zOld + nMore spaces. */
 static int put_reindented(ks_buf *pB, const char *zText, int nText, const char *zOld, int nMore) {
   size_t nOld = strlen(zOld);
@@ -1072,7 +1023,7 @@ static int unrolled_loop(rr_state *pS, rr_loop *pL, int nUnroll, const char *zTy
   unsigned iBs, iBe, iCs, iCe;
   if (extent(pS, pL->body, &iBs, &iBe) < 0 || extent(pS, pL->bound, &iCs, &iCe) < 0)
     return ks_rewrite_refuse(pS->p, "the row loop at line %u is written with a macro", line_of(pS, pL->loop));
-  iBe = after_stmt(pS->pTu, iBe);
+  iBe = ks_rw_after_stmt(pS->pTu, iBe);
   const char *zSrc = pS->pTu->zSrc, *zBody = zSrc + iBs, *zBound = zSrc + iCs;
   int nBody = (int)(iBe - iBs), nBound = (int)(iCe - iCs), bBlock = zBody[0] == '{';
   ks_buf b = KS_BUF_INIT;
@@ -1113,7 +1064,7 @@ static int apply_row_reduce(ks_rewrite *p) {
   rr_state *pS = calloc(1, sizeof *pS);
   ks_launch *aL = NULL;
   int nL = 0, rc = KS_OK;
-  CXCursor *aTop = NULL, *aIn = NULL;
+  CXCursor *aTop = NULL, *aIn = NULL, *aSt = NULL;
   int nTop = 0, nIn = 0;
   ks_buf text = KS_BUF_INIT, note = KS_BUF_INIT, helpers = KS_BUF_INIT;
   if (!pS) return ks_error_set(KS_ENOMEM, "out of memory");
@@ -1178,7 +1129,7 @@ static int apply_row_reduce(ks_rewrite *p) {
   int m = kids(rowDecl[0], w, 4);
   for (int i = 0; i < m && i < 4; i++)
     if (clang_isExpression(clang_getCursorKind(w[i]))) rowInit = w[i];
-  if (clang_Cursor_isNull(rowInit) || !is_row_index(pS, rowInit)) {
+  if (clang_Cursor_isNull(rowInit) || ks_rw_thread_index(pTu, kernel, rowInit, NULL) != 0) {
     rc = ks_rewrite_refuse(p, "the first statement of '%s' is not a row index `blockIdx.x * blockDim.x + threadIdx.x`",
                            zKernel);
     goto done;
@@ -1200,9 +1151,14 @@ static int apply_row_reduce(ks_rewrite *p) {
         goto done;
       }
   }
+  /* Scalar declarations without effects or loads may sit between the index
+   * and the guard (`const float eps = 1e-6f;`): they are read as the first
+   * statements of the row body, which they are equivalent to. */
+  int iGuard = 1;
+  while (iGuard < nTop - 1 && iGuard < 9 && ks_rw_pure_decls(aTop[iGuard])) iGuard++;
   CXCursor bound, then = clang_getNullCursor();
   int bEarly = 0;
-  if (!match_guard(pS, aTop[1], &bound, &bEarly, &then) || (!bEarly && nTop != 2)) {
+  if (iGuard >= nTop || !match_guard(pS, aTop[iGuard], &bound, &bEarly, &then) || (!bEarly && nTop != iGuard + 1)) {
     rc = ks_rewrite_refuse(p, "the second statement of '%s' is not the row guard (`if (row >= rows) return;`, or "
                               "`if (row < rows) { ... }` as the last statement)", zKernel);
     goto done;
@@ -1214,19 +1170,27 @@ static int apply_row_reduce(ks_rewrite *p) {
                               "from it)", zKernel);
     goto done;
   }
-  const CXCursor *aSt;
-  int nSt;
+  const CXCursor *aRest;
+  int nRest;
   if (bEarly) {
-    aSt = aTop + 2;
-    nSt = nTop - 2;
+    aRest = aTop + iGuard + 1;
+    nRest = nTop - iGuard - 1;
   } else if (kind(then) == CXCursor_CompoundStmt) {
     ks_rw_children(then, &aIn, &nIn);
-    aSt = aIn;
-    nSt = nIn;
+    aRest = aIn;
+    nRest = nIn;
   } else {
-    aSt = &then;
-    nSt = 1;
+    aRest = &then;
+    nRest = 1;
   }
+  aSt = calloc((size_t)(iGuard - 1 + nRest) + 1, sizeof(CXCursor));
+  if (!aSt) {
+    rc = ks_error_set(KS_ENOMEM, "out of memory");
+    goto done;
+  }
+  int nSt = 0;
+  for (int i = 1; i < iGuard; i++) aSt[nSt++] = aTop[i];
+  for (int i = 0; i < nRest; i++) aSt[nSt++] = aRest[i];
   if (!match_row_body(pS, aSt, nSt)) {
     rc = ks_rewrite_refuse(p, "kernel '%s' is not a row kernel this rule understands: %s", zKernel, pS->zWhy);
     goto done;
@@ -1289,7 +1253,7 @@ static int apply_row_reduce(ks_rewrite *p) {
       ks_buf_free(&accs);
       goto done;
     }
-    iLe = after_stmt(pTu, iLe);
+    iLe = ks_rw_after_stmt(pTu, iLe);
     unsigned iLine0 = ks_rewrite_line_start(p, iLs, &nIndent);
     char zInd[64];
     snprintf(zInd, sizeof zInd, "%.*s", (int)(nIndent < 60 ? nIndent : 60), pTu->zSrc + iLine0);
@@ -1449,6 +1413,7 @@ static int apply_row_reduce(ks_rewrite *p) {
 done:
   free(aTop);
   free(aIn);
+  free(aSt);
   ks_ast_launches_free(aL, nL);
   ks_buf_free(&text);
   ks_buf_free(&note);

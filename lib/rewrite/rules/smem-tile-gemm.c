@@ -75,16 +75,6 @@ static int refers_to(CXCursor c, CXCursor d) {
   return kind(c) == CXCursor_DeclRefExpr && clang_equalCursors(clang_getCursorReferenced(c), d);
 }
 
-static int param_index(CXCursor kernel, CXCursor c) {
-  c = strip(c);
-  if (kind(c) != CXCursor_DeclRefExpr) return -1;
-  CXCursor d = clang_getCursorReferenced(c);
-  int n = clang_Cursor_getNumArguments(kernel);
-  for (int i = 0; i < n; i++)
-    if (clang_equalCursors(clang_Cursor_getArgument(kernel, (unsigned)i), d)) return i;
-  return -1;
-}
-
 /* Normalized token text of main-file bytes [iStart, iEnd): spellings joined by
  * one space. -1 when a macro is used inside. */
 static int tok_text(ks_tu *pTu, unsigned iStart, unsigned iEnd, ks_buf *pOut) {
@@ -112,30 +102,6 @@ static int tok_text(ks_tu *pTu, unsigned iStart, unsigned iEnd, ks_buf *pOut) {
 
 static char *cursor_text(ks_tu *pTu, CXCursor c) { return ks_ast_text(pTu, c); }
 
-/* A thread index `blockIdx.D * blockDim.D + threadIdx.D` (any order): 'x',
- * 'y', or 0. */
-static char thread_index_dim(ks_tu *pTu, CXCursor c) {
-  unsigned iS, iE;
-  ks_buf b = KS_BUF_INIT;
-  char cDim = 0;
-  if (ks_ast_extent(pTu, c, &iS, &iE) < 0 || tok_text(pTu, iS, iE, &b) < 0) goto done;
-  for (const char *zD = "xy"; *zD && !cDim; zD++) {
-    char az[6][128];
-    char d = *zD;
-    snprintf(az[0], 128, "blockIdx . %c * blockDim . %c + threadIdx . %c", d, d, d);
-    snprintf(az[1], 128, "blockDim . %c * blockIdx . %c + threadIdx . %c", d, d, d);
-    snprintf(az[2], 128, "threadIdx . %c + blockIdx . %c * blockDim . %c", d, d, d);
-    snprintf(az[3], 128, "threadIdx . %c + blockDim . %c * blockIdx . %c", d, d, d);
-    snprintf(az[4], 128, "( blockIdx . %c * blockDim . %c ) + threadIdx . %c", d, d, d);
-    snprintf(az[5], 128, "threadIdx . %c + ( blockIdx . %c * blockDim . %c )", d, d, d);
-    for (int i = 0; i < 6; i++)
-      if (b.z && strcmp(b.z, az[i]) == 0) cDim = d;
-  }
-done:
-  ks_buf_free(&b);
-  return cDim;
-}
-
 /* An expression built only from the kernel's scalar parameters, integer
  * literals and arithmetic: the same value everywhere in the kernel. */
 typedef struct pure_walk {
@@ -148,7 +114,7 @@ static enum CXChildVisitResult pure_visit(CXCursor c, CXCursor parent, CXClientD
   pure_walk *pW = d;
   switch (kind(c)) {
   case CXCursor_DeclRefExpr:
-    if (param_index(pW->kernel, c) < 0 || clang_getCursorType(c).kind == CXType_Pointer) pW->bPure = 0;
+    if (ks_rw_param_of(pW->kernel, c) < 0 || clang_getCursorType(c).kind == CXType_Pointer) pW->bPure = 0;
     return CXChildVisit_Continue;
   case CXCursor_IntegerLiteral:
     return CXChildVisit_Continue;
@@ -258,7 +224,7 @@ static int subscript(CXCursor kernel, CXCursor c, CXCursor *pIndex) {
   kids k;
   if (kind(c) != CXCursor_ArraySubscriptExpr || children(c, &k) != 2) return -1;
   *pIndex = k.a[1];
-  return param_index(kernel, k.a[0]);
+  return ks_rw_param_of(kernel, k.a[0]);
 }
 
 static int is_zero_literal(ks_tu *pTu, CXCursor c) {
@@ -327,7 +293,7 @@ static int operand(gm_state *pS, CXCursor c, CXCursor u, CXCursor v, int *piPara
   if (pzCast) *pzCast = NULL;
   c = strip(c);
   if (kind(c) != CXCursor_ArraySubscriptExpr || children(c, &k) != 2) return 0;
-  int iP = param_index(pS->kernel, k.a[0]);
+  int iP = ks_rw_param_of(pS->kernel, k.a[0]);
   if (iP >= 0) {
     if (!linear_index(k.a[1], u, v, pStride, pzCast)) return 0;
     *piParam = iP;
@@ -342,7 +308,7 @@ static int operand(gm_state *pS, CXCursor c, CXCursor u, CXCursor v, int *piPara
     if (!binop(strip(pS->aRowPtrInit[i]), CXBinaryOperator_Add, &l, &r)) return 0;
     for (int iSwap = 0; iSwap < 2; iSwap++) {
       CXCursor ptr = iSwap ? r : l, prod = iSwap ? l : r;
-      iP = param_index(pS->kernel, ptr);
+      iP = ks_rw_param_of(pS->kernel, ptr);
       if (iP < 0 || clang_getCanonicalType(clang_getCursorType(strip(ptr))).kind != CXType_Pointer) continue;
       if (scaled_ref(prod, u, pStride, pzCast)) {
         *piParam = iP;
@@ -393,7 +359,7 @@ static enum CXChildVisitResult epi_visit(CXCursor c, CXCursor parent, CXClientDa
     else if (epi_thread(pS, c)) {
     } else if (kind(r) == CXCursor_FunctionDecl) {
       if (!epi_function(r)) pW->bBad = 1, pS->zWhy = "the epilogue calls a function this rule does not know";
-    } else if (param_index(pS->kernel, c) < 0) {
+    } else if (ks_rw_param_of(pS->kernel, c) < 0) {
       pW->bBad = 1, pS->zWhy = "the epilogue reads a local variable other than the accumulator, row and col";
     } else if (clang_getCanonicalType(clang_getCursorType(c)).kind == CXType_Pointer) {
       pW->bBad = 1, pS->zWhy = "the epilogue uses a pointer parameter other than as P[row] or P[col]";
@@ -427,7 +393,7 @@ static enum CXChildVisitResult epi_visit(CXCursor c, CXCursor parent, CXClientDa
     break;
   }
   case CXCursor_ArraySubscriptExpr: {
-    int iP = children(c, &k) == 2 ? param_index(pS->kernel, k.a[0]) : -1;
+    int iP = children(c, &k) == 2 ? ks_rw_param_of(pS->kernel, k.a[0]) : -1;
     if (iP < 0 || iP >= 64) {
       pS->zWhy = "the epilogue reads an array that is not a parameter";
     } else if (!epi_thread(pS, k.a[1])) {
@@ -614,6 +580,12 @@ static int match_store(gm_state *pS, CXCursor stmt) {
   return 1;
 }
 
+/* A thread index of dimension x or y (the model's recognizer): 'x', 'y', or 0. */
+static char thread_dim(gm_state *pS, CXCursor init) {
+  int iDim = ks_rw_thread_index(pS->pTu, pS->kernel, init, NULL);
+  return iDim == 0 ? 'x' : iDim == 1 ? 'y' : 0;
+}
+
 /* The statements of a block, in order; bTop: the kernel body itself. */
 static int match_stmts(gm_state *pS, CXCursor block, int bTop) {
   kids k;
@@ -623,7 +595,7 @@ static int match_stmts(gm_state *pS, CXCursor block, int bTop) {
     CXCursor st = k.a[i], var, init;
     if (single_var(st, &var, &init)) {
       if (clang_Cursor_isNull(init)) return 0;
-      char cDim = bTop && !pS->bGuard && ks_rw_is_integer_type(clang_getCursorType(var)) ? thread_index_dim(pS->pTu, init) : 0;
+      char cDim = bTop && !pS->bGuard && ks_rw_is_integer_type(clang_getCursorType(var)) ? thread_dim(pS, init) : 0;
       if (cDim && pS->nThread < 2) {
         pS->aThread[pS->nThread] = var;
         pS->acDim[pS->nThread++] = cDim;
@@ -643,7 +615,7 @@ static int match_stmts(gm_state *pS, CXCursor block, int bTop) {
         for (int iSwap = 0; iSwap < 2; iSwap++)
           for (int t = 0; t < 2; t++) {
             char *zCast = NULL;
-            if (param_index(pS->kernel, iSwap ? pr : pl) >= 0 &&
+            if (ks_rw_param_of(pS->kernel, iSwap ? pr : pl) >= 0 &&
                 scaled_ref(iSwap ? pl : pr, pS->aThread[t], &ps, &zCast) && is_pure(pS->kernel, ps))
               bRowPtr = 1;
             free(zCast);
@@ -690,7 +662,7 @@ static int match_stmts(gm_state *pS, CXCursor block, int bTop) {
   return 1;
 }
 
-static int bound_param(CXCursor kernel, CXCursor c) { return param_index(kernel, c); }
+static int bound_param(CXCursor kernel, CXCursor c) { return ks_rw_param_of(kernel, c); }
 
 int ks_rule_gemm_match(ks_rewrite *p, ks_gemm_match *pG) { return ks_rule_gemm_match_ex(p, 0, pG); }
 

@@ -60,15 +60,7 @@ static CXCursor strip_widening(CXCursor c) {
 }
 
 /* Index of the kernel parameter that c names (through widening casts), -1 else. */
-static int param_of(CXCursor kernel, CXCursor c) {
-  c = strip_widening(c);
-  if (kind(c) != CXCursor_DeclRefExpr) return -1;
-  CXCursor d = clang_getCursorReferenced(c);
-  int n = clang_Cursor_getNumArguments(kernel);
-  for (int i = 0; i < n; i++)
-    if (clang_equalCursors(clang_Cursor_getArgument(kernel, (unsigned)i), d)) return i;
-  return -1;
-}
+static int param_of(CXCursor kernel, CXCursor c) { return ks_rw_param_of(kernel, strip_widening(c)); }
 
 /* The one variable of a DeclStmt and its initializer (null when none). */
 static int single_var(CXCursor stmt, CXCursor *pVar, CXCursor *pInit) {
@@ -87,38 +79,6 @@ static int single_var(CXCursor stmt, CXCursor *pVar, CXCursor *pInit) {
   }
   free(a);
   return bOk;
-}
-
-/* A thread/block built-in, `blockIdx.y` etc., possibly under a widening cast
- * (`(long)blockIdx.y`: the same value). */
-static int is_builtin(ks_tu *pTu, CXCursor c, const char *zWant) {
-  unsigned s, e;
-  c = strip_widening(c);
-  if (ks_ast_extent(pTu, c, &s, &e) < 0) return 0;
-  char *z = ks_rw_squash(pTu, s, e);
-  int b = z && strcmp(z, zWant) == 0;
-  free(z);
-  return b;
-}
-
-/* `blockIdx.D * blockDim.D + threadIdx.D` (any operand order, widening casts on
- * the built-ins): the dimension 'x' or 'y', else 0. */
-static char thread_index_dim(ks_tu *pTu, CXCursor c) {
-  CXCursor l, r, ml, mr;
-  if (!binop(c, CXBinaryOperator_Add, &l, &r)) return 0;
-  for (const char *zD = "xy"; *zD; zD++) {
-    char zB[16], zD2[16], zT[16];
-    snprintf(zB, sizeof zB, "blockIdx.%c", *zD);
-    snprintf(zD2, sizeof zD2, "blockDim.%c", *zD);
-    snprintf(zT, sizeof zT, "threadIdx.%c", *zD);
-    for (int iSwap = 0; iSwap < 2; iSwap++) {
-      CXCursor t = iSwap ? l : r, prod = iSwap ? r : l;
-      if (!is_builtin(pTu, t, zT) || !binop(prod, CXBinaryOperator_Mul, &ml, &mr)) continue;
-      if ((is_builtin(pTu, ml, zB) && is_builtin(pTu, mr, zD2)) || (is_builtin(pTu, ml, zD2) && is_builtin(pTu, mr, zB)))
-        return *zD;
-    }
-  }
-  return 0;
 }
 
 /* A subscript P[index] whose base is a pointer parameter: its index, else -1. */
@@ -462,7 +422,9 @@ static const char *match_2d(ks_tu *pTu, CXCursor kernel, tr_match *pM) {
     CXCursor var, init;
     if (!single_var(aStmt[i], &var, &init) || clang_Cursor_isNull(init) || !ks_rw_is_integer_type(clang_getCursorType(var)))
       break;
-    if (!(acDim[tc.nVar] = thread_index_dim(pTu, init))) break;
+    int iDim = ks_rw_thread_index(pTu, kernel, init, NULL);
+    if (iDim != 0 && iDim != 1) break;
+    acDim[tc.nVar] = "xy"[iDim];
     tc.aVar[tc.nVar++] = var;
   }
   if (tc.nVar != 2 || acDim[0] == acDim[1]) {

@@ -119,25 +119,17 @@ static const char *const azLane = "xyzw";
 
 static int apply(ks_rewrite *p) {
   ks_tu *pTu = ks_rewrite_tu(p);
-  const char *zKernel = ks_rewrite_kernel_name(p);
-  CXCursor k = ks_ast_find_kernel(pTu, zKernel);
+  CXCursor k;
   ks_rw_pointwise pw;
   ks_rw_param *aP = NULL;
   ks_launch *aL = NULL;
   int nP = 0, nL = 0, rc = KS_OK;
-  char *zWhy = NULL;
   ks_rw_cover *aCov = NULL;
   ks_buf b = KS_BUF_INIT, lane = KS_BUF_INIT;
   vscan s;
-  unsigned iStart, iEnd;
   memset(&pw, 0, sizeof pw);
   memset(&s, 0, sizeof s);
-  if (ks_ast_extent(pTu, k, &iStart, &iEnd) < 0) return ks_rewrite_refuse(p, "the kernel is not in the main file");
-  if (ks_rewrite_has_note(p, iStart, iEnd, NULL)) return ks_rewrite_already(p, "the kernel is already vectorized");
-  if (ks_rw_pointwise_match(pTu, k, &pw, &zWhy) < 0) {
-    rc = ks_rewrite_refuse(p, "not a pointwise kernel: %s", zWhy);
-    goto done;
-  }
+  if ((rc = ks_rw_pointwise_kernel(p, "the kernel is already vectorized", &k, &pw)) < 0) goto done;
   if ((rc = ks_rw_require_class(p, k, KS_CLASS_MAP)) < 0) goto done;
   if ((rc = ks_rw_params(pTu, k, &aP, &nP)) < 0) goto done;
   const char *zSrc = ks_rewrite_source(p, NULL);
@@ -314,25 +306,11 @@ static int apply(ks_rewrite *p) {
   ks_buf_clear(&b);
   ks_buf_printf(&b, "%s loads/stores (%d x %s per thread), alignment guard, scalar tail", zVec, nLanes, zElem);
   if ((rc = ks_rewrite_note(p, pw.iHeadStart, ks_buf_cstr(&b))) < 0) goto done;
-  for (int i = 0; i < nL; i++) {
-    unsigned gs, ge;
-    if (ks_rw_cfg_slot(pTu, &aL[i], 0, &gs, &ge) < 0) continue;
-    char *zN = ks_rw_paren(aCov[i].zN), *zB = ks_rw_paren(aCov[i].zB);
-    ks_buf_clear(&b);
-    ks_buf_printf(&b, "(%s + %s * %d - 1) / (%s * %d)", zN, zB, nLanes, zB, nLanes);
-    free(zN);
-    free(zB);
-    char *zGrid = ks_rw_cover_grid(&aCov[i], ks_buf_cstr(&b));
-    rc = zGrid ? ks_rewrite_replace(p, gs, ge, zGrid) : ks_error_set(KS_ENOMEM, "out of memory");
-    free(zGrid);
-    if (rc < 0) goto done;
-    ks_buf_clear(&b);
-    ks_buf_printf(&b, "grid for %d elements per thread (%s)", nLanes, zVec);
-    if ((rc = ks_rewrite_note(p, aL[i].iStart, ks_buf_cstr(&b))) < 0) goto done;
-  }
+  ks_buf_clear(&b);
+  ks_buf_printf(&b, "grid for %d elements per thread (%s)", nLanes, zVec);
+  rc = ks_rw_scale_grids(p, aL, nL, aCov, nLanes, ks_buf_cstr(&b));
 done:
   ks_rw_covers_free(aCov, nL);
-  free(zWhy);
   free(s.a);
   ks_buf_free(&b);
   ks_buf_free(&lane);

@@ -19,20 +19,9 @@ enum { OP_SUM = 1, OP_MAX, OP_MIN };
 
 static int kind(CXCursor c) { return (int)clang_getCursorKind(c); }
 
-static int kids(CXCursor c, CXCursor *a, int nMax) {
-  CXCursor *aAll;
-  int n;
-  ks_rw_children(c, &aAll, &n);
-  for (int i = 0; i < n && i < nMax; i++) a[i] = aAll[i];
-  free(aAll);
-  return n;
-}
+static int kids(CXCursor c, CXCursor *a, int nMax) { return ks_rw_kids(c, a, nMax); }
 
-static char *squash(ks_tu *pTu, CXCursor c) {
-  unsigned s, e;
-  if (ks_ast_extent(pTu, c, &s, &e) < 0) return NULL;
-  return ks_rw_squash(pTu, s, e);
-}
+static char *squash(ks_tu *pTu, CXCursor c) { return ks_rw_squash_cursor(pTu, c); }
 
 static int text_is(ks_tu *pTu, CXCursor c, const char *zWant) {
   char *z = squash(pTu, c);
@@ -312,20 +301,6 @@ static int assign_visit(CXCursor c, const CXCursor *aAnc, int nAnc, void *pArg) 
   return w->bHit ? -1 : 0;
 }
 
-/* Where a line goes after a statement ending at iEnd: past a trailing ';'
- * and a // comment on the same line. */
-static unsigned after_stmt(ks_tu *pTu, unsigned iEnd) {
-  const char *z = pTu->zSrc;
-  unsigned i = iEnd, n = (unsigned)pTu->nSrc;
-  while (i < n && (z[i] == ' ' || z[i] == '\t')) i++;
-  if (i < n && z[i] == ';') iEnd = ++i;
-  while (i < n && (z[i] == ' ' || z[i] == '\t')) i++;
-  if (i + 1 < n && z[i] == '/' && z[i + 1] == '/')
-    while (i < n && z[i] != '\n') i++;
-  if (i >= n || z[i] == '\n' || z[i] == '\r') return i;
-  return iEnd;
-}
-
 static int apply_warp_reduce(ks_rewrite *p) {
   ks_tu *pTu = ks_rewrite_tu(p);
   const char *zKernel = ks_rewrite_kernel_name(p);
@@ -467,7 +442,7 @@ static int apply_warp_reduce(ks_rewrite *p) {
   free(zNote);
   if (rc >= 0 && aw.bUnguarded) rc = ks_buf_printf(&text, "\n%s__syncthreads();", zI);
   if (rc < 0) goto done;
-  if ((rc = ks_rewrite_replace(p, after_stmt(pTu, iLe), after_stmt(pTu, iLe), text.z)) < 0) goto done;
+  if ((rc = ks_rewrite_replace(p, ks_rw_after_stmt(pTu, iLe), ks_rw_after_stmt(pTu, iLe), text.z)) < 0) goto done;
 done:
   tree_free(&t);
   free(aTop);

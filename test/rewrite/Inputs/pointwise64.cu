@@ -30,7 +30,8 @@ __global__ void bad_wrap(const float *x, float *y, long long n)
         y[i] = x[i];
 }
 
-// A 32-bit cast: refused.
+// A 32-bit cast of blockIdx.x keeps the 32-bit index (the model sees the
+// same value), but the launch passes (int)n: the grid check refuses it.
 __global__ void bad_int_cast(const float *x, float *y, int n)
 {
     int i = (int)blockIdx.x * blockDim.x + threadIdx.x;

@@ -8,7 +8,8 @@ blocks run one after another. The original runs one thread per row (no barriers)
 CASE: argmax (kernel(x, long long *idx, rows, cols): indices must be equal),
 argmin (kernel(x, int *idx, float *val, rows, cols): indices and value bits
 equal), xent (kernel(x, const long long *target, float *loss, rows, cols): loss
-within 1e-5 relative). The inputs hold ties (small integers as floats, several
+within 1e-5 relative), norm (kernel(x, float *y, rows, cols): every y element
+within 1e-5 relative; inputs as for xent). The inputs hold ties (small integers as floats, several
 equal extremes per row), NaNs (as the first element and inside rows), signed
 zeros and rows shorter than a warp. MODE block|warp and THREADS: the rewrite's
 launch (grid = rows, or rows / (THREADS / 32) rounded up). Exit 0 when all match."""
@@ -57,22 +58,22 @@ static float atomicAdd(float *p, float v) {
 
 MAIN = r"""
 static int rows, cols;
-static std::vector<float> gx, gval;
+static std::vector<float> gx, gval, gy;
 static std::vector<long long> gidx, gtarget;
 static std::vector<int> gidxi;
 static float gloss;
 static void call_orig() {
-  float *x = gx.data(), *val = gval.data(), *loss = &gloss;
+  float *x = gx.data(), *val = gval.data(), *loss = &gloss, *y = gy.data();
   long long *idx = gidx.data(), *target = gtarget.data();
   int *idxi = gidxi.data();
-  (void)val; (void)loss; (void)idx; (void)target; (void)idxi;
+  (void)val; (void)loss; (void)idx; (void)target; (void)idxi; (void)y;
   orig_k(%(args)s);
 }
 static void call_new() {
-  float *x = gx.data(), *val = gval.data(), *loss = &gloss;
+  float *x = gx.data(), *val = gval.data(), *loss = &gloss, *y = gy.data();
   long long *idx = gidx.data(), *target = gtarget.data();
   int *idxi = gidxi.data();
-  (void)val; (void)loss; (void)idx; (void)target; (void)idxi;
+  (void)val; (void)loss; (void)idx; (void)target; (void)idxi; (void)y;
   new_k(%(args)s);
 }
 static void (*gfn)();
@@ -134,10 +135,12 @@ int main() {
       gtarget.resize(rows);
       for (int r = 0; r < rows; r++) gtarget[r] = (r * 5 + 3) %% cols;
       gidx.assign(rows, -7); gidxi.assign(rows, -7); gval.assign(rows, -7.0f); gloss = 0.0f;
+      gy.assign((size_t)rows * cols, -7.0f);
       launch_orig();
-      std::vector<long long> ridx = gidx; std::vector<int> ridxi = gidxi; std::vector<float> rval = gval;
+      std::vector<long long> ridx = gidx; std::vector<int> ridxi = gidxi; std::vector<float> rval = gval, ry = gy;
       float rloss = gloss;
       gidx.assign(rows, -7); gidxi.assign(rows, -7); gval.assign(rows, -7.0f); gloss = 0.0f;
+      gy.assign((size_t)rows * cols, -7.0f);
       unsigned W = T / 32;
       launch_threads(bWarp ? (rows + W - 1) / W : (unsigned)rows, T, call_new);
       int nDiff = 0;
@@ -146,6 +149,9 @@ int main() {
         if (%(case)d == 1) nDiff += ridxi[r] != gidxi[r] || memcmp(&rval[r], &gval[r], sizeof(float)) != 0;
       }
       if (%(case)d == 2) nDiff += !(fabsf(rloss - gloss) <= 1e-5f * fabsf(rloss) + 1e-6f);
+      for (size_t e = 0; %(case)d == 3 && e < gy.size(); e++)
+        nDiff += !(fabsf(ry[e] - gy[e]) <= 1e-5f * fabsf(ry[e]) + 1e-6f);
+      if (%(case)d == 3) printf("%(name)s %%dx%%d seed %%d: %%d elements differ\n", rows, cols, seed, nDiff);
       if (%(case)d == 0) printf("%(name)s %%dx%%d seed %%d: %%d rows differ (row 0: %%lld, new %%lld)\n", rows, cols, seed,
                              nDiff, ridx[0], gidx[0]);
       if (%(case)d == 1) printf("%(name)s %%dx%%d seed %%d: %%d rows differ (row 0: %%d, new %%d)\n", rows, cols, seed,
@@ -157,10 +163,11 @@ int main() {
 }
 """
 
-ARGS = {"argmax": "x, idx, rows, cols", "argmin": "x, idxi, val, rows, cols", "xent": "x, target, loss, rows, cols"}
-ICASE = {"argmax": 0, "argmin": 1, "xent": 2}
+ARGS = {"argmax": "x, idx, rows, cols", "argmin": "x, idxi, val, rows, cols", "xent": "x, target, loss, rows, cols",
+        "norm": "x, y, rows, cols"}
+ICASE = {"argmax": 0, "argmin": 1, "xent": 2, "norm": 3}
 
-main = MAIN % {"args": ARGS[case], "case": ICASE[case], "xent": case == "xent", "name": name,
+main = MAIN % {"args": ARGS[case], "case": ICASE[case], "xent": case in ("xent", "norm"), "name": name,
                "threads": int(threads), "warp": mode == "warp"}
 sys.exit(cuda_emu.run(cxx, SHIM + helpers(new) + "\n" + cuda_emu.kernel(orig, name, "orig_k") + "\n" +
                       cuda_emu.kernel(new, name, "new_k") + "\n" + main))
