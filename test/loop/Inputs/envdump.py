@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
-# envdump.py — a stand-in for nvcc (KS_NVCC) that writes the environment it
-# was given to $ENVDUMP and fails: shows what the Reviewer's children see.
+# envdump.py — a stand-in for nvcc (KS_NVCC) that prints the environment it
+# was given and fails: the Reviewer shows a failed compile's output, so the
+# test sees what the Reviewer's children see (they cannot write outside their
+# work folder under ks-isolate, so the output is the channel).
 import os
 import sys
 
-with open(os.environ["ENVDUMP"], "a") as f:
-    for k in sorted(os.environ):
-        f.write(k + "=" + os.environ[k] + "\n")
+for k in sorted(os.environ):
+    print(k + "=" + os.environ[k])
 sys.exit(1)
