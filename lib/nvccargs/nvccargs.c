@@ -317,6 +317,7 @@ typedef struct parser {
 } parser;
 
 static int add_item(parser *pP, ks_nvcc_item **ppItem) {
+  *ppItem = NULL;
   ks_nvcc_cmd *p = pP->pCmd;
   if (p->n == pP->nAlloc) {
     int nNew = pP->nAlloc ? 2 * pP->nAlloc : 32;
@@ -364,7 +365,7 @@ done:
  * verbatim as one unknown item, so the command line survives a round trip.
  * Returns 1 (the words used) or a negative code. */
 static int add_unknown(parser *pP, const char *zW, int eOrigin, int iArgv) {
-  ks_nvcc_item *pIt;
+  ks_nvcc_item *pIt = NULL;
   int rc;
   if ((rc = add_item(pP, &pIt)) < 0) return rc;
   pIt->eType = KS_NVCC_UNKNOWN;

@@ -83,11 +83,12 @@ static void raw_value(rawscan *s, const char *zPath, int nDepth) {
         int iK = s->i + 1;
         raw_skip_string(s);
         int nK = s->i - 1 - iK;
-        snprintf(zSub, sizeof zSub, "%s%s%.*s", zPath, zPath[0] ? "." : "", nK > 0 ? nK : 0, s->z + iK);
+        /* A path cut at 96 bytes only shortens a message. */
+        if (snprintf(zSub, sizeof zSub, "%s%s%.*s", zPath, zPath[0] ? "." : "", nK > 0 ? nK : 0, s->z + iK) < 0) zSub[0] = 0;
         raw_ws(s);
         if (s->z[s->i] == ':') s->i++;
       } else {
-        snprintf(zSub, sizeof zSub, "%s[%d]", zPath, iIdx++);
+        if (snprintf(zSub, sizeof zSub, "%s[%d]", zPath, iIdx++) < 0) zSub[0] = 0;
       }
       raw_value(s, zSub, nDepth + 1);
       raw_ws(s);
