@@ -7,7 +7,7 @@
  * what is left on a machine without user namespaces):
  *   ks_isolate_enter  in a child before exec (the ks-isolate launcher): new
  *                     user, mount and network namespaces, the file system
- *                     read-only but for the given folders and a private /tmp,
+ *                     read-only but for the given folders (and /dev/shm),
  *                     resource limits, no capabilities, no new privileges, and
  *                     a seccomp filter refusing every socket but AF_UNIX;
  *   ks_isolate_seal   in the harness after CUDA is up, before the untrusted
@@ -49,7 +49,7 @@ typedef struct ks_isolate_opts {
 enum {
   KS_ISO_USERNS = 1 << 0,  /* a new user namespace (no capability over the host) */
   KS_ISO_NETNS = 1 << 1,   /* a new network namespace: no interface but a down loopback */
-  KS_ISO_RDONLY = 1 << 2,  /* the file system read-only except the rw folders, /dev/shm and a private /tmp */
+  KS_ISO_RDONLY = 1 << 2,  /* the file system read-only except the rw folders, /dev/shm and /proc (less sysctls) */
   KS_ISO_RLIMITS = 1 << 3, /* core 0, data, file size, process limits */
   KS_ISO_NOCAPS = 1 << 4,  /* every capability dropped, the bounding set emptied */
   KS_ISO_NONEWPRIVS = 1 << 5,

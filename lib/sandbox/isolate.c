@@ -75,46 +75,25 @@ static int set_rdonly(const char *zPath, int bSet) {
   return (int)syscall(SYS_mount_setattr, AT_FDCWD, zPath, AT_RECURSIVE, &a, sizeof a);
 }
 
-/* mkdir -p inside the private /tmp (the path's parents may not exist there). */
-static void make_path(const char *zPath) {
-  char z[4096];
-  if (snprintf(z, sizeof z, "%s", zPath) >= (int)sizeof z) return;
-  for (char *p = z + 1; *p; p++) {
-    if (*p != '/') continue;
-    *p = 0;
-    mkdir(z, 0700);
-    *p = '/';
-  }
-  mkdir(z, 0700);
-}
-
-/* The mount namespace's view: everything read-only, a private /tmp, and the
- * rw folders (and /dev/shm, for CUDA's IPC) bound back writable. The folders
- * are opened first: a private /tmp would hide one that lies under it, so
- * each is bound from its descriptor onto a path recreated in the new /tmp. */
+/* The mount namespace's view: everything read-only, and the rw folders (and
+ * /dev/shm, for CUDA's IPC) bound back writable. /tmp stays as it is, read-
+ * only: sources and task folders there must stay visible (a private /tmp
+ * hid them: measured, every review of a task under /tmp failed to compile);
+ * temporary files go to the first rw folder (ks-isolate sets TMPDIR). */
 static int setup_mounts(const ks_isolate_opts *o, char *zErr, size_t nErr) {
   const char *az[KS_ISOLATE_MAX_RW + 1];
-  int afd[KS_ISOLATE_MAX_RW + 1], n = 0;
+  int n = 0;
   char aReal[KS_ISOLATE_MAX_RW + 1][4096];
   for (int i = 0; i < o->nRw && i < KS_ISOLATE_MAX_RW; i++) az[n++] = o->azRw[i];
   struct stat st;
   if (stat("/dev/shm", &st) == 0 && S_ISDIR(st.st_mode)) az[n++] = "/dev/shm";
-  for (int i = 0; i < n; i++) {
+  for (int i = 0; i < n; i++)
     if (!realpath(az[i], aReal[i])) return fail(zErr, nErr, az[i]);
-    afd[i] = open(aReal[i], O_PATH | O_DIRECTORY | O_CLOEXEC);
-    if (afd[i] < 0) return fail(zErr, nErr, aReal[i]);
-  }
   if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0) return fail(zErr, nErr, "making / private");
   if (set_rdonly("/", 1) < 0) return fail(zErr, nErr, "making / read-only");
-  if (mount("ks-tmp", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777") < 0)
-    return fail(zErr, nErr, "mounting a private /tmp");
   for (int i = 0; i < n; i++) {
-    char zFd[64];
-    snprintf(zFd, sizeof zFd, "/proc/self/fd/%d", afd[i]);
-    if (strncmp(aReal[i], "/tmp/", 5) == 0) make_path(aReal[i]);
-    if (mount(zFd, aReal[i], NULL, MS_BIND | MS_REC, NULL) < 0) return fail(zErr, nErr, aReal[i]);
+    if (mount(aReal[i], aReal[i], NULL, MS_BIND | MS_REC, NULL) < 0) return fail(zErr, nErr, aReal[i]);
     if (set_rdonly(aReal[i], 0) < 0) return fail(zErr, nErr, aReal[i]);
-    close(afd[i]);
   }
   /* CUDA cannot initialise with /proc read-only (cudaErrorOperatingSystem,
    * measured on an H200): /proc is writable again, but for the parts through

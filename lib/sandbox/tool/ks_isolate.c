@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -155,10 +156,16 @@ int main(int argc, char **argv) {
     fprintf(stderr, "ks-isolate: cannot isolate: %s\n", zErr);
     return 125;
   }
-  /* The user's TMPDIR is read-only in here: temporary files (nvcc's) go to
-   * the private /tmp, which is gone with the child. */
-  if (iBits & KS_ISO_RDONLY) {
-    setenv("TMPDIR", "/tmp", 1);
+  /* /tmp and the user's TMPDIR are read-only in here: temporary files
+   * (nvcc's) go to .ks-tmp in the first rw folder. */
+  if ((iBits & KS_ISO_RDONLY) && o.nRw > 0) {
+    char zTmp[4096];
+    snprintf(zTmp, sizeof zTmp, "%s/.ks-tmp", o.azRw[0]);
+    if (mkdir(zTmp, 0700) < 0 && errno != EEXIST) {
+      fprintf(stderr, "ks-isolate: cannot create %s: %s\n", zTmp, strerror(errno));
+      return 125;
+    }
+    setenv("TMPDIR", zTmp, 1);
     unsetenv("TMP");
     unsetenv("TEMP");
   }
