@@ -36,7 +36,7 @@ HEADERS = {
     "common.h": "common", "proc.h": "common", "marks.h": "common",
     "features.h": "features", "task.h": "task", "journal.h": "journal",
     "nvccargs.h": "nvccargs", "store.h": "store", "skills.h": "skills",
-    "rewrite.h": "rewrite", "sandbox.h": "sandbox", "review.h": "review",
+    "rewrite.h": "rewrite", "sandbox.h": "sandbox", "isolate.h": "sandbox", "review.h": "review",
     "llm.h": "llm", "agents.h": "agents", "loop.h": "agents", "commit.h": "agents",
     "diagnose.h": "agents", "llmagent.h": "agents", "report.h": "agents",
     "plugin.h": "plugin_support", "capture.h": "capture",

@@ -1201,15 +1201,23 @@ int ks_review_run(const ks_task *pTask, const ks_review_opts *pOpts, ks_review_r
 
   /* Build: separate shared objects, so symbols of seed, reference and candidate cannot clash. */
   if ((rc = write_shim(&rv)) < 0 || (rc = write_spec(&rv)) < 0) goto done_notes;
-  if (compile_one(&rv, pTask->zSource, "seed", &zSeedSo, &zLog) < 0) {
-    rc = ks_error_set(KS_EINVAL, "%s: the seed does not compile:\n%s", pTask->zSource, zLog ? zLog : "");
+  /* KS_EINVAL from compile_one is nvcc refusing the file; other errors are
+   * ours and keep their own message. */
+  if ((rc = compile_one(&rv, pTask->zSource, "seed", &zSeedSo, &zLog)) < 0) {
+    if (rc == KS_EINVAL)
+      rc = ks_error_set(KS_EINVAL, "%s: the seed does not compile:\n%s", pTask->zSource, zLog ? zLog : "");
     goto done_notes;
   }
-  if (pTask->zReference && compile_one(&rv, pTask->zReference, "reference", &zRefSo, &zLog) < 0) {
-    rc = ks_error_set(KS_EINVAL, "%s: the reference does not compile:\n%s", pTask->zReference, zLog ? zLog : "");
+  if (pTask->zReference && (rc = compile_one(&rv, pTask->zReference, "reference", &zRefSo, &zLog)) < 0) {
+    if (rc == KS_EINVAL)
+      rc = ks_error_set(KS_EINVAL, "%s: the reference does not compile:\n%s", pTask->zReference, zLog ? zLog : "");
     goto done_notes;
   }
-  if (rv.o.zCandidate && compile_one(&rv, rv.o.zCandidate, "candidate", &zCandSo, &zLog) < 0) {
+  if (rv.o.zCandidate && (rc = compile_one(&rv, rv.o.zCandidate, "candidate", &zCandSo, &zLog)) < 0) {
+    /* KS_EINVAL: nvcc refused the candidate (its verdict); anything else is
+     * ours (no ks-isolate, no memory) and no verdict on the candidate. */
+    if (rc != KS_EINVAL) goto done_notes;
+    rc = KS_OK;
     set_verdict(&rv, KS_VERDICT_COMPILE_ERROR, "nvcc failed", zLog);
     goto finish;
   }
