@@ -219,6 +219,18 @@ int ks_isolate_seal(char *zErr, size_t nErr) {
 
 /* ---- entering ----------------------------------------------------------------- */
 
+/* In a new user namespace: the same ids inside, so files keep their owners;
+ * no capability outside. */
+static int map_ids(uid_t u, gid_t g, char *zErr, size_t nErr) {
+  char z[64];
+  snprintf(z, sizeof z, "%u %u 1\n", (unsigned)u, (unsigned)u);
+  if (write_file("/proc/self/setgroups", "deny") < 0 && errno != ENOENT) return fail(zErr, nErr, "setgroups");
+  if (write_file("/proc/self/uid_map", z) < 0) return fail(zErr, nErr, "uid_map");
+  snprintf(z, sizeof z, "%u %u 1\n", (unsigned)g, (unsigned)g);
+  if (write_file("/proc/self/gid_map", z) < 0) return fail(zErr, nErr, "gid_map");
+  return 0;
+}
+
 int ks_isolate_enter(const ks_isolate_opts *o, char *zErr, size_t nErr) {
   int iBits = 0;
   if (zErr && nErr) zErr[0] = 0;
@@ -235,25 +247,14 @@ int ks_isolate_enter(const ks_isolate_opts *o, char *zErr, size_t nErr) {
     if (!(k & KS_ISO_USERNS)) f |= CLONE_NEWUSER;
     if (f && unshare(f) == 0) {
       if (f & CLONE_NEWUSER) {
-        char z[64];
-        snprintf(z, sizeof z, "%u %u 1\n", (unsigned)u, (unsigned)u);
-        if (write_file("/proc/self/setgroups", "deny") < 0 && errno != ENOENT) return fail(zErr, nErr, "setgroups");
-        if (write_file("/proc/self/uid_map", z) < 0) return fail(zErr, nErr, "uid_map");
-        snprintf(z, sizeof z, "%u %u 1\n", (unsigned)g, (unsigned)g);
-        if (write_file("/proc/self/gid_map", z) < 0) return fail(zErr, nErr, "gid_map");
+        if (map_ids(u, g, zErr, nErr) < 0) return -1;
         iBits |= KS_ISO_USERNS;
       }
       if (f & CLONE_NEWNET) iBits |= KS_ISO_NETNS;
       bNs = (f & CLONE_NEWNS) != 0;
     }
   } else if (unshare(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWNET) == 0) {
-    char z[64];
-    /* The same ids inside: files keep their owners; no capability outside. */
-    snprintf(z, sizeof z, "%u %u 1\n", (unsigned)u, (unsigned)u);
-    if (write_file("/proc/self/setgroups", "deny") < 0 && errno != ENOENT) return fail(zErr, nErr, "setgroups");
-    if (write_file("/proc/self/uid_map", z) < 0) return fail(zErr, nErr, "uid_map");
-    snprintf(z, sizeof z, "%u %u 1\n", (unsigned)g, (unsigned)g);
-    if (write_file("/proc/self/gid_map", z) < 0) return fail(zErr, nErr, "gid_map");
+    if (map_ids(u, g, zErr, nErr) < 0) return -1;
     iBits |= KS_ISO_USERNS | KS_ISO_NETNS;
     bNs = 1;
   } else if (unshare(CLONE_NEWNS | CLONE_NEWNET) == 0) { /* privileged, without user namespaces */
