@@ -552,18 +552,28 @@ static int run_check(review *rv, const char *zSo, const char *zTag, const char *
 static int compare_outputs(review *rv, const char *zRefDir, const char *zGotDir, int nTrials, char **pzWhy,
                            cJSON *pChecks) {
   const ks_task *t = rv->pTask;
-  for (int tr = 0; tr < nTrials; tr++) {
-    for (int i = 0; i < t->nArg; i++) {
+  /* An expected output (captured) is the right answer itself, the same in
+   * every trial: read once (the reference was checked against it, in
+   * check_expected). */
+  char **apExp = calloc((size_t)t->nArg + 1, sizeof(char *));
+  size_t *anExp = calloc((size_t)t->nArg + 1, sizeof(size_t));
+  int bOk = apExp && anExp, bExpect = 0;
+  if (!bOk) *pzWhy = fmt("out of memory");
+  for (int tr = 0; bOk && tr < nTrials; tr++) {
+    for (int i = 0; bOk && i < t->nArg; i++) {
       const ks_task_arg *a = &t->aArg[i];
       if (a->eKind != KS_ARG_TENSOR || a->eIntent == KS_INTENT_IN) continue;
-      /* An expected output (captured) is the right answer itself: the
-       * reference was checked against it (check_expected). */
-      char *zA = a->zExpect ? fmt("%s", a->zExpect) : fmt("%s/t%d_a%d.bin", zRefDir, tr, i);
+      char *zA = a->zExpect ? NULL : fmt("%s/t%d_a%d.bin", zRefDir, tr, i);
       char *zB = fmt("%s/t%d_a%d.bin", zGotDir, tr, i);
-      char *pRef = NULL, *pGot = NULL, *zWhy = NULL;
+      char *pRefRead = NULL, *pGot = NULL, *zWhy = NULL;
       size_t nRef = 0, nGot = 0, nWant = (size_t)a->nElem * ks_dtype_size(a->eType);
-      int bOk = 0;
-      if (ks_file_read_limit(zA, KS_FILE_DATA_MAX, &pRef, &nRef) < 0 || ks_file_read_limit(zB, KS_FILE_DATA_MAX, &pGot, &nGot) < 0) {
+      int rcRef = KS_OK;
+      if (a->zExpect && !apExp[i]) rcRef = ks_file_read_limit(a->zExpect, KS_FILE_DATA_MAX, &apExp[i], &anExp[i]);
+      else if (!a->zExpect) rcRef = ks_file_read_limit(zA, KS_FILE_DATA_MAX, &pRefRead, &nRef);
+      const char *pRef = a->zExpect ? apExp[i] : pRefRead;
+      if (a->zExpect) nRef = anExp[i];
+      bOk = 0;
+      if (rcRef < 0 || ks_file_read_limit(zB, KS_FILE_DATA_MAX, &pGot, &nGot) < 0) {
         *pzWhy = fmt("trial %d: output %s missing", tr, a->zName);
       } else if (nRef != nWant || nGot != nWant) {
         *pzWhy = fmt("trial %d: output %s has %zu bytes, expected %zu", tr, a->zName, nGot, nWant);
@@ -576,16 +586,18 @@ static int compare_outputs(review *rv, const char *zRefDir, const char *zGotDir,
         else *pzWhy = fmt("trial %d (seed %llu): output %s: %s", tr, (unsigned long long)(t->iSeed + (uint64_t)tr),
                           a->zName, zWhy ? zWhy : "mismatch");
       }
+      bExpect |= a->zExpect != NULL;
       free(zWhy);
-      free(pRef);
+      free(pRefRead);
       free(pGot);
       free(zA);
       free(zB);
-      if (!bOk) return 0;
     }
   }
-  int bExpect = 0;
-  for (int i = 0; i < t->nArg; i++) bExpect |= t->aArg[i].zExpect != NULL;
+  for (int i = 0; apExp && i < t->nArg; i++) free(apExp[i]);
+  free(apExp);
+  free(anExp);
+  if (!bOk) return 0;
   cJSON_AddItemToArray(pChecks, cJSON_CreateString(bExpect ? "outputs match the expected outputs (task files) and the "
                                                              "reference within tolerance in every trial"
                                                            : "outputs match the reference within tolerance in every trial"));
@@ -1082,15 +1094,20 @@ static char *ref_cache_dir(review *rv, const char *zRefSo, int nTrials) {
   for (size_t i = 0; i < nSpec; i++) h = (h ^ (unsigned char)zSpec[i]) * 0x100000001b3ull;
   free(zSpec);
   free(zKey);
-  /* The spec names file inputs by path: their contents are part of the key. */
+  /* The spec names file inputs by path: their identity is part of the key
+   * (device, inode, size, modification and change times: any write to the
+   * file changes its ctime), without rereading the data for every review. */
   for (int i = 0; i < rv->pTask->nArg; i++) {
     const ks_task_arg *a = &rv->pTask->aArg[i];
     if (a->eKind != KS_ARG_TENSOR || a->eIntent == KS_INTENT_OUT || a->init.eDist != KS_DIST_FILE) continue;
-    char *p = NULL;
-    size_t n = 0;
-    if (ks_file_read_limit(a->init.zFile, KS_FILE_DATA_MAX, &p, &n) < 0) return NULL;
-    for (size_t j = 0; j < n; j++) h = (h ^ (unsigned char)p[j]) * 0x100000001b3ull;
-    free(p);
+    struct stat st;
+    if (stat(a->init.zFile, &st) != 0) return NULL;
+    unsigned long long aId[] = {(unsigned long long)st.st_dev, (unsigned long long)st.st_ino,
+                                (unsigned long long)st.st_size, (unsigned long long)st.st_mtim.tv_sec,
+                                (unsigned long long)st.st_mtim.tv_nsec, (unsigned long long)st.st_ctim.tv_sec,
+                                (unsigned long long)st.st_ctim.tv_nsec};
+    const unsigned char *q = (const unsigned char *)aId;
+    for (size_t j = 0; j < sizeof aId; j++) h = (h ^ q[j]) * 0x100000001b3ull;
   }
   if (ks_dir_make(rv->o.zRefCache) < 0) return NULL;
   return fmt("%s/%016llx", rv->o.zRefCache, (unsigned long long)h);
