@@ -404,15 +404,83 @@ static void sanitize(const char *z, char *zOut, size_t nOut) {
   if (!n || isdigit((unsigned char)zOut[0])) snprintf(zOut, nOut, "k_%.*s", (int)(nOut - 3), n ? zOut : "kernel");
 }
 
+/* The launch's scalar parameters as task scalars, named after the source's
+ * parameters unless a tensor has that name. */
+static void add_scalar_args(cJSON *pArgs, const ks_capture_launch *l, const ks_ptype *aType, const src_kernel *sk,
+                            char *const *azTName) {
+  for (int i = 0; i < l->nParam; i++) {
+    if (!is_scalar_param(l, aType, i)) continue;
+    char zName[128];
+    if (sk->nParam == l->nParam && sk->azParamName[i][0]) snprintf(zName, sizeof zName, "%s", sk->azParamName[i]);
+    else snprintf(zName, sizeof zName, "s%d", i);
+    for (int j = 0; j < l->nAlloc; j++)
+      if (azTName[j] && !strcmp(azTName[j], zName)) snprintf(zName, sizeof zName, "s%d", i);
+    cJSON *a = cJSON_CreateObject();
+    cJSON_AddItemToArray(pArgs, a);
+    cJSON_AddStringToObject(a, "name", zName);
+    cJSON_AddStringToObject(a, "kind", "scalar");
+    cJSON_AddStringToObject(a, "dtype", ks_dtype_name(aType[i].eType));
+    const unsigned char *b = l->aParam[i].aBytes;
+    switch (aType[i].eType) {
+    case KS_DT_F32: { float f; memcpy(&f, b, 4); cJSON_AddNumberToObject(a, "value", f); break; }
+    case KS_DT_F64: { double r; memcpy(&r, b, 8); cJSON_AddNumberToObject(a, "value", r); break; }
+    case KS_DT_I64: {
+      /* JSON numbers are doubles: large values go as an expression string. */
+      int64_t v;
+      memcpy(&v, b, 8);
+      char zV[32];
+      snprintf(zV, sizeof zV, "%lld", (long long)v);
+      if (v > -((int64_t)1 << 52) && v < ((int64_t)1 << 52)) cJSON_AddNumberToObject(a, "value", (double)v);
+      else cJSON_AddStringToObject(a, "value", zV);
+      break;
+    }
+    default: { int32_t v; memcpy(&v, b, 4); cJSON_AddNumberToObject(a, "value", v); break; }
+    }
+  }
+}
+
+/* The task's source: the original file (its kernels are what the optimizer
+ * rewrites) with its local headers copied next to it, then the replay entry. */
+static int write_task_source(const ks_capture_launch *l, const src_kernel *sk, const ks_ptype *aType,
+                             const char *const *azPT, const char *zCallee, const char *zEntry, const char *zTaskDir,
+                             const char *zSrcName, ks_buf *pNotes) {
+  char *zText = NULL, *zOrigDir = NULL, *zOrigFlags = NULL, *zSrcPath = NULL;
+  ks_buf src = KS_BUF_INIT;
+  int rc, nCopied = 0;
+  if ((rc = ks_file_read(sk->zFile, &zText, NULL)) < 0) goto done;
+  zOrigDir = ks_path_dirname(sk->zFile);
+  if (zOrigDir) copy_local_headers(zText, zOrigDir, zTaskDir, "", 0, &nCopied, pNotes);
+  zOrigFlags = ks_review_source_flags(sk->zFile);
+  /* No -I of the original folder: the store's flag allowlist refuses include
+   * paths (docs/security.md), and the local headers are copied above. */
+  if (zOrigFlags && zOrigFlags[0]) ks_buf_printf(&src, "// kernelskill-flags: %s\n", zOrigFlags);
+  ks_buf_printf(&src, "// copied by kernelskill capture from %s\n", sk->zFile);
+  ks_buf_puts(&src, zText);
+  /* Typed launch when every parameter's C++ type is known: the demangled
+   * name's (template arguments resolved), else the source's spelling. */
+  const char *const *azSpell = azPT;
+  if (!azSpell && sk->nParam == l->nParam && !strstr(l->zName, "<")) azSpell = (const char *const *)sk->azParamType;
+  if ((rc = ks_capture_replay_source(l, aType, azSpell, zCallee, zEntry, &src)) < 0) goto done;
+  zSrcPath = ks_path_join(zTaskDir, zSrcName);
+  rc = zSrcPath ? ks_file_write_atomic(zSrcPath, src.z, src.n) : ks_error_set(KS_ENOMEM, "out of memory");
+done:
+  free(zText);
+  free(zOrigDir);
+  free(zOrigFlags);
+  free(zSrcPath);
+  ks_buf_free(&src);
+  return rc;
+}
+
 static int write_one(const ks_capture *c, const ks_capture_launch *l, const src_index *s, const ks_capture_task_opts *o,
                      int bFileInit, const char *zTaskName, ks_buf *pReport) {
   int rc = KS_OK;
-  char *zCallee = NULL, **azPT = NULL, *zText = NULL, *zTaskDir = NULL, *zOrigDir = NULL;
+  char *zCallee = NULL, **azPT = NULL, *zTaskDir = NULL;
   char **azBefore = calloc((size_t)l->nAlloc + 1, sizeof(char *)), **azAfter = calloc((size_t)l->nAlloc + 1, sizeof(char *));
   char **azTName = calloc((size_t)l->nAlloc + 1, sizeof(char *));
   ks_ptype *aType = calloc((size_t)l->nParam + 1, sizeof *aType);
   int nPT = -1;
-  ks_buf src = KS_BUF_INIT, notes = KS_BUF_INIT;
+  ks_buf notes = KS_BUF_INIT;
   cJSON *pTask = NULL, *pSide = NULL;
   if (!azBefore || !azAfter || !azTName || !aType) {
     rc = ks_error_set(KS_ENOMEM, "out of memory");
@@ -529,35 +597,7 @@ static int write_one(const ks_capture *c, const ks_capture_launch *l, const src_
     free(zExp);
     if (rc < 0) goto done_task;
   }
-  for (int i = 0; i < l->nParam; i++) {
-    if (!is_scalar_param(l, aType, i)) continue;
-    char zName[128];
-    if (sk->nParam == l->nParam && sk->azParamName[i][0]) snprintf(zName, sizeof zName, "%s", sk->azParamName[i]);
-    else snprintf(zName, sizeof zName, "s%d", i);
-    for (int j = 0; j < l->nAlloc; j++)
-      if (azTName[j] && !strcmp(azTName[j], zName)) snprintf(zName, sizeof zName, "s%d", i);
-    cJSON *a = cJSON_CreateObject();
-    cJSON_AddItemToArray(pArgs, a);
-    cJSON_AddStringToObject(a, "name", zName);
-    cJSON_AddStringToObject(a, "kind", "scalar");
-    cJSON_AddStringToObject(a, "dtype", ks_dtype_name(aType[i].eType));
-    const unsigned char *b = l->aParam[i].aBytes;
-    switch (aType[i].eType) {
-    case KS_DT_F32: { float f; memcpy(&f, b, 4); cJSON_AddNumberToObject(a, "value", f); break; }
-    case KS_DT_F64: { double r; memcpy(&r, b, 8); cJSON_AddNumberToObject(a, "value", r); break; }
-    case KS_DT_I64: {
-      /* JSON numbers are doubles: large values go as an expression string. */
-      int64_t v;
-      memcpy(&v, b, 8);
-      char zV[32];
-      snprintf(zV, sizeof zV, "%lld", (long long)v);
-      if (v > -((int64_t)1 << 52) && v < ((int64_t)1 << 52)) cJSON_AddNumberToObject(a, "value", (double)v);
-      else cJSON_AddStringToObject(a, "value", zV);
-      break;
-    }
-    default: { int32_t v; memcpy(&v, b, 4); cJSON_AddNumberToObject(a, "value", v); break; }
-    }
-  }
+  add_scalar_args(pArgs, l, aType, sk, azTName);
   if (rBytes > 0) {
     cJSON *pCost = cJSON_CreateObject();
     cJSON_AddNumberToObject(pCost, "bytes", rBytes);
@@ -569,30 +609,9 @@ static int write_one(const ks_capture *c, const ks_capture_launch *l, const src_
     goto done_task;
   }
 
-  /* The source: the original file (its kernels are what the optimizer
-   * rewrites), then the replay entry. Its folder stays on the include path. */
-  if ((rc = ks_file_read(sk->zFile, &zText, NULL)) < 0) goto done_task;
-  zOrigDir = ks_path_dirname(sk->zFile);
-  int nCopied = 0;
-  if (zOrigDir) copy_local_headers(zText, zOrigDir, zTaskDir, "", 0, &nCopied, &notes);
-  char *zOrigFlags = ks_review_source_flags(sk->zFile);
-  /* No -I of the original folder: the store's flag allowlist refuses include
-   * paths (docs/security.md), and the local headers are copied above. */
-  if (zOrigFlags && zOrigFlags[0]) ks_buf_printf(&src, "// kernelskill-flags: %s\n", zOrigFlags);
-  ks_buf_printf(&src, "// copied by kernelskill capture from %s\n", sk->zFile);
-  free(zOrigFlags);
-  ks_buf_puts(&src, zText);
-  /* Typed launch when every parameter's C++ type is known: the demangled
-   * name's (template arguments resolved), else the source's spelling. */
-  const char *const *azSpell = NULL;
-  if (nPT == l->nParam) azSpell = (const char *const *)azPT;
-  else if (sk->nParam == l->nParam && !strstr(l->zName, "<")) azSpell = (const char *const *)sk->azParamType;
-  rc = ks_capture_replay_source(l, aType, azSpell, zCallee, zEntry, &src);
-  if (rc < 0) goto done_task;
-  char *zSrcPath = ks_path_join(zTaskDir, zSrcName);
-  rc = zSrcPath ? ks_file_write_atomic(zSrcPath, src.z, src.n) : KS_ENOMEM;
-  free(zSrcPath);
-  if (rc < 0) goto done_task;
+  if ((rc = write_task_source(l, sk, aType, nPT == l->nParam ? (const char *const *)azPT : NULL, zCallee, zEntry,
+                              zTaskDir, zSrcName, &notes)) < 0)
+    goto done_task;
 
   char *zJson = cJSON_Print(pTask);
   char *zTaskPath = ks_mprintf("%s/%s.json", zTaskDir, zTaskName);
@@ -655,10 +674,7 @@ done:
     free(azPT);
   }
   free(zCallee);
-  free(zText);
   free(zTaskDir);
-  free(zOrigDir);
-  ks_buf_free(&src);
   ks_buf_free(&notes);
   cJSON_Delete(pTask);
   cJSON_Delete(pSide);
