@@ -17,8 +17,12 @@ typedef enum ks_agent_outcome {
   KS_AGENT_CODE,      /* code that passed every check: zCode */
   KS_AGENT_NO_REPLY,  /* the request failed: connect, timeout, HTTP error, budget spent */
   KS_AGENT_BAD_REPLY, /* an answer that is not a chat completion (garbage) */
-  KS_AGENT_REJECTED   /* a reply whose code was refused: no single code block, wrong
+  KS_AGENT_REJECTED,  /* a reply whose code was refused: no single code block, wrong
                          kernels or entry signature, nvcc flags, the sandbox */
+  KS_AGENT_UNPARSED   /* code clang cannot parse (zCode, zWhy: clang's errors): the
+                         untrusted-code check cannot pass it, so it is never
+                         compiled; the loop records it as a compile error, which the
+                         Diagnoser may repair */
 } ks_agent_outcome;
 
 const char *ks_agent_outcome_name(ks_agent_outcome e);
@@ -43,8 +47,8 @@ typedef struct ks_agent_ctx {
 
 typedef struct ks_agent_result {
   ks_agent_outcome eOutcome;
-  char *zCode;      /* KS_AGENT_CODE: the checked source */
-  char *zWhy;       /* otherwise: why, with file:line where there is one */
+  char *zCode;      /* KS_AGENT_CODE: the checked source; KS_AGENT_UNPARSED: the unchecked one */
+  char *zWhy;       /* otherwise (KS_AGENT_UNPARSED too): why, with file:line where there is one */
   char *zReply;     /* the reply's text, if one came */
   char *zModel;
   long nTokens;     /* tokens this turn counted against the budget */

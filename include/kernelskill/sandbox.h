@@ -40,8 +40,14 @@ typedef struct ks_sandbox_opts {
  *     vector/half types, cub and libcu++, and the allowed library's API.
  * Rejected, with "FILE:LINE:COL: reason" lines in pWhy: any other include,
  * any other call (system, fopen, dlopen, socket, fork, getenv, ...), asm in
- * host code, calls through pointers or unresolved names.
- * KS_OK: allowed. KS_EINVAL: rejected. KS_EPARSE etc.: could not check. */
+ * host code, calls through pointers or unresolved names, unqualified calls
+ * in host templates to names not allowed whatever they resolve to; and, over
+ * the whole text (every preprocessor branch), conditionals on anything but
+ * __CUDA_ARCH__/__CUDACC__, includes not allowed or not spelled literally,
+ * `##`, _Pragma, digraph/trigraph `#`, raw strings (docs/security.md).
+ * KS_OK: allowed. KS_EINVAL: rejected. KS_EPARSE: clang cannot parse it, so
+ * it cannot be checked and must not be compiled. Other errors: could not
+ * check. */
 int ks_sandbox_check(const char *zFile, const char *zCode, size_t nCode, const ks_sandbox_opts *pOpts, ks_buf *pWhy);
 
 /* The clang arguments the checks parse LLM code with: CUDA 13's cub and

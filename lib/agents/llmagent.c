@@ -21,6 +21,7 @@ const char *ks_agent_outcome_name(ks_agent_outcome e) {
     case KS_AGENT_NO_REPLY: return "no_reply";
     case KS_AGENT_BAD_REPLY: return "bad_reply";
     case KS_AGENT_REJECTED: return "rejected";
+    case KS_AGENT_UNPARSED: return "unparsed";
   }
   return "?";
 }
@@ -238,10 +239,12 @@ int ks_agent_run(const ks_agent_ctx *pCtx, const char *zAgent, const ks_prompt_v
     ks_buf_free(&b);
     goto done;
   }
-  /* KS_EPARSE: clang cannot parse it, after includes and directives were
-   * checked; nvcc's errors then go to the Diagnoser. */
   ks_error_clear();
-  pOut->eOutcome = KS_AGENT_CODE;
+  /* KS_EPARSE: clang cannot parse it. What does not parse cannot be checked,
+   * so it is never compiled (a deliberate parse error must not smuggle code
+   * past the check); clang's errors stand in for the compiler's. */
+  if (k == KS_EPARSE && (rc = set_why(pCtx, pOut, KS_AGENT_UNPARSED, ks_buf_cstr(&why))) < 0) goto done;
+  pOut->eOutcome = k == KS_EPARSE ? KS_AGENT_UNPARSED : KS_AGENT_CODE;
   pOut->zCode = zCode;
   zCode = NULL;
   rc = KS_OK;

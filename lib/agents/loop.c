@@ -353,7 +353,19 @@ int eval_cand(loop *L, int iRound, const round_plan *r, const cand *c, outcome *
   if ((rc = save_text(zPath, c->zSrc, c->nSrc)) < 0) goto done;
   ks_task t = task_vs_best(L, zBase);
   double rT = ks_clock_now(L->o.pClock);
-  if ((rc = review(L, &t, zPath, &pRev)) < 0) goto done;
+  if (c->zUnparsed) {
+    /* Not compiled: the untrusted-code check could not pass it. */
+    pRev = calloc(1, sizeof *pRev);
+    if (!pRev || !(pRev->zReason = ks_strdup("clang cannot parse the code, so the untrusted-code check cannot pass "
+                                             "it: not compiled")) ||
+        !(pRev->zDetail = ks_strdup(c->zUnparsed))) {
+      rc = ks_error_set(KS_ENOMEM, "out of memory");
+      goto done;
+    }
+    pRev->eVerdict = KS_VERDICT_COMPILE_ERROR;
+  } else if ((rc = review(L, &t, zPath, &pRev)) < 0) {
+    goto done;
+  }
   double rSecs = ks_clock_now(L->o.pClock) - rT;
   L->nEvaluated++;
   const char *zVerdict = ks_verdict_name(pRev->eVerdict);

@@ -97,7 +97,7 @@ int seed_from_spec(loop *L, char **pzPath) {
     cJSON_AddNumberToObject(pRec, "tokens", (double)ar.nTokens);
     if (zReply) cJSON_AddStringToObject(pRec, "reply", zReply);
     free(zReply);
-    if (ar.eOutcome != KS_AGENT_CODE) {
+    if (ar.eOutcome != KS_AGENT_CODE && ar.eOutcome != KS_AGENT_UNPARSED) {
       cJSON_AddStringToObject(pRec, "verdict", "refused");
       cJSON_AddStringToObject(pRec, "reason", ar.zWhy ? ar.zWhy : "");
       if ((rc = record(L, pRec)) < 0) goto done;
@@ -127,7 +127,11 @@ int seed_from_spec(loop *L, char **pzPath) {
     ks_task tt = *t;
     tt.zSource = zPath;
     ks_review_result *pRev = NULL;
-    if (rc == KS_OK) {
+    if (rc == KS_OK && ar.eOutcome == KS_AGENT_UNPARSED) {
+      /* Never compiled: the untrusted-code check could not pass it. */
+      rc = ks_error_set(KS_EINVAL, "clang cannot parse the code, so the untrusted-code check cannot pass it: not "
+                                   "compiled\n%s", ar.zWhy ? ar.zWhy : "");
+    } else if (rc == KS_OK) {
       say(L, "generating the seed: reviewing %s", zPath);
       rc = review(L, &tt, NULL, &pRev);
     }

@@ -69,6 +69,7 @@ typedef struct cand {
   long nTokens;
   int nRequests;
   char *zModel, *zReply;
+  char *zUnparsed; /* LLM code clang cannot parse: its errors; never compiled */
 } cand;
 
 typedef struct refusal {

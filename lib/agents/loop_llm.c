@@ -240,7 +240,8 @@ int llm_branch(loop *L, int iRound, round_plan *r, outcome **paOut) {
     free(zStem);
     char *zSrc = NULL;
     char azHash[17] = "";
-    if (ar.eOutcome == KS_AGENT_CODE) {
+    int bCode = ar.eOutcome == KS_AGENT_CODE || ar.eOutcome == KS_AGENT_UNPARSED;
+    if (bCode) {
       char *zWhat = bRepair ? fmt("written by the LLM Optimizer, repair %d by the Diagnoser (%s)", nAttempt,
                                   ar.zModel ? ar.zModel : "?")
                             : fmt("written by the LLM Optimizer (%s)", ar.zModel ? ar.zModel : "?");
@@ -253,8 +254,8 @@ int llm_branch(loop *L, int iRound, round_plan *r, outcome **paOut) {
       }
       ks_journal_hash(zSrc, strlen(zSrc), "", azHash);
     }
-    if (ar.eOutcome != KS_AGENT_CODE || evaluated(L, azHash) || is_ancestor(L, azHash)) {
-      char *zWhy = ar.eOutcome != KS_AGENT_CODE ? NULL : fmt("the reply repeats version %s, evaluated before", azHash);
+    if (!bCode || evaluated(L, azHash) || is_ancestor(L, azHash)) {
+      char *zWhy = !bCode ? NULL : fmt("the reply repeats version %s, evaluated before", azHash);
       rc = record_llm_refusal(L, iRound, r, zAgent, nAttempt, azHash[0] ? azHash : NULL, bRepair ? azFail : NULL, &ar,
                               zReply, zWhy ? zWhy : ar.zWhy);
       free(zWhy);
@@ -281,6 +282,7 @@ int llm_branch(loop *L, int iRound, round_plan *r, outcome **paOut) {
     c->zModel = ar.zModel;
     ar.zModel = NULL;
     c->zReply = zReply;
+    if (ar.eOutcome == KS_AGENT_UNPARSED) c->zUnparsed = ar.zWhy, ar.zWhy = NULL;
     ks_agent_result_free(&ar);
     if ((rc = eval_cand(L, iRound, r, c, &aOut[r->nCand - 1])) < 0) goto done;
     nAttempt++;

@@ -12,6 +12,7 @@ void round_plan_free(round_plan *r) {
     free(r->aCand[i].zSrc);
     free(r->aCand[i].zModel);
     free(r->aCand[i].zReply);
+    free(r->aCand[i].zUnparsed);
   }
   for (int i = 0; i < r->nKernels; i++) free(r->azKernels[i]);
   free(r->azKernels);

@@ -11,6 +11,7 @@
 #include "kernelskill/sandbox.h"
 
 #include <ctype.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -178,6 +179,8 @@ typedef struct sandbox_walk {
   int nProblems;
   unsigned iLastLine, iLastCol; /* a call and its callee share a place: one report */
   int bIncludesOnly;            /* first pass: includes only */
+  unsigned aIncLine[256];       /* lines of the includes the parse saw */
+  int nIncLine;
 } sandbox_walk;
 
 #define KS_SANDBOX_MAX_REPORTED 20
@@ -282,11 +285,28 @@ static int function_ok(sandbox_walk *pW, CXCursor fn) {
   return bOk;
 }
 
+/* Is the name an overload-set reference spells qualified (`::f`, `ns::f`)?
+ * Qualified names get no argument-dependent lookup. */
+static int qualified(sandbox_walk *pW, CXCursor ref) {
+  CXToken *aTok = NULL;
+  unsigned nTok = 0;
+  clang_tokenize(pW->pTu->pTu, clang_getCursorExtent(ref), &aTok, &nTok);
+  int b = 0;
+  for (unsigned i = 0; i < nTok && !b; i++) {
+    CXString s = clang_getTokenSpelling(pW->pTu->pTu, aTok[i]);
+    b = strcmp(clang_getCString(s), "::") == 0;
+    clang_disposeString(s);
+  }
+  clang_disposeTokens(pW->pTu->pTu, aTok, nTok);
+  return b;
+}
+
 static void check_reference(sandbox_walk *pW, CXCursor site, CXCursor ref, int bCall) {
   enum CXCursorKind e = clang_getCursorKind(ref);
   if (e == CXCursor_OverloadedDeclRef) {
     /* An unresolved overload (in a template): every candidate must be fine. */
     unsigned n = clang_getNumOverloadedDecls(ref);
+    int bDevice = n > 0;
     for (unsigned i = 0; i < n; i++) {
       CXCursor d = clang_getOverloadedDecl(ref, i);
       if (!function_ok(pW, d)) {
@@ -295,6 +315,20 @@ static void check_reference(sandbox_walk *pW, CXCursor site, CXCursor ref, int b
         clang_disposeString(s);
         return;
       }
+      if (!device_only(d)) bDevice = 0;
+    }
+    /* An unqualified call with dependent arguments also gets, at
+     * instantiation, what argument-dependent lookup finds (std::remove
+     * through a std type): only names allowed whatever they resolve to, or
+     * kernels and device functions (a launch, device code). */
+    if (bCall && !bDevice && !qualified(pW, ref)) {
+      CXString s = clang_getCursorSpelling(ref);
+      const char *zName = clang_getCString(s);
+      if (!(match_list(azRuntimeOk, zName) || math_name(zName) || match_list(azLibcOk, zName) ||
+            library_fn(zName, pW->pOpts)))
+        problem(pW, site, "host code in a template calls '%s' unqualified: lookup at instantiation may find "
+                          "another function; qualify it (::name) or call it outside the template", zName);
+      clang_disposeString(s);
     }
     return;
   }
@@ -430,6 +464,9 @@ static enum CXChildVisitResult walk_top(CXCursor c, CXCursor parent, CXClientDat
   if (!ks_ast_in_main_file(c)) return CXChildVisit_Continue;
   enum CXCursorKind e = clang_getCursorKind(c);
   if (e == CXCursor_InclusionDirective) {
+    unsigned iLine = 0;
+    clang_getExpansionLocation(clang_getCursorLocation(c), NULL, &iLine, NULL, NULL);
+    if (pW->nIncLine < (int)(sizeof pW->aIncLine / sizeof pW->aIncLine[0])) pW->aIncLine[pW->nIncLine++] = iLine;
     CXString s = clang_getCursorSpelling(c);
     const char *zName = clang_getCString(s);
     if (!header_ok(zName, pW->pOpts))
@@ -445,49 +482,238 @@ static enum CXChildVisitResult walk_top(CXCursor c, CXCursor parent, CXClientDat
   return CXChildVisit_Continue;
 }
 
-/* Preprocessor directives clang would honour but nvcc's pipeline may treat
- * differently, or that read files: only the usual ones are allowed. */
-static void check_directives(sandbox_walk *pW, const char *zCode, size_t nCode) {
+/* ---- the lexical pass: what the parse cannot see ----------------------------
+ *
+ * The parse shows the checks one view of the file: clang's host side. nvcc
+ * compiles the host side with other predefined macros (__NVCC__, __GNUC__ of
+ * the host compiler, no __clang__), so any branch on them, or an identifier
+ * pasted from their values, could hide code the walk never saw. Hence, over
+ * the whole text, all branches included:
+ *   - conditionals may test only __CUDA_ARCH__ and __CUDACC__ (the same for
+ *     clang's and nvcc's host sides; regions that need __CUDA_ARCH__ reach only
+ *     device code), literals and `defined`, plus the `#ifndef X` / `#define X`
+ *     include guard;
+ *   - every #include, in every branch, names an allowed header, spelled
+ *     literally;
+ *   - no `##` token pasting, no _Pragma operator, no `%:` digraph or `?\?=`
+ *     trigraph (a `#` the directive scan would not see), no raw string
+ *     literals (whose quotes this scan does not follow);
+ *   - only the usual directives, and no pragma that hides diagnostics. */
+
+typedef struct lexed {
+  char *zS;        /* the code with line splices removed */
+  char *zB;        /* the same, comments and literal contents blanked */
+  unsigned *aLine; /* original line of each byte */
+  size_t n;
+} lexed;
+
+static void lexed_free(lexed *p) {
+  free(p->zS);
+  free(p->zB);
+  free(p->aLine);
+}
+
+static int is_ident_char(char c) { return isalnum((unsigned char)c) || c == '_'; }
+
+static int lex(const char *zCode, size_t nCode, lexed *p) {
+  memset(p, 0, sizeof *p);
+  p->zS = malloc(nCode + 1);
+  p->zB = malloc(nCode + 1);
+  p->aLine = malloc((nCode + 1) * sizeof *p->aLine);
+  if (!p->zS || !p->zB || !p->aLine) return KS_ENOMEM;
+  unsigned iLine = 1;
+  for (size_t i = 0; i < nCode; i++) {
+    if (zCode[i] == '\\' && (i + 1 < nCode && (zCode[i + 1] == '\n' || (zCode[i + 1] == '\r' && i + 2 < nCode &&
+                                                                          zCode[i + 2] == '\n')))) {
+      i += zCode[i + 1] == '\r' ? 2 : 1;
+      iLine++;
+      continue;
+    }
+    p->aLine[p->n] = iLine;
+    p->zS[p->n++] = zCode[i];
+    if (zCode[i] == '\n') iLine++;
+  }
+  p->zS[p->n] = 0;
+  memcpy(p->zB, p->zS, p->n + 1);
+  char *z = p->zB;
+  for (size_t i = 0; i < p->n;) {
+    if (z[i] == '/' && z[i + 1] == '*') {
+      size_t j = i + 2;
+      while (j < p->n && !(z[j] == '*' && z[j + 1] == '/')) j++;
+      j = j < p->n ? j + 2 : p->n;
+      for (size_t k = i; k < j; k++)
+        if (z[k] != '\n') z[k] = ' ';
+      i = j;
+    } else if (z[i] == '/' && z[i + 1] == '/') {
+      while (i < p->n && z[i] != '\n') z[i++] = ' ';
+    } else if (z[i] == '"' || z[i] == '\'') {
+      char q = z[i++];
+      while (i < p->n && z[i] != q && z[i] != '\n') {
+        if (z[i] == '\\' && i + 1 < p->n && z[i + 1] != '\n') z[i++] = ' ';
+        z[i++] = ' ';
+      }
+      if (i < p->n && z[i] == q) i++;
+    } else if (is_ident_char(z[i])) {
+      while (i < p->n && is_ident_char(z[i])) i++;
+    } else {
+      i++;
+    }
+  }
+  return KS_OK;
+}
+
+static void lex_problem(sandbox_walk *pW, const lexed *pL, size_t i, const char *zFmt, const char *zArg) {
+  pW->nProblems++;
+  if (pW->nProblems > KS_SANDBOX_MAX_REPORTED) return;
+  size_t k = i;
+  while (k > 0 && pL->zS[k - 1] != '\n') k--;
+  ks_buf_printf(pW->pWhy, "%s:%u:%zu: ", pW->pTu->zFile, pL->aLine[i], i - k + 1);
+  ks_buf_printf(pW->pWhy, zFmt, zArg);
+  ks_buf_puts(pW->pWhy, "\n");
+}
+
+/* The identifier at z[i] into zOut (cut to nOut - 1); its end. */
+static size_t ident_at(const char *z, size_t i, size_t n, char *zOut, size_t nOut) {
+  size_t j = i;
+  while (j < n && is_ident_char(z[j])) j++;
+  size_t m = j - i < nOut - 1 ? j - i : nOut - 1;
+  memcpy(zOut, z + i, m);
+  zOut[m] = 0;
+  return j;
+}
+
+static int include_seen(const sandbox_walk *pW, unsigned iLine) {
+  for (int i = 0; i < pW->nIncLine; i++)
+    if (pW->aIncLine[i] == iLine) return 1;
+  return 0;
+}
+
+/* A conditional's identifiers: only __CUDA_ARCH__, __CUDACC__ and `defined`.
+ * The first other one into zBad. */
+static int condition_ok(const char *zB, size_t i, size_t iEnd, char *zBad, size_t nBad) {
+  while (i < iEnd) {
+    if (isdigit((unsigned char)zB[i]) || (zB[i] == '.' && i + 1 < iEnd && isdigit((unsigned char)zB[i + 1]))) {
+      while (i < iEnd && (is_ident_char(zB[i]) || zB[i] == '.' ||
+                          ((zB[i] == '+' || zB[i] == '-') && strchr("eEpP", zB[i - 1]))))
+        i++; /* a pp-number: 800, 0x10, 1e5, 700ULL */
+    } else if (is_ident_char(zB[i])) {
+      char zId[64];
+      i = ident_at(zB, i, iEnd, zId, sizeof zId);
+      if (strcmp(zId, "defined") && strcmp(zId, "__CUDA_ARCH__") && strcmp(zId, "__CUDACC__")) {
+        snprintf(zBad, nBad, "%s", zId);
+        return 0;
+      }
+    } else {
+      i++;
+    }
+  }
+  return 1;
+}
+
+static void check_lexical(sandbox_walk *pW, const char *zCode, size_t nCode) {
   static const char *const azOk[] = {"include", "define", "undef", "if", "ifdef", "ifndef", "elif", "elifdef",
                                      "elifndef", "else", "endif", "pragma", "error", "warning", "line", NULL};
-  unsigned iLine = 1;
-  int bContinued = 0;
-  for (size_t i = 0; i < nCode;) {
+  lexed L;
+  if (lex(zCode, nCode, &L) < 0) {
+    lexed_free(&L);
+    pW->nProblems++;
+    ks_buf_printf(pW->pWhy, "%s: out of memory while checking\n", pW->pTu->zFile);
+    return;
+  }
+  const char *zB = L.zB, *zS = L.zS;
+  char zGuard[64] = ""; /* an #ifndef waiting for its #define */
+  size_t iGuard = 0;
+  for (size_t i = 0; i < L.n;) {
     size_t iEol = i;
-    while (iEol < nCode && zCode[iEol] != '\n') iEol++;
-    if (!bContinued) {
-      size_t j = i;
-      while (j < iEol && (zCode[j] == ' ' || zCode[j] == '\t')) j++;
-      if (j < iEol && zCode[j] == '#') {
-        j++;
-        while (j < iEol && (zCode[j] == ' ' || zCode[j] == '\t')) j++;
-        size_t k = j;
-        while (k < iEol && isalpha((unsigned char)zCode[k])) k++;
-        char zDir[32];
-        size_t n = k - j < sizeof zDir - 1 ? k - j : sizeof zDir - 1;
-        memcpy(zDir, zCode + j, n);
-        zDir[n] = 0;
-        int bBad = n > 0 && !match_list(azOk, zDir);
-        /* A pragma that hides the file's diagnostics or declarations. */
-        if (strcmp(zDir, "pragma") == 0) {
-          char zLine[256];
-          size_t nL = iEol - k < sizeof zLine - 1 ? iEol - k : sizeof zLine - 1;
-          memcpy(zLine, zCode + k, nL);
-          zLine[nL] = 0;
-          bBad = strstr(zLine, "system_header") || strstr(zLine, "include_alias") || strstr(zLine, "comment");
+    while (iEol < L.n && zB[iEol] != '\n') iEol++;
+    size_t j = i;
+    while (j < iEol && (zB[j] == ' ' || zB[j] == '\t' || zB[j] == '\r')) j++;
+    /* Tokens refused anywhere. */
+    for (size_t k = i; k < iEol; k++) {
+      if (zB[k] == '#' && zB[k + 1] == '#') {
+        lex_problem(pW, &L, k, "token pasting (##) is not allowed%s", "");
+        k++;
+      } else if (zB[k] == '%' && zB[k + 1] == ':') {
+        lex_problem(pW, &L, k, "the digraph %%: is not allowed%s", "");
+      } else if (zB[k] == '?' && zB[k + 1] == '?' && zB[k + 2] == '=') {
+        lex_problem(pW, &L, k, "the trigraph ?\?= is not allowed%s", "");
+      } else if (is_ident_char(zB[k]) && (k == i || !is_ident_char(zB[k - 1]))) {
+        char zId[64];
+        size_t e = ident_at(zB, k, iEol, zId, sizeof zId);
+        if (!strcmp(zId, "_Pragma")) lex_problem(pW, &L, k, "the _Pragma operator is not allowed%s", "");
+        if (e < iEol && zB[e] == '"' &&
+            (!strcmp(zId, "R") || !strcmp(zId, "LR") || !strcmp(zId, "uR") || !strcmp(zId, "UR") || !strcmp(zId, "u8R")))
+          lex_problem(pW, &L, k, "raw string literals are not allowed%s", "");
+        k = e - 1;
+      }
+    }
+    if (j < iEol && zB[j] == '#') {
+      size_t iHash = j++;
+      while (j < iEol && (zB[j] == ' ' || zB[j] == '\t')) j++;
+      char zDir[32];
+      size_t k = ident_at(zB, j, iEol, zDir, sizeof zDir);
+      if (zGuard[0]) {
+        char zName[64] = "";
+        size_t m = k;
+        while (m < iEol && (zB[m] == ' ' || zB[m] == '\t')) m++;
+        ident_at(zB, m, iEol, zName, sizeof zName);
+        if (strcmp(zDir, "define") || strcmp(zName, zGuard)) {
+          lex_problem(pW, &L, iGuard, "#ifndef %s is not an include guard: untrusted code may branch only on "
+                                      "__CUDA_ARCH__ (the check sees clang's side; nvcc may take the other)", zGuard);
         }
-        if (bBad) {
-          pW->nProblems++;
-          if (pW->nProblems <= KS_SANDBOX_MAX_REPORTED)
-            ks_buf_printf(pW->pWhy, "%s:%u:%zu: the directive #%s%s is not allowed\n", pW->pTu->zFile, iLine,
-                          j - i, zDir, strcmp(zDir, "pragma") == 0 ? " (this form)" : "");
+        zGuard[0] = 0;
+      }
+      int bBad = k > j && !match_list(azOk, zDir);
+      if (!strcmp(zDir, "pragma")) {
+        char zLine[256];
+        size_t nL = iEol - k < sizeof zLine - 1 ? iEol - k : sizeof zLine - 1;
+        memcpy(zLine, zS + k, nL);
+        zLine[nL] = 0;
+        bBad = strstr(zLine, "system_header") || strstr(zLine, "include_alias") || strstr(zLine, "comment");
+      }
+      if (bBad)
+        lex_problem(pW, &L, iHash, !strcmp(zDir, "pragma") ? "the directive #%s (this form) is not allowed"
+                                                           : "the directive #%s is not allowed", zDir);
+      if (!strcmp(zDir, "if") || !strcmp(zDir, "elif") || !strcmp(zDir, "ifdef") || !strcmp(zDir, "ifndef") ||
+          !strcmp(zDir, "elifdef") || !strcmp(zDir, "elifndef")) {
+        char zBad[64];
+        if (!condition_ok(zB, k, iEol, zBad, sizeof zBad)) {
+          if (!strcmp(zDir, "ifndef")) {
+            snprintf(zGuard, sizeof zGuard, "%s", zBad);
+            iGuard = iHash;
+          } else {
+            char zMsg[160];
+            snprintf(zMsg, sizeof zMsg, "#%s depends on '%s'", zDir, zBad);
+            lex_problem(pW, &L, iHash, "%s: untrusted code may branch only on __CUDA_ARCH__ (the check sees "
+                                       "clang's side; nvcc may take the other)", zMsg);
+          }
+        }
+      } else if (!strcmp(zDir, "include")) {
+        size_t m = k;
+        while (m < iEol && (zS[m] == ' ' || zS[m] == '\t')) m++;
+        char cEnd = m < iEol && zS[m] == '<' ? '>' : (m < iEol && zS[m] == '"' ? '"' : 0);
+        size_t e = m + 1;
+        while (cEnd && e < iEol && zS[e] != cEnd) e++;
+        if (!cEnd || e >= iEol) {
+          lex_problem(pW, &L, iHash, "a computed #include is not allowed%s", "");
+        } else if (!include_seen(pW, L.aLine[iHash])) {
+          /* One the parse did not see (another branch): checked here. */
+          char zName[256];
+          size_t nN = e - m - 1 < sizeof zName - 1 ? e - m - 1 : sizeof zName - 1;
+          memcpy(zName, zS + m + 1, nN);
+          zName[nN] = 0;
+          if (!header_ok(zName, pW->pOpts))
+            lex_problem(pW, &L, iHash, "#include <%s> is not allowed (CUDA runtime, CUDA types, cub, libcu++, math "
+                                       "and fixed-width headers only)", zName);
         }
       }
     }
-    bContinued = iEol > i && zCode[iEol - 1] == '\\';
     i = iEol + 1;
-    iLine++;
   }
+  if (zGuard[0])
+    lex_problem(pW, &L, iGuard, "#ifndef %s is not an include guard: untrusted code may branch only on __CUDA_ARCH__ "
+                                "(the check sees clang's side; nvcc may take the other)", zGuard);
+  lexed_free(&L);
 }
 
 int ks_sandbox_check(const char *zFile, const char *zCode, size_t nCode, const ks_sandbox_opts *pOpts, ks_buf *pWhy) {
@@ -509,10 +735,9 @@ int ks_sandbox_check(const char *zFile, const char *zCode, size_t nCode, const k
   rc = ks_tu_parse(zFile, &po, &pTu);
   ks_sandbox_env_free(azArgs);
   if (rc < 0) return rc;
-  sandbox_walk w = {pTu, pOpts, pWhy, 0, 0, 0, 0};
-  check_directives(&w, zCode, nCode);
-  w.bIncludesOnly = 1;
+  sandbox_walk w = {.pTu = pTu, .pOpts = pOpts, .pWhy = pWhy, .bIncludesOnly = 1};
   clang_visitChildren(clang_getTranslationUnitCursor(pTu->pTu), walk_top, &w);
+  check_lexical(&w, zCode, nCode);
   if (w.nProblems == 0 && pTu->nError > 0) {
     /* What does not parse cannot be checked: the caller compiles it to get
      * the compiler's errors (the includes are known to be safe by now). */
