@@ -14,7 +14,11 @@
 #   example   examples/cmake built three ways and each build's program run;
 #   litgpu    the lit tests marked `REQUIRES: gpu` outside test/review;
 #   suite     the benchmark suite (bench/run-suite);
-#   capture   program mode end to end (test/capture/run-gpu.sh), after litgpu.
+#   capture   program mode end to end (test/capture/run-gpu.sh), after litgpu;
+#   corpus    the shape corpus's task files through the loop (bench/corpus/gpu.sh);
+#   gemm      the GEMM template's sweep against cuBLAS (build/xbench/gemm_sweep);
+#   three     a CMake project built three ways (bench/build-three-ways), first
+#             and alone: it times CPU work.
 # Parts run concurrently where they can: the Reviewer's GPU lock keeps their
 # timed GPU work apart.
 set -u
@@ -133,6 +137,34 @@ capture_part() {
   tail -n 30 "$OUT/capture.log" >>"$S"
 }
 
+corpus_part() {
+  log "corpus: the shape corpus's tasks through the offline loop (bench/corpus/gpu.sh)"
+  timeout "${KS_CORPUS_SECONDS:-420}" bash bench/corpus/gpu.sh "$B" "$OUT/corpus" >"$OUT/corpus.log" 2>&1
+  echo "corpus exit $?" >>"$S"
+  tail -n 60 "$OUT/corpus.log" >>"$S"
+}
+
+gemm_part() {
+  log "gemm: the GEMM template's sweep against cuBLAS (bench/gemm)"
+  bin=${KS_GEMM_SWEEP:-$B/xbench/gemm_sweep}
+  [ -x "$bin" ] || { echo "no $bin: build bench/gemm first" >>"$S"; return; }
+  # shellcheck disable=SC2086
+  timeout "${KS_GEMM_SECONDS:-240}" "$bin" ${KS_GEMM_ARGS:---sizes 1024,2048,4096,4000 --reps 10} >"$OUT/gemm.txt" 2>&1
+  echo "gemm exit $?" >>"$S"
+  grep -E "^==|cublasSgemm NN|ratio" "$OUT/gemm.txt" | head -n 80 >>"$S"
+}
+
+three_part() {
+  # Not concurrent with anything: it times builds (CPU), and the others load the CPU.
+  log "three-way build: plain nvcc, kernelskill-nvcc as the compiler, as the launcher"
+  timeout "${KS_THREE_SECONDS:-300}" python3 bench/build-three-ways/run.py --bin "$B/bin" --rounds "${KS_THREE_ROUNDS:-3}" \
+    >"$OUT/three.txt" 2>&1
+  echo "three-way exit $?" >>"$S"
+  tail -n 20 "$OUT/three.txt" >>"$S"
+}
+
+want three && three_part
+
 # Concurrent parts: the Reviewer's lock serializes their GPU children.
 pids=()
 want rules && { rules_part & pids+=($!); }
@@ -141,5 +173,7 @@ want suite && { suite_part & pids+=($!); }
 want litgpu && { litgpu_part & pids+=($!); }
 want capture && { capture_part & pids+=($!); }
 want example && { example_part & pids+=($!); }
+want corpus && { corpus_part & pids+=($!); }
+want gemm && { gemm_part & pids+=($!); }
 for p in "${pids[@]}"; do wait "$p"; done
 log "done"

@@ -269,7 +269,11 @@ int ks_isolate_enter(const ks_isolate_opts *o, char *zErr, size_t nErr) {
   }
   if (!(k & KS_ISO_RLIMITS)) {
     set_limit(RLIMIT_CORE, 0);
+#if !defined(__SANITIZE_ADDRESS__)
+    /* Not in a KS_SANITIZE build: ASan reserves terabytes of shadow memory,
+     * which RLIMIT_DATA counts, so every sanitized child would fail to start. */
     if (o->nMemBytes) set_limit(RLIMIT_DATA, o->nMemBytes);
+#endif
     if (o->nFileBytes) set_limit(RLIMIT_FSIZE, o->nFileBytes);
     if (o->nProc && (iBits & KS_ISO_USERNS)) set_limit(RLIMIT_NPROC, o->nProc);
     iBits |= KS_ISO_RLIMITS;
