@@ -200,11 +200,15 @@ public:
     std::string File = getenv("KS_PLUGIN_REPARSE") ? "" : AST->write(Ctx, CI.getPreprocessor());
     ks_plugin_profile("ast-write");
     std::vector<unsigned> Top;
+    std::vector<unsigned char> Tmpl;
     if (!File.empty()) {
       P.zAstFile = File.c_str();
       P.nErrors = (int)CI.getDiagnostics().getNumErrors();
-      if (!getenv("KS_PLUGIN_WHOLE_TU") && topLevel(Ctx, Top)) {
+      if (getenv("KS_PLUGIN_WHOLE_TU")) ks_plugin_profile("whole-TU walks (KS_PLUGIN_WHOLE_TU)");
+      else if (!topLevel(Ctx, Top, Tmpl)) ks_plugin_profile("whole-TU walks (a declaration spelled here, expanded elsewhere)");
+      else {
         P.aTop = Top.data();
+        P.aTopTemplate = Tmpl.data();
         P.nTop = (int)Top.size();
       }
     }
@@ -252,7 +256,7 @@ public:
   // offset of their location's expansion, in order: the library then
   // analyses only these (and checks each against its own AST). false: one
   // is spelled here but expanded elsewhere, which no offset can name.
-  static bool topLevel(ASTContext &Ctx, std::vector<unsigned> &Top) {
+  static bool topLevel(ASTContext &Ctx, std::vector<unsigned> &Top, std::vector<unsigned char> &Tmpl) {
     SourceManager &SM = Ctx.getSourceManager();
     FileID Main = SM.getMainFileID();
     TranslationUnitDecl *TU = Ctx.getTranslationUnitDecl();
@@ -261,7 +265,11 @@ public:
       SourceLocation L = D->getLocation();
       if (L.isInvalid()) continue;
       SourceLocation E = SM.getExpansionLoc(L);
-      if (SM.getFileID(E) == Main) Top.push_back(SM.getFileOffset(E));
+      if (SM.getFileID(E) == Main) {
+        Top.push_back(SM.getFileOffset(E));
+        Tmpl.push_back(isa<FunctionTemplateDecl, ClassTemplateDecl, ClassTemplatePartialSpecializationDecl,
+                           TypeAliasTemplateDecl>(D));
+      }
       else if (L.isMacroID() && SM.getFileID(SM.getSpellingLoc(L)) == Main) return false;
     }
     return true;

@@ -60,10 +60,11 @@ typedef struct ks_plugin_pass {
                                     file's top-level declarations, in order, so
                                     that only they are analysed; nTop < 0: unknown */
   int nTop;
+  const unsigned char *aTopTemplate; /* per offset: 1 for a template declaration */
 } ks_plugin_pass;
 
 #define KS_PLUGIN_PASS_VERSION 3
-#define KS_PLUGIN_PASS_INIT {KS_PLUGIN_PASS_VERSION, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, -1}
+#define KS_PLUGIN_PASS_INIT {KS_PLUGIN_PASS_VERSION, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, -1, 0}
 
 /* Whether this pass is the one that reports, writes features and warns: the
  * host pass, or in a device-only compile the device pass of the first arch;

@@ -388,6 +388,7 @@ static int parse_pass(const ks_plugin_compile *pC, const ks_plugin_pass *pP, ks_
     lo.nErrors = pP->nErrors;
     lo.aTop = pP->aTop;
     lo.nTop = pP->nTop;
+    lo.aTopTemplate = pP->aTopTemplate;
     rc = ks_tu_load_ast(pP->zMainFile, pP->zAstFile, &lo, ppTu);
     ks_plugin_profile("ast-load");
     return rc;
