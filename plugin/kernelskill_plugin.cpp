@@ -130,7 +130,7 @@ public:
     Buf->IsComplete = false;
     Gen = std::make_unique<PCHGenerator>(CI.getPreprocessor(), CI.getModuleCache(), "-", "", Buf,
                                          llvm::ArrayRef<std::shared_ptr<ModuleFileExtension>>(),
-                                         /*AllowASTWithErrors=*/false, /*IncludeTimestamps=*/true);
+                                         /*AllowASTWithErrors=*/false, /*IncludeTimestamps=*/false);
   }
   ~SharedAST() {
     if (!Path.empty()) unlink(Path.c_str());
@@ -138,8 +138,12 @@ public:
   SemaConsumer &consumer() { return *Gen; }
   // Write the AST file; "" when there is none (errors in the compile: the
   // writer refuses, and the caller parses instead).
-  std::string write(ASTContext &Ctx) {
+  std::string write(ASTContext &Ctx, Preprocessor &PP) {
+    // The analysis reads no comments: the headers' doc comments need not go.
+    bool Comments = PP.getPreprocessorOpts().WriteCommentListToPCH;
+    PP.getPreprocessorOpts().WriteCommentListToPCH = false;
     Gen->HandleTranslationUnit(Ctx);
+    PP.getPreprocessorOpts().WriteCommentListToPCH = Comments;
     if (!Buf->IsComplete || Buf->Data.empty()) return "";
     const char *Tmp = getenv("TMPDIR");
     std::string Tpl = std::string(Tmp && *Tmp ? Tmp : "/tmp") + "/ks-plugin-XXXXXX";
@@ -180,6 +184,8 @@ public:
   void ForgetSema() override { AST->consumer().ForgetSema(); }
 
   void HandleTranslationUnit(ASTContext &Ctx) override {
+    ks_plugin_profile("clang-to-ast");
+    atexit([] { ks_plugin_profile("rest-of-clang"); });
     SourceManager &SM = Ctx.getSourceManager();
     Diag Dg(CI.getDiagnostics());
     FileID Main = SM.getMainFileID();
@@ -191,10 +197,20 @@ public:
     for (const auto &S : Args) Argv.push_back(S.c_str());
     ks_plugin_pass P = KS_PLUGIN_PASS_INIT;
     fillPass(P, Name, Argv, Text);
-    std::string File = getenv("KS_PLUGIN_REPARSE") ? "" : AST->write(Ctx);
+    std::string File = getenv("KS_PLUGIN_REPARSE") ? "" : AST->write(Ctx, CI.getPreprocessor());
+    ks_plugin_profile("ast-write");
+    std::vector<unsigned> Top;
+    std::vector<unsigned char> Tmpl;
     if (!File.empty()) {
       P.zAstFile = File.c_str();
       P.nErrors = (int)CI.getDiagnostics().getNumErrors();
+      if (getenv("KS_PLUGIN_WHOLE_TU")) ks_plugin_profile("whole-TU walks (KS_PLUGIN_WHOLE_TU)");
+      else if (!topLevel(Ctx, Top, Tmpl)) ks_plugin_profile("whole-TU walks (a declaration spelled here, expanded elsewhere)");
+      else {
+        P.aTop = Top.data();
+        P.aTopTemplate = Tmpl.data();
+        P.nTop = (int)Top.size();
+      }
     }
     SourceLocation Start = SM.getLocForStartOfFile(Main);
     if (M == Mode::Features) {
@@ -232,6 +248,31 @@ public:
       for (int m = 0; m < A.nMsg; m++) Dg.remark(Loc, A.azMsg[m]);
     }
     ks_plugin_report_free(R);
+    ks_plugin_profile("remarks");
+  }
+
+  // The main file's top-level declarations as libclang's walk of the TU
+  // cursor offers them (lexically in the TU, not implicit), by the file
+  // offset of their location's expansion, in order: the library then
+  // analyses only these (and checks each against its own AST). false: one
+  // is spelled here but expanded elsewhere, which no offset can name.
+  static bool topLevel(ASTContext &Ctx, std::vector<unsigned> &Top, std::vector<unsigned char> &Tmpl) {
+    SourceManager &SM = Ctx.getSourceManager();
+    FileID Main = SM.getMainFileID();
+    TranslationUnitDecl *TU = Ctx.getTranslationUnitDecl();
+    for (Decl *D : TU->decls()) {
+      if (D->isImplicit() || D->getLexicalDeclContext() != TU) continue;
+      SourceLocation L = D->getLocation();
+      if (L.isInvalid()) continue;
+      SourceLocation E = SM.getExpansionLoc(L);
+      if (SM.getFileID(E) == Main) {
+        Top.push_back(SM.getFileOffset(E));
+        Tmpl.push_back(isa<FunctionTemplateDecl, ClassTemplateDecl, ClassTemplatePartialSpecializationDecl,
+                           TypeAliasTemplateDecl>(D));
+      }
+      else if (L.isMacroID() && SM.getFileID(SM.getSpellingLoc(L)) == Main) return false;
+    }
+    return true;
   }
 
   void fillPass(ks_plugin_pass &P, const std::string &Name, const std::vector<const char *> &Argv,

@@ -10,7 +10,9 @@ Then an output-identity check: every object file of each drop-in build equals
 the plain build's, once nvcc's own temp names (tmpxft_<pid>_<n>-<k>) are
 masked. Exit 1 when outputs differ, or --max-ratio is given and a ratio passes it.
 
-  bench/build-three-ways/run.py --bin build/bin [--rounds 3] [--out DIR]
+  bench/build-three-ways/run.py --bin build/bin [--rounds 3] [--out DIR] [--max-ratio 1.03]
+
+The last line is the verdict: "PASS" or "FAIL: <why>" (exit 0 or 1).
 """
 import argparse, os, re, resource, shutil, statistics, subprocess, sys, tempfile, time
 
@@ -46,6 +48,12 @@ def main():
     ap.add_argument("--out", default=None)
     ap.add_argument("--max-ratio", type=float, default=None)
     o = ap.parse_args()
+    if not o.nvcc or not os.access(o.nvcc, os.X_OK):
+        print("run.py: no nvcc (pass --nvcc PATH or set KS_NVCC)", file=sys.stderr)
+        sys.exit(2)
+    if not os.access(os.path.join(o.bin, "kernelskill-nvcc"), os.X_OK):
+        print("run.py: no kernelskill-nvcc in %s (pass --bin)" % o.bin, file=sys.stderr)
+        sys.exit(2)
     dropin = os.path.abspath(os.path.join(o.bin, "kernelskill-nvcc"))
     out = os.path.abspath(o.out or tempfile.mkdtemp(prefix="ks-three-ways-"))
     os.makedirs(out, exist_ok=True)
@@ -72,11 +80,13 @@ def main():
           (len(objects(os.path.join(out, "plain"))), o.rounds, env_note))
     base_w, base_c = statistics.median(wall["plain"]), statistics.median(cpu["plain"])
     bad = 0
+    why = []
     for name in forms:
         mw, mc = statistics.median(wall[name]), statistics.median(cpu[name])
         print("  %-9s wall %7.2f (%.3fx)  cpu %7.2f (%.3fx)" % (name, mw, mw / base_w, mc, mc / base_c))
         if o.max_ratio and name != "plain" and mw / base_w > o.max_ratio:
             bad = 1
+            why.append("%s wall ratio %.3fx > --max-ratio %.3f" % (name, mw / base_w, o.max_ratio))
     plain = objects(os.path.join(out, "plain"))
     for name in ("compiler", "launcher"):
         other = objects(os.path.join(out, name))
@@ -86,6 +96,7 @@ def main():
             if not q:
                 print("  %s: %s missing" % (name, rel))
                 bad = 1
+                why.append("%s: %s missing" % (name, rel))
                 continue
             a, b = open(p, "rb").read(), open(q, "rb").read()
             raw += a == b
@@ -94,9 +105,11 @@ def main():
             else:
                 print("  %s: %s differs from the plain build's" % (name, rel))
                 bad = 1
+                why.append("%s: %s differs" % (name, rel))
         print("  %-9s outputs identical to plain: %d/%d objects (%d byte-identical before masking nvcc temp names)" %
               (name, same, len(plain), raw))
     print("trees and logs: %s" % out)
+    print("PASS" if not bad else "FAIL: " + "; ".join(why))
     return bad
 
 

@@ -74,10 +74,14 @@ typedef struct ks_tu_load_opts {
   const char *zContents;  /* the main file's text as compiled (NULL: read it) */
   size_t nContents;
   int nErrors;            /* errors the compile reported in the user's code */
+  const unsigned *aTop;   /* main-file offsets of the main file's top-level */
+  int nTop;               /* declarations (their locations' expansion), in
+                             order: walks visit only these; nTop < 0: unknown */
+  const unsigned char *aTopTemplate; /* per offset: 1 for a template */
 } ks_tu_load_opts;
 
-#define KS_TU_LOAD_OPTS_VERSION 1
-#define KS_TU_LOAD_OPTS_INIT {KS_TU_LOAD_OPTS_VERSION, 0, 0, 0, 0}
+#define KS_TU_LOAD_OPTS_VERSION 2
+#define KS_TU_LOAD_OPTS_INIT {KS_TU_LOAD_OPTS_VERSION, 0, 0, 0, 0, 0, -1, 0}
 
 /* Load zAstFile (clang's serialized AST of zFile; the same clang version as
  * libclang) as a ks_tu. KS_EPARSE when libclang cannot read it. */

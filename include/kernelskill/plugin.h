@@ -56,10 +56,15 @@ typedef struct ks_plugin_pass {
   const char *zAstFile;          /* clang's AST of this pass, serialized: analysed
                                     instead of a libclang parse (NULL: parse) */
   int nErrors;                   /* errors this pass reported (with zAstFile) */
+  const unsigned *aTop;          /* with zAstFile: main-file offsets of the main
+                                    file's top-level declarations, in order, so
+                                    that only they are analysed; nTop < 0: unknown */
+  int nTop;
+  const unsigned char *aTopTemplate; /* per offset: 1 for a template declaration */
 } ks_plugin_pass;
 
-#define KS_PLUGIN_PASS_VERSION 2
-#define KS_PLUGIN_PASS_INIT {KS_PLUGIN_PASS_VERSION, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}
+#define KS_PLUGIN_PASS_VERSION 3
+#define KS_PLUGIN_PASS_INIT {KS_PLUGIN_PASS_VERSION, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, -1, 0}
 
 /* Whether this pass is the one that reports, writes features and warns: the
  * host pass, or in a device-only compile the device pass of the first arch;
@@ -106,6 +111,10 @@ int ks_plugin_guess(const char *zSummary, size_t nSummary, char **pzOut);
  * sees it (its side, arch, include paths, macros and language standard). */
 int ks_plugin_features(const ks_plugin_compile *pC, const ks_plugin_pass *pP, ks_buf *pOut);
 
+/* KS_PLUGIN_PROFILE=1 in the environment: print to stderr the process CPU
+ * time spent since the previous mark, labelled zPhase (a diagnosis aid for
+ * the plugin's cost; nothing is printed otherwise). */
+void ks_plugin_profile(const char *zPhase);
 /* Write text to zPath atomically, or to stdout when zPath is "-". */
 int ks_plugin_write_out(const char *zPath, const char *z, size_t n);
 

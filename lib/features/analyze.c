@@ -1347,7 +1347,7 @@ static void analyze_one(ks_tu *pTu, CXCursor c, void *pArg) {
   if (pK->bTemplate) {
     clang_visitChildren(c, tparam_cb, pK);
     inst_walk w = {pK, c};
-    clang_visitChildren(clang_getTranslationUnitCursor(pTu->pTu), inst_cb, &w);
+    ks_ast_visit_top(pTu, inst_cb, &w);
     find_explicit_instantiations(pTu, pK);
   }
   find_launch_bounds(pTu, c, pK);

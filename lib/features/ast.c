@@ -100,6 +100,17 @@ int ks_ast_in_main_file(CXCursor c) {
   return fileMain && clang_File_isEqual(fileExp, fileMain);
 }
 
+unsigned ks_ast_visit_top(ks_tu *pTu, CXCursorVisitor xFn, CXClientData pData) {
+  CXCursor tu = clang_getTranslationUnitCursor(pTu->pTu);
+  if (!pTu->bTop) return clang_visitChildren(tu, xFn, pData);
+  for (int i = 0; i < pTu->nTop; i++) {
+    enum CXChildVisitResult r = xFn(pTu->aTop[i], tu, pData);
+    if (r == CXChildVisit_Break) return 1;
+    if (r == CXChildVisit_Recurse && clang_visitChildren(pTu->aTop[i], xFn, pData)) return 1;
+  }
+  return 0;
+}
+
 /* Walk namespaces, linkage specs and classes for kernel definitions. */
 typedef struct kernel_walk {
   ks_tu *pTu;
@@ -121,7 +132,7 @@ static enum CXChildVisitResult walk_kernels(CXCursor c, CXCursor parent, CXClien
 
 void ks_ast_each_kernel(ks_tu *pTu, ks_ast_kernel_fn xFn, void *pArg) {
   kernel_walk w = {pTu, xFn, pArg};
-  clang_visitChildren(clang_getTranslationUnitCursor(pTu->pTu), walk_kernels, &w);
+  ks_ast_visit_top(pTu, walk_kernels, &w);
 }
 
 typedef struct find_kernel {
@@ -346,7 +357,7 @@ static enum CXChildVisitResult walk_launches(CXCursor c, CXCursor parent, CXClie
 
 int ks_ast_launches(ks_tu *pTu, const char *zKernel, ks_launch **paOut, int *pnOut) {
   launch_walk w = {pTu, zKernel, NULL, 0, 0, KS_OK, clang_getNullCursor()};
-  clang_visitChildren(clang_getTranslationUnitCursor(pTu->pTu), walk_launches, &w);
+  ks_ast_visit_top(pTu, walk_launches, &w);
   if (w.rc < 0) {
     ks_ast_launches_free(w.a, w.n);
     return w.rc;

@@ -32,6 +32,9 @@ struct ks_tu {
   double rParseSec;
   char **azArgs;   /* the clang arguments used, for reparse and reports */
   int nArgs;
+  CXCursor *aTop;  /* a shared AST's main-file top-level declarations, in */
+  int nTop;        /* order (bTop); else every walk visits the whole TU */
+  int bTop;
 };
 
 /* File offsets [*piStart, *piEnd) of a cursor's extent in the main file,
@@ -50,6 +53,12 @@ char *ks_ast_text(ks_tu *pTu, CXCursor c);
  * when there are none; a short list if memory runs out). The one collector
  * every AST-reading module uses (features, shape model, rewrite rules). */
 int ks_ast_children(CXCursor c, CXCursor **paOut, int *pnOut);
+
+/* clang_visitChildren(translation unit cursor, xFn, pData), for visitors
+ * that skip whatever is not in the main file: with pTu->bTop only the main
+ * file's top-level declarations are offered, so header declarations of a
+ * loaded AST are never deserialized. Nonzero when xFn broke off. */
+unsigned ks_ast_visit_top(ks_tu *pTu, CXCursorVisitor xFn, CXClientData pData);
 
 /* Is this cursor a __global__ function (declaration or template)? */
 int ks_ast_is_kernel(CXCursor c);

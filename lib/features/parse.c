@@ -180,6 +180,9 @@ int ks_tu_reparse(ks_tu *pTu, const char *zContents, size_t nContents) {
   int rc = load_source(pTu, zContents, nContents);
   if (rc < 0) return rc;
   struct CXUnsavedFile unsaved = {pTu->zFile, pTu->zSrc, (unsigned long)pTu->nSrc};
+  free(pTu->aTop); /* the cursors die with the old TU */
+  pTu->aTop = NULL;
+  pTu->nTop = pTu->bTop = 0;
   double t0 = now_sec();
   int e = clang_reparseTranslationUnit(pTu->pTu, 1, &unsaved, clang_defaultReparseOptions(pTu->pTu));
   pTu->rParseSec = now_sec() - t0;
@@ -194,6 +197,7 @@ void ks_tu_free(ks_tu *pTu) {
   if (pTu->pIndex) clang_disposeIndex(pTu->pIndex);
   for (int i = 0; i < pTu->nArgs; i++) free(pTu->azArgs[i]);
   free(pTu->azArgs);
+  free(pTu->aTop);
   free(pTu->zFile);
   free(pTu->zSrc);
   free(pTu);

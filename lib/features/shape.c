@@ -1717,7 +1717,7 @@ int ks_shape_uses(ks_tu *pTu, const char *zName, ks_shape_use **paOut, int *pnOu
   w.zName = zName;
   int rc = ks_ast_launches(pTu, zName, &w.aL, &w.nL);
   if (rc < 0) return rc;
-  clang_visitChildren(clang_getTranslationUnitCursor(pTu->pTu), use_cb, &w);
+  ks_ast_visit_top(pTu, use_cb, &w);
   ks_ast_launches_free(w.aL, w.nL);
   if (w.rc < 0) {
     ks_shape_uses_free(w.a, w.n);

@@ -5,11 +5,77 @@
 #define _GNU_SOURCE
 #include "features/ast.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "kernelskill/features.h"
+
+/* The cursors of the main file's top-level declarations at offsets aOff, as
+ * the TU cursor's children would give them. Each offset must lead (through
+ * clang_getCursor and lexical parents) to a distinct top-level declaration
+ * located there; if one does not, pTu->bTop stays 0 and every walk visits the
+ * whole TU as for a parse: slower, never different. clang_getCursor reads the
+ * AST file's per-file declaration index, so headers stay undeserialized. */
+static int is_template_kind(enum CXCursorKind e) {
+  return e == CXCursor_FunctionTemplate || e == CXCursor_ClassTemplate ||
+         e == CXCursor_ClassTemplatePartialSpecialization || e == CXCursor_TypeAliasTemplateDecl;
+}
+
+/* The template a pattern declaration belongs to: the index gives a function
+ * or class template's pattern (a FunctionDecl, a ClassDecl), and libclang
+ * names a template only as the lexical parent of the pattern's members. */
+static CXCursor template_of(CXCursor c) {
+  CXCursor *aKid = NULL, up = clang_getNullCursor();
+  int nKid = 0;
+  ks_ast_children(c, &aKid, &nKid);
+  for (int i = 0; i < nKid && clang_Cursor_isNull(up); i++)
+    if (clang_isDeclaration(clang_getCursorKind(aKid[i]))) {
+      CXCursor p = clang_getCursorLexicalParent(aKid[i]);
+      if (is_template_kind(clang_getCursorKind(p))) up = p;
+    }
+  free(aKid);
+  return up;
+}
+
+static int top_cursors(ks_tu *pTu, const unsigned *aOff, const unsigned char *aTmpl, int nOff) {
+  CXFile file = clang_getFile(pTu->pTu, pTu->zFile);
+  if (!file || nOff < 0) return KS_OK;
+  CXCursor *a = nOff ? calloc((size_t)nOff, sizeof *a) : NULL;
+  if (nOff && !a) return ks_error_set(KS_ENOMEM, "out of memory");
+  int i = 0;
+  for (; i < nOff; i++) {
+    if (aOff[i] > pTu->nSrc) goto fallback;
+    CXCursor c = clang_getCursor(pTu->pTu, clang_getLocationForOffset(pTu->pTu, file, aOff[i]));
+    while (clang_isDeclaration(clang_getCursorKind(c))) {
+      CXCursor up = clang_getCursorLexicalParent(c);
+      if (clang_getCursorKind(up) == CXCursor_TranslationUnit) break;
+      c = up;
+    }
+    if (!clang_isDeclaration(clang_getCursorKind(c))) goto fallback;
+    /* The file's index also holds a template's implicit instantiations, at the
+     * template's own location; the TU's children have the template. */
+    CXCursor tmpl = clang_getSpecializedCursorTemplate(c);
+    if (!clang_Cursor_isNull(tmpl) && ks_ast_offset(pTu, clang_getCursorLocation(tmpl)) == (long)aOff[i]) c = tmpl;
+    int bTmpl = aTmpl && aTmpl[i];
+    if (bTmpl && !is_template_kind(clang_getCursorKind(c))) c = template_of(c);
+    if (bTmpl != is_template_kind(clang_getCursorKind(c))) goto fallback;
+    if (ks_ast_offset(pTu, clang_getCursorLocation(c)) != (long)aOff[i]) goto fallback;
+    for (int j = 0; j < i; j++)
+      if (clang_equalCursors(a[j], c)) goto fallback;
+    a[i] = c;
+  }
+  pTu->aTop = a;
+  pTu->nTop = nOff;
+  pTu->bTop = 1;
+  if (getenv("KS_PLUGIN_PROFILE")) fprintf(stderr, "kernelskill profile: top-level list of %d declarations\n", nOff);
+  return KS_OK;
+fallback:
+  if (getenv("KS_PLUGIN_PROFILE")) fprintf(stderr, "kernelskill profile: top-level list not usable (offset %u), whole-TU walks\n", aOff[i]);
+  free(a);
+  return KS_OK;
+}
 
 int ks_tu_load_ast(const char *zFile, const char *zAstFile, const ks_tu_load_opts *pOpts, ks_tu **ppTu) {
   ks_tu_load_opts dflt = KS_TU_LOAD_OPTS_INIT;
@@ -46,6 +112,7 @@ int ks_tu_load_ast(const char *zFile, const char *zAstFile, const ks_tu_load_opt
     rc = ks_error_set(KS_EPARSE, "%s: libclang could not load the AST file %s (error %d)", zFile, zAstFile, (int)e);
     goto fail;
   }
+  if ((rc = top_cursors(pTu, pOpts->aTop, pOpts->aTopTemplate, pOpts->nTop)) < 0) goto fail;
   clock_gettime(CLOCK_MONOTONIC, &t1);
   pTu->rParseSec = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
   *ppTu = pTu;

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "kernelskill/features.h"
@@ -356,6 +357,23 @@ done:
   return rc;
 }
 
+/* ---- profile ---- */
+
+void ks_plugin_profile(const char *zPhase) {
+  static int bOn = -1;
+  static double rLast;
+  if (bOn < 0) {
+    const char *z = getenv("KS_PLUGIN_PROFILE");
+    bOn = z && *z && strcmp(z, "0") != 0;
+  }
+  if (!bOn) return;
+  struct timespec t;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  double r = (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+  fprintf(stderr, "kernelskill profile: %-14s %7.3f s cpu\n", zPhase, r - rLast);
+  rLast = r;
+}
+
 /* ---- features and report ---- */
 
 static int parse_pass(const ks_plugin_compile *pC, const ks_plugin_pass *pP, ks_tu **ppTu) {
@@ -368,7 +386,12 @@ static int parse_pass(const ks_plugin_compile *pC, const ks_plugin_pass *pP, ks_
     lo.zContents = pP->zContents;
     lo.nContents = pP->nContents;
     lo.nErrors = pP->nErrors;
-    return ks_tu_load_ast(pP->zMainFile, pP->zAstFile, &lo, ppTu);
+    lo.aTop = pP->aTop;
+    lo.nTop = pP->nTop;
+    lo.aTopTemplate = pP->aTopTemplate;
+    rc = ks_tu_load_ast(pP->zMainFile, pP->zAstFile, &lo, ppTu);
+    ks_plugin_profile("ast-load");
+    return rc;
   }
   ks_parse_opts po = KS_PARSE_OPTS_INIT;
   char *zArch = NULL;
@@ -384,6 +407,7 @@ static int parse_pass(const ks_plugin_compile *pC, const ks_plugin_pass *pP, ks_
   po.zGpuArch = zArch;
   rc = ks_tu_parse(pP->zMainFile, &po, ppTu);
   free(zArch);
+  ks_plugin_profile("reparse");
   return rc;
 }
 
@@ -393,7 +417,9 @@ int ks_plugin_features(const ks_plugin_compile *pC, const ks_plugin_pass *pP, ks
   if (rc < 0) return rc;
   ks_features_opts fo = KS_FEATURES_OPTS_INIT;
   rc = ks_features_json(pTu, &fo, pOut);
+  ks_plugin_profile("features");
   ks_tu_free(pTu);
+  ks_plugin_profile("tu-free");
   return rc;
 }
 
@@ -513,6 +539,7 @@ int ks_plugin_report_run(const ks_plugin_compile *pC, const ks_plugin_pass *pP, 
   if (!pR) return ks_error_set(KS_ENOMEM, "out of memory");
   ks_skills_opts so = KS_SKILLS_OPTS_INIT;
   if ((rc = ks_skills_load(&so, &pSet)) < 0) goto done;
+  ks_plugin_profile("skills-load");
   if ((rc = ks_plugin_features(pC, pP, &doc)) < 0) goto done;
   if (!(pDoc = cJSON_ParseWithLength(doc.z, doc.n))) {
     rc = ks_error_set(KS_ERROR, "the features document does not parse");
@@ -535,6 +562,7 @@ int ks_plugin_report_run(const ks_plugin_compile *pC, const ks_plugin_pass *pP, 
     }
     if ((rc = advise_kernel(pSet, doc.z, doc.n, pP->zMainFile, pName->valuestring, nTop, pA)) < 0) goto done;
   }
+  ks_plugin_profile("planner");
 done:
   cJSON_Delete(pDoc);
   ks_buf_free(&doc);
