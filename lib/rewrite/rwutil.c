@@ -762,6 +762,45 @@ char *ks_rw_paren(const char *zExpr) {
   return ks_buf_detach(&b);
 }
 
+/* Is type t a value (not a reference) or a reference to const? Binding an
+ * element to it reads the element. */
+static int binds_as_read(CXType t) {
+  t = clang_getCanonicalType(t);
+  if (t.kind != CXType_LValueReference && t.kind != CXType_RValueReference) return 1;
+  return t.kind == CXType_LValueReference && clang_isConstQualifiedType(clang_getPointeeType(t));
+}
+
+/* Element `cur` as an argument of call (or constructor / overloaded-operator
+ * call) `a`, for class-type elements such as __half: the copy constructor
+ * from `const T &` and a call by value or const reference read it;
+ * `P[i] = v` through T::operator= writes it, `P[i] += v` reads and writes. */
+static int call_elem_use(CXCursor a, CXCursor cur) {
+  CXCursor fn = clang_getCursorReferenced(a);
+  int nArg = clang_Cursor_getNumArguments(a), iArg = -1;
+  for (int k = 0; k < nArg; k++)
+    if (clang_equalCursors(clang_Cursor_getArgument(a, (unsigned)k), cur)) iArg = k;
+  if (iArg < 0 || clang_Cursor_isNull(fn)) return KS_RW_WRITE;
+  enum CXCursorKind eFn = clang_getCursorKind(fn);
+  int iParam = iArg;
+  if (eFn == CXCursor_CXXMethod) {
+    CXString sp = clang_getCursorSpelling(fn);
+    const char *z = clang_getCString(sp);
+    int bOp = z && strncmp(z, "operator", 8) == 0, bAssign = bOp && strcmp(z, "operator=") == 0;
+    int bCompound = bOp && !bAssign && strlen(z) >= 10 && z[strlen(z) - 1] == '=' &&
+                    strcmp(z, "operator==") != 0 && strcmp(z, "operator!=") != 0 && strcmp(z, "operator<=") != 0 &&
+                    strcmp(z, "operator>=") != 0;
+    clang_disposeString(sp);
+    if (!bOp) return KS_RW_WRITE; /* P[i].method(): may change it */
+    if (iArg == 0) /* the object operand */
+      return bAssign ? KS_RW_WRITE : bCompound ? KS_RW_READWRITE : clang_CXXMethod_isConst(fn) ? KS_RW_READ : KS_RW_WRITE;
+    iParam = iArg - 1;
+  } else if (eFn != CXCursor_FunctionDecl && eFn != CXCursor_Constructor) {
+    return KS_RW_WRITE;
+  }
+  if (iParam >= clang_Cursor_getNumArguments(fn)) return KS_RW_WRITE;
+  return binds_as_read(clang_getCursorType(clang_Cursor_getArgument(fn, (unsigned)iParam))) ? KS_RW_READ : KS_RW_WRITE;
+}
+
 int ks_rw_elem_use(CXCursor c, const CXCursor *aAnc, int nAnc, CXCursor *pWriteExpr) {
   int j = nAnc - 1;
   CXCursor cur = c;
@@ -780,6 +819,15 @@ int ks_rw_elem_use(CXCursor c, const CXCursor *aAnc, int nAnc, CXCursor *pWriteE
       continue;
     }
     if (e == CXCursor_UnexposedExpr) return KS_RW_READ; /* lvalue-to-rvalue conversion */
+    if (e == CXCursor_CStyleCastExpr || e == CXCursor_CXXStaticCastExpr || e == CXCursor_CXXFunctionalCastExpr) {
+      /* (float)P[i] in a template pattern (no implicit conversion there) */
+      if (clang_getCanonicalType(clang_getCursorType(a)).kind != CXType_LValueReference) return KS_RW_READ;
+    }
+    if (e == CXCursor_CallExpr) {
+      int eUse = call_elem_use(a, cur);
+      if (eUse != KS_RW_READ && pWriteExpr) *pWriteExpr = a;
+      return eUse;
+    }
     if (e == CXCursor_BinaryOperator || e == CXCursor_CompoundAssignOperator) {
       CXCursor *aK;
       int nK;
