@@ -919,6 +919,8 @@ static enum CXChildVisitResult fn_find_visit(CXCursor c, CXCursor parent, CXClie
 typedef struct write_scan {
   CXCursor decl;
   int bWritten;
+  ks_tu *pTu;
+  unsigned iHorizon; /* writes at or after this offset cannot reach the launch */
 } write_scan;
 
 static int write_visit(CXCursor c, const CXCursor *aAnc, int nAnc, void *pArg) {
@@ -928,10 +930,41 @@ static int write_visit(CXCursor c, const CXCursor *aAnc, int nAnc, void *pArg) {
   int j = nAnc - 1;
   while (j >= 0 && clang_getCursorKind(aAnc[j]) == CXCursor_ParenExpr) j--;
   if (j < 0 || clang_getCursorKind(aAnc[j]) != CXCursor_UnexposedExpr) {
+    unsigned cs, ce;
+    if (w->iHorizon != (unsigned)-1 && ks_ast_extent(w->pTu, c, &cs, &ce) == 0 && cs >= w->iHorizon)
+      return 1; /* after the launch, as `void *args[] = {&rows};` for a later cudaLaunchKernel */
     w->bWritten = 1;
     return -1;
   }
   return 1;
+}
+
+/* Which writes of host variables may reach launch pL in fn: those before its
+ * end, when the launch sits in no loop of fn and fn has no goto (straight
+ * order); else all of them ((unsigned)-1). */
+typedef struct horizon_scan {
+  ks_tu *pTu;
+  unsigned iAt;
+  int bLoopOrGoto;
+} horizon_scan;
+
+static int horizon_visit(CXCursor c, const CXCursor *aAnc, int nAnc, void *pArg) {
+  (void)aAnc;
+  (void)nAnc;
+  horizon_scan *h = pArg;
+  enum CXCursorKind e = clang_getCursorKind(c);
+  unsigned cs, ce;
+  if (e == CXCursor_GotoStmt || e == CXCursor_IndirectGotoStmt || e == CXCursor_LabelStmt) h->bLoopOrGoto = 1;
+  else if ((e == CXCursor_ForStmt || e == CXCursor_WhileStmt || e == CXCursor_DoStmt) &&
+           ks_ast_extent(h->pTu, c, &cs, &ce) == 0 && cs <= h->iAt && h->iAt < ce)
+    h->bLoopOrGoto = 1;
+  return h->bLoopOrGoto ? -1 : 0;
+}
+
+static unsigned launch_horizon(ks_tu *pTu, CXCursor fn, const ks_launch *pL) {
+  horizon_scan h = {pTu, pL->iStart, 0};
+  ks_rw_walk(fn, horizon_visit, &h);
+  return h.bLoopOrGoto ? (unsigned)-1 : pL->iEnd;
 }
 
 /* Checks on a host variable or parameter the launch relies on: declared in fn
@@ -956,7 +989,7 @@ static int name_visit(CXCursor c, const CXCursor *aAnc, int nAnc, void *pArg) {
   return n->bClash ? -1 : 0;
 }
 
-static int stable_var(ks_tu *pTu, CXCursor fn, CXCursor decl) {
+static int stable_var(ks_tu *pTu, CXCursor fn, CXCursor decl, unsigned iHorizon) {
   enum CXCursorKind e = clang_getCursorKind(decl);
   if (e != CXCursor_VarDecl && e != CXCursor_ParmDecl) return 0;
   unsigned fs, fe, ds, de;
@@ -964,7 +997,7 @@ static int stable_var(ks_tu *pTu, CXCursor fn, CXCursor decl) {
   if (clang_Cursor_getStorageClass(decl) == CX_SC_Static || clang_Cursor_getStorageClass(decl) == CX_SC_Extern) return 0;
   CXType t = clang_getCanonicalType(clang_getCursorType(decl));
   if (t.kind == CXType_LValueReference || t.kind == CXType_RValueReference) return 0;
-  write_scan w = {decl, 0};
+  write_scan w = {decl, 0, pTu, iHorizon};
   ks_rw_walk(fn, write_visit, &w);
   if (w.bWritten) return 0;
   name_scan n = {decl, ks_rw_spelling(decl), 0};
@@ -974,13 +1007,13 @@ static int stable_var(ks_tu *pTu, CXCursor fn, CXCursor decl) {
 }
 
 /* Every identifier of [lo, hi) that names a variable names a stable one. */
-static int span_stable(ks_tu *pTu, CXCursor fn, const tok_span *s, int lo, int hi) {
+static int span_stable(ks_tu *pTu, CXCursor fn, const tok_span *s, int lo, int hi, unsigned iHorizon) {
   for (int i = lo; i < hi; i++) {
     if (s->a[i].eKind != CXToken_Identifier) continue;
     CXCursor d = clang_getCursorReferenced(cursor_at(pTu, s->a[i].iStart));
     enum CXCursorKind e = clang_getCursorKind(d);
     if (e == CXCursor_VarDecl || e == CXCursor_ParmDecl) {
-      if (!stable_var(pTu, fn, d)) return 0;
+      if (!stable_var(pTu, fn, d, iHorizon)) return 0;
     } else if (e == CXCursor_FieldDecl || e == CXCursor_FunctionDecl || e == CXCursor_CXXMethod || clang_Cursor_isNull(d) ||
                e == CXCursor_InvalidFile || e == CXCursor_NoDeclFound) {
       return 0; /* members, calls and unknowns: not a value we can follow */
@@ -992,12 +1025,12 @@ static int span_stable(ks_tu *pTu, CXCursor fn, const tok_span *s, int lo, int h
 /* The initializer of the local variable named by the single identifier token
  * i, when it is stable: its token span (in *pInit, tokens owned by the caller
  * through *paTok and *pnTok). 0 when the token is not such a variable. */
-static int var_init_span(ks_tu *pTu, CXCursor fn, const tok_span *s, int i, unsigned iBefore, ks_rw_tok **paTok,
-                         int *pnTok, tok_span *pInit) {
+static int var_init_span(ks_tu *pTu, CXCursor fn, const tok_span *s, int i, unsigned iBefore, unsigned iHorizon,
+                         ks_rw_tok **paTok, int *pnTok, tok_span *pInit) {
   CXCursor d = clang_getCursorReferenced(cursor_at(pTu, s->a[i].iStart));
   if (clang_getCursorKind(d) != CXCursor_VarDecl || !ks_rw_is_integer_type(clang_getCursorType(d))) return 0;
   unsigned ds, de;
-  if (ks_ast_extent(pTu, d, &ds, &de) < 0 || de > iBefore || !stable_var(pTu, fn, d)) return 0;
+  if (ks_ast_extent(pTu, d, &ds, &de) < 0 || de > iBefore || !stable_var(pTu, fn, d, iHorizon)) return 0;
   CXCursor *a;
   int n, iInit = -1;
   ks_rw_children(d, &a, &n);
@@ -1083,7 +1116,7 @@ static int launch_arg_span(ks_tu *pTu, const ks_launch *pL, int iArg, ks_rw_tok 
  * in the kernel is the same expression, in the same types, as on the host).
  * *pbStable: every variable so substituted is stable in fn. */
 static char *bound_at_launch(ks_tu *pTu, CXCursor kernel, const ks_rw_pointwise *pPw, const ks_launch *pL,
-                             CXCursor fn, int *pbStable) {
+                             CXCursor fn, unsigned iHorizon, int *pbStable) {
   unsigned bs, be;
   ks_rw_tok *a = NULL;
   int n = 0, bOk = 1;
@@ -1128,7 +1161,7 @@ static char *bound_at_launch(ks_tu *pTu, CXCursor kernel, const ks_rw_pointwise 
       if (clang_getCursorKind(ca) == CXCursor_DeclRefExpr) {
         CXCursor da = clang_getCursorReferenced(ca);
         tArg = clang_getCursorType(da);
-        if (!stable_var(pTu, fn, da)) *pbStable = 0;
+        if (!stable_var(pTu, fn, da, iHorizon)) *pbStable = 0;
       } else if (clang_getCursorKind(ca) == CXCursor_IntegerLiteral) {
         tArg = clang_getCursorType(ca);
       }
@@ -1279,6 +1312,7 @@ int ks_rw_launch_covers(ks_tu *pTu, CXCursor kernel, const ks_rw_pointwise *pPw,
   fn_find f = {pTu, pL->iStart, pL->iEnd, clang_getNullCursor()};
   clang_visitChildren(clang_getTranslationUnitCursor(pTu->pTu), fn_find_visit, &f);
   if (clang_Cursor_isNull(f.fn)) return 0;
+  unsigned iHz = launch_horizon(pTu, f.fn, pL);
   if (ks_rw_tokens(pTu, gs, ge, &aG, &nG) < 0 || nG == 0) goto done;
   tok_span g = {aG, 0, nG};
   tok_strip_parens(&g);
@@ -1289,7 +1323,7 @@ int ks_rw_launch_covers(ks_tu *pTu, CXCursor kernel, const ks_rw_pointwise *pPw,
   /* The grid as written, or the stable local variable it names. */
   tok_span e = g;
   if (g.hi - g.lo == 1 && aG[g.lo].eKind == CXToken_Identifier) {
-    if (!var_init_span(pTu, f.fn, &g, g.lo, pL->iStart, &aV, &nV, &e)) goto done;
+    if (!var_init_span(pTu, f.fn, &g, g.lo, pL->iStart, iHz, &aV, &nV, &e)) goto done;
     bViaVar = 1;
     tok_strip_parens(&e);
   }
@@ -1351,7 +1385,7 @@ int ks_rw_launch_covers(ks_tu *pTu, CXCursor kernel, const ks_rw_pointwise *pPw,
   /* N may itself be a stable local (`long long n = (long long)rows * cols;`). */
   tok_span ninit = {NULL, 0, 0};
   if (nsp.hi - nsp.lo == 1 && nsp.a[nsp.lo].eKind == CXToken_Identifier &&
-      var_init_span(pTu, f.fn, &nsp, nsp.lo, pL->iStart, &aN, &nN, &ninit)) {
+      var_init_span(pTu, f.fn, &nsp, nsp.lo, pL->iStart, iHz, &aN, &nN, &ninit)) {
     tok_strip_parens(&ninit);
     zNinit = tok_squash(&ninit, ninit.lo, ninit.hi);
   }
@@ -1362,9 +1396,9 @@ int ks_rw_launch_covers(ks_tu *pTu, CXCursor kernel, const ks_rw_pointwise *pPw,
     if (!launch_arg_span(pTu, pL, pPw->iBoundParam, &aA, &nA, &sa)) goto done;
     zTarget = tok_squash(&sa, sa.lo, sa.hi);
     strip_parens(zTarget);
-    bArgsStable = span_stable(pTu, f.fn, &sa, sa.lo, sa.hi);
+    bArgsStable = span_stable(pTu, f.fn, &sa, sa.lo, sa.hi, iHz);
   } else {
-    zTarget = bound_at_launch(pTu, kernel, pPw, pL, f.fn, &bArgsStable);
+    zTarget = bound_at_launch(pTu, kernel, pPw, pL, f.fn, iHz, &bArgsStable);
   }
   if (!zTarget) goto done;
   int bDirect = strcmp(zNsq, zTarget) == 0;
@@ -1376,11 +1410,11 @@ int ks_rw_launch_covers(ks_tu *pTu, CXCursor kernel, const ks_rw_pointwise *pPw,
    * launch is evaluated there, as before. */
   if (bViaVar || bViaInit) {
     if (!bArgsStable) goto done;
-    if (bViaVar && !span_stable(pTu, f.fn, &e, e.lo, e.hi)) goto done;
-    if (bViaInit && !span_stable(pTu, f.fn, &ninit, ninit.lo, ninit.hi)) goto done;
+    if (bViaVar && !span_stable(pTu, f.fn, &e, e.lo, e.hi, iHz)) goto done;
+    if (bViaInit && !span_stable(pTu, f.fn, &ninit, ninit.lo, ninit.hi, iHz)) goto done;
     if (ks_rw_tokens(pTu, bs, be, &aBt, &nBt) < 0) goto done;
     tok_span sb = {aBt, 0, nBt};
-    if (!span_stable(pTu, f.fn, &sb, 0, nBt)) goto done;
+    if (!span_stable(pTu, f.fn, &sb, 0, nBt, iHz)) goto done;
   }
   bOk = 1;
   if (pPw->iBoundParam >= 0 && !bViaVar && bDirect) pOut->zN = ks_strdup(pL->azArg[pPw->iBoundParam]);

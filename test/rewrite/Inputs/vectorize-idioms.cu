@@ -56,3 +56,31 @@ void run(const __half* ha, const __half* hb, __half* hc, const __nv_bfloat16* bx
   bad_null_store<<<(n + 255) / 256, 256>>>(x, y, n);
   bad_ptr_cmp<<<(n + 255) / 256, 256>>>(x, y, n);
 }
+
+// The grid through a host variable n = rows * cols, the kernel's bound rows * cols.
+__global__ void bias_rc(float* y, const float* bias, int rows, int cols) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < rows * cols) y[i] += bias[i % cols];
+}
+
+// rows's address is taken only after the launch: n still holds rows * cols there.
+void host_after(float* y, const float* bias, int rows, int cols) {
+  int n = rows * cols;
+  bias_rc<<<(n + 255) / 256, 256>>>(y, bias, rows, cols);
+  void* args[] = {&y, &bias, &rows, &cols};
+  (void)args;
+}
+
+__global__ void bad_bias_loop(float* y, const float* bias, int rows, int cols) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < rows * cols) y[i] += bias[i % cols];
+}
+
+// In a loop the write after the launch reaches the next launch: n is stale.
+void host_loop(float* y, const float* bias, int rows, int cols) {
+  int n = rows * cols;
+  for (int k = 0; k < 2; k++) {
+    bad_bias_loop<<<(n + 255) / 256, 256>>>(y, bias, rows, cols);
+    rows++;
+  }
+}
