@@ -1551,6 +1551,122 @@ int ks_rw_refuse_class(ks_rewrite *p, CXCursor kernel, int eClass) {
   return rc;
 }
 
+static int no_jump(CXCursor c, const CXCursor *aAnc, int nAnc, void *pArg) {
+  (void)aAnc;
+  (void)nAnc;
+  enum CXCursorKind e = clang_getCursorKind(c);
+  if (e == CXCursor_BreakStmt || e == CXCursor_ContinueStmt) {
+    *(int *)pArg = 1;
+    return -1;
+  }
+  return 0;
+}
+
+int ks_rw_gridstride_match(ks_tu *pTu, CXCursor kernel, ks_rw_pointwise *pOut, char **pzWhy) {
+  const char *zWhy = NULL;
+  CXCursor aSt[2], aFor[5], aDecl[2], aInit[4], aCond[3], aInc[3];
+  body_check bc;
+  memset(&bc, 0, sizeof bc);
+  memset(pOut, 0, sizeof *pOut);
+  pOut->iBoundParam = -1;
+  CXCursor body = ks_rw_body(kernel);
+  unsigned s, e;
+  if (clang_Cursor_isNull(body) || ks_rw_kids(body, aSt, 2) != 1 || clang_getCursorKind(aSt[0]) != CXCursor_ForStmt ||
+      ks_rw_kids(aSt[0], aFor, 5) != 4) {
+    zWhy = "the kernel body is not one grid-stride loop";
+    goto done;
+  }
+  if (ks_ast_extent(pTu, body, &s, &e) == 0 && ks_rw_has_word(pTu, s, e, "__shared__")) {
+    zWhy = "the kernel uses __shared__ memory";
+    goto done;
+  }
+  int nInit = 0;
+  if (clang_getCursorKind(aFor[0]) != CXCursor_DeclStmt || ks_rw_kids(aFor[0], aDecl, 2) != 1 ||
+      clang_getCursorKind(aDecl[0]) != CXCursor_VarDecl || !ks_rw_is_integer_type(clang_getCursorType(aDecl[0])) ||
+      (nInit = ks_rw_kids(aDecl[0], aInit, 4)) < 1 || nInit > 4 ||
+      ks_rw_thread_index(pTu, kernel, aInit[nInit - 1], &pOut->bWideIndex) != 0) {
+    zWhy = "the loop does not start at the global index (for (T i = blockIdx.x * blockDim.x + threadIdx.x; ...))";
+    goto done;
+  }
+  pOut->idx = aDecl[0];
+  CXCursor cond = ks_rw_strip(aFor[1]);
+  if (clang_getCursorKind(cond) != CXCursor_BinaryOperator || clang_getCursorBinaryOperatorKind(cond) != CXBinaryOperator_LT ||
+      ks_rw_kids(cond, aCond, 3) != 2 || !ks_rw_is_ref_to(aCond[0], pOut->idx) || !ks_rw_pure_expr(aCond[1])) {
+    zWhy = "the loop condition is not i < N with N free of loads and calls";
+    goto done;
+  }
+  CXCursor inc = ks_rw_strip(aFor[2]);
+  char *zStep = NULL;
+  if (clang_getCursorKind(inc) == CXCursor_CompoundAssignOperator &&
+      clang_getCursorBinaryOperatorKind(inc) == CXBinaryOperator_AddAssign && ks_rw_kids(inc, aInc, 3) == 2 &&
+      ks_rw_is_ref_to(aInc[0], pOut->idx))
+    zStep = ks_rw_squash_cursor(pTu, aInc[1]);
+  int bStep = zStep && (strcmp(zStep, "blockDim.x*gridDim.x") == 0 || strcmp(zStep, "gridDim.x*blockDim.x") == 0);
+  free(zStep);
+  if (!bStep) {
+    zWhy = "the loop does not step by blockDim.x * gridDim.x";
+    goto done;
+  }
+  unsigned bs, be, ts, te;
+  if (ks_ast_extent(pTu, aCond[1], &bs, &be) < 0 || ks_ast_extent(pTu, aFor[3], &ts, &te) < 0 ||
+      ks_ast_extent(pTu, aSt[0], &pOut->iHeadStart, &pOut->iRegionEnd) < 0) {
+    zWhy = "the loop is not in the file";
+    goto done;
+  }
+  /* N is evaluated once by the rewrite: none of its names may change in the body. */
+  {
+    ks_rw_tok *aT = NULL;
+    int nT = 0;
+    if (ks_rw_tokens(pTu, bs, be, &aT, &nT) < 0) {
+      zWhy = "out of memory";
+      goto done;
+    }
+    for (int i = 0; i < nT && !zWhy; i++)
+      if (aT[i].eKind == CXToken_Identifier && ks_rw_has_word(pTu, ts, te, aT[i].z))
+        zWhy = "a name of the loop bound N is used in the loop body";
+    ks_rw_tokens_free(aT, nT);
+    if (zWhy) goto done;
+  }
+  pOut->bound = aCond[1];
+  pOut->zBound = ks_strdup(pTu->zSrc + bs);
+  if (pOut->zBound) pOut->zBound[be - bs] = 0;
+  CXCursor d = ks_rw_ref_decl(aCond[1]);
+  if (!clang_Cursor_isNull(d)) pOut->iBoundParam = ks_rw_param_index(kernel, d);
+  pOut->zIdx = ks_rw_spelling(aDecl[0]);
+  {
+    CXString st = clang_getTypeSpelling(clang_getCursorType(aDecl[0]));
+    pOut->zIdxType = ks_strdup(clang_getCString(st));
+    clang_disposeString(st);
+  }
+  if (!pOut->zIdx || !pOut->zIdxType || !pOut->zBound) {
+    zWhy = "out of memory";
+    goto done;
+  }
+  pOut->body = aFor[3];
+  pOut->bGridStride = 1;
+  if (clang_getCursorKind(aFor[3]) == CXCursor_CompoundStmt) {
+    pOut->iHeadEnd = pOut->iBodyStart = ts + 1;
+    pOut->iBodyEnd = te - 1;
+  } else {
+    pOut->iHeadEnd = pOut->iBodyStart = ts;
+    pOut->iBodyEnd = stmt_end(pTu, aFor[3]);
+  }
+  bc.idx = pOut->idx;
+  ks_rw_walk(aFor[3], check_body, &bc);
+  if (clang_getCursorKind(aFor[3]) != CXCursor_CompoundStmt && !bc.zWhy) check_body(aFor[3], NULL, 0, &bc);
+  int bJump = 0;
+  ks_rw_walk(aFor[3], no_jump, &bJump);
+  if (bc.zWhy) zWhy = bc.zWhy;
+  else if (bJump) zWhy = "the grid-stride loop's body has a break or continue";
+done:
+  if (zWhy) {
+    ks_rw_pointwise_free(pOut);
+    if (pzWhy) *pzWhy = ks_strdup(zWhy);
+    return -1;
+  }
+  return 0;
+}
+
 int ks_rw_pointwise_kernel(ks_rewrite *p, const char *zAlready, CXCursor *pKernel, ks_rw_pointwise *pPw) {
   ks_tu *pTu = ks_rewrite_tu(p);
   unsigned iStart, iEnd;

@@ -207,7 +207,29 @@ static int apply(ks_rewrite *p) {
   vscan s;
   memset(&pw, 0, sizeof pw);
   memset(&s, 0, sizeof s);
-  if ((rc = ks_rw_pointwise_kernel(p, "the kernel is already vectorized", &k, &pw)) < 0) goto done;
+  {
+    /* The pointwise shape, or its grid-stride form (the grid then stays). */
+    unsigned ks0, ke0;
+    char *zWhy = NULL, *zWhy2 = NULL;
+    k = ks_ast_find_kernel(pTu, ks_rewrite_kernel_name(p));
+    if (ks_ast_extent(pTu, k, &ks0, &ke0) < 0) {
+      rc = ks_rewrite_refuse(p, "the kernel is not in the main file");
+      goto done;
+    }
+    if (ks_rewrite_has_note(p, ks0, ke0, NULL)) {
+      rc = ks_rewrite_already(p, "the kernel is already vectorized");
+      goto done;
+    }
+    if (ks_rw_pointwise_match(pTu, k, &pw, &zWhy) < 0 && ks_rw_gridstride_match(pTu, k, &pw, &zWhy2) < 0) {
+      rc = ks_rewrite_refuse(p, "not a pointwise kernel: %s (nor a grid-stride loop: %s)", zWhy ? zWhy : "out of memory",
+                             zWhy2 ? zWhy2 : "out of memory");
+      free(zWhy);
+      free(zWhy2);
+      goto done;
+    }
+    free(zWhy);
+    free(zWhy2);
+  }
   if ((rc = ks_rw_require_class(p, k, KS_CLASS_MAP)) < 0) goto done;
   if ((rc = ks_rw_params(pTu, k, &aP, &nP)) < 0) goto done;
   const char *zSrc = ks_rewrite_source(p, NULL);
@@ -221,7 +243,10 @@ static int apply(ks_rewrite *p) {
   CXCursor *aStmt;
   int nStmt;
   ks_rw_children(body, &aStmt, &nStmt);
-  if (pw.bEarlyReturn) {
+  if (pw.bGridStride) {
+    s.container = clang_getCursorKind(pw.body) == CXCursor_CompoundStmt ? pw.body : clang_getNullCursor();
+    ks_rw_walk(pw.body, scan, &s);
+  } else if (pw.bEarlyReturn) {
     s.container = body;
     s.bRootsAreStmts = 1;
     for (int i = 2; i < nStmt && !s.zWhy; i++) {
@@ -305,7 +330,10 @@ static int apply(ks_rewrite *p) {
       goto done;
     }
   }
-  if ((rc = ks_rw_covered_launches(p, k, &pw, "its grid must shrink with the vector width", &aL, &nL, &aCov)) < 0) goto done;
+  /* A grid-stride loop covers its range with any grid: the launches stay. */
+  if (!pw.bGridStride &&
+      (rc = ks_rw_covered_launches(p, k, &pw, "its grid must shrink with the vector width", &aL, &nL, &aCov)) < 0)
+    goto done;
 
   /* Per buffer: loaded (read anywhere, or a store that is not unconditional), stored. */
   int abLoad[64] = {0}, abStore[64] = {0}, abUsed[64] = {0};
@@ -348,9 +376,16 @@ static int apply(ks_rewrite *p) {
   unsigned iLine = ks_rewrite_line_start(p, pw.iHeadStart, &nIndent);
   const char *zIn = zSrc + iLine;
   int nIn = (int)nIndent;
-  ks_buf_printf(&b, "const long long ks_base = ((long long)blockIdx.x * blockDim.x + threadIdx.x) * %d;\n", nLanes);
-  ks_buf_printf(&b, "%.*sconst long long ks_n = (long long)(%s);\n", nIn, zIn, pw.zBound);
-  ks_buf_printf(&b, "%.*sif (ks_base + %d <= ks_n && ((", nIn, zIn, nLanes);
+  if (pw.bGridStride) {
+    ks_buf_printf(&b, "const long long ks_n = (long long)(%s);\n", pw.zBound);
+    ks_buf_printf(&b, "%.*sfor (long long ks_base = ((long long)blockIdx.x * blockDim.x + threadIdx.x) * %d; ks_base < ks_n;\n"
+                      "%.*s     ks_base += (long long)blockDim.x * gridDim.x * %d) {\n%.*s",
+                  nIn, zIn, nLanes, nIn, zIn, nLanes, nIn, zIn);
+  } else {
+    ks_buf_printf(&b, "const long long ks_base = ((long long)blockIdx.x * blockDim.x + threadIdx.x) * %d;\n", nLanes);
+    ks_buf_printf(&b, "%.*sconst long long ks_n = (long long)(%s);\n%.*s", nIn, zIn, pw.zBound, nIn, zIn);
+  }
+  ks_buf_printf(&b, "if (ks_base + %d <= ks_n && ((", nLanes);
   int bFirst = 1;
   for (int i = 0; i < nP; i++) {
     if (!abUsed[i]) continue;
@@ -404,6 +439,7 @@ static int apply(ks_rewrite *p) {
     ks_buf_append(&b, zSrc + bs, be - bs);
   }
   ks_buf_printf(&b, "\n%.*s  }\n%.*s}", nIn, zIn, nIn, zIn);
+  if (pw.bGridStride) ks_buf_printf(&b, "\n%.*s}", nIn, zIn);
   (void)bBraced;
   if ((rc = ks_rewrite_replace(p, pw.iHeadStart, pw.iRegionEnd, ks_buf_cstr(&b))) < 0) goto done;
   ks_buf_clear(&b);
@@ -411,7 +447,7 @@ static int apply(ks_rewrite *p) {
   if ((rc = ks_rewrite_note(p, pw.iHeadStart, ks_buf_cstr(&b))) < 0) goto done;
   ks_buf_clear(&b);
   ks_buf_printf(&b, "grid for %d elements per thread (%s)", nLanes, zVec);
-  rc = ks_rw_scale_grids(p, aL, nL, aCov, nLanes, ks_buf_cstr(&b));
+  if (!pw.bGridStride) rc = ks_rw_scale_grids(p, aL, nL, aCov, nLanes, ks_buf_cstr(&b));
 done:
   ks_rw_covers_free(aCov, nL);
   free(s.a);

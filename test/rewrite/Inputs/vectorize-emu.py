@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """vectorize-emu.py ORIG REWRITTEN KERNEL LANES -- CPU emulation check of the
 vectorize rule on the kernels of Inputs/vectorize-idioms.cu: the original
-kernel (grid n/256) and the rewritten one (grid n/(256*LANES)) run on the
+kernel (grid n/256) and the rewritten one (grid n/(256*LANES); LANES 0: a
+grid-stride kernel, both on a grid of 2 blocks) run on the
 same inputs, at an aligned and a misaligned start and with a length that
 leaves a tail; every output must be bit-identical. __half is emulated with
 _Float16, __nv_bfloat16 with a truncating 16-bit type: both kernels see the
@@ -28,6 +29,7 @@ CASES = {
     "scale_bf": (["__nv_bfloat16", "__nv_bfloat16*"], "K(b0, b1, 0.5f, n)"),
     "masked": (["float", "float", "float*"], "K(b0, b1, b2, n); K(b0, NULL, b3, n)"),
     "bias_mod": (["float*", "float"], "K(b0, b1, 7, n)"),
+    "saxpy_gs": (["float", "float*"], "K(n, 2.0f, b0, b1)"),
 }
 
 
@@ -67,10 +69,13 @@ int main() {
         src += "    fill(o%d.data(), M + 16, %d); fill(w%d.data(), M + 16, %d);\n" % (i, i, i, i)
     for i, t in enumerate(types):
         src += "    b%d = o%d.data() + off;\n" % (i, i)
-    src += "    launch({(unsigned)((n + 255) / 256), 1, 1}, {256, 1, 1}, run_orig);\n"
+    # LANES 0: a grid-stride kernel, both run on the same small fixed grid
+    src += ("    launch({2, 1, 1}, {256, 1, 1}, run_orig);\n" if lanes == 0 else
+            "    launch({(unsigned)((n + 255) / 256), 1, 1}, {256, 1, 1}, run_orig);\n")
     for i, t in enumerate(types):
         src += "    b%d = w%d.data() + off;\n" % (i, i)
-    src += "    launch({(unsigned)((n + 256 * %d - 1) / (256 * %d)), 1, 1}, {256, 1, 1}, run_new);\n" % (lanes, lanes)
+    src += ("    launch({2, 1, 1}, {256, 1, 1}, run_new);\n" if lanes == 0 else
+            "    launch({(unsigned)((n + 256 * %d - 1) / (256 * %d)), 1, 1}, {256, 1, 1}, run_new);\n" % (lanes, lanes))
     for i, t in enumerate(types):
         src += ("    if (memcmp(o%d.data(), w%d.data(), sizeof(o%d[0]) * (M + 16))) { printf(\"buffer %d differs (off %%d, n %%d)\\n\", off, n); return 1; }\n"
                 % (i, i, i, i))

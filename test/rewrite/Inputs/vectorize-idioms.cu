@@ -45,6 +45,28 @@ __global__ void bad_ptr_cmp(const float* x, float* y, int n) {
   if (i < n) y[i] = (x == y) ? 0.f : x[i];
 }
 
+// A grid-stride loop as the whole body (vendor-sample style).
+__global__ void saxpy_gs(int n, float a, const float* x, float* y) {
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) {
+    y[i] = a * x[i] + y[i];
+  }
+}
+
+// A break leaves the loop at an element: the lanes would not.
+__global__ void bad_gs_break(int n, const float* x, float* y) {
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) {
+    if (x[i] < 0.f) break;
+    y[i] = x[i];
+  }
+}
+
+// The bound changes in the body.
+__global__ void bad_gs_bound(int n, const float* x, float* y) {
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) {
+    y[i] = x[i] + (float)(n--);
+  }
+}
+
 void run(const __half* ha, const __half* hb, __half* hc, const __nv_bfloat16* bx, __nv_bfloat16* by, const float* x,
          const float* m, float* y, float* bias, int cols, int n) {
   add_h<<<(n + 255) / 256, 256>>>(ha, hb, hc, n);
@@ -55,6 +77,9 @@ void run(const __half* ha, const __half* hb, __half* hc, const __nv_bfloat16* bx
   bad_write_other<<<(n + 255) / 256, 256>>>(y, bias, cols, n);
   bad_null_store<<<(n + 255) / 256, 256>>>(x, y, n);
   bad_ptr_cmp<<<(n + 255) / 256, 256>>>(x, y, n);
+  saxpy_gs<<<2, 256>>>(n, 2.0f, x, y);
+  bad_gs_break<<<2, 256>>>(n, x, y);
+  bad_gs_bound<<<2, 256>>>(n, x, y);
 }
 
 // The grid through a host variable n = rows * cols, the kernel's bound rows * cols.
