@@ -762,6 +762,45 @@ char *ks_rw_paren(const char *zExpr) {
   return ks_buf_detach(&b);
 }
 
+/* Is type t a value (not a reference) or a reference to const? Binding an
+ * element to it reads the element. */
+static int binds_as_read(CXType t) {
+  t = clang_getCanonicalType(t);
+  if (t.kind != CXType_LValueReference && t.kind != CXType_RValueReference) return 1;
+  return t.kind == CXType_LValueReference && clang_isConstQualifiedType(clang_getPointeeType(t));
+}
+
+/* Element `cur` as an argument of call (or constructor / overloaded-operator
+ * call) `a`, for class-type elements such as __half: the copy constructor
+ * from `const T &` and a call by value or const reference read it;
+ * `P[i] = v` through T::operator= writes it, `P[i] += v` reads and writes. */
+static int call_elem_use(CXCursor a, CXCursor cur) {
+  CXCursor fn = clang_getCursorReferenced(a);
+  int nArg = clang_Cursor_getNumArguments(a), iArg = -1;
+  for (int k = 0; k < nArg; k++)
+    if (clang_equalCursors(clang_Cursor_getArgument(a, (unsigned)k), cur)) iArg = k;
+  if (iArg < 0 || clang_Cursor_isNull(fn)) return KS_RW_WRITE;
+  enum CXCursorKind eFn = clang_getCursorKind(fn);
+  int iParam = iArg;
+  if (eFn == CXCursor_CXXMethod) {
+    CXString sp = clang_getCursorSpelling(fn);
+    const char *z = clang_getCString(sp);
+    int bOp = z && strncmp(z, "operator", 8) == 0, bAssign = bOp && strcmp(z, "operator=") == 0;
+    int bCompound = bOp && !bAssign && strlen(z) >= 10 && z[strlen(z) - 1] == '=' &&
+                    strcmp(z, "operator==") != 0 && strcmp(z, "operator!=") != 0 && strcmp(z, "operator<=") != 0 &&
+                    strcmp(z, "operator>=") != 0;
+    clang_disposeString(sp);
+    if (!bOp) return KS_RW_WRITE; /* P[i].method(): may change it */
+    if (iArg == 0) /* the object operand */
+      return bAssign ? KS_RW_WRITE : bCompound ? KS_RW_READWRITE : clang_CXXMethod_isConst(fn) ? KS_RW_READ : KS_RW_WRITE;
+    iParam = iArg - 1;
+  } else if (eFn != CXCursor_FunctionDecl && eFn != CXCursor_Constructor) {
+    return KS_RW_WRITE;
+  }
+  if (iParam >= clang_Cursor_getNumArguments(fn)) return KS_RW_WRITE;
+  return binds_as_read(clang_getCursorType(clang_Cursor_getArgument(fn, (unsigned)iParam))) ? KS_RW_READ : KS_RW_WRITE;
+}
+
 int ks_rw_elem_use(CXCursor c, const CXCursor *aAnc, int nAnc, CXCursor *pWriteExpr) {
   int j = nAnc - 1;
   CXCursor cur = c;
@@ -780,6 +819,15 @@ int ks_rw_elem_use(CXCursor c, const CXCursor *aAnc, int nAnc, CXCursor *pWriteE
       continue;
     }
     if (e == CXCursor_UnexposedExpr) return KS_RW_READ; /* lvalue-to-rvalue conversion */
+    if (e == CXCursor_CStyleCastExpr || e == CXCursor_CXXStaticCastExpr || e == CXCursor_CXXFunctionalCastExpr) {
+      /* (float)P[i] in a template pattern (no implicit conversion there) */
+      if (clang_getCanonicalType(clang_getCursorType(a)).kind != CXType_LValueReference) return KS_RW_READ;
+    }
+    if (e == CXCursor_CallExpr) {
+      int eUse = call_elem_use(a, cur);
+      if (eUse != KS_RW_READ && pWriteExpr) *pWriteExpr = a;
+      return eUse;
+    }
     if (e == CXCursor_BinaryOperator || e == CXCursor_CompoundAssignOperator) {
       CXCursor *aK;
       int nK;
@@ -871,6 +919,8 @@ static enum CXChildVisitResult fn_find_visit(CXCursor c, CXCursor parent, CXClie
 typedef struct write_scan {
   CXCursor decl;
   int bWritten;
+  ks_tu *pTu;
+  unsigned iHorizon; /* writes at or after this offset cannot reach the launch */
 } write_scan;
 
 static int write_visit(CXCursor c, const CXCursor *aAnc, int nAnc, void *pArg) {
@@ -880,10 +930,41 @@ static int write_visit(CXCursor c, const CXCursor *aAnc, int nAnc, void *pArg) {
   int j = nAnc - 1;
   while (j >= 0 && clang_getCursorKind(aAnc[j]) == CXCursor_ParenExpr) j--;
   if (j < 0 || clang_getCursorKind(aAnc[j]) != CXCursor_UnexposedExpr) {
+    unsigned cs, ce;
+    if (w->iHorizon != (unsigned)-1 && ks_ast_extent(w->pTu, c, &cs, &ce) == 0 && cs >= w->iHorizon)
+      return 1; /* after the launch, as `void *args[] = {&rows};` for a later cudaLaunchKernel */
     w->bWritten = 1;
     return -1;
   }
   return 1;
+}
+
+/* Which writes of host variables may reach launch pL in fn: those before its
+ * end, when the launch sits in no loop of fn and fn has no goto (straight
+ * order); else all of them ((unsigned)-1). */
+typedef struct horizon_scan {
+  ks_tu *pTu;
+  unsigned iAt;
+  int bLoopOrGoto;
+} horizon_scan;
+
+static int horizon_visit(CXCursor c, const CXCursor *aAnc, int nAnc, void *pArg) {
+  (void)aAnc;
+  (void)nAnc;
+  horizon_scan *h = pArg;
+  enum CXCursorKind e = clang_getCursorKind(c);
+  unsigned cs, ce;
+  if (e == CXCursor_GotoStmt || e == CXCursor_IndirectGotoStmt || e == CXCursor_LabelStmt) h->bLoopOrGoto = 1;
+  else if ((e == CXCursor_ForStmt || e == CXCursor_WhileStmt || e == CXCursor_DoStmt) &&
+           ks_ast_extent(h->pTu, c, &cs, &ce) == 0 && cs <= h->iAt && h->iAt < ce)
+    h->bLoopOrGoto = 1;
+  return h->bLoopOrGoto ? -1 : 0;
+}
+
+static unsigned launch_horizon(ks_tu *pTu, CXCursor fn, const ks_launch *pL) {
+  horizon_scan h = {pTu, pL->iStart, 0};
+  ks_rw_walk(fn, horizon_visit, &h);
+  return h.bLoopOrGoto ? (unsigned)-1 : pL->iEnd;
 }
 
 /* Checks on a host variable or parameter the launch relies on: declared in fn
@@ -908,7 +989,7 @@ static int name_visit(CXCursor c, const CXCursor *aAnc, int nAnc, void *pArg) {
   return n->bClash ? -1 : 0;
 }
 
-static int stable_var(ks_tu *pTu, CXCursor fn, CXCursor decl) {
+static int stable_var(ks_tu *pTu, CXCursor fn, CXCursor decl, unsigned iHorizon) {
   enum CXCursorKind e = clang_getCursorKind(decl);
   if (e != CXCursor_VarDecl && e != CXCursor_ParmDecl) return 0;
   unsigned fs, fe, ds, de;
@@ -916,7 +997,7 @@ static int stable_var(ks_tu *pTu, CXCursor fn, CXCursor decl) {
   if (clang_Cursor_getStorageClass(decl) == CX_SC_Static || clang_Cursor_getStorageClass(decl) == CX_SC_Extern) return 0;
   CXType t = clang_getCanonicalType(clang_getCursorType(decl));
   if (t.kind == CXType_LValueReference || t.kind == CXType_RValueReference) return 0;
-  write_scan w = {decl, 0};
+  write_scan w = {decl, 0, pTu, iHorizon};
   ks_rw_walk(fn, write_visit, &w);
   if (w.bWritten) return 0;
   name_scan n = {decl, ks_rw_spelling(decl), 0};
@@ -926,13 +1007,13 @@ static int stable_var(ks_tu *pTu, CXCursor fn, CXCursor decl) {
 }
 
 /* Every identifier of [lo, hi) that names a variable names a stable one. */
-static int span_stable(ks_tu *pTu, CXCursor fn, const tok_span *s, int lo, int hi) {
+static int span_stable(ks_tu *pTu, CXCursor fn, const tok_span *s, int lo, int hi, unsigned iHorizon) {
   for (int i = lo; i < hi; i++) {
     if (s->a[i].eKind != CXToken_Identifier) continue;
     CXCursor d = clang_getCursorReferenced(cursor_at(pTu, s->a[i].iStart));
     enum CXCursorKind e = clang_getCursorKind(d);
     if (e == CXCursor_VarDecl || e == CXCursor_ParmDecl) {
-      if (!stable_var(pTu, fn, d)) return 0;
+      if (!stable_var(pTu, fn, d, iHorizon)) return 0;
     } else if (e == CXCursor_FieldDecl || e == CXCursor_FunctionDecl || e == CXCursor_CXXMethod || clang_Cursor_isNull(d) ||
                e == CXCursor_InvalidFile || e == CXCursor_NoDeclFound) {
       return 0; /* members, calls and unknowns: not a value we can follow */
@@ -944,12 +1025,12 @@ static int span_stable(ks_tu *pTu, CXCursor fn, const tok_span *s, int lo, int h
 /* The initializer of the local variable named by the single identifier token
  * i, when it is stable: its token span (in *pInit, tokens owned by the caller
  * through *paTok and *pnTok). 0 when the token is not such a variable. */
-static int var_init_span(ks_tu *pTu, CXCursor fn, const tok_span *s, int i, unsigned iBefore, ks_rw_tok **paTok,
-                         int *pnTok, tok_span *pInit) {
+static int var_init_span(ks_tu *pTu, CXCursor fn, const tok_span *s, int i, unsigned iBefore, unsigned iHorizon,
+                         ks_rw_tok **paTok, int *pnTok, tok_span *pInit) {
   CXCursor d = clang_getCursorReferenced(cursor_at(pTu, s->a[i].iStart));
   if (clang_getCursorKind(d) != CXCursor_VarDecl || !ks_rw_is_integer_type(clang_getCursorType(d))) return 0;
   unsigned ds, de;
-  if (ks_ast_extent(pTu, d, &ds, &de) < 0 || de > iBefore || !stable_var(pTu, fn, d)) return 0;
+  if (ks_ast_extent(pTu, d, &ds, &de) < 0 || de > iBefore || !stable_var(pTu, fn, d, iHorizon)) return 0;
   CXCursor *a;
   int n, iInit = -1;
   ks_rw_children(d, &a, &n);
@@ -1035,7 +1116,7 @@ static int launch_arg_span(ks_tu *pTu, const ks_launch *pL, int iArg, ks_rw_tok 
  * in the kernel is the same expression, in the same types, as on the host).
  * *pbStable: every variable so substituted is stable in fn. */
 static char *bound_at_launch(ks_tu *pTu, CXCursor kernel, const ks_rw_pointwise *pPw, const ks_launch *pL,
-                             CXCursor fn, int *pbStable) {
+                             CXCursor fn, unsigned iHorizon, int *pbStable) {
   unsigned bs, be;
   ks_rw_tok *a = NULL;
   int n = 0, bOk = 1;
@@ -1080,7 +1161,7 @@ static char *bound_at_launch(ks_tu *pTu, CXCursor kernel, const ks_rw_pointwise 
       if (clang_getCursorKind(ca) == CXCursor_DeclRefExpr) {
         CXCursor da = clang_getCursorReferenced(ca);
         tArg = clang_getCursorType(da);
-        if (!stable_var(pTu, fn, da)) *pbStable = 0;
+        if (!stable_var(pTu, fn, da, iHorizon)) *pbStable = 0;
       } else if (clang_getCursorKind(ca) == CXCursor_IntegerLiteral) {
         tArg = clang_getCursorType(ca);
       }
@@ -1231,6 +1312,7 @@ int ks_rw_launch_covers(ks_tu *pTu, CXCursor kernel, const ks_rw_pointwise *pPw,
   fn_find f = {pTu, pL->iStart, pL->iEnd, clang_getNullCursor()};
   clang_visitChildren(clang_getTranslationUnitCursor(pTu->pTu), fn_find_visit, &f);
   if (clang_Cursor_isNull(f.fn)) return 0;
+  unsigned iHz = launch_horizon(pTu, f.fn, pL);
   if (ks_rw_tokens(pTu, gs, ge, &aG, &nG) < 0 || nG == 0) goto done;
   tok_span g = {aG, 0, nG};
   tok_strip_parens(&g);
@@ -1241,7 +1323,7 @@ int ks_rw_launch_covers(ks_tu *pTu, CXCursor kernel, const ks_rw_pointwise *pPw,
   /* The grid as written, or the stable local variable it names. */
   tok_span e = g;
   if (g.hi - g.lo == 1 && aG[g.lo].eKind == CXToken_Identifier) {
-    if (!var_init_span(pTu, f.fn, &g, g.lo, pL->iStart, &aV, &nV, &e)) goto done;
+    if (!var_init_span(pTu, f.fn, &g, g.lo, pL->iStart, iHz, &aV, &nV, &e)) goto done;
     bViaVar = 1;
     tok_strip_parens(&e);
   }
@@ -1303,7 +1385,7 @@ int ks_rw_launch_covers(ks_tu *pTu, CXCursor kernel, const ks_rw_pointwise *pPw,
   /* N may itself be a stable local (`long long n = (long long)rows * cols;`). */
   tok_span ninit = {NULL, 0, 0};
   if (nsp.hi - nsp.lo == 1 && nsp.a[nsp.lo].eKind == CXToken_Identifier &&
-      var_init_span(pTu, f.fn, &nsp, nsp.lo, pL->iStart, &aN, &nN, &ninit)) {
+      var_init_span(pTu, f.fn, &nsp, nsp.lo, pL->iStart, iHz, &aN, &nN, &ninit)) {
     tok_strip_parens(&ninit);
     zNinit = tok_squash(&ninit, ninit.lo, ninit.hi);
   }
@@ -1314,9 +1396,9 @@ int ks_rw_launch_covers(ks_tu *pTu, CXCursor kernel, const ks_rw_pointwise *pPw,
     if (!launch_arg_span(pTu, pL, pPw->iBoundParam, &aA, &nA, &sa)) goto done;
     zTarget = tok_squash(&sa, sa.lo, sa.hi);
     strip_parens(zTarget);
-    bArgsStable = span_stable(pTu, f.fn, &sa, sa.lo, sa.hi);
+    bArgsStable = span_stable(pTu, f.fn, &sa, sa.lo, sa.hi, iHz);
   } else {
-    zTarget = bound_at_launch(pTu, kernel, pPw, pL, f.fn, &bArgsStable);
+    zTarget = bound_at_launch(pTu, kernel, pPw, pL, f.fn, iHz, &bArgsStable);
   }
   if (!zTarget) goto done;
   int bDirect = strcmp(zNsq, zTarget) == 0;
@@ -1328,11 +1410,11 @@ int ks_rw_launch_covers(ks_tu *pTu, CXCursor kernel, const ks_rw_pointwise *pPw,
    * launch is evaluated there, as before. */
   if (bViaVar || bViaInit) {
     if (!bArgsStable) goto done;
-    if (bViaVar && !span_stable(pTu, f.fn, &e, e.lo, e.hi)) goto done;
-    if (bViaInit && !span_stable(pTu, f.fn, &ninit, ninit.lo, ninit.hi)) goto done;
+    if (bViaVar && !span_stable(pTu, f.fn, &e, e.lo, e.hi, iHz)) goto done;
+    if (bViaInit && !span_stable(pTu, f.fn, &ninit, ninit.lo, ninit.hi, iHz)) goto done;
     if (ks_rw_tokens(pTu, bs, be, &aBt, &nBt) < 0) goto done;
     tok_span sb = {aBt, 0, nBt};
-    if (!span_stable(pTu, f.fn, &sb, 0, nBt)) goto done;
+    if (!span_stable(pTu, f.fn, &sb, 0, nBt, iHz)) goto done;
   }
   bOk = 1;
   if (pPw->iBoundParam >= 0 && !bViaVar && bDirect) pOut->zN = ks_strdup(pL->azArg[pPw->iBoundParam]);
@@ -1467,6 +1549,122 @@ int ks_rw_refuse_class(ks_rewrite *p, CXCursor kernel, int eClass) {
                            pS->zKernel, ks_shape_class_name(pS->eClass), pS->zWhy ? pS->zWhy : "");
   ks_shape_free(pS);
   return rc;
+}
+
+static int no_jump(CXCursor c, const CXCursor *aAnc, int nAnc, void *pArg) {
+  (void)aAnc;
+  (void)nAnc;
+  enum CXCursorKind e = clang_getCursorKind(c);
+  if (e == CXCursor_BreakStmt || e == CXCursor_ContinueStmt) {
+    *(int *)pArg = 1;
+    return -1;
+  }
+  return 0;
+}
+
+int ks_rw_gridstride_match(ks_tu *pTu, CXCursor kernel, ks_rw_pointwise *pOut, char **pzWhy) {
+  const char *zWhy = NULL;
+  CXCursor aSt[2], aFor[5], aDecl[2], aInit[4], aCond[3], aInc[3];
+  body_check bc;
+  memset(&bc, 0, sizeof bc);
+  memset(pOut, 0, sizeof *pOut);
+  pOut->iBoundParam = -1;
+  CXCursor body = ks_rw_body(kernel);
+  unsigned s, e;
+  if (clang_Cursor_isNull(body) || ks_rw_kids(body, aSt, 2) != 1 || clang_getCursorKind(aSt[0]) != CXCursor_ForStmt ||
+      ks_rw_kids(aSt[0], aFor, 5) != 4) {
+    zWhy = "the kernel body is not one grid-stride loop";
+    goto done;
+  }
+  if (ks_ast_extent(pTu, body, &s, &e) == 0 && ks_rw_has_word(pTu, s, e, "__shared__")) {
+    zWhy = "the kernel uses __shared__ memory";
+    goto done;
+  }
+  int nInit = 0;
+  if (clang_getCursorKind(aFor[0]) != CXCursor_DeclStmt || ks_rw_kids(aFor[0], aDecl, 2) != 1 ||
+      clang_getCursorKind(aDecl[0]) != CXCursor_VarDecl || !ks_rw_is_integer_type(clang_getCursorType(aDecl[0])) ||
+      (nInit = ks_rw_kids(aDecl[0], aInit, 4)) < 1 || nInit > 4 ||
+      ks_rw_thread_index(pTu, kernel, aInit[nInit - 1], &pOut->bWideIndex) != 0) {
+    zWhy = "the loop does not start at the global index (for (T i = blockIdx.x * blockDim.x + threadIdx.x; ...))";
+    goto done;
+  }
+  pOut->idx = aDecl[0];
+  CXCursor cond = ks_rw_strip(aFor[1]);
+  if (clang_getCursorKind(cond) != CXCursor_BinaryOperator || clang_getCursorBinaryOperatorKind(cond) != CXBinaryOperator_LT ||
+      ks_rw_kids(cond, aCond, 3) != 2 || !ks_rw_is_ref_to(aCond[0], pOut->idx) || !ks_rw_pure_expr(aCond[1])) {
+    zWhy = "the loop condition is not i < N with N free of loads and calls";
+    goto done;
+  }
+  CXCursor inc = ks_rw_strip(aFor[2]);
+  char *zStep = NULL;
+  if (clang_getCursorKind(inc) == CXCursor_CompoundAssignOperator &&
+      clang_getCursorBinaryOperatorKind(inc) == CXBinaryOperator_AddAssign && ks_rw_kids(inc, aInc, 3) == 2 &&
+      ks_rw_is_ref_to(aInc[0], pOut->idx))
+    zStep = ks_rw_squash_cursor(pTu, aInc[1]);
+  int bStep = zStep && (strcmp(zStep, "blockDim.x*gridDim.x") == 0 || strcmp(zStep, "gridDim.x*blockDim.x") == 0);
+  free(zStep);
+  if (!bStep) {
+    zWhy = "the loop does not step by blockDim.x * gridDim.x";
+    goto done;
+  }
+  unsigned bs, be, ts, te;
+  if (ks_ast_extent(pTu, aCond[1], &bs, &be) < 0 || ks_ast_extent(pTu, aFor[3], &ts, &te) < 0 ||
+      ks_ast_extent(pTu, aSt[0], &pOut->iHeadStart, &pOut->iRegionEnd) < 0) {
+    zWhy = "the loop is not in the file";
+    goto done;
+  }
+  /* N is evaluated once by the rewrite: none of its names may change in the body. */
+  {
+    ks_rw_tok *aT = NULL;
+    int nT = 0;
+    if (ks_rw_tokens(pTu, bs, be, &aT, &nT) < 0) {
+      zWhy = "out of memory";
+      goto done;
+    }
+    for (int i = 0; i < nT && !zWhy; i++)
+      if (aT[i].eKind == CXToken_Identifier && ks_rw_has_word(pTu, ts, te, aT[i].z))
+        zWhy = "a name of the loop bound N is used in the loop body";
+    ks_rw_tokens_free(aT, nT);
+    if (zWhy) goto done;
+  }
+  pOut->bound = aCond[1];
+  pOut->zBound = ks_strdup(pTu->zSrc + bs);
+  if (pOut->zBound) pOut->zBound[be - bs] = 0;
+  CXCursor d = ks_rw_ref_decl(aCond[1]);
+  if (!clang_Cursor_isNull(d)) pOut->iBoundParam = ks_rw_param_index(kernel, d);
+  pOut->zIdx = ks_rw_spelling(aDecl[0]);
+  {
+    CXString st = clang_getTypeSpelling(clang_getCursorType(aDecl[0]));
+    pOut->zIdxType = ks_strdup(clang_getCString(st));
+    clang_disposeString(st);
+  }
+  if (!pOut->zIdx || !pOut->zIdxType || !pOut->zBound) {
+    zWhy = "out of memory";
+    goto done;
+  }
+  pOut->body = aFor[3];
+  pOut->bGridStride = 1;
+  if (clang_getCursorKind(aFor[3]) == CXCursor_CompoundStmt) {
+    pOut->iHeadEnd = pOut->iBodyStart = ts + 1;
+    pOut->iBodyEnd = te - 1;
+  } else {
+    pOut->iHeadEnd = pOut->iBodyStart = ts;
+    pOut->iBodyEnd = stmt_end(pTu, aFor[3]);
+  }
+  bc.idx = pOut->idx;
+  ks_rw_walk(aFor[3], check_body, &bc);
+  if (clang_getCursorKind(aFor[3]) != CXCursor_CompoundStmt && !bc.zWhy) check_body(aFor[3], NULL, 0, &bc);
+  int bJump = 0;
+  ks_rw_walk(aFor[3], no_jump, &bJump);
+  if (bc.zWhy) zWhy = bc.zWhy;
+  else if (bJump) zWhy = "the grid-stride loop's body has a break or continue";
+done:
+  if (zWhy) {
+    ks_rw_pointwise_free(pOut);
+    if (pzWhy) *pzWhy = ks_strdup(zWhy);
+    return -1;
+  }
+  return 0;
 }
 
 int ks_rw_pointwise_kernel(ks_rewrite *p, const char *zAlready, CXCursor *pKernel, ks_rw_pointwise *pPw) {

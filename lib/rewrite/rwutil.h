@@ -120,11 +120,19 @@ typedef struct ks_rw_pointwise {
   int bEarlyReturn;
   int bWideIndex;        /* the index is computed in 64 bits ((long long)blockIdx.x * ...) */
   CXCursor bound;        /* the guard's N */
+  int bGridStride;       /* ks_rw_gridstride_match: the body is a grid-stride loop's */
+  CXCursor body;         /* grid-stride: the loop's body statement */
 } ks_rw_pointwise;
 /* 0 and *pOut filled when the kernel has the shape; else -1 with *pzWhy
  * (malloc'd) saying what differs. */
 int ks_rw_pointwise_match(ks_tu *pTu, CXCursor kernel, ks_rw_pointwise *pOut, char **pzWhy);
 void ks_rw_pointwise_free(ks_rw_pointwise *p);
+/* The grid-stride form of the pointwise shape, as the whole kernel body:
+ *     for (T i = blockIdx.x * blockDim.x + threadIdx.x; i < N; i += blockDim.x * gridDim.x) BODY
+ * BODY as for ks_rw_pointwise_match, and no break or continue; N's names are
+ * not in BODY (it is evaluated once). Fills *pOut with bGridStride set
+ * (iHeadStart: the for, iRegionEnd: its end). */
+int ks_rw_gridstride_match(ks_tu *pTu, CXCursor kernel, ks_rw_pointwise *pOut, char **pzWhy);
 
 /* The start of a rule on a pointwise kernel: the kernel (in the main file),
  * no note of this rule in it yet (zAlready: the "already" message; NULL: no

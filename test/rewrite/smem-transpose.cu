@@ -39,6 +39,12 @@
 // RUN: FileCheck %s --check-prefix=EX --input-file=%t.f5.cu
 // RUN: %nvcc -c -arch=sm_90 %t.f5.cu -o %t.f5.o
 // RUN: %python %S/Inputs/smem-transpose-emu.py %clang19 %t.f.cu %t.f5.cu tr_example float "in, out, rows, cols" 2d-cols-x
+// Index temporaries before the copy (vendor-sample style transposeNaive):
+// RUN: %kernelskill rewrite %t.f.cu --kernel tr_tmp --rule smem-transpose -o %t.f6.cu
+// RUN: FileCheck %s --check-prefix=TMP --input-file=%t.f6.cu
+// RUN: %nvcc -c -arch=sm_90 %t.f6.cu -o %t.f6.o
+// RUN: %python %S/Inputs/smem-transpose-emu.py %clang19 %t.f.cu %t.f6.cu tr_tmp float "out, in, cols, rows" 2d-cols-x
+// RUN: not %kernelskill rewrite %t.f.cu --kernel bad_tmp --rule smem-transpose 2>&1 | FileCheck %s --check-prefix=NEG-TMP
 // RUN: %kernelskill rewrite %t.f3.cu --kernel tr_half --rule smem-transpose -o %t.f4.cu
 // RUN: FileCheck %s --check-prefix=HALF --input-file=%t.f4.cu
 // RUN: %nvcc -c -arch=sm_90 %t.f4.cu -o %t.f4.o
@@ -195,6 +201,11 @@ extern "C" void transpose_again(const float *x, float *y, int r, int c, cudaStre
 // NEG1: kernel '{{bad_scaled|bad_assign}}' is not an out-of-place transpose this rule understands (1-D form: the element's last statement is not a plain copy
 // NEG2: (1-D form: X and Y of (i % X) * Y + i / X are not the two factors of the guard's bound)
 // NEG3: (2-D form: the guarded statement is not a plain copy out[...] = in[...] between two pointer parameters)
-// NEG4: (2-D form: the guard must hold exactly one statement, the copy, and end the kernel)
+// TMP: __global__ void tr_tmp(float *odata, const float *idata, int width, int height) {
+// TMP-NEXT: __shared__ float ks_tile[32][33];
+// TMP-NOT: index_in
+// TMP: if (ks_c < (width) && ks_r < (height)) odata[ks_c * (height) + ks_r] = ks_tile[threadIdx.x][threadIdx.y + ks_k];
+// NEG-TMP: (2-D form: the guard must hold the copy (after integer index temporaries only) and end the kernel)
+// NEG4: (2-D form: the guard must hold the copy (after integer index temporaries only) and end the kernel)
 // NEG5: (2-D form: the copy is not out[v * S2 + u] = in[u * S1 + v] on the two thread indices u, v)
 // NEG6: no launch of 'unlaunched' in this file

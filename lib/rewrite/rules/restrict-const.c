@@ -1,7 +1,8 @@
 /* restrict-const.c — rule `restrict-const`: `const` on pointer parameters the
  * kernel only reads through, and `__restrict__` on all pointer parameters when
- * every launch site in the file passes distinct buffers, so the compiler may
- * keep loads in registers and use the read-only data path. */
+ * every launch site in the file passes distinct buffers (or one buffer to
+ * parameters the kernel only reads), so the compiler may keep loads in
+ * registers and use the read-only data path. */
 #include "rewrite/rwutil.h"
 
 #include <stdio.h>
@@ -177,6 +178,7 @@ static int apply(ks_rewrite *p) {
     }
     for (int l = 0; l < nL && bRestrict; l++) {
       char *azBase[64] = {0};
+      int aiBase[64]; /* the parameter each base went to */
       int nBase = 0;
       for (int i = 0; i < nP && i < aL[l].nArgs && bRestrict; i++) {
         if (!aP[i].bPointer) continue;
@@ -187,13 +189,23 @@ static int apply(ks_rewrite *p) {
           bRestrict = 0;
           break;
         }
+        /* One buffer behind two parameters is fine for __restrict__ while
+         * the kernel only reads through both (C11 6.7.3.1 constrains only
+         * objects that are modified); a written one must be the only way in. */
         for (int m = 0; m < nBase && bRestrict; m++)
-          if (strcmp(azBase[m], zB) == 0) {
-            ks_buf_printf(&why, "%s:%u: buffer '%s' is passed twice", pTu->zFile, aL[l].iLine, zB);
+          if (strcmp(azBase[m], zB) == 0 && (abWritten[i] || abWritten[aiBase[m]])) {
+            ks_buf_printf(&why, "%s:%u: buffer '%s' is passed twice and written through %s", pTu->zFile,
+                          aL[l].iLine, zB, aP[abWritten[i] ? i : aiBase[m]].zName);
             bRestrict = 0;
           }
-        if (nBase < 64) azBase[nBase++] = zB;
-        else free(zB);
+        if (nBase < 64) {
+          aiBase[nBase] = i;
+          azBase[nBase++] = zB;
+        } else {
+          free(zB);
+          ks_buf_printf(&why, "%s:%u: too many pointer arguments to compare", pTu->zFile, aL[l].iLine);
+          bRestrict = 0;
+        }
       }
       for (int m = 0; m < nBase; m++) free(azBase[m]);
     }

@@ -129,6 +129,9 @@ typedef struct term_ctx {
   CXCursor aVar[8];      /* 1-D: locals of the body; 2-D: the two thread indices */
   CXCursor aInit[8];
   int nVar;
+  CXCursor aTmp[4];      /* 2-D: element-index temporaries before the copy (int in = x + w * y;) */
+  CXCursor aTmpInit[4];
+  int nTmp;
 } term_ctx;
 
 /* What term c is: 2-D: 1 + the thread-index variable's slot; 1-D: 1 for
@@ -159,6 +162,10 @@ static int term(const term_ctx *pC, CXCursor c, int *piDivisor) {
  * 1 and the term codes, the stride S and the divisors (1-D). */
 static int linear(const term_ctx *pC, CXCursor idx, int *peU, int *peV, CXCursor *pStride, int *piDivU, int *piDivV) {
   CXCursor l, r, ml, mr;
+  CXCursor d = kind(strip_widening(idx)) == CXCursor_DeclRefExpr ? clang_getCursorReferenced(strip_widening(idx))
+                                                                 : clang_getNullCursor();
+  for (int i = 0; i < pC->nTmp && !clang_Cursor_isNull(d); i++)
+    if (clang_equalCursors(pC->aTmp[i], d)) idx = pC->aTmpInit[i]; /* the temporary's value */
   if (!binop(strip_widening(idx), CXBinaryOperator_Add, &l, &r)) return 0;
   for (int iSwap = 0; iSwap < 2; iSwap++) {
     CXCursor prod = iSwap ? r : l, add = iSwap ? l : r;
@@ -464,19 +471,37 @@ static const char *match_2d(ks_tu *pTu, CXCursor kernel, tr_match *pM) {
     goto done;
   }
   CXCursor st;
+  /* The copy may be preceded by integer temporaries holding its element
+   * indices; nothing else can write them (the copy is the last statement). */
+  const CXCursor *aRest;
+  int nRest;
   if (bEarly) {
-    if (i + 2 != nStmt) {
-      zErr = "the early-return guard must be followed by exactly one statement, the copy";
-      goto done;
-    }
-    st = aStmt[i + 1];
+    aRest = aStmt + i + 1;
+    nRest = nStmt - i - 1;
   } else {
-    if (i + 1 != nStmt || branch_stmts(aIf[1], &aThen, &nThen) < 0 || nThen != 1) {
-      zErr = "the guard must hold exactly one statement, the copy, and end the kernel";
+    if (i + 1 != nStmt || branch_stmts(aIf[1], &aThen, &nThen) < 0) {
+      zErr = "the guard must hold the copy and end the kernel";
       goto done;
     }
-    st = aThen[0];
+    aRest = aThen;
+    nRest = nThen;
   }
+  for (int t = 0; t + 1 < nRest; t++) {
+    CXCursor var, init;
+    if (tc.nTmp == 4 || !single_var(aRest[t], &var, &init) || clang_Cursor_isNull(init) ||
+        !ks_rw_is_integer_type(clang_getCursorType(var))) {
+      zErr = bEarly ? "the early-return guard must be followed by the copy (after integer index temporaries only)"
+                    : "the guard must hold the copy (after integer index temporaries only) and end the kernel";
+      goto done;
+    }
+    tc.aTmp[tc.nTmp] = var;
+    tc.aTmpInit[tc.nTmp++] = init;
+  }
+  if (nRest < 1) {
+    zErr = "the guard is not followed by the copy";
+    goto done;
+  }
+  st = aRest[nRest - 1];
   int iOut, iIn, eUr, eVr, eUw, eVw, iD1, iD2;
   CXCursor w, r, sIn, sOut;
   if (!copy_stmt(kernel, st, &iOut, &w, &iIn, &r)) {

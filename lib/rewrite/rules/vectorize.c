@@ -29,12 +29,54 @@ typedef struct vscan {
   int nLoopDepth;
   int nIdxUses; /* uses of the index outside P[i] */
   int bRootsAreStmts; /* the walks start at the body's own statements (early return) */
+  int abNullTest[64];  /* per parameter: compared with null (`p != NULL`, `!p`, `if (p)`) */
+  int abOther[64];     /* per parameter: read at an index other than i (`bias[i % cols]`) */
 } vscan;
 
 static int param_index(vscan *s, CXCursor d) {
   for (int i = 0; i < s->nP; i++)
     if (s->aP[i].bPointer && clang_equalCursors(d, s->aP[i].decl)) return i;
   return -1;
+}
+
+/* Is c a null pointer constant (NULL, nullptr, 0)? */
+static int is_null_const(CXCursor c) {
+  c = ks_rw_strip(c);
+  enum CXCursorKind e = clang_getCursorKind(c);
+  if (e == CXCursor_CXXNullPtrLiteralExpr || e == CXCursor_GNUNullExpr) return 1;
+  if (e == CXCursor_IntegerLiteral || e == CXCursor_CStyleCastExpr) {
+    CXEvalResult r = clang_Cursor_Evaluate(c);
+    int b = r && clang_EvalResult_getKind(r) == CXEval_Int && clang_EvalResult_getAsLongLong(r) == 0;
+    if (r) clang_EvalResult_dispose(r);
+    return b;
+  }
+  return 0;
+}
+
+/* Pointer parameter reference c (ancestors aAnc) only tested against null:
+ * `p != NULL`, `p == nullptr`, `!p`, or p in a boolean context. The test is
+ * the same for every lane, so the body's copies keep it as written. */
+static int is_null_test(CXCursor c, const CXCursor *aAnc, int nAnc) {
+  CXCursor cur = c;
+  int j = nAnc - 1;
+  while (j >= 0) {
+    enum CXCursorKind e = clang_getCursorKind(aAnc[j]);
+    if (e == CXCursor_UnexposedExpr &&
+        clang_getCanonicalType(clang_getCursorType(aAnc[j])).kind == CXType_Bool)
+      return 1; /* if (p), p ? a : b, p && q */
+    if (e != CXCursor_UnexposedExpr && e != CXCursor_ParenExpr) break;
+    cur = aAnc[j--];
+  }
+  if (j < 0) return 0;
+  CXCursor a = aAnc[j];
+  enum CXCursorKind e = clang_getCursorKind(a);
+  if (e == CXCursor_UnaryOperator) return clang_getCursorUnaryOperatorKind(a) == CXUnaryOperator_LNot;
+  if (e != CXCursor_BinaryOperator) return 0;
+  enum CXBinaryOperatorKind op = clang_getCursorBinaryOperatorKind(a);
+  if (op != CXBinaryOperator_EQ && op != CXBinaryOperator_NE) return 0;
+  CXCursor aK[2];
+  if (ks_rw_kids(a, aK, 2) != 2) return 0;
+  return is_null_const(clang_equalCursors(aK[0], cur) ? aK[1] : aK[0]);
 }
 
 static int scan(CXCursor c, const CXCursor *aAnc, int nAnc, void *pArg) {
@@ -50,8 +92,24 @@ static int scan(CXCursor c, const CXCursor *aAnc, int nAnc, void *pArg) {
     CXCursor *aK = NULL;
     int nK = 0;
     if (j >= 0 && clang_getCursorKind(aAnc[j]) == CXCursor_ArraySubscriptExpr) ks_rw_children(aAnc[j], &aK, &nK);
-    int bOk = nK == 2 && ks_rw_is_ref_to(aK[1], s->idx) && clang_equalCursors(ks_rw_strip(aK[0]), c);
+    int bBase = nK == 2 && clang_equalCursors(ks_rw_strip(aK[0]), c);
+    int bOk = bBase && ks_rw_is_ref_to(aK[1], s->idx);
     free(aK);
+    if (!bOk && bBase && iP < 64) {
+      /* P[f(i)] read-only (a broadcast such as bias[i % cols], a gather):
+       * it stays a scalar load in each lane's copy of the body, where i is
+       * that lane's index. */
+      if (ks_rw_elem_use(aAnc[j], aAnc, j, NULL) != KS_RW_READ) {
+        s->zWhy = "an element is written at an index other than the global index";
+        return -1;
+      }
+      s->abOther[iP] = 1;
+      return 0;
+    }
+    if (!bOk && iP < 64 && is_null_test(c, aAnc, nAnc)) {
+      s->abNullTest[iP] = 1;
+      return 0;
+    }
     if (!bOk) {
       s->zWhy = "a pointer parameter is used other than as P[i] with the global index";
       return -1;
@@ -82,7 +140,8 @@ static int scan(CXCursor c, const CXCursor *aAnc, int nAnc, void *pArg) {
     v->eUse = ks_rw_elem_use(aAnc[j], aAnc, j, &w);
     if (v->eUse != KS_RW_READ) {
       if (clang_Cursor_isNull(w) || (clang_getCursorKind(w) != CXCursor_BinaryOperator &&
-                                     clang_getCursorKind(w) != CXCursor_CompoundAssignOperator)) {
+                                     clang_getCursorKind(w) != CXCursor_CompoundAssignOperator &&
+                                     clang_getCursorKind(w) != CXCursor_CallExpr /* T::operator= */)) {
         s->zWhy = "an element is written other than by assignment (++, &, reference)";
         return -1;
       }
@@ -94,6 +153,8 @@ static int scan(CXCursor c, const CXCursor *aAnc, int nAnc, void *pArg) {
       for (int k = 0; k < nAnc; k++)
         if (clang_equalCursors(aAnc[k], w)) jw = k;
       if (jw < 0) jw = j; /* w is aAnc[j-1]... */
+      /* through the cleanups of a class-type assignment (c[i] = __float2half(...)) */
+      while (jw > 0 && clang_getCursorKind(aAnc[jw - 1]) == CXCursor_UnexposedExpr) jw--;
       CXCursor par = jw > 0 ? aAnc[jw - 1] : clang_getNullCursor();
       /* jw == 0: the assignment is the walk's root, a statement of the body
        * itself (the single then-statement, or one after an early return). */
@@ -104,8 +165,19 @@ static int scan(CXCursor c, const CXCursor *aAnc, int nAnc, void *pArg) {
   return 0;
 }
 
+/* 16 bytes of 2-byte float elements: 8 lanes, four __half2 / __nv_bfloat162
+ * worth, as one aligned struct so that a load or store is one 128-bit access;
+ * the body runs per lane in the arithmetic it was written in (f32 through
+ * __half2float when that is what the kernel does). */
+static const char *pack_type(const char *zElem) {
+  if (strcmp(zElem, "__half") == 0 || strcmp(zElem, "half") == 0) return "ks_pack8_half";
+  if (strcmp(zElem, "__nv_bfloat16") == 0 || strcmp(zElem, "nv_bfloat16") == 0) return "ks_pack8_bf16";
+  return NULL;
+}
+
 static const char *vec_type(const char *zElem, long long nSize, int *pnLanes) {
-  *pnLanes = nSize == 4 ? 4 : nSize == 8 ? 2 : 0;
+  *pnLanes = nSize == 4 ? 4 : nSize == 8 ? 2 : nSize == 2 ? 8 : 0;
+  if (nSize == 2 && pack_type(zElem)) return pack_type(zElem);
   if (strcmp(zElem, "float") == 0) return "float4";
   if (strcmp(zElem, "int") == 0) return "int4";
   if (strcmp(zElem, "unsigned int") == 0) return "uint4";
@@ -116,6 +188,12 @@ static const char *vec_type(const char *zElem, long long nSize, int *pnLanes) {
 }
 
 static const char *const azLane = "xyzw";
+
+/* Lane l of vector variable ks_v_<name> of type zVec, appended to pB. */
+static void put_lane(ks_buf *pB, const char *zVec, const char *zName, int l) {
+  if (strncmp(zVec, "ks_pack8_", 9) == 0) ks_buf_printf(pB, "ks_v_%s.e[%d]", zName, l);
+  else ks_buf_printf(pB, "ks_v_%s.%c", zName, azLane[l]);
+}
 
 static int apply(ks_rewrite *p) {
   ks_tu *pTu = ks_rewrite_tu(p);
@@ -129,7 +207,29 @@ static int apply(ks_rewrite *p) {
   vscan s;
   memset(&pw, 0, sizeof pw);
   memset(&s, 0, sizeof s);
-  if ((rc = ks_rw_pointwise_kernel(p, "the kernel is already vectorized", &k, &pw)) < 0) goto done;
+  {
+    /* The pointwise shape, or its grid-stride form (the grid then stays). */
+    unsigned ks0, ke0;
+    char *zWhy = NULL, *zWhy2 = NULL;
+    k = ks_ast_find_kernel(pTu, ks_rewrite_kernel_name(p));
+    if (ks_ast_extent(pTu, k, &ks0, &ke0) < 0) {
+      rc = ks_rewrite_refuse(p, "the kernel is not in the main file");
+      goto done;
+    }
+    if (ks_rewrite_has_note(p, ks0, ke0, NULL)) {
+      rc = ks_rewrite_already(p, "the kernel is already vectorized");
+      goto done;
+    }
+    if (ks_rw_pointwise_match(pTu, k, &pw, &zWhy) < 0 && ks_rw_gridstride_match(pTu, k, &pw, &zWhy2) < 0) {
+      rc = ks_rewrite_refuse(p, "not a pointwise kernel: %s (nor a grid-stride loop: %s)", zWhy ? zWhy : "out of memory",
+                             zWhy2 ? zWhy2 : "out of memory");
+      free(zWhy);
+      free(zWhy2);
+      goto done;
+    }
+    free(zWhy);
+    free(zWhy2);
+  }
   if ((rc = ks_rw_require_class(p, k, KS_CLASS_MAP)) < 0) goto done;
   if ((rc = ks_rw_params(pTu, k, &aP, &nP)) < 0) goto done;
   const char *zSrc = ks_rewrite_source(p, NULL);
@@ -143,7 +243,10 @@ static int apply(ks_rewrite *p) {
   CXCursor *aStmt;
   int nStmt;
   ks_rw_children(body, &aStmt, &nStmt);
-  if (pw.bEarlyReturn) {
+  if (pw.bGridStride) {
+    s.container = clang_getCursorKind(pw.body) == CXCursor_CompoundStmt ? pw.body : clang_getNullCursor();
+    ks_rw_walk(pw.body, scan, &s);
+  } else if (pw.bEarlyReturn) {
     s.container = body;
     s.bRootsAreStmts = 1;
     for (int i = 2; i < nStmt && !s.zWhy; i++) {
@@ -196,7 +299,7 @@ static int apply(ks_rewrite *p) {
     int nL2;
     const char *zV = vec_type(q->zElemType ? q->zElemType : "", q->nElemSize, &nL2);
     if (!zV) {
-      rc = ks_rewrite_refuse(p, "parameter %s: element type '%s' has no 128-bit vector type here (float, int, unsigned, double, long long)",
+      rc = ks_rewrite_refuse(p, "parameter %s: element type '%s' has no 128-bit vector type here (float, int, unsigned, double, long long, __half, __nv_bfloat16)",
                              q->zName, q->zElemType ? q->zElemType : "?");
       goto done;
     }
@@ -227,7 +330,10 @@ static int apply(ks_rewrite *p) {
       goto done;
     }
   }
-  if ((rc = ks_rw_covered_launches(p, k, &pw, "its grid must shrink with the vector width", &aL, &nL, &aCov)) < 0) goto done;
+  /* A grid-stride loop covers its range with any grid: the launches stay. */
+  if (!pw.bGridStride &&
+      (rc = ks_rw_covered_launches(p, k, &pw, "its grid must shrink with the vector width", &aL, &nL, &aCov)) < 0)
+    goto done;
 
   /* Per buffer: loaded (read anywhere, or a store that is not unconditional), stored. */
   int abLoad[64] = {0}, abStore[64] = {0}, abUsed[64] = {0};
@@ -235,8 +341,19 @@ static int apply(ks_rewrite *p) {
     rc = ks_rewrite_refuse(p, "too many parameters");
     goto done;
   }
+  for (int i = 0; i < nP; i++) {
+    if (s.abNullTest[i] && s.abOther[i]) {
+      rc = ks_rewrite_refuse(p, "%s is both tested against null and read at another index", aP[i].zName);
+      goto done;
+    }
+  }
   for (int i = 0; i < s.n; i++) {
     int iP = s.a[i].iParam;
+    if ((s.abNullTest[iP] || s.abOther[iP]) && s.a[i].eUse != KS_RW_READ) {
+      rc = ks_rewrite_refuse(p, "%s is written and %s", aP[iP].zName,
+                             s.abNullTest[iP] ? "tested against null" : "read at another index than the global index");
+      goto done;
+    }
     abUsed[iP] = 1;
     if (s.a[i].eUse & KS_RW_READ) abLoad[iP] = 1;
     if (s.a[i].eUse & KS_RW_WRITE) {
@@ -244,13 +361,31 @@ static int apply(ks_rewrite *p) {
       if (!s.a[i].bTop) abLoad[iP] = 1; /* keep lanes the body may leave unwritten */
     }
   }
+  if (strncmp(zVec, "ks_pack8_", 9) == 0) {
+    /* The pack type, once per file whatever the number of kernels given it. */
+    unsigned ks, ke;
+    if ((rc = ks_ast_extent(pTu, k, &ks, &ke)) < 0) goto done;
+    unsigned iKLine = ks_rewrite_line_start(p, ks, NULL);
+    const char *zE = zVec[9] == 'h' ? "__half" : "__nv_bfloat16";
+    ks_buf_printf(&b, "#ifndef %s_defined\n#define %s_defined\nstruct __align__(16) %s { %s e[8]; };\n#endif\n",
+                  zVec, zVec, zVec, zE);
+    if ((rc = ks_rewrite_replace(p, iKLine, iKLine, ks_buf_cstr(&b))) < 0) goto done;
+    ks_buf_clear(&b);
+  }
   unsigned nIndent = 0;
   unsigned iLine = ks_rewrite_line_start(p, pw.iHeadStart, &nIndent);
   const char *zIn = zSrc + iLine;
   int nIn = (int)nIndent;
-  ks_buf_printf(&b, "const long long ks_base = ((long long)blockIdx.x * blockDim.x + threadIdx.x) * %d;\n", nLanes);
-  ks_buf_printf(&b, "%.*sconst long long ks_n = (long long)(%s);\n", nIn, zIn, pw.zBound);
-  ks_buf_printf(&b, "%.*sif (ks_base + %d <= ks_n && ((", nIn, zIn, nLanes);
+  if (pw.bGridStride) {
+    ks_buf_printf(&b, "const long long ks_n = (long long)(%s);\n", pw.zBound);
+    ks_buf_printf(&b, "%.*sfor (long long ks_base = ((long long)blockIdx.x * blockDim.x + threadIdx.x) * %d; ks_base < ks_n;\n"
+                      "%.*s     ks_base += (long long)blockDim.x * gridDim.x * %d) {\n%.*s",
+                  nIn, zIn, nLanes, nIn, zIn, nLanes, nIn, zIn);
+  } else {
+    ks_buf_printf(&b, "const long long ks_base = ((long long)blockIdx.x * blockDim.x + threadIdx.x) * %d;\n", nLanes);
+    ks_buf_printf(&b, "%.*sconst long long ks_n = (long long)(%s);\n%.*s", nIn, zIn, pw.zBound, nIn, zIn);
+  }
+  ks_buf_printf(&b, "if (ks_base + %d <= ks_n && ((", nLanes);
   int bFirst = 1;
   for (int i = 0; i < nP; i++) {
     if (!abUsed[i]) continue;
@@ -260,7 +395,10 @@ static int apply(ks_rewrite *p) {
   ks_buf_printf(&b, ") %% 16) == 0) {\n");
   for (int i = 0; i < nP; i++) {
     if (!abUsed[i]) continue;
-    if (abLoad[i])
+    if (abLoad[i] && s.abNullTest[i]) /* read only where the body's own test lets it */
+      ks_buf_printf(&b, "%.*s  const %s ks_v_%s = %s != nullptr ? *reinterpret_cast<const %s *>(%s + ks_base) : %s();\n",
+                    nIn, zIn, zVec, aP[i].zName, aP[i].zName, zVec, aP[i].zName, zVec);
+    else if (abLoad[i])
       ks_buf_printf(&b, "%.*s  %s%s ks_v_%s = *reinterpret_cast<const %s *>(%s + ks_base);\n", nIn, zIn,
                     abStore[i] ? "" : "const ", zVec, aP[i].zName, zVec, aP[i].zName);
     else
@@ -273,7 +411,7 @@ static int apply(ks_rewrite *p) {
     /* accesses are found in source order by the walk */
     for (int i = 0; i < s.n; i++) {
       ks_buf_append(&lane, zSrc + iPos, s.a[i].iStart - iPos);
-      ks_buf_printf(&lane, "ks_v_%s.%c", aP[s.a[i].iParam].zName, azLane[l]);
+      put_lane(&lane, zVec, aP[s.a[i].iParam].zName, l);
       iPos = s.a[i].iEnd;
     }
     ks_buf_append(&lane, zSrc + iPos, pw.iBodyEnd - iPos);
@@ -301,6 +439,7 @@ static int apply(ks_rewrite *p) {
     ks_buf_append(&b, zSrc + bs, be - bs);
   }
   ks_buf_printf(&b, "\n%.*s  }\n%.*s}", nIn, zIn, nIn, zIn);
+  if (pw.bGridStride) ks_buf_printf(&b, "\n%.*s}", nIn, zIn);
   (void)bBraced;
   if ((rc = ks_rewrite_replace(p, pw.iHeadStart, pw.iRegionEnd, ks_buf_cstr(&b))) < 0) goto done;
   ks_buf_clear(&b);
@@ -308,7 +447,7 @@ static int apply(ks_rewrite *p) {
   if ((rc = ks_rewrite_note(p, pw.iHeadStart, ks_buf_cstr(&b))) < 0) goto done;
   ks_buf_clear(&b);
   ks_buf_printf(&b, "grid for %d elements per thread (%s)", nLanes, zVec);
-  rc = ks_rw_scale_grids(p, aL, nL, aCov, nLanes, ks_buf_cstr(&b));
+  if (!pw.bGridStride) rc = ks_rw_scale_grids(p, aL, nL, aCov, nLanes, ks_buf_cstr(&b));
 done:
   ks_rw_covers_free(aCov, nL);
   free(s.a);

@@ -20,8 +20,15 @@ __global__ void written(const float* x, float* y, int n) {
   if (i < n) y[i] += x[i];
 }
 
+// Both inputs may be one buffer: it is only read, so __restrict__ holds.
+__global__ void twice_read(float* out, float* a, float* b, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = a[i] + b[i];
+}
+
 void run(int* idx, float* src, float* dst, int* count, float* buf, int n) {
   gather<<<(n + 127) / 128, 128>>>(idx, src, dst, count, n);
   inplace<<<(n + 127) / 128, 128>>>(buf, buf, n);
+  twice_read<<<(n + 127) / 128, 128>>>(dst, buf, buf, n);
 }
 // end of file

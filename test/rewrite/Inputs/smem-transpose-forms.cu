@@ -36,7 +36,28 @@ __global__ void tr_example(const float *in, float *out, int rows, int cols) {
   if (r < rows && c < cols) out[(long)c * rows + r] = in[(long)r * cols + c];
 }
 
+// Index temporaries, as in a vendor sample's naive transpose.
+__global__ void tr_tmp(float *odata, const float *idata, int width, int height) {
+  int xIndex = blockIdx.x * blockDim.x + threadIdx.x;
+  int yIndex = blockIdx.y * blockDim.y + threadIdx.y;
+  if (xIndex < width && yIndex < height) {
+    int index_in = xIndex + width * yIndex;
+    int index_out = yIndex + height * xIndex;
+    odata[index_out] = idata[index_in];
+  }
+}
+
 // Near-misses.
+// A temporary that holds an element, not an index.
+__global__ void bad_tmp(const float *in, float *out, int rows, int cols) {
+  int c = blockIdx.x * blockDim.x + threadIdx.x;
+  int r = blockIdx.y * blockDim.y + threadIdx.y;
+  if (r < rows && c < cols) {
+    float v = in[r * cols + c];
+    out[c * rows + r] = v;
+  }
+}
+
 __global__ void bad_scaled(const float *x, float *y, int rows, int cols) {
   long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= (long long)rows * cols) return;
@@ -116,4 +137,6 @@ extern "C" void forms(const int *a, int *b, const float *f, float *g, double *d,
   bad_copy2d<<<grid, block>>>(f, g, rows, cols);
   tr_half<<<(unsigned)((n + 255) / 256), 256>>>((const __half *)f, (__half *)g, rows, cols);
   bad_assign<<<(unsigned)((n + 255) / 256), 256>>>((const counted *)f, (counted *)g, rows, cols);
+  tr_tmp<<<grid2, block2>>>(g, f, cols, rows);
+  bad_tmp<<<grid2, block2>>>(f, g, rows, cols);
 }
