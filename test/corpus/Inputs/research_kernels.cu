@@ -208,9 +208,9 @@ void launch_scale(T* y, const T* x, float s, int n, cudaStream_t st) {
   scale_t<T><<<(n + 255) / 256, 256, 0, st>>>(y, x, s, n);
 }
 
-void research_run(float* a, float* b, float* c, __half* h, __half* h2, __nv_bfloat16* bf, __nv_bfloat16* bf2,
+void research_run(float* a, float* b, float* c, __half* h, __half* h2, __half* h3, __nv_bfloat16* bf, __nv_bfloat16* bf2,
                   int64_t* ids, int* idx, int n, int M, int N, int K) {
-  vec_add<__half><<<(n + 255) / 256, 256>>>(h, h2, h2, n);
+  vec_add<__half><<<(n + 255) / 256, 256>>>(h, h2, h3, n);
   gelu_bf16_kernel<<<(n + 255) / 256, 256>>>(bf2, bf, n);
   bias_gelu_half<<<(M * N + 255) / 256, 256>>>(h2, h, h, M, N);
   rmsnorm_half_rows<<<(M + 127) / 128, 128>>>(h2, h, h, M, N, 1e-6f);

@@ -10,11 +10,11 @@ tasks for bench/corpus/gpu.sh.
                                      out/inout), values for the scalars; the
                                      entry launches the kernel the manifest
                                      names; every shape class has a task.
-  tasks.py list                      TASKFILE CLASS KERNEL per line, one task of
-                                     each class first, then the rest.
+  tasks.py list                      TASKFILE CLASS KERNEL per line, round-robin
+                                     over the classes (a prefix covers them all).
 
-The manifest's "tasks" maps each task file to the corpus kernel it runs; the
-class is that kernel's "class" in the manifest.
+The manifests' "tasks" (manifest-*.json) map each task file to the corpus
+kernel it runs; the class is that kernel's "class" in the manifest.
 """
 import glob, json, os, re, subprocess, sys
 
@@ -57,7 +57,9 @@ def param_type(p, typedefs):
 
 
 def load():
-    man = json.load(open(os.path.join(HERE, "manifest.json")))
+    sys.path.insert(0, HERE)
+    from corpus import load_manifest
+    man = load_manifest()
     tasks = []
     for tf in sorted(glob.glob(os.path.join(HERE, "*.task.json"))):
         name = os.path.basename(tf)
@@ -122,12 +124,16 @@ def check(ks):
 
 
 def listing():
+    """Round-robin over the classes (in CLASSES order), so that any prefix of
+    the list covers the classes as evenly as it can."""
     _, tasks = load()
-    first, rest, done = [], [], set()
-    for x in tasks:
-        (rest if x[4] in done else first).append(x)
-        done.add(x[4])
-    for name, _, _, kernel, cls in first + rest:
+    queues = [[x for x in tasks if x[4] == c] for c in CLASSES] + [[x for x in tasks if x[4] not in CLASSES]]
+    order = []
+    while any(queues):
+        for q in queues:
+            if q:
+                order.append(q.pop(0))
+    for name, _, _, kernel, cls in order:
         print(name, cls or "?", kernel or "?")
     return 0
 
