@@ -10,7 +10,9 @@
 #   bash bench/corpus/gpu.sh BUILD OUT
 #
 # Writes OUT/corpus-gpu.md (the table), OUT/corpus-gpu.json, OUT/results/
-# (each task's optimize JSON and log), OUT/runs/ (run folders). One task
+# (each task's optimize JSON and log), OUT/reports/ (each run's report.md); the
+# run folders go to RUNS_DIR (default /tmp/ks-corpus-runs), the build and
+# ceilings cache to KS_CORPUS_CACHE (default /tmp/ks-corpus-cache). One task
 # failing or timing out does not stop the others. Tasks are taken round-robin
 # over the shape classes (tasks.py list), JOBS at a time (their compiles
 # overlap; the Reviewer's GPU lock keeps the timed GPU work apart). Knobs
@@ -53,12 +55,13 @@ if [ ! -e "$B/lib/libkernelskill.so.0" ] && ls "$B"/lib/libkernelskill.so.0.* >/
 fi
 export LD_LIBRARY_PATH=$B/lib:/usr/local/cuda/lib64:/usr/local/cuda/targets/x86_64-linux/lib:${LD_LIBRARY_PATH:-}
 export PATH=$B/bin:$PATH
-# A cache of our own: the ceilings the reviews use are measured in this run.
-export XDG_CACHE_HOME=$OUT/cache
-
-# The sources and tasks are copied, so that nothing is written into the tree.
-rm -rf "$OUT/work" "$OUT/results" "$OUT/runs"
-mkdir -p "$OUT/work" "$OUT/results" "$OUT/runs" "$XDG_CACHE_HOME"
+# Run folders (candidates, reference caches of gigabytes when a run is cut
+# short) and the build cache stay out of OUT, which holds only small files.
+# A fresh cache: the ceilings the reviews use are measured in this run.
+RUNS_DIR=${RUNS_DIR:-/tmp/ks-corpus-runs}
+export XDG_CACHE_HOME=${KS_CORPUS_CACHE:-/tmp/ks-corpus-cache}
+rm -rf "$OUT/work" "$OUT/results" "$OUT/reports" "$RUNS_DIR" "$XDG_CACHE_HOME"
+mkdir -p "$OUT/work" "$OUT/results" "$OUT/reports" "$RUNS_DIR" "$XDG_CACHE_HOME"
 cp "$INPUTS"/*.cu "$INPUTS"/*.json "$INPUTS"/*.py "$OUT/work/" || exit 2
 python3 "$OUT/work/tasks.py" list >"$OUT/tasks.txt" || { echo "gpu.sh: tasks.py list failed" >&2; exit 2; }
 if [ -n "${TASKS:-}" ]; then
@@ -107,8 +110,9 @@ one_task() {
     return
   fi
   timeout -k 10 "$lim" "$KS" optimize "$OUT/work/$tf" --rounds "$ROUNDS" --runs "$RUNS" --trials "$TRIALS" \
-    --sweep "$SWEEP" --llm off --json --out "$OUT/runs/$name" >"$OUT/results/$name.json" 2>"$OUT/results/$name.log"
+    --sweep "$SWEEP" --llm off --json --out "$RUNS_DIR/$name" >"$OUT/results/$name.json" 2>"$OUT/results/$name.log"
   rc=$?
+  cp "$RUNS_DIR/$name/report.md" "$OUT/reports/$name.md" 2>/dev/null
   [ -s "$OUT/results/$name.json" ] || rm -f "$OUT/results/$name.json"
   case $rc in
     124 | 137) echo "$name timeout" >"$OUT/results/$name.status" ;;

@@ -7,7 +7,8 @@ and the DRAM peak measured in the same run.
                                        OUT/corpus-gpu.json, prints the table;
                                        exit 1 when a task that ran is not correct
 
-TASKLIST: lines "TASKFILE CLASS KERNEL STATUS" (STATUS: ran, skipped, timeout).
+TASKLIST: lines "TASKFILE CLASS KERNEL STATUS" (STATUS: ran, skipped, timeout;
+a timeout or a run with no result counts as a failure, a skipped task not).
 Bandwidth = the bytes the task moves per call (its cost.bytes) / the best
 time. Targets (issue 14): map >= 85% of the peak, row-reduce and column-walk
 >= 80%; other classes have none (compute-bound GEMMs, gathers, stencils).
@@ -62,6 +63,8 @@ def main():
             pass
         if res is None:
             row["correct"] = None
+            if status == "timeout":
+                failed += 1
             if status == "ran":
                 row["status"] = "no result"
                 try:
@@ -105,9 +108,10 @@ def main():
     ran = [r for r in rows if r.get("correct") is not None]
     withT = [r for r in rows if "target_pct" in r]
     summary = ["", "DRAM peak (ks-harness ceilings, device-to-device copy, read + write bytes): %.0f GB/s" % peak,
-               "tasks: %d listed, %d with a result, %d correct, %d not run in the time budget; bandwidth targets met %d/%d" % (
+               "tasks: %d listed, %d with a result, %d correct, %d timed out, %d not started in the time budget; "
+               "bandwidth targets met %d/%d" % (
                    len(rows), len(ran), sum(1 for r in ran if r["correct"]),
-                   sum(1 for r in rows if r["status"] in ("skipped", "timeout")),
+                   sum(1 for r in rows if r["status"] == "timeout"), sum(1 for r in rows if r["status"] == "skipped"),
                    sum(1 for r in withT if r["meets"]), len(withT))]
     text = "\n".join(lines + summary) + "\n"
     with open(os.path.join(out, "corpus-gpu.md"), "w") as fh:
