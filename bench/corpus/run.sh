@@ -1,7 +1,8 @@
 #!/bin/sh
 # bench/corpus/run.sh [BUILD_DIR] -- the corpus figures (issue 14): shape classes
 # right, recall (rules applied / rules expected, 'must' + 'should' in
-# test/corpus/Inputs/manifest.json) and wrong applications ('must_not').
+# test/corpus/Inputs/manifest*.json) and wrong applications ('must_not'), then
+# recall by rule and by class and each miss (bench/corpus/README.md).
 set -e
 root=$(cd "$(dirname "$0")/../.." && pwd)
 build=${1:-$root/build}

@@ -131,3 +131,21 @@ void forward(float* out, float* mean, float* rstd, const float* inp, const float
     matmul_forward_kernel1<<<gridDim, blockDim>>>(out, inp, w, bias, B * T, C, OC);
     crossentropy_forward_kernel1<<<CEIL_DIV(B * T, block_size), block_size>>>(losses, inp, tok, B, T, C);
 }
+
+// The corpus tasks' entries (test/corpus/Inputs/*.task.json).
+extern "C" void corpus_residual_forward(float* out, const float* inp1, const float* inp2, int N) {
+    residual_forward_kernel<<<CEIL_DIV(N, 256), 256>>>(out, inp1, inp2, N);
+}
+
+extern "C" void corpus_layernorm_forward(float* out, float* mean, float* rstd, const float* inp, const float* weight,
+                                         const float* bias, int N, int C) {
+    layernorm_forward_kernel1<<<CEIL_DIV(N, 256), 256>>>(out, mean, rstd, inp, weight, bias, N, C);
+}
+
+extern "C" void corpus_softmax_forward(float* out, const float* inp, int N, int C) {
+    softmax_forward_kernel1<<<CEIL_DIV(N, 256), 256>>>(out, inp, N, C);
+}
+
+extern "C" void corpus_encoder_forward(float* out, const int* inp, const float* wte, const float* wpe, int B, int T, int C) {
+    encoder_forward_kernel<<<CEIL_DIV(B * T * C, 256), 256>>>(out, inp, wte, wpe, B, T, C);
+}
