@@ -27,13 +27,18 @@
  * Bitwise contract: every output's k sum is sequential, k = 0, 1, ..., K-1,
  * `acc += a * b` starting from 0.0f, as in the naive one-thread-per-output
  * kernel: with nvcc's default -fmad=true both compile to the same chain of
- * fma.rn.f32 (the zero padding past K only runs in tiles of which no element
- * is stored, or adds fma(0, 0, acc) == acc: acc never is -0.0f, starting at
- * +0.0f). The epilogue is the caller's functor, applied once per output. */
+ * fma.rn.f32 (under -fmad=false, to the same mul/add pairs). The tiles'
+ * zero padding past M and N only reaches outputs that are not stored, and no
+ * product past K is summed (the last k-tile runs only its k < K). The
+ * accumulators start at init(m, n, &C[m][n]) (0, or C for a kernel that
+ * accumulates into C); the epilogue is the caller's functor, applied once per
+ * output. */
 #ifndef KS_GEMM_F32_CUH
 #define KS_GEMM_F32_CUH
 
+#ifndef KS_GEMM_DEVICE_ONLY
 #include <cuda_runtime.h>
+#endif
 #include <stdint.h>
 
 namespace ks_gemm {
@@ -49,6 +54,15 @@ struct epi_linear {
   __device__ __forceinline__ float operator()(float acc, int, int, const float *pc) const {
     return beta == 0.0f ? alpha * acc : alpha * acc + beta * *pc;
   }
+};
+
+/* The accumulators' start: 0 (init_zero), or C itself for a kernel that
+ * accumulates into C in global memory (`C[..] += a * b` in its k-loop). */
+struct init_zero {
+  __device__ __forceinline__ float operator()(int, int, const float *) const { return 0.0f; }
+};
+struct init_c {
+  __device__ __forceinline__ float operator()(int, int, const float *pc) const { return *pc; }
 };
 
 /* Bias per column then ReLU: C = max(acc + bias[n], 0). */
@@ -198,22 +212,31 @@ template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int STAGES> st
   static_assert(NT <= 1024, "at most 1024 threads per block");
 };
 
-/* The kernel: grid (ceil(N/BN), ceil(M/BM), batch), block NT threads, SMEM
- * bytes of dynamic shared memory. sA, sB, sC: batch strides in elements. */
-template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int STAGES, bool TA, bool TB, class Epi>
-__global__ void __launch_bounds__(config<BM, BN, BK, WM, WN, TM, TN, STAGES>::NT)
-    gemm_kernel(int M, int N, int K, const float *__restrict__ A, long long lda, const float *__restrict__ B,
-                long long ldb, float *C, long long ldc, Epi epi, int mVec, long long sA, long long sB,
-                long long sC) {
+/* The vector-path mask for gemm_block: bit 0 A, bit 1 B, bit 2 C may be read
+ * or written in 16-byte vectors (16-byte aligned, leading dimension and batch
+ * stride multiples of 4 elements). */
+__host__ __device__ __forceinline__ int vec_mask(const float *A, long long lda, const float *B, long long ldb,
+                                                 const float *C, long long ldc, long long sA = 0, long long sB = 0,
+                                                 long long sC = 0) {
+  return (((uintptr_t)A % 16 == 0 && lda % 4 == 0 && sA % 4 == 0) ? 1 : 0) |
+         (((uintptr_t)B % 16 == 0 && ldb % 4 == 0 && sB % 4 == 0) ? 2 : 0) |
+         (((uintptr_t)C % 16 == 0 && ldc % 4 == 0 && sC % 4 == 0) ? 4 : 0);
+}
+
+/* One block's work: the BM x BN tile (bm, bn) of C (rows bm*BM.., columns
+ * bn*BN..), by config::NT threads of a 1-D block (threadIdx.x), with smem
+ * config::SMEM bytes of shared memory, 16-byte aligned. Every thread of the
+ * block must call it (it synchronizes the block). */
+template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int STAGES, bool TA, bool TB, class Epi,
+          class Init = init_zero>
+__device__ __forceinline__ void gemm_block(int M, int N, int K, const float *__restrict__ A, long long lda,
+                                           const float *__restrict__ B, long long ldb, float *C, long long ldc,
+                                           const Epi &epi, int mVec, float *smem, int bm, int bn,
+                                           const Init &init = Init()) {
   typedef config<BM, BN, BK, WM, WN, TM, TN, STAGES> cfg;
   constexpr int NT = cfg::NT, LR = cfg::LR, LC = cfg::LC;
-  extern __shared__ __align__(16) float ks_smem[];
-  float *As = ks_smem, *Bs = ks_smem + STAGES * cfg::AS;
-
-  A += (long long)blockIdx.z * sA;
-  B += (long long)blockIdx.z * sB;
-  C += (long long)blockIdx.z * sC;
-  const int m0 = blockIdx.y * BM, n0 = blockIdx.x * BN;
+  float *As = smem, *Bs = smem + STAGES * cfg::AS;
+  const int m0 = bm * BM, n0 = bn * BN;
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const int wm0 = (warp / cfg::NWN) * WM, wn0 = (warp % cfg::NWN) * WN;
   const int lr = lane / LC, lc = lane % LC;
@@ -222,11 +245,15 @@ __global__ void __launch_bounds__(config<BM, BN, BK, WM, WN, TM, TN, STAGES>::NT
   tile_loader<BK, BM, NT, !TA> la; /* A: (k, m); k-contiguous unless TA */
   tile_loader<BK, BN, NT, TB> lb;  /* B: (k, n); k-contiguous when TB */
 
+  /* acc[g*4 + i][h*4 + j]: row m0 + wm0 + g*LR*4 + lr*4 + i, column n0 + wn0 + h*LC*4 + lc*4 + j */
   float acc[TM][TN];
 #pragma unroll
   for (int i = 0; i < TM; i++)
 #pragma unroll
-    for (int j = 0; j < TN; j++) acc[i][j] = 0.0f;
+    for (int j = 0; j < TN; j++) {
+      const int m = m0 + wm0 + (i / 4) * LR * 4 + lr * 4 + i % 4, n = n0 + wn0 + (j / 4) * LC * 4 + lc * 4 + j % 4;
+      acc[i][j] = m < M && n < N ? init(m, n, C + (long long)m * ldc + n) : 0.0f;
+    }
 
   const int nT = (K + BK - 1) / BK;
 #pragma unroll
@@ -253,21 +280,30 @@ __global__ void __launch_bounds__(config<BM, BN, BK, WM, WN, TM, TN, STAGES>::NT
 
     const float *as = As + (t % STAGES) * cfg::AS + wm0 + lr * 4;
     const float *bs = Bs + (t % STAGES) * cfg::BS + wn0 + lc * 4;
-#pragma unroll
-    for (int k = 0; k < BK; k++) {
+    /* k = t*BK + kk: the products of one k, every output of the thread */
+    auto step = [&](int kk) {
       float a[TM], b[TN];
 #pragma unroll
       for (int g = 0; g < TM / 4; g++)
         *reinterpret_cast<float4 *>(&a[g * 4]) =
-            *reinterpret_cast<const float4 *>(as + k * (BM + 4) + g * LR * 4);
+            *reinterpret_cast<const float4 *>(as + kk * (BM + 4) + g * LR * 4);
 #pragma unroll
       for (int g = 0; g < TN / 4; g++)
         *reinterpret_cast<float4 *>(&b[g * 4]) =
-            *reinterpret_cast<const float4 *>(bs + k * (BN + 4) + g * LC * 4);
+            *reinterpret_cast<const float4 *>(bs + kk * (BN + 4) + g * LC * 4);
 #pragma unroll
       for (int i = 0; i < TM; i++)
 #pragma unroll
         for (int j = 0; j < TN; j++) acc[i][j] += a[i] * b[j];
+    };
+    const int nK = K - t * BK; /* k left, from this tile on */
+    if (nK >= BK) {
+#pragma unroll
+      for (int kk = 0; kk < BK; kk++) step(kk);
+    } else { /* the last, partial tile: no product past K (no padding in the sums) */
+#pragma unroll
+      for (int kk = 0; kk < BK; kk++)
+        if (kk < nK) step(kk);
     }
 
     if (bMore) {
@@ -301,6 +337,23 @@ __global__ void __launch_bounds__(config<BM, BN, BK, WM, WN, TM, TN, STAGES>::NT
     }
 }
 
+#ifndef KS_GEMM_DEVICE_ONLY
+/* The kernel: grid (ceil(N/BN), ceil(M/BM), batch), block config::NT threads,
+ * config::SMEM bytes of dynamic shared memory. sA, sB, sC: batch strides in
+ * elements. */
+template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int STAGES, bool TA, bool TB, class Epi>
+__global__ void __launch_bounds__(config<BM, BN, BK, WM, WN, TM, TN, STAGES>::NT)
+    gemm_kernel(int M, int N, int K, const float *__restrict__ A, long long lda, const float *__restrict__ B,
+                long long ldb, float *C, long long ldc, Epi epi, int mVec, long long sA, long long sB,
+                long long sC) {
+  extern __shared__ __align__(16) float ks_smem[];
+  A += (long long)blockIdx.z * sA;
+  B += (long long)blockIdx.z * sB;
+  C += (long long)blockIdx.z * sC;
+  gemm_block<BM, BN, BK, WM, WN, TM, TN, STAGES, TA, TB, Epi>(M, N, K, A, lda, B, ldb, C, ldc, epi, mVec, ks_smem,
+                                                              (int)blockIdx.y, (int)blockIdx.x);
+}
+
 /* Launch gemm_kernel on stream: opts in to SMEM bytes of dynamic shared
  * memory (once per instantiation) and picks the vector paths from the
  * alignment of A, B, C and their leading dimensions. batch > 1: blockIdx.z
@@ -318,14 +371,13 @@ cudaError_t gemm(int M, int N, int K, const float *A, long long lda, const float
     if (e != cudaSuccess) return e;
     bAttr = true;
   }
-  auto al = [](const void *p, long long ld, long long s) {
-    return ((uintptr_t)p % 16 == 0) && ld % 4 == 0 && s % 4 == 0;
-  };
-  int mVec = (al(A, lda, sA) ? 1 : 0) | (al(B, ldb, sB) ? 2 : 0) | (al(C, ldc, sC) ? 4 : 0);
+  int mVec = vec_mask(A, lda, B, ldb, C, ldc, sA, sB, sC);
   dim3 grid((unsigned)((N + BN - 1) / BN), (unsigned)((M + BM - 1) / BM), (unsigned)batch);
   fn<<<grid, cfg::NT, cfg::SMEM, stream>>>(M, N, K, A, lda, B, ldb, C, ldc, epi, mVec, sA, sB, sC);
   return cudaGetLastError();
 }
+
+#endif /* KS_GEMM_DEVICE_ONLY */
 
 } /* namespace ks_gemm */
 
