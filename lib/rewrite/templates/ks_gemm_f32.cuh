@@ -52,7 +52,8 @@ struct epi_store {
 struct epi_linear {
   float alpha, beta;
   __device__ __forceinline__ float operator()(float acc, int, int, const float *pc) const {
-    return beta == 0.0f ? alpha * acc : alpha * acc + beta * *pc;
+    /* fmaf written out: how nvcc would contract alpha*acc + beta*c depends on the context */
+    return beta == 0.0f ? alpha * acc : fmaf(alpha, acc, beta * *pc);
   }
 };
 
@@ -120,10 +121,22 @@ template <int BK, int L, int NT, bool bKContig> struct tile_loader {
   float4 r[bAsync ? 1 : NPER];               /* the register stage */
 
   /* Vector e's coordinates: (k, j) of its first element; it runs along j
-   * (m / n contiguous) or along k (k contiguous). */
+   * (m / n contiguous) or along k (k contiguous). k contiguous, BK >= 8: a
+   * warp's 32 vectors are 16 rows j by 2 vectors (32 bytes) of k, so that the
+   * transposing stores S[k][j] of the warp (k*(L+4) + j: the two k vectors
+   * 16 banks apart) hit 32 distinct banks. */
+  static constexpr int NKQ = BK / 4;
+  static constexpr bool bPairs = bKContig && NKQ % 2 == 0 && L % 16 == 0 && NV % 32 == 0;
   __device__ __forceinline__ static void coord(int e, int &k, int &j) {
-    if (bKContig) j = e / (BK / 4), k = (e % (BK / 4)) * 4;
-    else k = e / (L / 4), j = (e % (L / 4)) * 4;
+    if (bPairs) {
+      const int lane = e % 32, w = e / 32;
+      k = ((lane % 2) + 2 * (w % (NKQ / 2))) * 4;
+      j = lane / 2 + 16 * (w / (NKQ / 2));
+    } else if (bKContig) {
+      j = e / NKQ, k = (e % NKQ) * 4;
+    } else {
+      k = e / (L / 4), j = (e % (L / 4)) * 4;
+    }
   }
 
   /* Global -> registers (or cp.async straight into S). */
@@ -204,6 +217,10 @@ template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int STAGES> st
   static constexpr int LR = WM / TM, LC = WN / TN;     /* lanes per warp, rows x cols */
   static constexpr int AS = BK * (BM + 4), BS = BK * (BN + 4); /* floats per stage */
   static constexpr size_t SMEM = (size_t)STAGES * (AS + BS) * sizeof(float);
+  /* Blocks per SM for __launch_bounds__: enough to cap registers at 128 per
+   * thread (65536 / (NT * MINB)) when the thread tile is at most 8x8, which
+   * fits them without spilling; larger thread tiles get no cap. */
+  static constexpr int MINB = TM * TN <= 64 && NT <= 512 ? 512 / NT : 1;
   static_assert(BM % WM == 0 && BN % WN == 0, "the block tile is a whole number of warp tiles");
   static_assert(WM % TM == 0 && WN % TN == 0 && LR * LC == 32, "a warp tile is 32 thread tiles");
   static_assert(TM % 4 == 0 && TN % 4 == 0, "thread tiles are made of 4x4 sub-tiles");
@@ -342,7 +359,8 @@ __device__ __forceinline__ void gemm_block(int M, int N, int K, const float *__r
  * config::SMEM bytes of dynamic shared memory. sA, sB, sC: batch strides in
  * elements. */
 template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int STAGES, bool TA, bool TB, class Epi>
-__global__ void __launch_bounds__(config<BM, BN, BK, WM, WN, TM, TN, STAGES>::NT)
+__global__ void __launch_bounds__(config<BM, BN, BK, WM, WN, TM, TN, STAGES>::NT,
+                                  config<BM, BN, BK, WM, WN, TM, TN, STAGES>::MINB)
     gemm_kernel(int M, int N, int K, const float *__restrict__ A, long long lda, const float *__restrict__ B,
                 long long ldb, float *C, long long ldc, Epi epi, int mVec, long long sA, long long sB,
                 long long sC) {
