@@ -26,7 +26,7 @@ typedef struct gt_cfg {
 
 /* The default configuration: the fastest at 4096^3 on the H200 among those
  * within 48 KB of static shared memory (bench/gemm, docs/rules/gemm-tiled.md). */
-#define GT_DEFAULT_CONFIG "128x128x16_w32x64_t8x8_s2"
+#define GT_DEFAULT_CONFIG "128x128x16_w64x32_t8x8_s2"
 
 /* Parse "BMxBNxBK_wWMxWN_tTMxTN_sS" (a preset's name or any such spec) and
  * check it against the template's constraints. NULL, or why it is refused. */
