@@ -25,11 +25,22 @@ typedef struct ks_gemm_match {
   char *zStore;                /* the stored expression as written, when not just the accumulator */
   char *zAccName, *zRowName, *zColName; /* the kernel's names, for zEpilogue/zStore (set with either) */
   int bEpiRow, bEpiCol;        /* zEpilogue/zStore read row / col */
+  /* Only with KS_GEMM_ACCEPT_TRANS_A / KS_GEMM_ACCEPT_ACC_C (else 0): */
+  int bATrans;                 /* A given transposed: A[k*lda + row] (zX its row stride, zACast on k) */
+  int bInitC;                  /* the k-loop accumulates into C[row*ldc + col] itself (no accumulator, no store) */
 } ks_gemm_match;
 
 /* ks_rule_gemm_match_ex flags: also accept row pointers (`P + row*lda` indexed
  * by k), B transposed and an elementwise epilogue before the store. */
 #define KS_GEMM_ACCEPT_LINEAR 1u
+/* Also A transposed: A[k * lda + row] (K x M row-major). */
+#define KS_GEMM_ACCEPT_TRANS_A 2u
+/* Also an epilogue reading C at the output's own index (C[row*ldc + col] =
+ * alpha * acc + beta * C[row*ldc + col]): read by the thread that writes it. */
+#define KS_GEMM_ACCEPT_OWN_C 4u
+/* Also no accumulator: the k-loop is `C[row*ldc + col] += A[..] * B[..]`, each
+ * thread accumulating into its own output in global memory. */
+#define KS_GEMM_ACCEPT_ACC_C 8u
 
 /* Match the kernel being rewritten as a naive GEMM. KS_OK and *pG filled, or
  * KS_EPRECOND with the reason (nothing to free then). */

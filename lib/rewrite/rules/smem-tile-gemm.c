@@ -283,6 +283,18 @@ typedef struct gm_state {
   CXCursor storeVal;          /* the stored expression */
   unsigned mEpiThread;        /* bit t: the epilogue or store reads aThread[t] */
   unsigned long long mEpiRead; /* bit i: the epilogue or store reads parameter array i */
+  int bATrans;                /* A[k * lda + row] (TRANS_A) */
+  int bAccC;                  /* the k-loop accumulates into C[row * ldc + col] (ACC_C) */
+  /* The readings of the k-loop's product (A and B, row and col): the store's
+   * index settles which one the kernel computes. */
+  int nCand;
+  struct gm_cand {
+    CXCursor xa, xb, row, col;
+    int iA, iB, bTA, bTB;
+  } aCand[16];
+  int nOwn;                   /* epilogue reads P[u * S + v] of thread indices u, v (OWN_C) */
+  CXCursor aOwnIdx[8];
+  int aOwnParam[8];
 } gm_state;
 
 /* A GEMM operand: P[u * S + v] with P a pointer parameter, or (LINEAR) R[v]
@@ -394,6 +406,16 @@ static enum CXChildVisitResult epi_visit(CXCursor c, CXCursor parent, CXClientDa
   }
   case CXCursor_ArraySubscriptExpr: {
     int iP = children(c, &k) == 2 ? ks_rw_param_of(pS->kernel, k.a[0]) : -1;
+    CXCursor sOwn;
+    if (iP >= 0 && iP < 64 && (pS->mAccept & KS_GEMM_ACCEPT_OWN_C) && pS->nThread == 2 && pS->nOwn < 8 &&
+        (linear_index(k.a[1], pS->aThread[0], pS->aThread[1], &sOwn, NULL) ||
+         linear_index(k.a[1], pS->aThread[1], pS->aThread[0], &sOwn, NULL))) {
+      /* P[row * ld + col]: allowed for C's own output only, checked once C is known */
+      pS->aOwnIdx[pS->nOwn] = k.a[1];
+      pS->aOwnParam[pS->nOwn++] = iP;
+      pS->mEpiThread |= 3u;
+      return CXChildVisit_Continue;
+    }
     if (iP < 0 || iP >= 64) {
       pS->zWhy = "the epilogue reads an array that is not a parameter";
     } else if (!epi_thread(pS, k.a[1])) {
@@ -462,6 +484,29 @@ static int guard_cond(gm_state *pS, CXCursor cond, int bEarly) {
   return 1;
 }
 
+/* The reading of the product whose row and col make idx `row * S + col`
+ * (S the C stride); it becomes the match's A, B, row, col. */
+static int pick_reading(gm_state *pS, CXCursor idx) {
+  for (int i = 0; i < pS->nCand; i++) {
+    const struct gm_cand *pC = &pS->aCand[i];
+    CXCursor s;
+    char *zCast = NULL;
+    int bHit = linear_index(idx, pC->row, pC->col, &s, &zCast);
+    free(zCast);
+    if (!bHit) continue;
+    pS->aSub = pC->xa;
+    pS->bSub = pC->xb;
+    pS->iA = pC->iA;
+    pS->iB = pC->iB;
+    pS->row = pC->row;
+    pS->col = pC->col;
+    pS->bATrans = pC->bTA;
+    pS->bBTrans = pC->bTB;
+    return 1;
+  }
+  return 0;
+}
+
 static int match_loop(gm_state *pS, CXCursor loop) {
   kids k, b;
   CXCursor var, init, l, r, sum, prod;
@@ -493,8 +538,14 @@ static int match_loop(gm_state *pS, CXCursor loop) {
     if (children(body, &b) != 1) return 0;
     body = b.a[0];
   }
-  /* acc += x * y  |  acc = acc + x * y  |  acc = x * y + acc */
-  if (binop(body, CXBinaryOperator_AddAssign, &l, &r)) {
+  /* acc += x * y  |  acc = acc + x * y  |  acc = x * y + acc  |  (ACC_C) C[idx] += x * y */
+  CXCursor accC = clang_getNullCursor();
+  if (clang_Cursor_isNull(pS->acc)) {
+    CXCursor idx;
+    if (!binop(body, CXBinaryOperator_AddAssign, &l, &r) || subscript(pS->kernel, l, &idx) < 0) return 0;
+    accC = l;
+    prod = r;
+  } else if (binop(body, CXBinaryOperator_AddAssign, &l, &r)) {
     if (!refers_to(l, pS->acc)) return 0;
     prod = r;
   } else if (binop(body, CXBinaryOperator_Assign, &l, &r)) {
@@ -509,36 +560,45 @@ static int match_loop(gm_state *pS, CXCursor loop) {
     return 0;
   }
   if (!binop(strip(prod), CXBinaryOperator_Mul, &l, &r)) return 0;
-  /* The operand indexed row * lda + k is A (row-major MxK); B is k * ldb + col,
-   * or (LINEAR) col * ldb + k: given transposed. For B transposed the roles of
-   * row and col are symmetric here; match_store settles them. */
+  /* Every reading of the product: A indexed row * lda + k (or, TRANS_A,
+   * k * lda + row), B indexed k * ldb + col (or, LINEAR, col * ldb + k: given
+   * transposed), the factors in either order, row and col either thread
+   * index. The store's index (match_store) picks the one the kernel computes. */
   CXCursor s;
-  int nTrans = pS->mAccept & KS_GEMM_ACCEPT_LINEAR ? 2 : 1;
-  for (int bT = 0; bT < nTrans; bT++)
-    for (int iSwap = 0; iSwap < 2; iSwap++) {
-      CXCursor xa = iSwap ? r : l, xb = iSwap ? l : r;
-      for (int t = 0; t < pS->nThread; t++) {
-        CXCursor rowV = pS->aThread[t], colV = pS->aThread[1 - t];
-        if (pS->nThread != 2) break;
-        char *zCa = NULL, *zCb = NULL;
-        int iPa = -1, iPb = -1;
-        int bHit = operand(pS, xa, rowV, var, &iPa, &s, &zCa) &&
-                   (bT ? operand(pS, xb, colV, var, &iPb, &s, &zCb) : operand(pS, xb, var, colV, &iPb, &s, &zCb));
-        free(zCa);
-        free(zCb);
-        if (bHit) {
-          pS->aSub = xa;
-          pS->bSub = xb;
-          pS->iA = iPa;
-          pS->iB = iPb;
-          pS->row = rowV;
-          pS->col = colV;
-          pS->bBTrans = bT;
-          return 1;
+  int nTB = pS->mAccept & KS_GEMM_ACCEPT_LINEAR ? 2 : 1, nTA = pS->mAccept & KS_GEMM_ACCEPT_TRANS_A ? 2 : 1;
+  pS->nCand = 0;
+  for (int bTB = 0; bTB < nTB; bTB++)
+    for (int bTA = 0; bTA < nTA; bTA++)
+      for (int iSwap = 0; iSwap < 2; iSwap++) {
+        CXCursor xa = iSwap ? r : l, xb = iSwap ? l : r;
+        for (int t = 0; t < pS->nThread && pS->nThread == 2 && pS->nCand < 16; t++) {
+          CXCursor rowV = pS->aThread[t], colV = pS->aThread[1 - t];
+          char *zCa = NULL, *zCb = NULL;
+          int iPa = -1, iPb = -1;
+          int bHit = (bTA ? operand(pS, xa, var, rowV, &iPa, &s, &zCa) : operand(pS, xa, rowV, var, &iPa, &s, &zCa)) &&
+                     (bTB ? operand(pS, xb, colV, var, &iPb, &s, &zCb) : operand(pS, xb, var, colV, &iPb, &s, &zCb));
+          free(zCa);
+          free(zCb);
+          if (bHit) {
+            struct gm_cand *pC = &pS->aCand[pS->nCand++];
+            pC->xa = xa, pC->xb = xb, pC->row = rowV, pC->col = colV;
+            pC->iA = iPa, pC->iB = iPb, pC->bTA = bTA, pC->bTB = bTB;
+          }
         }
       }
-    }
-  return 0;
+  if (pS->nCand == 0) return 0;
+  if (!clang_Cursor_isNull(accC)) {
+    /* ACC_C: the accumulation target is the store */
+    CXCursor idx;
+    int iC = subscript(pS->kernel, accC, &idx);
+    if (!pick_reading(pS, idx)) return 0;
+    pS->bAccC = 1;
+    pS->bStoreSeen = 1;
+    pS->iC = iC;
+    pS->cIdx = idx;
+    pS->storeVal = clang_getNullCursor();
+  }
+  return 1;
 }
 
 static int match_store(gm_state *pS, CXCursor stmt) {
@@ -555,25 +615,8 @@ static int match_store(gm_state *pS, CXCursor stmt) {
     }
   }
   int iC = subscript(pS->kernel, l, &idx);
-  char *zCast = NULL;
-  int bHit = iC >= 0 && linear_index(idx, pS->row, pS->col, &s, &zCast);
-  free(zCast);
-  zCast = NULL;
-  if (!bHit && iC >= 0 && pS->bBTrans && linear_index(idx, pS->col, pS->row, &s, &zCast)) {
-    /* B transposed matched with row and col exchanged: C^T = B A^T; swap back */
-    CXCursor t = pS->row;
-    pS->row = pS->col;
-    pS->col = t;
-    t = pS->aSub;
-    pS->aSub = pS->bSub;
-    pS->bSub = t;
-    int i = pS->iA;
-    pS->iA = pS->iB;
-    pS->iB = i;
-    bHit = 1;
-  }
-  free(zCast);
-  if (!bHit) return 0;
+  (void)s;
+  if (iC < 0 || !pick_reading(pS, idx)) return 0;
   pS->iC = iC;
   pS->cIdx = idx;
   pS->storeVal = r;
@@ -643,7 +686,8 @@ static int match_stmts(gm_state *pS, CXCursor block, int bTop) {
       }
       continue;
     }
-    if (kind(st) == CXCursor_ForStmt && !pS->bLoopSeen && !clang_Cursor_isNull(pS->acc) && pS->bGuard) {
+    if (kind(st) == CXCursor_ForStmt && !pS->bLoopSeen && pS->bGuard &&
+        (!clang_Cursor_isNull(pS->acc) || (pS->mAccept & KS_GEMM_ACCEPT_ACC_C))) {
       if (!match_loop(pS, st)) return 0;
       pS->bLoopSeen = 1;
       continue;
@@ -724,7 +768,8 @@ int ks_rule_gemm_match_ex(ks_rewrite *p, unsigned mAccept, ks_gemm_match *pG) {
   CXCursor sx, sy, sz;
   char *zCast = NULL; /* the casts are read again below, once nothing can refuse before the match owns them */
   int iDummy;
-  operand(&st, st.aSub, st.row, st.kVar, &iDummy, &sx, &zCast);
+  if (st.bATrans) operand(&st, st.aSub, st.kVar, st.row, &iDummy, &sx, &zCast);
+  else operand(&st, st.aSub, st.row, st.kVar, &iDummy, &sx, &zCast);
   free(zCast);
   if (st.bBTrans) operand(&st, st.bSub, st.col, st.kVar, &iDummy, &sy, &zCast);
   else operand(&st, st.bSub, st.kVar, st.col, &iDummy, &sy, &zCast);
@@ -738,7 +783,23 @@ int ks_rule_gemm_match_ex(ks_rewrite *p, unsigned mAccept, ks_gemm_match *pG) {
   if (st.iC == st.iA || st.iC == st.iB) return ks_rewrite_refuse(p, "C is also an input of '%s'", zKernel);
   if (st.iC < 64 && (st.mEpiRead >> st.iC & 1))
     return ks_rewrite_refuse(p, "the epilogue of '%s' reads C, which it writes", zKernel);
-  const int bEpi = st.nEpi > 0 || !refers_to(st.storeVal, st.acc);
+  /* OWN_C: the epilogue's P[u * S + v] reads are C at the store's own index */
+  for (int i = 0; i < st.nOwn; i++) {
+    CXCursor so;
+    char *zA = NULL, *zB = NULL;
+    int bSame = st.aOwnParam[i] == st.iC && linear_index(st.aOwnIdx[i], st.row, st.col, &so, NULL);
+    if (bSame) {
+      zA = cursor_text(pTu, so);
+      zB = cursor_text(pTu, sz);
+      bSame = zA && zB && strcmp(zA, zB) == 0;
+    }
+    free(zA);
+    free(zB);
+    if (!bSame)
+      return ks_rewrite_refuse(p, "the epilogue of '%s' reads an array at row * ld + col other than its own output of C",
+                               zKernel);
+  }
+  const int bEpi = !st.bAccC && (st.nEpi > 0 || !refers_to(st.storeVal, st.acc));
   if (bEpi) {
     /* the epilogue runs on locals of the kernel's names: they must not shadow a parameter or clash with ours */
     CXCursor aName[3] = {st.acc, st.row, st.col};
@@ -758,7 +819,11 @@ int ks_rule_gemm_match_ex(ks_rewrite *p, unsigned mAccept, ks_gemm_match *pG) {
     }
   }
   /* Element types: A, B, C and the accumulator all float, or all double. */
-  enum CXTypeKind eAcc = clang_getCanonicalType(clang_getCursorType(st.acc)).kind;
+  enum CXTypeKind eAcc =
+      st.bAccC ? clang_getCanonicalType(clang_getPointeeType(clang_getCursorType(clang_Cursor_getArgument(
+                     kernel, (unsigned)st.iC))))
+                     .kind
+               : clang_getCanonicalType(clang_getCursorType(st.acc)).kind;
   CXCursor aPtr[3] = {clang_Cursor_getArgument(kernel, (unsigned)st.iA), clang_Cursor_getArgument(kernel, (unsigned)st.iB),
                       clang_Cursor_getArgument(kernel, (unsigned)st.iC)};
   for (int i = 0; i < 3; i++) {
@@ -773,7 +838,10 @@ int ks_rule_gemm_match_ex(ks_rewrite *p, unsigned mAccept, ks_gemm_match *pG) {
     if (bClash) return ks_rewrite_refuse(p, "a parameter of '%s' starts with ks_ (names this rule uses)", zKernel);
   }
   pG->bDouble = eAcc == CXType_Double;
-  operand(&st, st.aSub, st.row, st.kVar, &iDummy, &sx, &pG->zACast);
+  if (st.bATrans) operand(&st, st.aSub, st.kVar, st.row, &iDummy, &sx, &pG->zACast);
+  else operand(&st, st.aSub, st.row, st.kVar, &iDummy, &sx, &pG->zACast);
+  pG->bATrans = st.bATrans;
+  pG->bInitC = st.bAccC;
   if (st.bBTrans) operand(&st, st.bSub, st.col, st.kVar, &iDummy, &sy, &pG->zBCast);
   else operand(&st, st.bSub, st.kVar, st.col, &iDummy, &sy, &pG->zBCast);
   pG->bBTrans = st.bBTrans;

@@ -1,0 +1,336 @@
+/* gemm_sweep.cu — standalone GPU bench of the shipped FP32 GEMM template
+ * (lib/rewrite/templates/ks_gemm_f32.cuh): a sweep of instantiations, each
+ * checked on the GPU (bitwise against a naive one-thread-per-output kernel
+ * summing k in order, and within a tolerance against cublasSgemm) and timed
+ * against cublasSgemm (FP32, default math: no TF32) in the same run: CUDA
+ * events around each launch, the median of --reps launches after 3 warm-ups.
+ * Built with nvcc by bench/gemm/build.sh; prints to stdout only.
+ *
+ *   gemm_sweep [--sizes 1024,2048,4096,4000] [--reps N] [--only NAME]
+ *
+ * Exit status: 0 all correct, 1 a mismatch, 2 usage or CUDA/cuBLAS error. */
+#include "../../lib/rewrite/templates/ks_gemm_f32.cuh"
+
+#include <algorithm>
+#include <cublas_v2.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <vector>
+
+#define CK(x)                                                                                     \
+  do {                                                                                            \
+    cudaError_t e_ = (x);                                                                         \
+    if (e_ != cudaSuccess) {                                                                      \
+      printf("CUDA error %s at %s:%d: %s\n", cudaGetErrorString(e_), __FILE__, __LINE__, #x);     \
+      exit(2);                                                                                    \
+    }                                                                                             \
+  } while (0)
+#define CB(x)                                                                                     \
+  do {                                                                                            \
+    cublasStatus_t s_ = (x);                                                                      \
+    if (s_ != CUBLAS_STATUS_SUCCESS) {                                                            \
+      printf("cuBLAS error %d at %s:%d: %s\n", (int)s_, __FILE__, __LINE__, #x);                  \
+      exit(2);                                                                                    \
+    }                                                                                             \
+  } while (0)
+
+/* The reference: one thread per output, k summed in order (what the naive
+ * kernels the rule rewrites compute). */
+template <bool TA, bool TB, class Epi>
+__global__ void naive(int M, int N, int K, const float *A, long long lda, const float *B, long long ldb, float *C,
+                      long long ldc, Epi epi) {
+  int n = blockIdx.x * blockDim.x + threadIdx.x, m = blockIdx.y * blockDim.y + threadIdx.y;
+  if (m >= M || n >= N) return;
+  float acc = 0.0f;
+  for (int k = 0; k < K; k++) acc += (TA ? A[k * lda + m] : A[m * lda + k]) * (TB ? B[n * ldb + k] : B[k * ldb + n]);
+  C[m * ldc + n] = epi(acc, m, n, &C[m * ldc + n]);
+}
+
+template <bool TA, bool TB, class Epi>
+static void run_naive(int M, int N, int K, const float *A, long long lda, const float *B, long long ldb, float *C,
+                      long long ldc, Epi epi) {
+  dim3 b(32, 8), g((N + 31) / 32, (M + 7) / 8);
+  naive<TA, TB, Epi><<<g, b>>>(M, N, K, A, lda, B, ldb, C, ldc, epi);
+  CK(cudaGetLastError());
+}
+
+typedef cudaError_t (*launch_fn)(int M, int N, int K, const float *A, long long lda, const float *B, long long ldb,
+                                 float *C, long long ldc, ks_gemm::epi_linear epi);
+
+struct variant {
+  const char *zName;
+  bool bTA, bTB;
+  launch_fn fn;
+  int nSmem, nThreads;
+};
+
+#define V(BM, BN, BK, WM, WN, TM, TN, S, TA, TB)                                                                  \
+  {#BM "x" #BN "x" #BK "_w" #WM "x" #WN "_t" #TM "x" #TN "_s" #S "_" #TA #TB, TA, TB,                            \
+   [](int M, int N, int K, const float *A, long long lda, const float *B, long long ldb, float *C, long long ldc,  \
+      ks_gemm::epi_linear e) {                                                                                    \
+     return ks_gemm::gemm<BM, BN, BK, WM, WN, TM, TN, S, TA, TB>(M, N, K, A, lda, B, ldb, C, ldc, e);             \
+   },                                                                                                             \
+   (int)ks_gemm::config<BM, BN, BK, WM, WN, TM, TN, S>::SMEM, ks_gemm::config<BM, BN, BK, WM, WN, TM, TN, S>::NT}
+
+#define F false
+#define T true
+static const variant aVar[] = {
+    /* NN: the layout of the suite's sgemm */
+    V(128, 128, 8, 32, 64, 8, 8, 3, F, F),
+    V(128, 128, 8, 32, 64, 8, 8, 4, F, F),
+    V(128, 128, 16, 32, 64, 8, 8, 2, F, F),
+    V(128, 128, 16, 64, 32, 8, 8, 2, F, F),
+    V(128, 128, 16, 32, 64, 8, 8, 3, F, F),
+    V(128, 128, 16, 64, 32, 8, 8, 3, F, F),
+    V(128, 128, 16, 32, 64, 8, 8, 4, F, F),
+    V(256, 128, 16, 64, 32, 8, 8, 2, F, F),
+    V(256, 128, 8, 64, 32, 8, 8, 3, F, F),
+    V(128, 256, 16, 64, 64, 8, 16, 2, F, F),
+    V(128, 64, 16, 32, 32, 4, 8, 3, F, F),
+    V(128, 64, 16, 32, 32, 4, 8, 2, F, F),
+    V(128, 64, 8, 32, 32, 4, 8, 3, F, F),
+    V(64, 128, 8, 32, 64, 8, 8, 3, F, F),
+    /* the other layouts */
+    V(128, 128, 16, 32, 64, 8, 8, 2, F, T),
+    V(128, 128, 16, 32, 64, 8, 8, 2, T, F),
+    V(128, 128, 16, 32, 64, 8, 8, 2, T, T),
+};
+#undef F
+#undef T
+static const int nVar = (int)(sizeof aVar / sizeof aVar[0]);
+
+static float median(std::vector<float> v) {
+  std::sort(v.begin(), v.end());
+  size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5f * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* Fill with values in [-1, 1) from a fixed LCG (the same data every run). */
+static void fill(std::vector<float> &h, unsigned seed) {
+  unsigned x = seed * 2654435761u + 1;
+  for (auto &f : h) {
+    x = x * 1664525u + 1013904223u;
+    f = (float)((x >> 8) & 0xffff) / 32768.0f - 1.0f;
+  }
+}
+
+struct bufs {
+  float *A, *B, *C, *R, *Q; /* inputs, ours, naive reference, cuBLAS */
+};
+
+static cublasHandle_t hBlas;
+
+/* cublasSgemm on row-major data: C^T = op(B)^T op(A)^T in column major. */
+static void blas(bool bTA, bool bTB, int M, int N, int K, const float *A, long long lda, const float *B, long long ldb,
+                 float *C, long long ldc, float alpha, float beta) {
+  CB(cublasSgemm(hBlas, bTB ? CUBLAS_OP_T : CUBLAS_OP_N, bTA ? CUBLAS_OP_T : CUBLAS_OP_N, N, M, K, &alpha, B, (int)ldb,
+                 A, (int)lda, &beta, C, (int)ldc));
+}
+
+/* Compare ours (d) with the naive kernel (r) bitwise and with cuBLAS (q) within
+ * a relative tolerance; returns the number of outputs failing either. */
+static long long compare(int M, int N, long long ldc, const float *d, const float *r, const float *q, long long *pnBit,
+                         double *pErr) {
+  size_t n = (size_t)M * ldc;
+  std::vector<float> hd(n), hr(n), hq(n);
+  CK(cudaMemcpy(hd.data(), d, n * 4, cudaMemcpyDeviceToHost));
+  CK(cudaMemcpy(hr.data(), r, n * 4, cudaMemcpyDeviceToHost));
+  if (q) CK(cudaMemcpy(hq.data(), q, n * 4, cudaMemcpyDeviceToHost));
+  long long nBad = 0, nBit = 0;
+  double err = 0;
+  for (int i = 0; i < M; i++)
+    for (int j = 0; j < N; j++) {
+      size_t o = (size_t)i * ldc + j;
+      if (memcmp(&hd[o], &hr[o], 4) != 0) nBit++;
+      if (q) {
+        double e = fabs((double)hd[o] - hq[o]) / (1.0 + fabs((double)hq[o]));
+        if (!(e <= 1e-2)) nBad++; /* cuBLAS may sum k in another order: ~1e-4 seen at K=4096 */
+        if (e > err || e != e) err = e;
+      }
+    }
+  *pnBit = nBit;
+  *pErr = err;
+  return nBad + nBit;
+}
+
+template <bool TA, bool TB>
+static void naive_ref(int M, int N, int K, const float *A, long long lda, const float *B, long long ldb, float *C,
+                      long long ldc, ks_gemm::epi_linear e) {
+  run_naive<TA, TB>(M, N, K, A, lda, B, ldb, C, ldc, e);
+}
+
+static void naive_any(bool bTA, bool bTB, int M, int N, int K, const float *A, long long lda, const float *B,
+                      long long ldb, float *C, long long ldc, ks_gemm::epi_linear e) {
+  if (!bTA && !bTB) naive_ref<false, false>(M, N, K, A, lda, B, ldb, C, ldc, e);
+  else if (!bTA && bTB) naive_ref<false, true>(M, N, K, A, lda, B, ldb, C, ldc, e);
+  else if (bTA && !bTB) naive_ref<true, false>(M, N, K, A, lda, B, ldb, C, ldc, e);
+  else naive_ref<true, true>(M, N, K, A, lda, B, ldb, C, ldc, e);
+}
+
+/* Correctness on awkward shapes: sizes not tile multiples, leading dimensions
+ * not multiples of 4 (the scalar paths), alpha/beta with C read. */
+static int check_edges(const variant &v, bufs &b) {
+  struct shape {
+    int M, N, K, pad;
+    float alpha, beta;
+  } aS[] = {{517, 389, 259, 0, 1.0f, 0.0f}, {517, 389, 259, 1, 1.0f, 0.0f}, {131, 67, 1001, 3, 1.5f, -0.5f},
+            {1, 1, 1, 0, 1.0f, 0.0f}, {256, 256, 5, 0, 2.0f, 1.0f}};
+  int nFail = 0;
+  for (const shape &s : aS) {
+    long long lda = (v.bTA ? s.M : s.K) + s.pad, ldb = (v.bTB ? s.K : s.N) + s.pad, ldc = s.N + s.pad;
+    ks_gemm::epi_linear e = {s.alpha, s.beta};
+    /* the same starting C for both (beta reads it) */
+    CK(cudaMemcpy(b.C, b.Q, (size_t)s.M * ldc * 4, cudaMemcpyDeviceToDevice));
+    CK(cudaMemcpy(b.R, b.Q, (size_t)s.M * ldc * 4, cudaMemcpyDeviceToDevice));
+    /* offset by one element when padded: pointers not 16-byte aligned */
+    const float *A = b.A + s.pad % 2, *B = b.B + s.pad % 2;
+    CK(v.fn(s.M, s.N, s.K, A, lda, B, ldb, b.C, ldc, e));
+    naive_any(v.bTA, v.bTB, s.M, s.N, s.K, A, lda, B, ldb, b.R, ldc, e);
+    CK(cudaDeviceSynchronize());
+    long long nBit;
+    double err;
+    compare(s.M, s.N, ldc, b.C, b.R, NULL, &nBit, &err);
+    if (nBit) {
+      printf("  MISMATCH %s M=%d N=%d K=%d pad=%d alpha=%g beta=%g: %lld outputs differ from the naive kernel\n",
+             v.zName, s.M, s.N, s.K, s.pad, s.alpha, s.beta, nBit);
+      nFail++;
+    }
+  }
+  return nFail;
+}
+
+int main(int argc, char **argv) {
+  std::vector<int> aN = {1024, 2048, 4096, 4000};
+  int nReps = 10;
+  const char *zOnly = NULL;
+  for (int i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "--sizes") && i + 1 < argc) {
+      aN.clear();
+      for (char *z = argv[++i]; *z;) {
+        char *zEnd;
+        long n = strtol(z, &zEnd, 10);
+        if (zEnd == z || n <= 0 || n > 16384) {
+          printf("gemm_sweep: --sizes: '%s' is not a list of sizes in 1..16384\n", argv[i]);
+          return 2;
+        }
+        aN.push_back((int)n);
+        z = *zEnd == ',' ? zEnd + 1 : zEnd;
+        if (*zEnd && *zEnd != ',') {
+          printf("gemm_sweep: --sizes: unexpected '%c'\n", *zEnd);
+          return 2;
+        }
+      }
+    } else if (!strcmp(argv[i], "--reps") && i + 1 < argc) {
+      nReps = atoi(argv[++i]);
+      if (nReps < 1 || nReps > 1000) {
+        printf("gemm_sweep: --reps: 1..1000\n");
+        return 2;
+      }
+    } else if (!strcmp(argv[i], "--only") && i + 1 < argc) {
+      zOnly = argv[++i];
+    } else {
+      printf("usage: gemm_sweep [--sizes 1024,2048,4096,4000] [--reps N] [--only NAME-SUBSTRING]\n");
+      return 2;
+    }
+  }
+  cudaDeviceProp prop;
+  CK(cudaGetDeviceProperties(&prop, 0));
+  printf("device: %s, sm_%d%d, %d SMs\n", prop.name, prop.major, prop.minor, prop.multiProcessorCount);
+  CB(cublasCreate(&hBlas));
+  CB(cublasSetMathMode(hBlas, CUBLAS_DEFAULT_MATH));
+  printf("cuBLAS: cublasSgemm, CUBLAS_DEFAULT_MATH (FP32, no TF32); ratio = cuBLAS ms / ours ms (1.00: cuBLAS speed)\n");
+
+  int nMax = 0;
+  for (int n : aN) nMax = std::max(nMax, n);
+  nMax = std::max(nMax, 1024);
+  size_t nEl = (size_t)nMax * nMax + 64;
+  bufs b;
+  CK(cudaMalloc(&b.A, nEl * 4));
+  CK(cudaMalloc(&b.B, nEl * 4));
+  CK(cudaMalloc(&b.C, nEl * 4));
+  CK(cudaMalloc(&b.R, nEl * 4));
+  CK(cudaMalloc(&b.Q, nEl * 4));
+  {
+    std::vector<float> h(nEl);
+    fill(h, 1);
+    CK(cudaMemcpy(b.A, h.data(), nEl * 4, cudaMemcpyHostToDevice));
+    fill(h, 2);
+    CK(cudaMemcpy(b.B, h.data(), nEl * 4, cudaMemcpyHostToDevice));
+    fill(h, 3);
+    CK(cudaMemcpy(b.Q, h.data(), nEl * 4, cudaMemcpyHostToDevice));
+  }
+  cudaEvent_t e0, e1;
+  CK(cudaEventCreate(&e0));
+  CK(cudaEventCreate(&e1));
+  int nFail = 0;
+
+  printf("\n== edge shapes (bitwise against the naive kernel) ==\n");
+  for (int iv = 0; iv < nVar; iv++) {
+    if (zOnly && !strstr(aVar[iv].zName, zOnly)) continue;
+    int n = check_edges(aVar[iv], b);
+    printf("  %-36s threads %4d smem %6d B: %s\n", aVar[iv].zName, aVar[iv].nThreads, aVar[iv].nSmem,
+           n ? "FAIL" : "ok");
+    nFail += n;
+  }
+
+  ks_gemm::epi_linear e1x = {1.0f, 0.0f};
+  for (int N : aN) {
+    printf("\n== M = N = K = %d ==\n", N);
+    long long ld = N;
+    double flop = 2.0 * N * (double)N * N;
+    bool bLayoutRef[4] = {false, false, false, false};
+    float aBlasMs[4] = {0, 0, 0, 0};
+    for (int iv = 0; iv < nVar; iv++) {
+      const variant &v = aVar[iv];
+      if (zOnly && !strstr(v.zName, zOnly)) continue;
+      int iL = (v.bTA ? 2 : 0) + (v.bTB ? 1 : 0);
+      std::vector<float> t;
+      if (!bLayoutRef[iL]) { /* cuBLAS time and the naive reference, once per layout */
+        for (int r = 0; r < 3; r++) blas(v.bTA, v.bTB, N, N, N, b.A, ld, b.B, ld, b.Q, ld, 1.0f, 0.0f);
+        for (int r = 0; r < nReps; r++) {
+          CK(cudaEventRecord(e0));
+          blas(v.bTA, v.bTB, N, N, N, b.A, ld, b.B, ld, b.Q, ld, 1.0f, 0.0f);
+          CK(cudaEventRecord(e1));
+          CK(cudaEventSynchronize(e1));
+          float ms;
+          CK(cudaEventElapsedTime(&ms, e0, e1));
+          t.push_back(ms);
+        }
+        aBlasMs[iL] = median(t);
+        naive_any(v.bTA, v.bTB, N, N, N, b.A, ld, b.B, ld, b.R, ld, e1x);
+        CK(cudaDeviceSynchronize());
+        bLayoutRef[iL] = true;
+        printf("  %-36s %8.3f ms %7.2f TFLOP/s\n", iL == 0 ? "cublasSgemm NN" : iL == 1 ? "cublasSgemm NT"
+                                                      : iL == 2                   ? "cublasSgemm TN"
+                                                                                  : "cublasSgemm TT",
+               aBlasMs[iL], flop / aBlasMs[iL] * 1e-9);
+        t.clear();
+      }
+      for (int r = 0; r < 3; r++) CK(v.fn(N, N, N, b.A, ld, b.B, ld, b.C, ld, e1x));
+      for (int r = 0; r < nReps; r++) {
+        CK(cudaEventRecord(e0));
+        CK(v.fn(N, N, N, b.A, ld, b.B, ld, b.C, ld, e1x));
+        CK(cudaEventRecord(e1));
+        CK(cudaEventSynchronize(e1));
+        float ms;
+        CK(cudaEventElapsedTime(&ms, e0, e1));
+        t.push_back(ms);
+      }
+      float ms = median(t);
+      long long nBit;
+      double err;
+      long long nBad = compare(N, N, ld, b.C, b.R, b.Q, &nBit, &err);
+      /* Q holds the last cuBLAS result of this layout only while no other
+       * layout ran since; layouts are grouped in aVar, so it does. */
+      printf("  %-36s %8.3f ms %7.2f TFLOP/s ratio %.3f  bitwise-vs-naive %s  max-rel-err-vs-cublas %.2e%s\n",
+             v.zName, ms, flop / ms * 1e-9, aBlasMs[iL] / ms, nBit ? "DIFF" : "same", err,
+             nBad ? "  FAIL" : "");
+      if (nBad) nFail++;
+    }
+  }
+  printf("\n%s: %d failure(s)\n", nFail ? "FAIL" : "PASS", nFail);
+  cublasDestroy(hBlas);
+  return nFail ? 1 : 0;
+}

@@ -1,0 +1,72 @@
+"""gemm-tiled-emu.py CXX ORIG.cu NEW.cu KERNEL BM BN NT ARGS: check on the CPU
+that gemm-tiled's rewrite of KERNEL writes exactly what the original writes.
+Both kernels are cut out of their files (the rewrite with the template text it
+carries, device part only), compiled as C++ with the CUDA built-ins emulated
+(cuda_emu: a block's threads are pthreads, __syncthreads a barrier), and
+called with ARGS, a C++ argument list over the names A, B, C, bias (float
+buffers large enough for any layout), m, n, k (ints) and alpha, beta (floats),
+on sizes that are not multiples of the tiles. The original runs one thread per
+output on 16x16 blocks (x over the columns), the rewrite on ceil(n/BN) x
+ceil(m/BM) blocks of NT threads, as the rule's launch does. Exit 0 when every
+output of every size is bitwise the original's."""
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import cuda_emu  # noqa: E402
+
+cxx, orig, new, name, bm, bn, nt, args = sys.argv[1:9]
+
+s = open(new, encoding="utf-8").read()
+i = s.index("#ifndef KS_GEMM_F32_CUH")
+j = s.index("\n#endif", s.index("} /* namespace ks_gemm */", i)) + len("\n#endif\n")
+tmpl = s[i:j]
+
+PRE = r"""
+#define __host__
+#define KS_GEMM_DEVICE_ONLY 1
+struct float4 { float x, y, z, w; } __attribute__((aligned(16)));
+static inline float4 make_float4(float x, float y, float z, float w) { return float4{x, y, z, w}; }
+#include <cstdint>
+using std::fmaxf;
+"""
+
+MAIN = r"""
+static std::vector<float> gA, gB, gC, gBias;
+static float *A, *B, *C, *bias;
+static int m, n, k;
+static float alpha = 1.5f, beta = -0.5f;
+static void call_orig() { orig_k(%(args)s); }
+static void call_new() { new_k(%(args)s); }
+int main() {
+  const unsigned BM = %(bm)s, BN = %(bn)s, NT = %(nt)s;
+  int sizes[][3] = {{37, 45, 50}, {1, 1, 1}, {33, 70, 7}, {64, 32, 64}, {5, 40, 0}, {20, 3, 97}, {130, 140, 29}};
+  int bad = 0;
+  for (auto &z : sizes) {
+    m = z[0]; n = z[1]; k = z[2];
+    size_t nBuf = (size_t)(m + n + k + 8) * (m + n + k + 8);
+    gA.resize(nBuf); gB.resize(nBuf); gBias.resize(nBuf);
+    for (size_t i = 0; i < nBuf; i++) gA[i] = (float)((int)((i * 7 + 3) %% 13) - 6) * 0.37f;
+    for (size_t i = 0; i < nBuf; i++) gB[i] = (float)((int)((i * 5 + 1) %% 11) - 5) * 0.21f;
+    for (size_t i = 0; i < nBuf; i++) gBias[i] = (float)((int)(i %% 7) - 3) * 0.5f;
+    std::vector<float> c0(nBuf);
+    for (size_t i = 0; i < nBuf; i++) c0[i] = i %% 5 ? (float)((int)(i %% 9) - 4) * 0.25f : -0.0f;
+    A = gA.data(); B = gB.data(); bias = gBias.data();
+    gC = c0; C = gC.data();
+    launch({(unsigned)(n + 15) / 16, (unsigned)(m + 15) / 16, 1}, {16, 16, 1}, call_orig);
+    std::vector<float> ref = gC;
+    gC = c0; C = gC.data();
+    launch({(n + BN - 1) / BN, (m + BM - 1) / BM, 1}, {NT, 1, 1}, call_new);
+    size_t nDiff = 0;
+    for (size_t i = 0; i < ref.size(); i++) nDiff += memcmp(&ref[i], &gC[i], sizeof(float)) != 0;
+    printf("%(name)s m=%%d n=%%d k=%%d tiles %%ux%%u, %%u threads: %%zu of %%zu floats differ\n", m, n, k, BM, BN, NT,
+           nDiff, ref.size());
+    bad |= nDiff != 0;
+  }
+  return bad;
+}
+"""
+
+main = MAIN % {"bm": bm, "bn": bn, "nt": nt, "name": name, "args": args}
+sys.exit(cuda_emu.run(cxx, cuda_emu.PRELUDE + PRE + tmpl + "\n" + cuda_emu.kernel(orig, name, "orig_k") + "\n" +
+                      cuda_emu.kernel(new, name, "new_k") + "\n" + cuda_emu.LAUNCH_2D + main))
