@@ -68,7 +68,21 @@ static void raw_value(rawscan *s, const char *zPath, int nDepth) {
   raw_ws(s);
   raw_record(s, zPath, s->i);
   char c = s->z[s->i];
-  if (nDepth > 32) return;
+  if (nDepth > 32 && (c == '{' || c == '[')) {
+    /* Too deep to record: skip the whole value (brackets matched outside
+     * strings), or the caller's loop would stand still on it forever. */
+    int nOpen = 0;
+    do {
+      if (s->z[s->i] == '"') {
+        raw_skip_string(s);
+        continue;
+      }
+      if (s->z[s->i] == '{' || s->z[s->i] == '[') nOpen++;
+      else if (s->z[s->i] == '}' || s->z[s->i] == ']') nOpen--;
+      s->i++;
+    } while (s->z[s->i] && nOpen > 0);
+    return;
+  }
   if (c == '{' || c == '[') {
     int bObj = c == '{', iIdx = 0;
     s->i++;
