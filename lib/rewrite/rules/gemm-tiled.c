@@ -195,7 +195,11 @@ static int apply_gemm_tiled(ks_rewrite *p) {
     goto done;
   }
   if (zTmpl) {
-    rc = ks_buf_printf(&ins, "// kernelskill: the shipped GEMM template (share/kernelskill/templates/ks_gemm_f32.cuh)\n");
+    /* A provenance note like the others (skill first): readers of the
+     * `// kernelskill:` marks take their first word for a skill id. */
+    char *zTn = ks_rewrite_note_text(p, "the shipped GEMM template (share/kernelskill/templates/ks_gemm_f32.cuh)");
+    rc = zTn ? ks_buf_printf(&ins, "%s\n", zTn) : ks_error_set(KS_ENOMEM, "out of memory");
+    free(zTn);
     if (rc >= 0) rc = ks_buf_append(&ins, zTmpl, nTmpl);
     if (rc >= 0 && nTmpl && zTmpl[nTmpl - 1] != '\n') rc = ks_buf_puts(&ins, "\n");
     if (rc >= 0) rc = ks_buf_puts(&ins, "\n");
