@@ -148,6 +148,10 @@ int ks_path_datadir(char **pzOut);
  * stopping early at its NUL: a newline starts the next line. Start from 1:1
  * for a position in a whole file. */
 void ks_text_advance(const char *z, size_t nOff, int *piLine, int *piCol);
+/* Blank C/C++ comments and the contents of string and character literals in
+ * place (spaces; newlines, quotes and offsets kept), so that a scan of the
+ * rest sees only code. */
+void ks_text_blank_code(char *z);
 
 /* strdup that reports KS_ENOMEM through the error channel when it fails. */
 char *ks_strdup(const char *z);

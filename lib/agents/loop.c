@@ -356,8 +356,7 @@ int eval_cand(loop *L, int iRound, const round_plan *r, const cand *c, outcome *
   if (c->zUnparsed) {
     /* Not compiled: the untrusted-code check could not pass it. */
     pRev = calloc(1, sizeof *pRev);
-    if (!pRev || !(pRev->zReason = ks_strdup("clang cannot parse the code, so the untrusted-code check cannot pass "
-                                             "it: not compiled")) ||
+    if (!pRev || !(pRev->zReason = ks_strdup(KS_UNPARSED_WHY)) ||
         !(pRev->zDetail = ks_strdup(c->zUnparsed))) {
       rc = ks_error_set(KS_ENOMEM, "out of memory");
       goto done;

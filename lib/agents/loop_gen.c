@@ -129,8 +129,7 @@ int seed_from_spec(loop *L, char **pzPath) {
     ks_review_result *pRev = NULL;
     if (rc == KS_OK && ar.eOutcome == KS_AGENT_UNPARSED) {
       /* Never compiled: the untrusted-code check could not pass it. */
-      rc = ks_error_set(KS_EINVAL, "clang cannot parse the code, so the untrusted-code check cannot pass it: not "
-                                   "compiled\n%s", ar.zWhy ? ar.zWhy : "");
+      rc = ks_error_set(KS_EINVAL, KS_UNPARSED_WHY "\n%s", ar.zWhy ? ar.zWhy : "");
     } else if (rc == KS_OK) {
       say(L, "generating the seed: reviewing %s", zPath);
       rc = review(L, &tt, NULL, &pRev);

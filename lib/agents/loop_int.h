@@ -69,8 +69,11 @@ typedef struct cand {
   long nTokens;
   int nRequests;
   char *zModel, *zReply;
-  char *zUnparsed; /* LLM code clang cannot parse: its errors; never compiled */
+  char *zUnparsed; /* LLM code clang cannot parse: its errors; never compiled (KS_UNPARSED_WHY) */
 } cand;
+
+/* Why LLM code clang cannot parse gets no review (its verdict: compile_error). */
+#define KS_UNPARSED_WHY "clang cannot parse the code, so the untrusted-code check cannot pass it: not compiled"
 
 typedef struct refusal {
   const ks_skill *pSkill;

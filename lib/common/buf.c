@@ -165,3 +165,28 @@ void ks_text_advance(const char *z, size_t nOff, int *piLine, int *piCol) {
     }
   }
 }
+
+void ks_text_blank_code(char *z) {
+  for (char *p = z; *p;) {
+    if (p[0] == '/' && p[1] == '/') {
+      while (*p && *p != '\n') *p++ = ' ';
+    } else if (p[0] == '/' && p[1] == '*') {
+      *p++ = ' ';
+      *p++ = ' ';
+      while (*p && !(p[0] == '*' && p[1] == '/')) {
+        if (*p != '\n') *p = ' ';
+        p++;
+      }
+      if (*p) *p++ = ' ', *p++ = ' ';
+    } else if (*p == '"' || *p == '\'') {
+      char q = *p++;
+      while (*p && *p != q && *p != '\n') {
+        if (*p == '\\' && p[1]) *p++ = ' ';
+        *p++ = ' ';
+      }
+      if (*p == q) p++;
+    } else {
+      p++;
+    }
+  }
+}

@@ -535,30 +535,7 @@ static int lex(const char *zCode, size_t nCode, lexed *p) {
   }
   p->zS[p->n] = 0;
   memcpy(p->zB, p->zS, p->n + 1);
-  char *z = p->zB;
-  for (size_t i = 0; i < p->n;) {
-    if (z[i] == '/' && z[i + 1] == '*') {
-      size_t j = i + 2;
-      while (j < p->n && !(z[j] == '*' && z[j + 1] == '/')) j++;
-      j = j < p->n ? j + 2 : p->n;
-      for (size_t k = i; k < j; k++)
-        if (z[k] != '\n') z[k] = ' ';
-      i = j;
-    } else if (z[i] == '/' && z[i + 1] == '/') {
-      while (i < p->n && z[i] != '\n') z[i++] = ' ';
-    } else if (z[i] == '"' || z[i] == '\'') {
-      char q = z[i++];
-      while (i < p->n && z[i] != q && z[i] != '\n') {
-        if (z[i] == '\\' && i + 1 < p->n && z[i + 1] != '\n') z[i++] = ' ';
-        z[i++] = ' ';
-      }
-      if (i < p->n && z[i] == q) i++;
-    } else if (is_ident_char(z[i])) {
-      while (i < p->n && is_ident_char(z[i])) i++;
-    } else {
-      i++;
-    }
-  }
+  ks_text_blank_code(p->zB);
   return KS_OK;
 }
 
@@ -610,6 +587,11 @@ static int condition_ok(const char *zB, size_t i, size_t iEnd, char *zBad, size_
   return 1;
 }
 
+static void not_a_guard(sandbox_walk *pW, const lexed *pL, size_t i, const char *zName) {
+  lex_problem(pW, pL, i, "#ifndef %s is not an include guard: untrusted code may branch only on __CUDA_ARCH__ (the "
+                         "check sees clang's side; nvcc may take the other)", zName);
+}
+
 static void check_lexical(sandbox_walk *pW, const char *zCode, size_t nCode) {
   static const char *const azOk[] = {"include", "define", "undef", "if", "ifdef", "ifndef", "elif", "elifdef",
                                      "elifndef", "else", "endif", "pragma", "error", "warning", "line", NULL};
@@ -657,10 +639,7 @@ static void check_lexical(sandbox_walk *pW, const char *zCode, size_t nCode) {
         size_t m = k;
         while (m < iEol && (zB[m] == ' ' || zB[m] == '\t')) m++;
         ident_at(zB, m, iEol, zName, sizeof zName);
-        if (strcmp(zDir, "define") || strcmp(zName, zGuard)) {
-          lex_problem(pW, &L, iGuard, "#ifndef %s is not an include guard: untrusted code may branch only on "
-                                      "__CUDA_ARCH__ (the check sees clang's side; nvcc may take the other)", zGuard);
-        }
+        if (strcmp(zDir, "define") || strcmp(zName, zGuard)) not_a_guard(pW, &L, iGuard, zGuard);
         zGuard[0] = 0;
       }
       int bBad = k > j && !match_list(azOk, zDir);
@@ -710,9 +689,7 @@ static void check_lexical(sandbox_walk *pW, const char *zCode, size_t nCode) {
     }
     i = iEol + 1;
   }
-  if (zGuard[0])
-    lex_problem(pW, &L, iGuard, "#ifndef %s is not an include guard: untrusted code may branch only on __CUDA_ARCH__ "
-                                "(the check sees clang's side; nvcc may take the other)", zGuard);
+  if (zGuard[0]) not_a_guard(pW, &L, iGuard, zGuard);
   lexed_free(&L);
 }
 

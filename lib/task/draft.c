@@ -11,32 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Blank out comments and string/char literals (keeping newlines and offsets). */
-static void strip_comments(char *z) {
-  for (char *p = z; *p;) {
-    if (p[0] == '/' && p[1] == '/') {
-      while (*p && *p != '\n') *p++ = ' ';
-    } else if (p[0] == '/' && p[1] == '*') {
-      *p++ = ' ';
-      *p++ = ' ';
-      while (*p && !(p[0] == '*' && p[1] == '/')) {
-        if (*p != '\n') *p = ' ';
-        p++;
-      }
-      if (*p) *p++ = ' ', *p++ = ' ';
-    } else if (*p == '"' || *p == '\'') {
-      char q = *p++;
-      while (*p && *p != q && *p != '\n') {
-        if (*p == '\\' && p[1]) *p++ = ' ';
-        *p++ = ' ';
-      }
-      if (*p == q) p++;
-    } else {
-      p++;
-    }
-  }
-}
-
 typedef struct param {
   char zType[128]; /* the type words without the name, normalized spaces */
   char zName[64];
@@ -164,7 +138,7 @@ int ks_task_draft(const char *zSource, const char *zEntry, const ks_task_init_op
   for (const char *q = zEntry; *q && bIdent; q++) bIdent = isalnum((unsigned char)*q) || *q == '_';
   if (!bIdent) return ks_error_set(KS_EINVAL, "--entry '%.100s' is not a C identifier", zEntry);
   if ((rc = ks_file_read(zSource, &zText, &nText)) < 0) return rc;
-  strip_comments(zText);
+  ks_text_blank_code(zText);
 
   /* Find "zEntry (" that is followed by a "{" after its ')': a definition. */
   size_t nEntry = strlen(zEntry);
