@@ -25,6 +25,11 @@ for var in list(config.environment):
     if var.startswith("KS_LLM_") or var in ("KS_SKILLS_PATH", "KS_STORE", "KS_PROMPTS_DIR", "KS_MODE", "KS_NVCC"):
         config.environment.pop(var, None)
 
+# Parses share one cache of the CUDA prefix (lib/features/pch.c) in the build
+# tree, not the user's ~/.cache; test/features/pch.test covers it on its own.
+config.environment["KS_PCH_CACHE"] = os.path.join(config.ks_test_build_dir, "pch-cache")
+config.environment.pop("KS_PCH_TRACE", None)
+
 config.substitutions.append(("%kernelskill", os.path.join(config.ks_bin_dir, "kernelskill")))
 config.substitutions.append(("%ks-isolate", os.path.join(config.ks_bin_dir, "ks-isolate")))
 config.substitutions.append(("%nvcc", config.ks_nvcc))

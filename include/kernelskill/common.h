@@ -153,6 +153,10 @@ void ks_text_advance(const char *z, size_t nOff, int *piLine, int *piCol);
  * rest sees only code. */
 void ks_text_blank_code(char *z);
 
+/* A 64-bit FNV-1a hash of n bytes as 16 hex digits: names, not security
+ * (store entries, cached headers). */
+void ks_text_hash16(const char *z, size_t n, char azOut[17]);
+
 /* strdup that reports KS_ENOMEM through the error channel when it fails. */
 char *ks_strdup(const char *z);
 /* printf into a new string (malloc'd; NULL when out of memory). */

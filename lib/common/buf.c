@@ -190,3 +190,12 @@ void ks_text_blank_code(char *z) {
     }
   }
 }
+
+void ks_text_hash16(const char *z, size_t n, char azOut[17]) {
+  unsigned long long h = 0xcbf29ce484222325ULL;
+  for (size_t i = 0; i < n; i++) {
+    h ^= (unsigned char)z[i];
+    h *= 0x100000001b3ULL;
+  }
+  snprintf(azOut, 17, "%016llx", h);
+}

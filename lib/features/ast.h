@@ -29,6 +29,7 @@ struct ks_tu {
   int nDiag;
   int nError;      /* errors in user code */
   int nSysError;   /* errors inside system headers (ignored) */
+  int nPchSysError;/* of those, the ones the cached prefix had (not reported again) */
   double rParseSec;
   char **azArgs;   /* the clang arguments used, for reparse and reports */
   int nArgs;

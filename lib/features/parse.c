@@ -1,9 +1,11 @@
 /* parse.c — libclang set up as a CUDA compile sees the file: CUDA 13 headers
  * under clang 19 (stub for the header CUDA 13 removed, -Wno-unknown-cuda-version,
- * -resource-dir when libclang is relocated), with a precompiled preamble so that
- * the loop's re-parse after each edit is cheap. */
+ * -resource-dir when libclang is relocated), with the CUDA prefix from a
+ * cached PCH (pch.c) and a precompiled preamble so that the loop's re-parse
+ * after each edit is cheap. */
 #define _GNU_SOURCE
 #include "features/ast.h"
+#include "features/pch.h"
 #include "kernelskill/proc.h"
 
 #include <stdio.h>
@@ -31,6 +33,7 @@ static void free_diags(ks_tu *pTu) {
  * headers trip clang 19 in places that do not matter to the user's code). */
 static int collect_diags(ks_tu *pTu) {
   free_diags(pTu);
+  pTu->nSysError = pTu->nPchSysError;
   unsigned n = clang_getNumDiagnostics(pTu->pTu);
   if (n == 0) return KS_OK;
   pTu->aDiag = calloc(n, sizeof(ks_diag));
@@ -161,8 +164,28 @@ int ks_tu_parse(const char *zFile, const ks_parse_opts *pOpts, ks_tu **ppTu) {
                    CXTranslationUnit_PrecompiledPreamble;
   if (pOpts->bReparse) flags |= CXTranslationUnit_CreatePreambleOnFirstParse;
   double t0 = now_sec();
+  /* The CUDA prefix from the cache when there is one (pch.h); a prefix
+   * clang refuses (the parse fails: another clang, options that differ, a
+   * damaged file) is dropped and the file parsed the usual way. */
+  char *zPch = NULL;
+  if ((rc = ks_pch_find(pTu->pIndex, pTu->azArgs, pTu->nArgs, &zPch, &pTu->nPchSysError)) < 0) goto fail;
+  if (zPch && ((rc = push_arg(pTu, "-include-pch")) < 0 || (rc = push_arg(pTu, zPch)) < 0)) {
+    free(zPch);
+    goto fail;
+  }
   enum CXErrorCode e = clang_parseTranslationUnit2(pTu->pIndex, pTu->zFile, (const char *const *)pTu->azArgs,
                                                    pTu->nArgs, &unsaved, 1, flags, &pTu->pTu);
+  if (zPch && (e != CXError_Success || !pTu->pTu)) { /* libclang: CXError_ASTReadError */
+    if (pTu->pTu) clang_disposeTranslationUnit(pTu->pTu);
+    pTu->pTu = NULL;
+    ks_pch_forget(zPch);
+    for (int i = 0; i < 2; i++) free(pTu->azArgs[--pTu->nArgs]);
+    pTu->azArgs[pTu->nArgs] = NULL;
+    pTu->nPchSysError = 0;
+    e = clang_parseTranslationUnit2(pTu->pIndex, pTu->zFile, (const char *const *)pTu->azArgs, pTu->nArgs,
+                                    &unsaved, 1, flags, &pTu->pTu);
+  }
+  free(zPch);
   pTu->rParseSec = now_sec() - t0;
   if (e != CXError_Success || !pTu->pTu) {
     rc = ks_error_set(KS_EPARSE, "%s: libclang could not parse the file (error %d)", zFile, (int)e);

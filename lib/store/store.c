@@ -24,14 +24,7 @@ static const char zOrigFile[] = "original.cu";
 static const char zOptFile[] = "optimized.cu";
 static const char zEvFile[] = "evidence.json";
 
-void ks_store_hash(const char *z, size_t n, char azOut[17]) {
-  unsigned long long h = 0xcbf29ce484222325ULL;
-  for (size_t i = 0; i < n; i++) {
-    h ^= (unsigned char)z[i];
-    h *= 0x100000001b3ULL;
-  }
-  snprintf(azOut, 17, "%016llx", h);
-}
+void ks_store_hash(const char *z, size_t n, char azOut[17]) { ks_text_hash16(z, n, azOut); }
 
 char *ks_store_arch_name(const char *zArch) {
   const char *p = zArch;

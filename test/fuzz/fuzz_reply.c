@@ -2,7 +2,7 @@
  * ks_llm_extract_code must find exactly one fenced code block or refuse with
  * KS_EINVAL, and the block it returns must be a substring of the reply that
  * starts at the line it reports. */
-// fuzz-sources: lib/llm/code.c lib/sandbox/sandbox.c lib/common/buf.c lib/common/error.c lib/common/fs.c lib/common/marks.c lib/common/path.c lib/common/proc.c lib/features/parse.c lib/features/ast.c
+// fuzz-sources: lib/llm/code.c lib/sandbox/sandbox.c lib/common/buf.c lib/common/error.c lib/common/fs.c lib/common/marks.c lib/common/path.c lib/common/proc.c lib/features/parse.c lib/features/pch.c lib/features/ast.c
 // fuzz-libs: -L/usr/lib/llvm-19/lib -lclang -lcjson -lm -Wl,-rpath,/usr/lib/llvm-19/lib
 #include <stdint.h>
 #include <stdlib.h>
