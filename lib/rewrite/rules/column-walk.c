@@ -55,7 +55,6 @@ typedef struct cw_state {
   int iMemParam;
   char *zMemLv;
   unsigned iMemS, iMemE; /* one occurrence (text emitted after the combine) */
-  int bMemSub;
   CXCursor aRef[CW_MAX_REFS]; /* declarations the loop's expressions read */
   int nRef;
   int abRead[CW_MAX_PARAMS];  /* buffers the loop reads */
@@ -285,7 +284,6 @@ static int check_accum(cw_state *pS, CXCursor c) {
     enum CXBinaryOperatorKind op = clang_getCursorBinaryOperatorKind(c);
     if ((op != CXBinaryOperator_AddAssign && op != CXBinaryOperator_SubAssign) || ks_rw_kids(c, k, 2) != 2)
       return why(pS, "line %u: a compound assignment other than += / -= in the row loop", l);
-    if (op == CXBinaryOperator_SubAssign && kind(ks_rw_strip(k[0])) == CXCursor_ArraySubscriptExpr) pS->bMemSub = 1;
     if (acc_target(pS, k[0], CW_ADD) < 0) return -1;
     return check_expr(pS, k[1]);
   }
@@ -297,7 +295,6 @@ static int check_accum(cw_state *pS, CXCursor c) {
     enum CXBinaryOperatorKind op = clang_getCursorBinaryOperatorKind(r);
     int bL = same_target(pS, k[0], o[0]), bR = same_target(pS, k[0], o[1]);
     if ((op == CXBinaryOperator_Add && (bL || bR)) || (op == CXBinaryOperator_Sub && bL)) {
-      if (op == CXBinaryOperator_Sub && kind(ks_rw_strip(k[0])) == CXCursor_ArraySubscriptExpr) pS->bMemSub = 1;
       if (acc_target(pS, k[0], CW_ADD) < 0) return -1;
       if (kind(ks_rw_strip(k[0])) == CXCursor_ArraySubscriptExpr) {
         /* the right-hand side's own P[e] becomes ks_cw_acc too */
