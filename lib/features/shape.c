@@ -1913,3 +1913,11 @@ char *ks_shape_poly_text(const ks_shape *p, const ks_poly *pPoly) {
   }
   return ks_buf_detach(&b);
 }
+
+/* ---- appended for rule column-walk: the built-in recognizer, public ---- */
+
+int ks_shape_builtin(CXCursor c, int *piDim) {
+  int d = -1, e = builtin_atom(c, &d);
+  if (e >= 0 && piDim) *piDim = d;
+  return e;
+}

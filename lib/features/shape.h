@@ -178,4 +178,9 @@ void ks_shape_uses_free(ks_shape_use *a, int n);
 /* Main-file ranges [start, end) of macro expansions, sorted. */
 int ks_shape_macro_ranges(ks_tu *pTu, unsigned **paRange, int *pnRange);
 
+/* Is c a built-in read threadIdx.d / blockIdx.d / blockDim.d / gridDim.d (a
+ * MemberRefExpr)? Returns the kind (KS_ATOM_TID .. KS_ATOM_GDIM) and *piDim
+ * (may be NULL) the dimension, or -1. */
+int ks_shape_builtin(CXCursor c, int *piDim);
+
 #endif

@@ -132,6 +132,7 @@ typedef struct term_ctx {
   CXCursor aTmp[4];      /* 2-D: element-index temporaries before the copy (int in = x + w * y;) */
   CXCursor aTmpInit[4];
   int nTmp;
+  CXCursor batch;        /* 2-D: the batch index `b = blockIdx.z`, or null */
 } term_ctx;
 
 /* What term c is: 2-D: 1 + the thread-index variable's slot; 1-D: 1 for
@@ -183,6 +184,71 @@ static int linear(const term_ctx *pC, CXCursor idx, int *peU, int *peV, CXCursor
   return 0;
 }
 
+/* Is c (through widening casts) the batch index variable? */
+static int is_batch(const term_ctx *pC, CXCursor c) {
+  return !clang_Cursor_isNull(pC->batch) && ks_rw_is_ref_to(strip_widening(c), pC->batch);
+}
+
+/* A batch offset: a product of the batch index (once) and scalar-parameter
+ * factors (`b * R * C`, `(size_t)b * rows * cols`), or the batch index alone. */
+static int batch_offset(const term_ctx *pC, CXCursor c, int *pnBatch) {
+  CXCursor l, r;
+  c = strip_widening(c);
+  if (is_batch(pC, c)) {
+    (*pnBatch)++;
+    return 1;
+  }
+  if (binop(c, CXBinaryOperator_Mul, &l, &r)) return batch_offset(pC, l, pnBatch) && batch_offset(pC, r, pnBatch);
+  return is_pure(pC->kernel, c);
+}
+
+/* The batched form of linear(): `OFF + U * S + V` in any order and grouping of
+ * the three terms, OFF a batch offset (batch_offset, with the batch index
+ * once). *pOff: OFF's cursor. */
+static int linear_batched(const term_ctx *pC, CXCursor idx, int *peU, int *peV, CXCursor *pStride, int *piDivU,
+                          int *piDivV, CXCursor *pOff) {
+  CXCursor d = kind(strip_widening(idx)) == CXCursor_DeclRefExpr ? clang_getCursorReferenced(strip_widening(idx))
+                                                                 : clang_getNullCursor();
+  for (int i = 0; i < pC->nTmp && !clang_Cursor_isNull(d); i++)
+    if (clang_equalCursors(pC->aTmp[i], d)) idx = pC->aTmpInit[i];
+  /* the sum's terms (at most 3) */
+  CXCursor aT[4], stack[8];
+  int nT = 0, nS = 0;
+  stack[nS++] = idx;
+  while (nS > 0) {
+    CXCursor c = strip_widening(stack[--nS]), l, r;
+    if (binop(c, CXBinaryOperator_Add, &l, &r)) {
+      if (nS + 2 > 8) return 0;
+      stack[nS++] = r;
+      stack[nS++] = l;
+    } else {
+      if (nT == 3) return 0;
+      aT[nT++] = c;
+    }
+  }
+  if (nT != 3) return 0;
+  for (int iOff = 0; iOff < 3; iOff++) {
+    int nBatch = 0;
+    if (!batch_offset(pC, aT[iOff], &nBatch) || nBatch != 1) continue;
+    CXCursor a = aT[(iOff + 1) % 3], b = aT[(iOff + 2) % 3], ml, mr;
+    for (int iSwap = 0; iSwap < 2; iSwap++) {
+      CXCursor prod = iSwap ? b : a, add = iSwap ? a : b;
+      if (!(*peV = term(pC, add, piDivV))) continue;
+      if (!binop(strip_widening(prod), CXBinaryOperator_Mul, &ml, &mr)) continue;
+      for (int iM = 0; iM < 2; iM++) {
+        CXCursor u = iM ? mr : ml, s = iM ? ml : mr;
+        int iDummy;
+        if ((*peU = term(pC, u, piDivU)) && !term(pC, s, &iDummy) && !is_batch(pC, s)) {
+          *pStride = s;
+          *pOff = aT[iOff];
+          return 1;
+        }
+      }
+    }
+  }
+  return 0;
+}
+
 /* ---- the match ---- */
 
 typedef struct tr_match {
@@ -191,6 +257,8 @@ typedef struct tr_match {
   char *zRows, *zCols;       /* their names */
   char *zInStride, *zOutStride; /* in[u * S + v], out[v * S' + u], as written (1-D: the bounds) */
   char *zIdxType;            /* type the element index arithmetic runs in */
+  char *zBatchDecl;          /* 2-D batched: the batch index declaration as written, else NULL */
+  char *zInOff, *zOutOff;    /* 2-D batched: the batch offsets of in and out, as written */
   char *zElem;               /* element type */
   int b1D;
   unsigned iKernelStart, iBodyStart, iBodyEnd; /* the body's braces */
@@ -203,7 +271,11 @@ static void tr_match_free(tr_match *pM) {
   free(pM->zOutStride);
   free(pM->zIdxType);
   free(pM->zElem);
+  free(pM->zBatchDecl);
+  free(pM->zInOff);
+  free(pM->zOutOff);
   pM->zRows = pM->zCols = pM->zInStride = pM->zOutStride = pM->zIdxType = pM->zElem = NULL;
+  pM->zBatchDecl = pM->zInOff = pM->zOutOff = NULL;
 }
 
 static char *type_of(CXCursor c) {
@@ -298,6 +370,7 @@ static const char *match_1d(ks_tu *pTu, CXCursor kernel, tr_match *pM, char *zBu
   term_ctx tc;
   memset(&tc, 0, sizeof tc);
   tc.b1D = 1;
+  tc.batch = clang_getNullCursor();
   tc.kernel = kernel;
   tc.idx = pw.idx;
   CXCursor p1, p2;
@@ -422,6 +495,7 @@ static const char *match_2d(ks_tu *pTu, CXCursor kernel, tr_match *pM) {
   char acDim[2] = {0, 0};
   memset(&tc, 0, sizeof tc);
   tc.kernel = kernel;
+  tc.batch = clang_getNullCursor(); /* a zeroed cursor is not the null cursor */
   CXCursor body = ks_rw_body(kernel);
   ks_rw_children(body, &aStmt, &nStmt);
   int i = 0;
@@ -437,6 +511,30 @@ static const char *match_2d(ks_tu *pTu, CXCursor kernel, tr_match *pM) {
   if (tc.nVar != 2 || acDim[0] == acDim[1]) {
     zErr = WHY_NO_2D_INDEX;
     goto done;
+  }
+  /* a batch index `T b = blockIdx.z;` (one matrix per blockIdx.z) */
+  {
+    CXCursor var, init;
+    int iDim = -1;
+    if (i < nStmt && single_var(aStmt[i], &var, &init) && !clang_Cursor_isNull(init) &&
+        ks_rw_is_integer_type(clang_getCursorType(var)) &&
+        ks_shape_builtin(strip_widening(init), &iDim) == KS_ATOM_BID && iDim == 2) {
+      unsigned s, e;
+      if (ks_ast_extent(pTu, aStmt[i], &s, &e) < 0) {
+        zErr = "the batch index is not written in the file";
+        goto done;
+      }
+      tc.batch = var;
+      pM->zBatchDecl = malloc(e - s + 2);
+      if (!pM->zBatchDecl) {
+        zErr = "out of memory";
+        goto done;
+      }
+      memcpy(pM->zBatchDecl, pTu->zSrc + s, e - s);
+      pM->zBatchDecl[e - s] = 0;
+      if (pTu->zSrc[e - s > 0 ? e - 1 : s] != ';') strcat(pM->zBatchDecl, ";");
+      i++;
+    }
   }
   if (i >= nStmt || kind(aStmt[i]) != CXCursor_IfStmt) {
     zErr = "the thread indices are not followed by the guard if (r < rows && c < cols)";
@@ -508,9 +606,21 @@ static const char *match_2d(ks_tu *pTu, CXCursor kernel, tr_match *pM) {
     zErr = "the guarded statement is not a plain copy out[...] = in[...] between two pointer parameters";
     goto done;
   }
-  if (!linear(&tc, r, &eUr, &eVr, &sIn, &iD1, &iD2) || !linear(&tc, w, &eUw, &eVw, &sOut, &iD1, &iD2) ||
-      eUr == eVr || eUw != eVr || eVw != eUr) {
-    zErr = "the copy is not out[v * S2 + u] = in[u * S1 + v] on the two thread indices u, v";
+  CXCursor offIn, offOut;
+  int bLin = clang_Cursor_isNull(tc.batch)
+                 ? linear(&tc, r, &eUr, &eVr, &sIn, &iD1, &iD2) && linear(&tc, w, &eUw, &eVw, &sOut, &iD1, &iD2)
+                 : linear_batched(&tc, r, &eUr, &eVr, &sIn, &iD1, &iD2, &offIn) &&
+                       linear_batched(&tc, w, &eUw, &eVw, &sOut, &iD1, &iD2, &offOut);
+  if (!bLin || eUr == eVr || eUw != eVr || eVw != eUr) {
+    zErr = clang_Cursor_isNull(tc.batch)
+               ? "the copy is not out[v * S2 + u] = in[u * S1 + v] on the two thread indices u, v"
+               : "the copy is not out[B2 + v * S2 + u] = in[B1 + u * S1 + v] (B1, B2: the batch index times scalar "
+                 "parameters)";
+    goto done;
+  }
+  if (!clang_Cursor_isNull(tc.batch) &&
+      (!(pM->zInOff = ks_ast_text(pTu, offIn)) || !(pM->zOutOff = ks_ast_text(pTu, offOut)))) {
+    zErr = "out of memory";
     goto done;
   }
   if (!is_pure(kernel, sIn) || !is_pure(kernel, sOut)) {
@@ -646,6 +756,24 @@ static int apply_smem_transpose(ks_rewrite *p) {
   char zI[64];
   snprintf(zI, sizeof zI, "%.*s  ", (int)(nIndent < 60 ? nIndent : 60), pTu->zSrc + iLine);
   const char *zT = m.zIdxType;
+  char *zInIdx = NULL, *zOutIdx = NULL; /* the subscripts' batch offsets, "" when not batched */
+  if (m.zBatchDecl) {
+    ks_buf t = KS_BUF_INIT;
+    rc = ks_buf_printf(&t, "(%s) + ", m.zInOff);
+    zInIdx = rc >= 0 ? ks_buf_detach(&t) : NULL;
+    ks_buf_free(&t);
+    rc = ks_buf_printf(&t, "(%s) + ", m.zOutOff);
+    zOutIdx = rc >= 0 ? ks_buf_detach(&t) : NULL;
+    ks_buf_free(&t);
+    rc = zInIdx && zOutIdx ? ks_buf_printf(&body, "\n%s%s", zI, m.zBatchDecl) : ks_error_set(KS_ENOMEM, "out of memory");
+    if (rc < 0) {
+      free(zInIdx);
+      free(zOutIdx);
+      free(zIn);
+      free(zOut);
+      goto done;
+    }
+  }
   rc = ks_buf_printf(&body,
       "\n"
       "%s__shared__ %s ks_tile[%d][%d];\n"
@@ -654,12 +782,12 @@ static int apply_smem_transpose(ks_rewrite *p) {
       "%s  const %s ks_r0 = (%s)(ks_by * %d);\n"
       "%s  for (int ks_k = 0; ks_k < %d; ks_k += %d) {\n"
       "%s    const %s ks_r = ks_r0 + (%s)(threadIdx.y + ks_k), ks_c = ks_c0 + (%s)threadIdx.x;\n"
-      "%s    if (ks_r < (%s) && ks_c < (%s)) ks_tile[threadIdx.y + ks_k][threadIdx.x] = %s[ks_r * (%s) + ks_c];\n"
+      "%s    if (ks_r < (%s) && ks_c < (%s)) ks_tile[threadIdx.y + ks_k][threadIdx.x] = %s[%sks_r * (%s) + ks_c];\n"
       "%s  }\n"
       "%s  __syncthreads();\n"
       "%s  for (int ks_k = 0; ks_k < %d; ks_k += %d) {\n"
       "%s    const %s ks_c = ks_c0 + (%s)(threadIdx.y + ks_k), ks_r = ks_r0 + (%s)threadIdx.x;\n"
-      "%s    if (ks_c < (%s) && ks_r < (%s)) %s[ks_c * (%s) + ks_r] = ks_tile[threadIdx.x][threadIdx.y + ks_k];\n"
+      "%s    if (ks_c < (%s) && ks_r < (%s)) %s[%sks_c * (%s) + ks_r] = ks_tile[threadIdx.x][threadIdx.y + ks_k];\n"
       "%s  }\n"
       "%s  __syncthreads();\n"
       "%s}\n",
@@ -669,19 +797,22 @@ static int apply_smem_transpose(ks_rewrite *p) {
       zI, zT, zT, TILE,
       zI, TILE, ROWS_PER_PASS,
       zI, zT, zT, zT,
-      zI, m.zRows, m.zCols, zIn, m.zInStride,
+      zI, m.zRows, m.zCols, zIn, zInIdx ? zInIdx : "", m.zInStride,
       zI, zI,
       zI, TILE, ROWS_PER_PASS,
       zI, zT, zT, zT,
-      zI, m.zCols, m.zRows, zOut, m.zOutStride,
+      zI, m.zCols, m.zRows, zOut, zOutIdx ? zOutIdx : "", m.zOutStride,
       zI, zI, zI);
   free(zIn);
   free(zOut);
+  free(zInIdx);
+  free(zOutIdx);
   if (rc < 0) goto done;
   if ((rc = ks_rewrite_replace(p, m.iBodyStart + 1, m.iBodyEnd - 1, body.z)) < 0) goto done;
   if ((rc = ks_buf_printf(&note, "%dx%d shared-memory tile [%d][%d] (padded against bank conflicts), block %dx%d, "
                                  "coalesced loads and stores (%s form)",
-                          TILE, TILE, TILE, TILE + 1, TILE, ROWS_PER_PASS, m.b1D ? "1-D" : "2-D")) < 0 ||
+                          TILE, TILE, TILE, TILE + 1, TILE, ROWS_PER_PASS,
+                          m.b1D ? "1-D" : m.zBatchDecl ? "2-D, one matrix per blockIdx.z" : "2-D")) < 0 ||
       (rc = ks_rewrite_note(p, m.iKernelStart, note.z)) < 0)
     goto done;
 
@@ -697,9 +828,18 @@ static int apply_smem_transpose(ks_rewrite *p) {
       goto done;
     }
     ks_buf_clear(&cfg);
-    rc = ks_buf_printf(&cfg, "dim3((unsigned)((%s + %d) / %d), (unsigned)((%s + %d) / %d < %d ? (%s + %d) / %d : %d)), dim3(%d, %d)",
-                       zC, TILE - 1, TILE, zR, TILE - 1, TILE, GRID_Y_MAX, zR, TILE - 1, TILE, GRID_Y_MAX, TILE,
-                       ROWS_PER_PASS);
+    /* batched: the grid's z (one matrix per blockIdx.z) stays the launch's */
+    char *zZ = NULL;
+    if (m.zBatchDecl) {
+      ks_buf t = KS_BUF_INIT;
+      zZ = ks_buf_printf(&t, ", dim3(%s).z", pL->azCfg[0]) >= 0 ? ks_buf_detach(&t) : NULL;
+      ks_buf_free(&t);
+    }
+    rc = ks_buf_printf(&cfg, "dim3((unsigned)((%s + %d) / %d), (unsigned)((%s + %d) / %d < %d ? (%s + %d) / %d : %d)%s), dim3(%d, %d)",
+                       zC, TILE - 1, TILE, zR, TILE - 1, TILE, GRID_Y_MAX, zR, TILE - 1, TILE, GRID_Y_MAX,
+                       zZ ? zZ : "", TILE, ROWS_PER_PASS);
+    if (m.zBatchDecl && !zZ) rc = ks_error_set(KS_ENOMEM, "out of memory");
+    free(zZ);
     if (rc >= 0 && pL->azCfg[2]) rc = ks_buf_printf(&cfg, ", %s", pL->azCfg[2]);
     if (rc >= 0 && pL->azCfg[3]) rc = ks_buf_printf(&cfg, ", %s", pL->azCfg[3]);
     if (rc >= 0) rc = ks_rewrite_replace(p, pL->iCfgStart, pL->iCfgEnd, cfg.z);

@@ -1,0 +1,64 @@
+/* ks_colwalk.cuh — device helpers of rule column-walk (lib/rewrite/rules/column-walk.c,
+ * docs/rules/column-walk.md). A column walk (one thread per column walking all
+ * rows) becomes a 2-D block of COLS columns x ROWS row slices: slice ty walks rows
+ * ty, ty + ROWS, ... and its partial result is combined here with the other
+ * slices of its column through shared memory, in a fixed tree order (the result
+ * does not depend on timing: the same inputs give the same bits on every run).
+ * Every thread of the block must call a combine (it holds barriers); every
+ * thread gets its column's result. The rule inserts this text once per file,
+ * so the rewritten file compiles on its own. */
+#ifndef KS_COLWALK_CUH
+#define KS_COLWALK_CUH
+
+namespace ks_colwalk {
+
+struct op_sum {
+  template <class T> __device__ __forceinline__ T operator()(T a, T b) const { return a + b; }
+};
+/* max/min: fmax/fmin for floating types (a NaN loses, as with fmaxf in the
+ * walk), the comparison for integers. T(0.5) != T(0) tells them apart. */
+struct op_max {
+  template <class T> __device__ __forceinline__ T operator()(T a, T b) const {
+    if constexpr (T(0.5) != T(0)) return fmax(a, b);
+    else return a < b ? b : a;
+  }
+};
+struct op_min {
+  template <class T> __device__ __forceinline__ T operator()(T a, T b) const {
+    if constexpr (T(0.5) != T(0)) return fmin(a, b);
+    else return b < a ? b : a;
+  }
+};
+
+/* Combine v over threadIdx.y (ROWS slices, a power of two) for each
+ * threadIdx.x (COLS columns): slice pairs (ty, ty + h) for h = ROWS/2 ... 1. */
+template <int COLS, int ROWS, class T, class Op> __device__ __forceinline__ T combine(T v, Op op) {
+  static_assert(ROWS >= 1 && (ROWS & (ROWS - 1)) == 0, "ROWS must be a power of two");
+  static_assert(COLS >= 1 && COLS * ROWS <= 1024, "at most 1024 threads per block");
+  __shared__ T s[ROWS][COLS];
+  const int tx = (int)threadIdx.x, ty = (int)threadIdx.y;
+  s[ty][tx] = v;
+  __syncthreads();
+  for (int h = ROWS / 2; h > 0; h >>= 1) {
+    if (ty < h) s[ty][tx] = op(s[ty][tx], s[ty + h][tx]);
+    __syncthreads();
+  }
+  T r = s[0][tx];
+  __syncthreads(); /* the next combine of this type reuses s */
+  return r;
+}
+
+template <int COLS, int ROWS, class T> __device__ __forceinline__ T sum(T v) { return combine<COLS, ROWS>(v, op_sum()); }
+template <int COLS, int ROWS, class T> __device__ __forceinline__ T max(T v) { return combine<COLS, ROWS>(v, op_max()); }
+template <int COLS, int ROWS, class T> __device__ __forceinline__ T min(T v) { return combine<COLS, ROWS>(v, op_min()); }
+
+/* Host: the launch's grid g with K times as many blocks along x (the block
+ * covers COLS columns instead of the original COLS * K threads). */
+inline dim3 grid(dim3 g, unsigned k) {
+  g.x *= k;
+  return g;
+}
+
+} /* namespace ks_colwalk */
+
+#endif

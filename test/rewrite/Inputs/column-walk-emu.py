@@ -1,0 +1,66 @@
+"""column-walk-emu.py CXX ORIG.cu NEW.cu KERNEL: check on the CPU that rule
+column-walk's rewrite of KERNEL writes exactly what the original writes.
+Both kernels are cut out of their files (the new one with the ks_colwalk
+helpers the rule inserted above it), compiled as C++ with the CUDA built-ins
+emulated (cuda_emu.py: a block's threads are pthreads, __syncthreads a
+barrier), and run on rows x cols inputs that are not multiples of the block
+(fewer rows than row slices, fewer columns than a block, one row, one column).
+The original runs with its launch (256 threads per block, one per column); the
+new one with the grid scale and block read from its rewritten launch in
+NEW.cu. Kernels have the signature (m, x, out, rows, cols). Inputs hold small
+integers, so every sum is exact in any order and the outputs must be equal bit
+for bit. Exit 0 when every size matches."""
+import os
+import re
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import cuda_emu  # noqa: E402
+
+cxx, orig, new, name = sys.argv[1:5]
+src = open(new, encoding="utf-8").read()
+m = re.search(r"\b" + re.escape(name) + r"<<<ks_colwalk::grid\(.*, (\d+)\), dim3\((\d+), (\d+)\)>>>", src)
+if not m:
+    raise SystemExit("no rewritten launch of " + name + " in " + new)
+scale, bcols, brows = (int(g) for g in m.groups())
+h = re.search(r"#ifndef KS_COLWALK_CUH.*?\n#endif", src, re.S)
+if not h:
+    raise SystemExit("no ks_colwalk helpers in " + new)
+
+PRE = r"""
+struct dim3 { unsigned x, y, z; dim3(unsigned a = 1, unsigned b = 1, unsigned c = 1) : x(a), y(b), z(c) {} };
+"""
+
+MAIN = r"""
+static std::vector<float> gm, gx, gout;
+static int rows, cols;
+static void call_orig() { orig_k(gm.data(), gx.data(), gout.data(), rows, cols); }
+static void call_new() { new_k(gm.data(), gx.data(), gout.data(), rows, cols); }
+int main() {
+  int sizes[][2] = {{70, 45}, {5, 300}, {33, 1}, {1, 33}, {64, 64}, {40, 260}};
+  int bad = 0;
+  for (auto &z : sizes) {
+    rows = z[0]; cols = z[1];
+    size_t n = (size_t)rows * cols;
+    gm.resize(n);
+    for (size_t i = 0; i < n; i++) gm[i] = (float)((int)((i * 7 + 3) %% 17) - 8);
+    gx.resize(rows > cols ? rows : cols);
+    for (size_t i = 0; i < gx.size(); i++) gx[i] = (float)((int)(i %% 5) - 2);
+    gout.assign(n, 1.0f);
+    unsigned g = (unsigned)(cols + 255) / 256;
+    launch({g, 1, 1}, {256, 1, 1}, call_orig);
+    std::vector<float> ref = gout;
+    gout.assign(n, 1.0f);
+    launch({g * %(scale)d, 1, 1}, {%(bcols)d, %(brows)d, 1}, call_new);
+    size_t nDiff = 0;
+    for (size_t i = 0; i < n; i++) nDiff += memcmp(&ref[i], &gout[i], sizeof(float)) != 0;
+    printf("%(name)s %%dx%%d: %%zu of %%zu outputs differ\n", rows, cols, nDiff, n);
+    bad |= nDiff != 0;
+  }
+  return bad;
+}
+"""
+
+main = MAIN % {"scale": scale, "bcols": bcols, "brows": brows, "name": name}
+sys.exit(cuda_emu.run(cxx, cuda_emu.PRELUDE + PRE + h.group(0) + "\n" + cuda_emu.kernel(orig, name, "orig_k") + "\n" +
+                      cuda_emu.kernel(new, name, "new_k") + "\n" + cuda_emu.LAUNCH_2D + main))
