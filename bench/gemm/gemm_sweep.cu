@@ -8,7 +8,8 @@
  * events around each launch, the median of --reps launches after 3 warm-ups.
  * Built with nvcc by bench/gemm/build.sh; prints to stdout only.
  *
- *   gemm_sweep [--sizes 1024,2048,4096,4000] [--reps N] [--only NAME]
+ *   gemm_sweep [--sizes 1024,2048,4096,4000,8192x4096x1024] [--reps N] [--only NAME]
+ *   (a size S is M = N = K = S; MxNxK row-major, C M x N)
  *
  * Exit status: 0 all correct, 1 a mismatch, 2 usage or CUDA/cuBLAS error. */
 #include "../../lib/rewrite/templates/ks_gemm_f32.cuh"
@@ -107,6 +108,9 @@ static const variant aVar[] = {
     V(128, 256, 16, 64, 64, 8, 16, 3, F, F, 8),
     V(256, 128, 16, 64, 32, 8, 8, 2, F, F, 8),
     V(256, 128, 16, 64, 32, 8, 8, 3, F, F, 8),
+    V(128, 128, 16, 64, 64, 8, 16, 2, F, F, 8),
+    V(128, 128, 16, 64, 64, 8, 16, 3, F, F, 8),
+    V(64, 64, 16, 32, 32, 4, 8, 3, F, F, 1),
     V(128, 64, 16, 32, 32, 4, 8, 2, F, F, 1),
     V(128, 64, 16, 32, 32, 4, 8, 3, F, F, 8),
     V(64, 128, 16, 32, 64, 8, 8, 3, F, F, 8),
@@ -242,25 +246,40 @@ static int check_edges(const variant &v, bufs &b) {
 }
 
 int main(int argc, char **argv) {
-  std::vector<int> aN = {1024, 2048, 4096, 4000};
+  struct dims {
+    int M, N, K;
+  };
+  std::vector<dims> aD = {{1024, 1024, 1024}, {2048, 2048, 2048}, {4096, 4096, 4096}, {4000, 4000, 4000}};
   int nReps = 10;
   const char *zOnly = NULL;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--sizes") && i + 1 < argc) {
-      aN.clear();
+      aD.clear();
+      /* a comma-separated list of S (M = N = K = S) or MxNxK */
       for (char *z = argv[++i]; *z;) {
-        char *zEnd;
-        long n = strtol(z, &zEnd, 10);
-        if (zEnd == z || n <= 0 || n > 16384) {
-          printf("gemm_sweep: --sizes: '%s' is not a list of sizes in 1..16384\n", argv[i]);
+        long d[3];
+        int nd = 0;
+        char *zEnd = z;
+        for (;;) {
+          d[nd] = strtol(z, &zEnd, 10);
+          if (zEnd == z || d[nd] <= 0 || d[nd] > 16384) {
+            printf("gemm_sweep: --sizes: '%s' is not a list of S or MxNxK, sizes in 1..16384\n", argv[i]);
+            return 2;
+          }
+          nd++;
+          if (*zEnd != 'x' || nd == 3) break;
+          z = zEnd + 1;
+        }
+        if (nd == 2) {
+          printf("gemm_sweep: --sizes: '%s': MxN without K\n", argv[i]);
           return 2;
         }
-        aN.push_back((int)n);
-        z = *zEnd == ',' ? zEnd + 1 : zEnd;
+        aD.push_back(nd == 1 ? dims{(int)d[0], (int)d[0], (int)d[0]} : dims{(int)d[0], (int)d[1], (int)d[2]});
         if (*zEnd && *zEnd != ',') {
           printf("gemm_sweep: --sizes: unexpected '%c'\n", *zEnd);
           return 2;
         }
+        z = *zEnd == ',' ? zEnd + 1 : zEnd;
       }
     } else if (!strcmp(argv[i], "--reps") && i + 1 < argc) {
       nReps = atoi(argv[++i]);
@@ -271,7 +290,7 @@ int main(int argc, char **argv) {
     } else if (!strcmp(argv[i], "--only") && i + 1 < argc) {
       zOnly = argv[++i];
     } else {
-      printf("usage: gemm_sweep [--sizes 1024,2048,4096,4000] [--reps N] [--only NAME-SUBSTRING]\n");
+      printf("usage: gemm_sweep [--sizes 1024,2048,8192x4096x1024] [--reps N] [--only NAME-SUBSTRING]\n");
       return 2;
     }
   }
@@ -286,10 +305,9 @@ int main(int argc, char **argv) {
          "tf32_ variants;\n  ratio = cuBLAS ms / ours ms (1.00: cuBLAS speed); max-rel-err |ours - cuBLAS FP32| / (1 + "
          "|cuBLAS FP32|)\n");
 
-  int nMax = 0;
-  for (int n : aN) nMax = std::max(nMax, n);
-  nMax = std::max(nMax, 1024);
-  size_t nEl = (size_t)nMax * nMax + 64;
+  size_t nEl = (size_t)1024 * 1024 + 64; /* the edge shapes' */
+  for (const dims &d : aD)
+    nEl = std::max(nEl, (size_t)std::max({(size_t)d.M * d.K, (size_t)d.K * d.N, (size_t)d.M * d.N}) + 64);
   bufs b;
   CK(cudaMalloc(&b.A, nEl * 4));
   CK(cudaMalloc(&b.B, nEl * 4));
@@ -322,10 +340,10 @@ int main(int argc, char **argv) {
 
   ks_gemm::epi_linear e1x = {1.0f, 0.0f};
   static const char *const azL[4] = {"NN", "NT", "TN", "TT"};
-  for (int N : aN) {
-    printf("\n== M = N = K = %d ==\n", N);
-    long long ld = N;
-    double flop = 2.0 * N * (double)N * N;
+  for (const dims &d : aD) {
+    const int M = d.M, N = d.N, K = d.K;
+    printf("\n== M = %d, N = %d, K = %d ==\n", M, N, K);
+    double flop = 2.0 * M * (double)N * K;
     float aBlasMs[2][4] = {{0, 0, 0, 0}, {0, 0, 0, 0}};
     int iCur = -1; /* the layout whose references R, Q, T hold */
     auto time_it = [&](auto &&f) {
@@ -346,29 +364,30 @@ int main(int argc, char **argv) {
       const variant &v = aVar[iv];
       if (zOnly && !strstr(v.zName, zOnly)) continue;
       int iL = (v.bTA ? 2 : 0) + (v.bTB ? 1 : 0);
+      const long long lda = v.bTA ? M : K, ldb = v.bTB ? K : N, ldc = N;
       if (iL != iCur) { /* cuBLAS FP32 and TF32 times and results, the naive reference */
         if (!aBlasMs[0][iL]) {
           aBlasMs[0][iL] =
-              time_it([&] { blas(hBlas, v.bTA, v.bTB, N, N, N, b.A, ld, b.B, ld, b.Q, ld, 1.0f, 0.0f); });
+              time_it([&] { blas(hBlas, v.bTA, v.bTB, M, N, K, b.A, lda, b.B, ldb, b.Q, ldc, 1.0f, 0.0f); });
           aBlasMs[1][iL] =
-              time_it([&] { blas(hBlasTf32, v.bTA, v.bTB, N, N, N, b.A, ld, b.B, ld, b.T, ld, 1.0f, 0.0f); });
+              time_it([&] { blas(hBlasTf32, v.bTA, v.bTB, M, N, K, b.A, lda, b.B, ldb, b.T, ldc, 1.0f, 0.0f); });
         }
-        blas(hBlas, v.bTA, v.bTB, N, N, N, b.A, ld, b.B, ld, b.Q, ld, 1.0f, 0.0f);
-        blas(hBlasTf32, v.bTA, v.bTB, N, N, N, b.A, ld, b.B, ld, b.T, ld, 1.0f, 0.0f);
-        naive_any(v.bTA, v.bTB, N, N, N, b.A, ld, b.B, ld, b.R, ld, e1x);
+        blas(hBlas, v.bTA, v.bTB, M, N, K, b.A, lda, b.B, ldb, b.Q, ldc, 1.0f, 0.0f);
+        blas(hBlasTf32, v.bTA, v.bTB, M, N, K, b.A, lda, b.B, ldb, b.T, ldc, 1.0f, 0.0f);
+        naive_any(v.bTA, v.bTB, M, N, K, b.A, lda, b.B, ldb, b.R, ldc, e1x);
         CK(cudaDeviceSynchronize());
         long long nBit;
         double errT;
-        compare(N, N, ld, b.T, b.Q, b.Q, &nBit, &errT);
+        compare(M, N, ldc, b.T, b.Q, b.Q, &nBit, &errT);
         printf("  cublasSgemm %s FP32 %8.3f ms %7.2f TFLOP/s | TF32 %8.3f ms %7.2f TFLOP/s, max-rel-err %.2e\n",
                azL[iL], aBlasMs[0][iL], flop / aBlasMs[0][iL] * 1e-9, aBlasMs[1][iL], flop / aBlasMs[1][iL] * 1e-9,
                errT);
         iCur = iL;
       }
-      float ms = time_it([&] { CK(v.fn(N, N, N, b.A, ld, b.B, ld, b.C, ld, e1x)); });
+      float ms = time_it([&] { CK(v.fn(M, N, K, b.A, lda, b.B, ldb, b.C, ldc, e1x)); });
       long long nBit;
       double err;
-      long long nBad = compare(N, N, ld, b.C, b.R, b.Q, &nBit, &err);
+      long long nBad = compare(M, N, ldc, b.C, b.R, b.Q, &nBit, &err);
       if (v.bTf32) nBad -= nBit; /* TF32: only the tolerance */
       float ref = aBlasMs[v.bTf32 ? 1 : 0][iL];
       printf("  %-40s %8.3f ms %7.2f TFLOP/s ratio %.3f (vs cuBLAS %s)  bitwise-vs-naive %s  max-rel-err %.2e%s\n",
