@@ -66,6 +66,17 @@ struct init_c {
   __device__ __forceinline__ float operator()(int, int, const float *pc) const { return *pc; }
 };
 
+/* The A operand as the products use it: as it is (scale_none), or times a
+ * scalar (scale_by: a kernel summing `alpha * A[..] * B[..]`, whose products
+ * are fma(alpha*a, b, acc): the same when A's values are scaled first). */
+struct scale_none {
+  __device__ __forceinline__ float operator()(float a) const { return a; }
+};
+struct scale_by {
+  float s;
+  __device__ __forceinline__ float operator()(float a) const { return s * a; }
+};
+
 /* Bias per column then ReLU: C = max(acc + bias[n], 0). */
 struct epi_bias_relu {
   const float *bias;
@@ -323,11 +334,11 @@ __host__ __device__ __forceinline__ int vec_mask(const float *A, long long lda, 
  * groups). With TA = true A is k-major, As[k][BM + 4], a lane's rows
  * 4 x 4 sub-tiles as described at the top. */
 template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int STAGES, bool TA, bool TB, class Epi,
-          class Init = init_zero>
+          class Init = init_zero, class Scale = scale_none>
 __device__ __forceinline__ void gemm_block(int M, int N, int K, const float *__restrict__ A, long long lda,
                                            const float *__restrict__ B, long long ldb, float *C, long long ldc,
                                            const Epi &epi, int mVec, float *smem, int bm, int bn,
-                                           const Init &init = Init()) {
+                                           const Init &init = Init(), const Scale &scaleA = Scale()) {
   typedef config<BM, BN, BK, WM, WN, TM, TN, STAGES> cfg;
   constexpr int NT = cfg::NT, LR = cfg::LR, LC = cfg::LC;
   constexpr bool AM = !TA;        /* A m-major in shared memory */
@@ -392,7 +403,10 @@ __device__ __forceinline__ void gemm_block(int M, int N, int K, const float *__r
       for (int kq = 0; kq < BK / 4; kq++) {
         float4 a4[TM];
 #pragma unroll
-        for (int i = 0; i < TM; i++) a4[i] = *reinterpret_cast<const float4 *>(as + i * LR * SA + kq * 4);
+        for (int i = 0; i < TM; i++) {
+          a4[i] = *reinterpret_cast<const float4 *>(as + i * LR * SA + kq * 4);
+          a4[i] = make_float4(scaleA(a4[i].x), scaleA(a4[i].y), scaleA(a4[i].z), scaleA(a4[i].w));
+        }
 #pragma unroll
         for (int h = 0; h < TN / 4; h++) {
           float4 b4[4];
@@ -414,7 +428,10 @@ __device__ __forceinline__ void gemm_block(int M, int N, int K, const float *__r
       for (int kq = 0; kq < BK / 4; kq++) {
         float4 a4[TM];
 #pragma unroll
-        for (int i = 0; i < TM; i++) a4[i] = *reinterpret_cast<const float4 *>(as + i * LR * SA + kq * 4);
+        for (int i = 0; i < TM; i++) {
+          a4[i] = *reinterpret_cast<const float4 *>(as + i * LR * SA + kq * 4);
+          a4[i] = make_float4(scaleA(a4[i].x), scaleA(a4[i].y), scaleA(a4[i].z), scaleA(a4[i].w));
+        }
 #pragma unroll
         for (int q = 0; q < 4; q++) {
           const int kk = kq * 4 + q;
@@ -437,6 +454,8 @@ __device__ __forceinline__ void gemm_block(int M, int N, int K, const float *__r
 #pragma unroll
         for (int g = 0; g < TM / 4; g++)
           *reinterpret_cast<float4 *>(&a[g * 4]) = *reinterpret_cast<const float4 *>(as + kk * SA + g * LR * 4);
+#pragma unroll
+        for (int i = 0; i < TM; i++) a[i] = scaleA(a[i]);
 #pragma unroll
         for (int g = 0; g < TN / 4; g++)
           *reinterpret_cast<float4 *>(&b[g * 4]) =
@@ -554,11 +573,12 @@ template <bool B> struct arch_sm80_required {
   static_assert(B, "the TF32 GEMM needs sm_80 or newer (mma.sync tf32)");
 };
 
-template <int BM, int BN, int BK, int WM, int WN, int STAGES, bool TA, bool TB, class Epi, class Init = init_zero>
+template <int BM, int BN, int BK, int WM, int WN, int STAGES, bool TA, bool TB, class Epi, class Init = init_zero,
+          class Scale = scale_none>
 __device__ __forceinline__ void gemm_block_tf32(int M, int N, int K, const float *__restrict__ A, long long lda,
                                                 const float *__restrict__ B, long long ldb, float *C, long long ldc,
                                                 const Epi &epi, int mVec, float *smem, int bm, int bn,
-                                                const Init &init = Init()) {
+                                                const Init &init = Init(), const Scale &scaleA = Scale()) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
   arch_sm80_required<TA != TA> chk;
   (void)chk;
@@ -613,7 +633,7 @@ __device__ __forceinline__ void gemm_block_tf32(int M, int N, int K, const float
     cp_async_commit();
     const float *as = As + (t % STAGES) * cfg::AS, *bs = Bs + (t % STAGES) * cfg::BS;
     /* element (m, k) of the A tile, (k, n) of the B tile */
-    auto a_at = [&](int m, int k) { return TA ? as[k * SA + m] : as[m * SA + k]; };
+    auto a_at = [&](int m, int k) { return scaleA(TA ? as[k * SA + m] : as[m * SA + k]); };
     auto b_at = [&](int k, int n) { return TB ? bs[n * SB + k] : bs[k * SB + n]; };
 #pragma unroll
     for (int k8 = 0; k8 < BK; k8 += 8) {
