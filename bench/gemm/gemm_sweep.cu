@@ -163,6 +163,10 @@ struct bufs {
 
 static cublasHandle_t hBlas, hBlasTf32;
 
+/* TF32 against FP32: |err| / (1 + |c|) up to a few 1e-2 at K = 4096 (cuBLAS's
+ * own TF32 shows 3e-2 to 2e-1 in h200-run3.txt); a wrong fragment gives O(1). */
+static const double kTf32Tol = 0.1;
+
 /* cublasSgemm on row-major data: C^T = op(B)^T op(A)^T in column major. */
 static void blas(cublasHandle_t h, bool bTA, bool bTB, int M, int N, int K, const float *A, long long lda,
                  const float *B, long long ldb, float *C, long long ldc, float alpha, float beta) {
@@ -173,7 +177,7 @@ static void blas(cublasHandle_t h, bool bTA, bool bTB, int M, int N, int K, cons
 /* Compare ours (d) with the naive kernel (r) bitwise and with cuBLAS (q) within
  * a relative tolerance; returns the number of outputs failing either. */
 static long long compare(int M, int N, long long ldc, const float *d, const float *r, const float *q, long long *pnBit,
-                         double *pErr) {
+                         double *pErr, double rTol = 1e-2) {
   size_t n = (size_t)M * ldc;
   std::vector<float> hd(n), hr(n), hq(n);
   CK(cudaMemcpy(hd.data(), d, n * 4, cudaMemcpyDeviceToHost));
@@ -187,7 +191,7 @@ static long long compare(int M, int N, long long ldc, const float *d, const floa
       if (memcmp(&hd[o], &hr[o], 4) != 0) nBit++;
       if (q) {
         double e = fabs((double)hd[o] - hq[o]) / (1.0 + fabs((double)hq[o]));
-        if (!(e <= 1e-2)) nBad++; /* cuBLAS may sum k in another order: ~1e-4 seen at K=4096 */
+        if (!(e <= rTol)) nBad++; /* cuBLAS may sum k in another order: ~1e-4 seen at K=4096 */
         if (e > err || e != e) err = e;
       }
     }
@@ -233,12 +237,12 @@ static int check_edges(const variant &v, bufs &b) {
     long long nBit;
     double err;
     /* TF32: within the tolerance of the naive kernel, not bitwise */
-    long long nBad = compare(s.M, s.N, ldc, b.C, b.R, v.bTf32 ? b.R : NULL, &nBit, &err);
+    long long nBad = compare(s.M, s.N, ldc, b.C, b.R, v.bTf32 ? b.R : NULL, &nBit, &err, kTf32Tol);
     if (v.bTf32 ? nBad - nBit > 0 : nBit > 0) {
       printf("  MISMATCH %s M=%d N=%d K=%d pad=%d alpha=%g beta=%g: %lld outputs off the naive kernel%s (max rel "
              "err %.2e)\n",
              v.zName, s.M, s.N, s.K, s.pad, s.alpha, s.beta, v.bTf32 ? nBad - nBit : nBit,
-             v.bTf32 ? " beyond 1e-2" : " bitwise", err);
+             v.bTf32 ? " beyond the TF32 tolerance" : " bitwise", err);
       nFail++;
     }
   }
@@ -329,7 +333,7 @@ int main(int argc, char **argv) {
   CK(cudaEventCreate(&e1));
   int nFail = 0;
 
-  printf("\n== edge shapes (FP32: bitwise against the naive kernel; TF32: within 1e-2 of it) ==\n");
+  printf("\n== edge shapes (FP32: bitwise against the naive kernel; TF32: within %g of it) ==\n", kTf32Tol);
   for (int iv = 0; iv < nVar; iv++) {
     if (zOnly && !strstr(aVar[iv].zName, zOnly)) continue;
     int n = check_edges(aVar[iv], b);
@@ -387,7 +391,7 @@ int main(int argc, char **argv) {
       float ms = time_it([&] { CK(v.fn(M, N, K, b.A, lda, b.B, ldb, b.C, ldc, e1x)); });
       long long nBit;
       double err;
-      long long nBad = compare(M, N, ldc, b.C, b.R, b.Q, &nBit, &err);
+      long long nBad = compare(M, N, ldc, b.C, b.R, b.Q, &nBit, &err, v.bTf32 ? kTf32Tol : 1e-2);
       if (v.bTf32) nBad -= nBit; /* TF32: only the tolerance */
       float ref = aBlasMs[v.bTf32 ? 1 : 0][iL];
       printf("  %-40s %8.3f ms %7.2f TFLOP/s ratio %.3f (vs cuBLAS %s)  bitwise-vs-naive %s  max-rel-err %.2e%s\n",

@@ -46,10 +46,8 @@ static const char *parse_cfg(const char *z, gt_cfg *pC) {
   int nT = (c->BM / c->WM) * (c->BN / c->WN) * 32;
   if (nT > 1024) return "more than 1024 threads per block";
   if (c->S < 2 || c->S > 8) return "stages must be 2..8";
-  /* config<>::SMEM: a stage holds either layout of either operand */
-  long nA = c->BK * (c->BM + 4) > c->BM * (c->BK + 4) ? c->BK * (c->BM + 4) : c->BM * (c->BK + 4);
-  long nB = c->BK * (c->BN + 4) > c->BN * (c->BK + 4) ? c->BK * (c->BN + 4) : c->BN * (c->BK + 4);
-  if ((long)c->S * (nA + nB) * 4 > 48 * 1024)
+  /* config<>::SMEM (both operands k-major, the template's default layout) */
+  if ((long)c->S * c->BK * (c->BM + 4 + c->BN + 4) * 4 > 48 * 1024)
     return "over 48 KB of shared memory (static shared memory is what the kernel declares)";
   return NULL;
 }

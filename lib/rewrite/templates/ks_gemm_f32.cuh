@@ -289,15 +289,26 @@ template <class T, class F> struct pick<false, T, F> { typedef F type; };
 
 __device__ __forceinline__ float comp(const float4 &v, int q) { return q == 0 ? v.x : q == 1 ? v.y : q == 2 ? v.z : v.w; }
 
+/* KS_GEMM_JMAJOR_A = 1: A contiguous along k (NN, NT) stored m-major and B
+ * contiguous along k (NT) n-major, copied with cp.async as they lie, a lane
+ * reading 4 k of a row per 16-byte vector. Off by default: measured slower on
+ * the H200 than the transposing register stage (bench/gemm/h200-run3.txt:
+ * NN 4096 0.68x cuBLAS against 0.84x; the 4-k vectors of TM rows hold 32 more
+ * registers across the 4 k, and under the 128-register cap the shared loads
+ * of the next k are no longer issued ahead). */
+#ifndef KS_GEMM_JMAJOR_A
+#define KS_GEMM_JMAJOR_A 0
+#endif
+
 template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int STAGES> struct config {
   static constexpr int NWM = BM / WM, NWN = BN / WN;   /* warps per block */
   static constexpr int NT = NWM * NWN * 32;            /* threads per block */
   static constexpr int LR = WM / TM, LC = WN / TN;     /* lanes per warp, rows x cols */
-  /* floats per stage: A is stored k-major (BK rows of BM + 4) when TA, else
-   * m-major (BM rows of BK + 4), B n-major when TB and not TA, else k-major;
-   * a stage holds either */
-  static constexpr int AS = BK * (BM + 4) > BM * (BK + 4) ? BK * (BM + 4) : BM * (BK + 4);
-  static constexpr int BS = BK * (BN + 4) > BN * (BK + 4) ? BK * (BN + 4) : BN * (BK + 4);
+  /* floats per stage: A k-major (BK rows of BM + 4), B k-major; with
+   * KS_GEMM_JMAJOR_A, A m-major (BM rows of BK + 4) unless TA and B n-major
+   * when TB and not TA: a stage holds either */
+  static constexpr int AS = KS_GEMM_JMAJOR_A && BM * (BK + 4) > BK * (BM + 4) ? BM * (BK + 4) : BK * (BM + 4);
+  static constexpr int BS = KS_GEMM_JMAJOR_A && BN * (BK + 4) > BK * (BN + 4) ? BN * (BK + 4) : BK * (BN + 4);
   static constexpr size_t SMEM = (size_t)STAGES * (AS + BS) * sizeof(float);
   /* Blocks per SM for __launch_bounds__: enough to cap registers at 128 per
    * thread (65536 / (NT * MINB)) when the thread tile is at most 8x8, which
@@ -341,8 +352,8 @@ __device__ __forceinline__ void gemm_block(int M, int N, int K, const float *__r
                                            const Init &init = Init(), const Scale &scaleA = Scale()) {
   typedef config<BM, BN, BK, WM, WN, TM, TN, STAGES> cfg;
   constexpr int NT = cfg::NT, LR = cfg::LR, LC = cfg::LC;
-  constexpr bool AM = !TA;        /* A m-major in shared memory */
-  constexpr bool BNM = TB && !TA; /* B n-major in shared memory (TT keeps B k-major) */
+  constexpr bool AM = KS_GEMM_JMAJOR_A && !TA;        /* A m-major in shared memory */
+  constexpr bool BNM = KS_GEMM_JMAJOR_A && TB && !TA; /* B n-major in shared memory (TT keeps B k-major) */
   constexpr int SA = AM ? BK + 4 : BM + 4, SB = BNM ? BK + 4 : BN + 4;
   float *As = smem, *Bs = smem + STAGES * cfg::AS;
   const int m0 = bm * BM, n0 = bn * BN;
@@ -356,7 +367,7 @@ __device__ __forceinline__ void gemm_block(int M, int N, int K, const float *__r
   auto col = [&](int j) { return BNM ? wn0 + lc + j * LC : wn0 + (j / 4) * LC * 4 + lc * 4 + j % 4; };
 
   /* A: (k, m), k-contiguous unless TA; B: (k, n), k-contiguous when TB */
-  typename pick<AM, tile_loader_jmajor<BK, BM, NT>, tile_loader<BK, BM, NT, false>>::type la;
+  typename pick<AM, tile_loader_jmajor<BK, BM, NT>, tile_loader<BK, BM, NT, !TA>>::type la;
   typename pick<BNM, tile_loader_jmajor<BK, BN, NT>, tile_loader<BK, BN, NT, TB>>::type lb;
 
   /* acc[i][j]: row m0 + row(i), column n0 + col(j) */
