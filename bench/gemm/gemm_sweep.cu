@@ -2,11 +2,14 @@
  * (lib/rewrite/templates/ks_gemm_f32.cuh): a sweep of instantiations, each
  * checked on the GPU (bitwise against a naive one-thread-per-output kernel
  * summing k in order, and within a tolerance against cublasSgemm) and timed
- * against cublasSgemm (FP32, default math: no TF32) in the same run: CUDA
+ * against cublasSgemm (FP32, default math: no TF32; the tf32_ variants on
+ * tensor cores against cublasSgemm under CUBLAS_TF32_TENSOR_OP_MATH, within
+ * a tolerance only) in the same run: CUDA
  * events around each launch, the median of --reps launches after 3 warm-ups.
  * Built with nvcc by bench/gemm/build.sh; prints to stdout only.
  *
- *   gemm_sweep [--sizes 1024,2048,4096,4000] [--reps N] [--only NAME]
+ *   gemm_sweep [--sizes 1024,2048,4096,4000,8192x4096x1024] [--reps N] [--only NAME]
+ *   (a size S is M = N = K = S; MxNxK row-major, C M x N)
  *
  * Exit status: 0 all correct, 1 a mismatch, 2 usage or CUDA/cuBLAS error. */
 #include "../../lib/rewrite/templates/ks_gemm_f32.cuh"
@@ -64,38 +67,76 @@ struct variant {
   bool bTA, bTB;
   launch_fn fn;
   int nSmem, nThreads;
+  bool bTf32; /* tensor cores, TF32: not bitwise, timed against cuBLAS TF32 */
 };
 
-#define V(BM, BN, BK, WM, WN, TM, TN, S, TA, TB)                                                                  \
-  {#BM "x" #BN "x" #BK "_w" #WM "x" #WN "_t" #TM "x" #TN "_s" #S "_" #TA #TB, TA, TB,                            \
+#define V(BM, BN, BK, WM, WN, TM, TN, S, TA, TB, G)                                                               \
+  {#BM "x" #BN "x" #BK "_w" #WM "x" #WN "_t" #TM "x" #TN "_s" #S "_g" #G "_" #TA #TB, TA, TB,                     \
    [](int M, int N, int K, const float *A, long long lda, const float *B, long long ldb, float *C, long long ldc,  \
       ks_gemm::epi_linear e) {                                                                                    \
-     return ks_gemm::gemm<BM, BN, BK, WM, WN, TM, TN, S, TA, TB>(M, N, K, A, lda, B, ldb, C, ldc, e);             \
+     return ks_gemm::gemm<BM, BN, BK, WM, WN, TM, TN, S, TA, TB>(M, N, K, A, lda, B, ldb, C, ldc, e, 0, 1, 0, 0,  \
+                                                                 0, G);                                           \
    },                                                                                                             \
-   (int)ks_gemm::config<BM, BN, BK, WM, WN, TM, TN, S>::SMEM, ks_gemm::config<BM, BN, BK, WM, WN, TM, TN, S>::NT}
+   (int)ks_gemm::config<BM, BN, BK, WM, WN, TM, TN, S>::SMEM, ks_gemm::config<BM, BN, BK, WM, WN, TM, TN, S>::NT, \
+   false}
+#define VT(BM, BN, BK, WM, WN, S, TA, TB, G)                                                                      \
+  {"tf32_" #BM "x" #BN "x" #BK "_w" #WM "x" #WN "_s" #S "_g" #G "_" #TA #TB, TA, TB,                              \
+   [](int M, int N, int K, const float *A, long long lda, const float *B, long long ldb, float *C, long long ldc,  \
+      ks_gemm::epi_linear e) {                                                                                    \
+     return ks_gemm::gemm_tf32<BM, BN, BK, WM, WN, S, TA, TB>(M, N, K, A, lda, B, ldb, C, ldc, e, 0, 1, 0, 0, 0,  \
+                                                              G);                                                 \
+   },                                                                                                             \
+   (int)ks_gemm::config_tf32<BM, BN, BK, WM, WN, S>::SMEM, ks_gemm::config_tf32<BM, BN, BK, WM, WN, S>::NT, true}
 
 #define F false
 #define T true
 static const variant aVar[] = {
-    /* NN: the layout of the suite's sgemm */
-    V(128, 128, 8, 32, 64, 8, 8, 3, F, F),
-    V(128, 128, 8, 32, 64, 8, 8, 4, F, F),
-    V(128, 128, 16, 32, 64, 8, 8, 2, F, F),
-    V(128, 128, 16, 64, 32, 8, 8, 2, F, F),
-    V(128, 128, 16, 32, 64, 8, 8, 3, F, F),
-    V(128, 128, 16, 64, 32, 8, 8, 3, F, F),
-    V(128, 128, 16, 32, 64, 8, 8, 4, F, F),
-    V(256, 128, 16, 64, 32, 8, 8, 2, F, F),
-    V(256, 128, 8, 64, 32, 8, 8, 3, F, F),
-    V(128, 256, 16, 64, 64, 8, 16, 2, F, F),
-    V(128, 64, 16, 32, 32, 4, 8, 3, F, F),
-    V(128, 64, 16, 32, 32, 4, 8, 2, F, F),
-    V(128, 64, 8, 32, 32, 4, 8, 3, F, F),
-    V(64, 128, 8, 32, 64, 8, 8, 3, F, F),
-    /* the other layouts */
-    V(128, 128, 16, 32, 64, 8, 8, 2, F, T),
-    V(128, 128, 16, 32, 64, 8, 8, 2, T, F),
-    V(128, 128, 16, 32, 64, 8, 8, 2, T, T),
+    /* NN, the layout of the suite's sgemm: A m-major in shared memory (cp.async) */
+    V(128, 128, 16, 64, 32, 8, 8, 2, F, F, 1),
+    V(128, 128, 16, 64, 32, 8, 8, 2, F, F, 8),
+    V(128, 128, 16, 32, 64, 8, 8, 2, F, F, 1),
+    V(128, 128, 16, 32, 64, 8, 8, 2, F, F, 8),
+    V(128, 128, 16, 64, 32, 8, 8, 3, F, F, 1),
+    V(128, 128, 16, 64, 32, 8, 8, 3, F, F, 8),
+    V(128, 128, 16, 32, 64, 8, 8, 3, F, F, 8),
+    V(128, 128, 16, 64, 32, 8, 8, 4, F, F, 8),
+    V(128, 128, 8, 64, 32, 8, 8, 3, F, F, 8),
+    V(128, 128, 8, 64, 32, 8, 8, 4, F, F, 8),
+    V(128, 128, 32, 64, 32, 8, 8, 2, F, F, 8),
+    V(128, 128, 32, 64, 32, 8, 8, 3, F, F, 8),
+    V(128, 256, 16, 64, 64, 8, 16, 2, F, F, 8),
+    V(128, 256, 16, 64, 64, 8, 16, 3, F, F, 8),
+    V(256, 128, 16, 64, 32, 8, 8, 2, F, F, 8),
+    V(256, 128, 16, 64, 32, 8, 8, 3, F, F, 8),
+    V(128, 128, 16, 64, 64, 8, 16, 2, F, F, 8),
+    V(128, 128, 16, 64, 64, 8, 16, 3, F, F, 8),
+    V(64, 64, 16, 32, 32, 4, 8, 3, F, F, 1),
+    V(128, 64, 16, 32, 32, 4, 8, 2, F, F, 1),
+    V(128, 64, 16, 32, 32, 4, 8, 3, F, F, 8),
+    V(64, 128, 16, 32, 64, 8, 8, 3, F, F, 8),
+    /* NT (gemm_bias_relu's layout): A m-major, B n-major */
+    V(128, 128, 16, 64, 32, 8, 8, 2, F, T, 1),
+    V(128, 128, 16, 64, 32, 8, 8, 2, F, T, 8),
+    V(128, 128, 16, 32, 64, 8, 8, 2, F, T, 8),
+    V(128, 128, 16, 64, 32, 8, 8, 3, F, T, 8),
+    V(128, 128, 8, 64, 32, 8, 8, 3, F, T, 8),
+    V(256, 128, 16, 64, 32, 8, 8, 2, F, T, 8),
+    /* TN, TT */
+    V(128, 128, 16, 32, 64, 8, 8, 2, T, F, 1),
+    V(128, 128, 16, 32, 64, 8, 8, 2, T, F, 8),
+    V(128, 128, 16, 32, 64, 8, 8, 2, T, T, 8),
+    /* TF32 on tensor cores */
+    VT(128, 128, 16, 64, 32, 2, F, F, 8),
+    VT(128, 128, 16, 64, 32, 3, F, F, 8),
+    VT(128, 128, 32, 64, 32, 3, F, F, 8),
+    VT(128, 128, 32, 64, 64, 3, F, F, 8),
+    VT(128, 256, 32, 64, 64, 3, F, F, 8),
+    VT(256, 128, 32, 64, 64, 3, F, F, 8),
+    VT(128, 256, 16, 64, 64, 4, F, F, 8),
+    VT(128, 128, 16, 64, 32, 2, F, T, 8),
+    VT(128, 128, 32, 64, 64, 3, F, T, 8),
+    VT(128, 128, 16, 64, 32, 2, T, F, 8),
+    VT(128, 128, 16, 64, 32, 2, T, T, 8),
 };
 #undef F
 #undef T
@@ -117,22 +158,26 @@ static void fill(std::vector<float> &h, unsigned seed) {
 }
 
 struct bufs {
-  float *A, *B, *C, *R, *Q; /* inputs, ours, naive reference, cuBLAS */
+  float *A, *B, *C, *R, *Q, *T; /* inputs, ours, naive reference, cuBLAS FP32, cuBLAS TF32 */
 };
 
-static cublasHandle_t hBlas;
+static cublasHandle_t hBlas, hBlasTf32;
+
+/* TF32 against FP32: |err| / (1 + |c|) up to a few 1e-2 at K = 4096 (cuBLAS's
+ * own TF32 shows 3e-2 to 2e-1 in h200-run3.txt); a wrong fragment gives O(1). */
+static const double kTf32Tol = 0.1;
 
 /* cublasSgemm on row-major data: C^T = op(B)^T op(A)^T in column major. */
-static void blas(bool bTA, bool bTB, int M, int N, int K, const float *A, long long lda, const float *B, long long ldb,
-                 float *C, long long ldc, float alpha, float beta) {
-  CB(cublasSgemm(hBlas, bTB ? CUBLAS_OP_T : CUBLAS_OP_N, bTA ? CUBLAS_OP_T : CUBLAS_OP_N, N, M, K, &alpha, B, (int)ldb,
+static void blas(cublasHandle_t h, bool bTA, bool bTB, int M, int N, int K, const float *A, long long lda,
+                 const float *B, long long ldb, float *C, long long ldc, float alpha, float beta) {
+  CB(cublasSgemm(h, bTB ? CUBLAS_OP_T : CUBLAS_OP_N, bTA ? CUBLAS_OP_T : CUBLAS_OP_N, N, M, K, &alpha, B, (int)ldb,
                  A, (int)lda, &beta, C, (int)ldc));
 }
 
 /* Compare ours (d) with the naive kernel (r) bitwise and with cuBLAS (q) within
  * a relative tolerance; returns the number of outputs failing either. */
 static long long compare(int M, int N, long long ldc, const float *d, const float *r, const float *q, long long *pnBit,
-                         double *pErr) {
+                         double *pErr, double rTol = 1e-2) {
   size_t n = (size_t)M * ldc;
   std::vector<float> hd(n), hr(n), hq(n);
   CK(cudaMemcpy(hd.data(), d, n * 4, cudaMemcpyDeviceToHost));
@@ -146,7 +191,7 @@ static long long compare(int M, int N, long long ldc, const float *d, const floa
       if (memcmp(&hd[o], &hr[o], 4) != 0) nBit++;
       if (q) {
         double e = fabs((double)hd[o] - hq[o]) / (1.0 + fabs((double)hq[o]));
-        if (!(e <= 1e-2)) nBad++; /* cuBLAS may sum k in another order: ~1e-4 seen at K=4096 */
+        if (!(e <= rTol)) nBad++; /* cuBLAS may sum k in another order: ~1e-4 seen at K=4096 */
         if (e > err || e != e) err = e;
       }
     }
@@ -191,10 +236,13 @@ static int check_edges(const variant &v, bufs &b) {
     CK(cudaDeviceSynchronize());
     long long nBit;
     double err;
-    compare(s.M, s.N, ldc, b.C, b.R, NULL, &nBit, &err);
-    if (nBit) {
-      printf("  MISMATCH %s M=%d N=%d K=%d pad=%d alpha=%g beta=%g: %lld outputs differ from the naive kernel\n",
-             v.zName, s.M, s.N, s.K, s.pad, s.alpha, s.beta, nBit);
+    /* TF32: within the tolerance of the naive kernel, not bitwise */
+    long long nBad = compare(s.M, s.N, ldc, b.C, b.R, v.bTf32 ? b.R : NULL, &nBit, &err, kTf32Tol);
+    if (v.bTf32 ? nBad - nBit > 0 : nBit > 0) {
+      printf("  MISMATCH %s M=%d N=%d K=%d pad=%d alpha=%g beta=%g: %lld outputs off the naive kernel%s (max rel "
+             "err %.2e)\n",
+             v.zName, s.M, s.N, s.K, s.pad, s.alpha, s.beta, v.bTf32 ? nBad - nBit : nBit,
+             v.bTf32 ? " beyond the TF32 tolerance" : " bitwise", err);
       nFail++;
     }
   }
@@ -202,25 +250,40 @@ static int check_edges(const variant &v, bufs &b) {
 }
 
 int main(int argc, char **argv) {
-  std::vector<int> aN = {1024, 2048, 4096, 4000};
+  struct dims {
+    int M, N, K;
+  };
+  std::vector<dims> aD = {{1024, 1024, 1024}, {2048, 2048, 2048}, {4096, 4096, 4096}, {4000, 4000, 4000}};
   int nReps = 10;
   const char *zOnly = NULL;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--sizes") && i + 1 < argc) {
-      aN.clear();
+      aD.clear();
+      /* a comma-separated list of S (M = N = K = S) or MxNxK */
       for (char *z = argv[++i]; *z;) {
-        char *zEnd;
-        long n = strtol(z, &zEnd, 10);
-        if (zEnd == z || n <= 0 || n > 16384) {
-          printf("gemm_sweep: --sizes: '%s' is not a list of sizes in 1..16384\n", argv[i]);
+        long d[3];
+        int nd = 0;
+        char *zEnd = z;
+        for (;;) {
+          d[nd] = strtol(z, &zEnd, 10);
+          if (zEnd == z || d[nd] <= 0 || d[nd] > 16384) {
+            printf("gemm_sweep: --sizes: '%s' is not a list of S or MxNxK, sizes in 1..16384\n", argv[i]);
+            return 2;
+          }
+          nd++;
+          if (*zEnd != 'x' || nd == 3) break;
+          z = zEnd + 1;
+        }
+        if (nd == 2) {
+          printf("gemm_sweep: --sizes: '%s': MxN without K\n", argv[i]);
           return 2;
         }
-        aN.push_back((int)n);
-        z = *zEnd == ',' ? zEnd + 1 : zEnd;
+        aD.push_back(nd == 1 ? dims{(int)d[0], (int)d[0], (int)d[0]} : dims{(int)d[0], (int)d[1], (int)d[2]});
         if (*zEnd && *zEnd != ',') {
           printf("gemm_sweep: --sizes: unexpected '%c'\n", *zEnd);
           return 2;
         }
+        z = *zEnd == ',' ? zEnd + 1 : zEnd;
       }
     } else if (!strcmp(argv[i], "--reps") && i + 1 < argc) {
       nReps = atoi(argv[++i]);
@@ -231,7 +294,7 @@ int main(int argc, char **argv) {
     } else if (!strcmp(argv[i], "--only") && i + 1 < argc) {
       zOnly = argv[++i];
     } else {
-      printf("usage: gemm_sweep [--sizes 1024,2048,4096,4000] [--reps N] [--only NAME-SUBSTRING]\n");
+      printf("usage: gemm_sweep [--sizes 1024,2048,8192x4096x1024] [--reps N] [--only NAME-SUBSTRING]\n");
       return 2;
     }
   }
@@ -240,18 +303,22 @@ int main(int argc, char **argv) {
   printf("device: %s, sm_%d%d, %d SMs\n", prop.name, prop.major, prop.minor, prop.multiProcessorCount);
   CB(cublasCreate(&hBlas));
   CB(cublasSetMathMode(hBlas, CUBLAS_DEFAULT_MATH));
-  printf("cuBLAS: cublasSgemm, CUBLAS_DEFAULT_MATH (FP32, no TF32); ratio = cuBLAS ms / ours ms (1.00: cuBLAS speed)\n");
+  CB(cublasCreate(&hBlasTf32));
+  CB(cublasSetMathMode(hBlasTf32, CUBLAS_TF32_TENSOR_OP_MATH));
+  printf("cuBLAS: cublasSgemm, CUBLAS_DEFAULT_MATH (FP32, no TF32) for FP32 variants, CUBLAS_TF32_TENSOR_OP_MATH for "
+         "tf32_ variants;\n  ratio = cuBLAS ms / ours ms (1.00: cuBLAS speed); max-rel-err |ours - cuBLAS FP32| / (1 + "
+         "|cuBLAS FP32|)\n");
 
-  int nMax = 0;
-  for (int n : aN) nMax = std::max(nMax, n);
-  nMax = std::max(nMax, 1024);
-  size_t nEl = (size_t)nMax * nMax + 64;
+  size_t nEl = (size_t)1024 * 1024 + 64; /* the edge shapes' */
+  for (const dims &d : aD)
+    nEl = std::max(nEl, (size_t)std::max({(size_t)d.M * d.K, (size_t)d.K * d.N, (size_t)d.M * d.N}) + 64);
   bufs b;
   CK(cudaMalloc(&b.A, nEl * 4));
   CK(cudaMalloc(&b.B, nEl * 4));
   CK(cudaMalloc(&b.C, nEl * 4));
   CK(cudaMalloc(&b.R, nEl * 4));
   CK(cudaMalloc(&b.Q, nEl * 4));
+  CK(cudaMalloc(&b.T, nEl * 4));
   {
     std::vector<float> h(nEl);
     fill(h, 1);
@@ -266,71 +333,75 @@ int main(int argc, char **argv) {
   CK(cudaEventCreate(&e1));
   int nFail = 0;
 
-  printf("\n== edge shapes (bitwise against the naive kernel) ==\n");
+  printf("\n== edge shapes (FP32: bitwise against the naive kernel; TF32: within %g of it) ==\n", kTf32Tol);
   for (int iv = 0; iv < nVar; iv++) {
     if (zOnly && !strstr(aVar[iv].zName, zOnly)) continue;
     int n = check_edges(aVar[iv], b);
-    printf("  %-36s threads %4d smem %6d B: %s\n", aVar[iv].zName, aVar[iv].nThreads, aVar[iv].nSmem,
+    printf("  %-40s threads %4d smem %6d B: %s\n", aVar[iv].zName, aVar[iv].nThreads, aVar[iv].nSmem,
            n ? "FAIL" : "ok");
     nFail += n;
   }
 
   ks_gemm::epi_linear e1x = {1.0f, 0.0f};
-  for (int N : aN) {
-    printf("\n== M = N = K = %d ==\n", N);
-    long long ld = N;
-    double flop = 2.0 * N * (double)N * N;
-    bool bLayoutRef[4] = {false, false, false, false};
-    float aBlasMs[4] = {0, 0, 0, 0};
-    for (int iv = 0; iv < nVar; iv++) {
-      const variant &v = aVar[iv];
-      if (zOnly && !strstr(v.zName, zOnly)) continue;
-      int iL = (v.bTA ? 2 : 0) + (v.bTB ? 1 : 0);
+  static const char *const azL[4] = {"NN", "NT", "TN", "TT"};
+  for (const dims &d : aD) {
+    const int M = d.M, N = d.N, K = d.K;
+    printf("\n== M = %d, N = %d, K = %d ==\n", M, N, K);
+    double flop = 2.0 * M * (double)N * K;
+    float aBlasMs[2][4] = {{0, 0, 0, 0}, {0, 0, 0, 0}};
+    int iCur = -1; /* the layout whose references R, Q, T hold */
+    auto time_it = [&](auto &&f) {
       std::vector<float> t;
-      if (!bLayoutRef[iL]) { /* cuBLAS time and the naive reference, once per layout */
-        for (int r = 0; r < 3; r++) blas(v.bTA, v.bTB, N, N, N, b.A, ld, b.B, ld, b.Q, ld, 1.0f, 0.0f);
-        for (int r = 0; r < nReps; r++) {
-          CK(cudaEventRecord(e0));
-          blas(v.bTA, v.bTB, N, N, N, b.A, ld, b.B, ld, b.Q, ld, 1.0f, 0.0f);
-          CK(cudaEventRecord(e1));
-          CK(cudaEventSynchronize(e1));
-          float ms;
-          CK(cudaEventElapsedTime(&ms, e0, e1));
-          t.push_back(ms);
-        }
-        aBlasMs[iL] = median(t);
-        naive_any(v.bTA, v.bTB, N, N, N, b.A, ld, b.B, ld, b.R, ld, e1x);
-        CK(cudaDeviceSynchronize());
-        bLayoutRef[iL] = true;
-        printf("  %-36s %8.3f ms %7.2f TFLOP/s\n", iL == 0 ? "cublasSgemm NN" : iL == 1 ? "cublasSgemm NT"
-                                                      : iL == 2                   ? "cublasSgemm TN"
-                                                                                  : "cublasSgemm TT",
-               aBlasMs[iL], flop / aBlasMs[iL] * 1e-9);
-        t.clear();
-      }
-      for (int r = 0; r < 3; r++) CK(v.fn(N, N, N, b.A, ld, b.B, ld, b.C, ld, e1x));
+      for (int r = 0; r < 3; r++) f();
       for (int r = 0; r < nReps; r++) {
         CK(cudaEventRecord(e0));
-        CK(v.fn(N, N, N, b.A, ld, b.B, ld, b.C, ld, e1x));
+        f();
         CK(cudaEventRecord(e1));
         CK(cudaEventSynchronize(e1));
         float ms;
         CK(cudaEventElapsedTime(&ms, e0, e1));
         t.push_back(ms);
       }
-      float ms = median(t);
+      return median(t);
+    };
+    for (int iv = 0; iv < nVar; iv++) {
+      const variant &v = aVar[iv];
+      if (zOnly && !strstr(v.zName, zOnly)) continue;
+      int iL = (v.bTA ? 2 : 0) + (v.bTB ? 1 : 0);
+      const long long lda = v.bTA ? M : K, ldb = v.bTB ? K : N, ldc = N;
+      if (iL != iCur) { /* cuBLAS FP32 and TF32 times and results, the naive reference */
+        if (!aBlasMs[0][iL]) {
+          aBlasMs[0][iL] =
+              time_it([&] { blas(hBlas, v.bTA, v.bTB, M, N, K, b.A, lda, b.B, ldb, b.Q, ldc, 1.0f, 0.0f); });
+          aBlasMs[1][iL] =
+              time_it([&] { blas(hBlasTf32, v.bTA, v.bTB, M, N, K, b.A, lda, b.B, ldb, b.T, ldc, 1.0f, 0.0f); });
+        }
+        blas(hBlas, v.bTA, v.bTB, M, N, K, b.A, lda, b.B, ldb, b.Q, ldc, 1.0f, 0.0f);
+        blas(hBlasTf32, v.bTA, v.bTB, M, N, K, b.A, lda, b.B, ldb, b.T, ldc, 1.0f, 0.0f);
+        naive_any(v.bTA, v.bTB, M, N, K, b.A, lda, b.B, ldb, b.R, ldc, e1x);
+        CK(cudaDeviceSynchronize());
+        long long nBit;
+        double errT;
+        compare(M, N, ldc, b.T, b.Q, b.Q, &nBit, &errT);
+        printf("  cublasSgemm %s FP32 %8.3f ms %7.2f TFLOP/s | TF32 %8.3f ms %7.2f TFLOP/s, max-rel-err %.2e\n",
+               azL[iL], aBlasMs[0][iL], flop / aBlasMs[0][iL] * 1e-9, aBlasMs[1][iL], flop / aBlasMs[1][iL] * 1e-9,
+               errT);
+        iCur = iL;
+      }
+      float ms = time_it([&] { CK(v.fn(M, N, K, b.A, lda, b.B, ldb, b.C, ldc, e1x)); });
       long long nBit;
       double err;
-      long long nBad = compare(N, N, ld, b.C, b.R, b.Q, &nBit, &err);
-      /* Q holds the last cuBLAS result of this layout only while no other
-       * layout ran since; layouts are grouped in aVar, so it does. */
-      printf("  %-36s %8.3f ms %7.2f TFLOP/s ratio %.3f  bitwise-vs-naive %s  max-rel-err-vs-cublas %.2e%s\n",
-             v.zName, ms, flop / ms * 1e-9, aBlasMs[iL] / ms, nBit ? "DIFF" : "same", err,
-             nBad ? "  FAIL" : "");
-      if (nBad) nFail++;
+      long long nBad = compare(M, N, ldc, b.C, b.R, b.Q, &nBit, &err, v.bTf32 ? kTf32Tol : 1e-2);
+      if (v.bTf32) nBad -= nBit; /* TF32: only the tolerance */
+      float ref = aBlasMs[v.bTf32 ? 1 : 0][iL];
+      printf("  %-40s %8.3f ms %7.2f TFLOP/s ratio %.3f (vs cuBLAS %s)  bitwise-vs-naive %s  max-rel-err %.2e%s\n",
+             v.zName, ms, flop / ms * 1e-9, ref / ms, v.bTf32 ? "TF32" : "FP32", nBit ? "DIFF" : "same", err,
+             nBad ? "  FAIL" : !v.bTf32 && nBit ? "  FAIL(bitwise)" : "");
+      if (nBad || (!v.bTf32 && nBit)) nFail++;
     }
   }
   printf("\n%s: %d failure(s)\n", nFail ? "FAIL" : "PASS", nFail);
   cublasDestroy(hBlas);
+  cublasDestroy(hBlasTf32);
   return nFail ? 1 : 0;
 }

@@ -46,8 +46,22 @@ static const char *parse_cfg(const char *z, gt_cfg *pC) {
   int nT = (c->BM / c->WM) * (c->BN / c->WN) * 32;
   if (nT > 1024) return "more than 1024 threads per block";
   if (c->S < 2 || c->S > 8) return "stages must be 2..8";
-  long nSmem = (long)c->S * c->BK * (c->BM + 4 + c->BN + 4) * 4;
-  if (nSmem > 48 * 1024) return "over 48 KB of shared memory (static shared memory is what the kernel declares)";
+  /* config<>::SMEM (both operands k-major, the template's default layout) */
+  if ((long)c->S * c->BK * (c->BM + 4 + c->BN + 4) * 4 > 48 * 1024)
+    return "over 48 KB of shared memory (static shared memory is what the kernel declares)";
+  return NULL;
+}
+
+/* The TF32 path (math=tf32) takes BM, BN, BK, WM, WN, S of the same spec
+ * (TM, TN do not apply: the warp's tile is 16x8 mma tiles) with
+ * config_tf32's constraints. NULL, or why it is refused. */
+static const char *check_tf32(const gt_cfg *c) {
+  if (c->BM % 32 || c->BN % 32 || c->BK % 8) return "math=tf32: BM and BN must be multiples of 32, BK of 8";
+  if (c->WM % 16 || c->WN % 8) return "math=tf32: WM must be a multiple of 16, WN of 8 (16x8 mma tiles)";
+  long nA = c->BK * (c->BM + 8) > c->BM * (c->BK + 4) ? c->BK * (c->BM + 8) : c->BM * (c->BK + 4);
+  long nB = c->BK * (c->BN + 8) > c->BN * (c->BK + 4) ? c->BK * (c->BN + 8) : c->BN * (c->BK + 4);
+  if ((long)c->S * (nA + nB) * 4 > 48 * 1024)
+    return "math=tf32: over 48 KB of shared memory (static shared memory is what the kernel declares)";
   return NULL;
 }
 
@@ -69,17 +83,73 @@ static char *param_name(CXCursor kernel, int i) {
  * the value stored, the kernel's statements as written (they may read the
  * parameters, C's own element included, by capture). */
 static int emit_epilogue(ks_buf *pB, const ks_gemm_match *pG, const char *zI) {
+  int rc = 0;
+  if (pG->zCScale)
+    /* `C[..] *= s;` before the k-loop: the sum starts from the thread's own C times s */
+    rc = ks_buf_printf(pB, "%sconst auto ks_init = [&](int, int, const float *ks_pc) -> float { return ks_pc[0] * (%s); };\n",
+                       zI, pG->zCScale);
+  else if (pG->zInit)
+    /* the accumulator's start, as the kernel wrote it (a bias, a NULL-checked bias) */
+    rc = ks_buf_printf(pB,
+                       "%sconst auto ks_init = [&](%s %s, %s %s, const float *) -> float {\n"
+                       "%s  (void)%s, (void)%s;\n%s  return %s;\n%s};\n",
+                       zI, pG->zRowType, pG->zRowName, pG->zColType, pG->zColName, zI, pG->zRowName, pG->zColName, zI,
+                       pG->zInit, zI);
+  if (rc < 0) return rc;
   if (pG->bInitC || !pG->zStore) return ks_buf_printf(pB, "%sconst ks_gemm::epi_store ks_epi{};\n", zI);
-  int rc = ks_buf_printf(pB, "%sconst auto ks_epi = [&](float %s, %s %s, %s %s, const float *) -> float {\n", zI,
-                         pG->zAccName, pG->zRowType, pG->zRowName, pG->zColType, pG->zColName);
+  rc = ks_buf_printf(pB, "%sconst auto ks_epi = [&](float %s, %s %s, %s %s, const float *ks_pc) -> float {\n", zI,
+                     pG->zAccName, pG->zRowType, pG->zRowName, pG->zColType, pG->zColName);
   for (const char *z = pG->zEpilogue; rc >= 0 && z && *z;) {
     const char *zNl = strchr(z, '\n');
     rc = ks_buf_printf(pB, "%s  %.*s\n", zI, (int)(zNl - z), z);
     z = zNl + 1;
   }
-  if (rc >= 0) rc = ks_buf_printf(pB, "%s  (void)%s, (void)%s;\n%s  return %s;\n%s};\n", zI, pG->zRowName, pG->zColName,
-                                  zI, pG->zStore, zI);
+  /* `C[..] += value`: the thread's own C element, read where it is written */
+  if (rc >= 0)
+    rc = ks_buf_printf(pB, "%s  (void)%s, (void)%s, (void)ks_pc;\n%s  return %s%s%s;\n%s};\n", zI, pG->zRowName,
+                       pG->zColName, zI, pG->bStoreAdd ? "ks_pc[0] + (" : "", pG->zStore, pG->bStoreAdd ? ")" : "", zI);
   return rc;
+}
+
+/* math=tf32 on a kernel this rule already tiled in FP32 (the loop's later
+ * round, when the FP32 version was accepted first): its gemm_block call and
+ * shared array become the TF32 block's, on the same block tile, warp tile,
+ * stages and threads (so the launches, the epilogue and the other arguments
+ * stay as they are). */
+static int to_tf32(ks_rewrite *p, const char *zSrc, unsigned iStart, unsigned iEnd, const char *zKernel) {
+  static const char zCall[] = "ks_gemm::gemm_block<", zCfgT[] = "ks_gemm::config<";
+  const char *zK = zSrc + iStart, *zKEnd = zSrc + iEnd;
+  const char *zT = NULL, *zC = NULL;
+  for (const char *z = zK; z + sizeof zCall - 1 <= zKEnd && !zT; z++)
+    if (!strncmp(z, "ks_gemm::gemm_block_tf32<", 25)) return ks_rewrite_already(p, "kernel '%s' already computes in TF32", zKernel);
+    else if (!strncmp(z, zCall, sizeof zCall - 1)) zT = z;
+  for (const char *z = zK; z + sizeof zCfgT - 1 <= zKEnd && !zC; z++)
+    if (!strncmp(z, zCfgT, sizeof zCfgT - 1)) zC = z;
+  gt_cfg c, c2;
+  char zTA[8], zTB[8];
+  int nT = 0, nC = 0;
+  if (!zT || !zC ||
+      sscanf(zT + sizeof zCall - 1, "%d, %d, %d, %d, %d, %d, %d, %d, %5[a-z], %5[a-z]>%n", &c.BM, &c.BN, &c.BK, &c.WM,
+             &c.WN, &c.TM, &c.TN, &c.S, zTA, zTB, &nT) != 10 || nT == 0 ||
+      sscanf(zC + sizeof zCfgT - 1, "%d, %d, %d, %d, %d, %d, %d, %d>%n", &c2.BM, &c2.BN, &c2.BK, &c2.WM, &c2.WN, &c2.TM,
+             &c2.TN, &c2.S, &nC) != 8 || nC == 0 || memcmp(&c, &c2, sizeof c) != 0)
+    return ks_rewrite_refuse(p, "kernel '%s' has this rule's note but not its gemm_block call as written", zKernel);
+  const char *zWhy = check_tf32(&c);
+  if (zWhy) return ks_rewrite_refuse(p, "kernel '%s' is tiled %dx%dx%d_w%dx%d: %s", zKernel, c.BM, c.BN, c.BK, c.WM, c.WN, zWhy);
+  char zNew[160];
+  int rc;
+  snprintf(zNew, sizeof zNew, "ks_gemm::config_tf32<%d, %d, %d, %d, %d, %d>", c.BM, c.BN, c.BK, c.WM, c.WN, c.S);
+  if ((rc = ks_rewrite_replace(p, (unsigned)(zC - zSrc), (unsigned)(zC - zSrc) + sizeof zCfgT - 1 + (unsigned)nC, zNew)) < 0)
+    return rc;
+  snprintf(zNew, sizeof zNew, "ks_gemm::gemm_block_tf32<%d, %d, %d, %d, %d, %d, %s, %s>", c.BM, c.BN, c.BK, c.WM, c.WN,
+           c.S, zTA, zTB);
+  if ((rc = ks_rewrite_replace(p, (unsigned)(zT - zSrc), (unsigned)(zT - zSrc) + sizeof zCall - 1 + (unsigned)nT, zNew)) < 0)
+    return rc;
+  char zNote[256];
+  snprintf(zNote, sizeof zNote,
+           "the tiled GEMM now computes in TF32 on tensor cores (ks_gemm::gemm_block_tf32, mma.sync m16n8k8, operands "
+           "rounded to TF32, FP32 sums: not bitwise the original, within the task's tolerance only)");
+  return ks_rewrite_note(p, iStart, zNote);
 }
 
 static int apply_gemm_tiled(ks_rewrite *p) {
@@ -89,21 +159,30 @@ static int apply_gemm_tiled(ks_rewrite *p) {
   ks_gemm_match g;
   ks_launch *aL = NULL;
   int nL = 0, rc;
-  ks_buf body = KS_BUF_INIT, cfg = KS_BUF_INIT, note = KS_BUF_INIT, ins = KS_BUF_INIT;
+  ks_buf body = KS_BUF_INIT, cfg = KS_BUF_INIT, note = KS_BUF_INIT, ins = KS_BUF_INIT, scale = KS_BUF_INIT;
   char *zData = NULL, *zPath = NULL, *zTmpl = NULL, *zA = NULL, *zB = NULL, *zC = NULL, *zNote = NULL;
   size_t nTmpl = 0;
   gt_cfg c;
   memset(&g, 0, sizeof g);
+  const char *zMath = ks_rewrite_param(p, "math", "fp32");
+  if (strcmp(zMath, "fp32") != 0 && strcmp(zMath, "tf32") != 0)
+    return ks_rewrite_refuse(p, "math=%s: fp32 (bitwise the original) or tf32 (tensor cores, within a tolerance)",
+                             zMath);
+  const int bTf32 = strcmp(zMath, "tf32") == 0;
   const char *zWhy = parse_cfg(zCfg, &c);
   if (zWhy) return ks_rewrite_refuse(p, "config=%s: %s", zCfg, zWhy);
+  if (bTf32 && (zWhy = check_tf32(&c))) return ks_rewrite_refuse(p, "config=%s: %s", zCfg, zWhy);
   int nT = (c.BM / c.WM) * (c.BN / c.WN) * 32;
 
   CXCursor kernel = ks_ast_find_kernel(pTu, zKernel);
   unsigned iKs, iKe;
   if (!clang_Cursor_isNull(kernel) && ks_ast_extent(pTu, kernel, &iKs, &iKe) == 0 &&
-      ks_rewrite_has_note(p, iKs, iKe, NULL))
+      ks_rewrite_has_note(p, iKs, iKe, NULL)) {
+    if (bTf32) return to_tf32(p, pTu->zSrc, iKs, iKe, zKernel);
     return ks_rewrite_already(p, "kernel '%s' already calls the tiled GEMM template", zKernel);
-  unsigned mAccept = KS_GEMM_ACCEPT_LINEAR | KS_GEMM_ACCEPT_TRANS_A | KS_GEMM_ACCEPT_OWN_C | KS_GEMM_ACCEPT_ACC_C;
+  }
+  unsigned mAccept = KS_GEMM_ACCEPT_LINEAR | KS_GEMM_ACCEPT_TRANS_A | KS_GEMM_ACCEPT_OWN_C | KS_GEMM_ACCEPT_ACC_C |
+                     KS_GEMM_ACCEPT_IDIOMS;
   if ((rc = ks_rule_gemm_match_ex(p, mAccept, &g)) < 0) return rc;
   if (g.bDouble) {
     rc = ks_rewrite_refuse(p, "kernel '%s' is a double GEMM; the template is FP32 (smem-tile-gemm tiles double)", zKernel);
@@ -151,19 +230,32 @@ static int apply_gemm_tiled(ks_rewrite *p) {
   char zI[64];
   snprintf(zI, sizeof zI, "%.*s  ", (int)(nIndent < 60 ? nIndent : 60), pTu->zSrc + iLine0);
   char zTArgs[96];
-  snprintf(zTArgs, sizeof zTArgs, "%d, %d, %d, %d, %d, %d, %d, %d", c.BM, c.BN, c.BK, c.WM, c.WN, c.TM, c.TN, c.S);
+  if (bTf32) snprintf(zTArgs, sizeof zTArgs, "%d, %d, %d, %d, %d, %d", c.BM, c.BN, c.BK, c.WM, c.WN, c.S);
+  else snprintf(zTArgs, sizeof zTArgs, "%d, %d, %d, %d, %d, %d, %d, %d", c.BM, c.BN, c.BK, c.WM, c.WN, c.TM, c.TN, c.S);
+  /* the accumulators' start (and the products' scalar on A, after it) */
+  const char *zInitArg0 = g.zCScale || g.zInit ? ", ks_init" : g.bInitC ? ", ks_gemm::init_c()"
+                          : g.zAScale           ? ", ks_gemm::init_zero()"
+                                                : "";
+  if (g.zAScale) {
+    if ((rc = ks_buf_printf(&scale, "%s, ks_gemm::scale_by{(float)(%s)}", zInitArg0, g.zAScale)) < 0) goto done;
+  } else if ((rc = ks_buf_puts(&scale, zInitArg0)) < 0) {
+    goto done;
+  }
+  const char *zInitArg = scale.z;
   rc = ks_buf_printf(&body,
                      "\n"
-                     "%s__shared__ __align__(16) float ks_smem[ks_gemm::config<%s>::SMEM / sizeof(float)];\n",
-                     zI, zTArgs);
+                     "%s__shared__ __align__(16) float ks_smem[ks_gemm::config%s<%s>::SMEM / sizeof(float)];\n",
+                     zI, bTf32 ? "_tf32" : "", zTArgs);
   if (rc >= 0) rc = emit_epilogue(&body, &g, zI);
   if (rc >= 0)
     rc = ks_buf_printf(&body,
-        "%sks_gemm::gemm_block<%s, %s, %s>(\n"
+        "%sks_gemm::gemm_block%s<%s, %s, %s>(\n"
         "%s    (int)(%s), (int)(%s), (int)(%s), %s, (long long)(%s), %s, (long long)(%s), %s, (long long)(%s), ks_epi,\n"
         "%s    ks_gemm::vec_mask(%s, (%s), %s, (%s), %s, (%s)), ks_smem, (int)blockIdx.y, (int)blockIdx.x%s);\n",
-        zI, zTArgs, g.bATrans ? "true" : "false", g.bBTrans ? "true" : "false", zI, g.zM, g.zN, g.zK, zA, g.zX, zB,
-        g.zY, zC, g.zZ, zI, zA, g.zX, zB, g.zY, zC, g.zZ, g.bInitC ? ", ks_gemm::init_c()" : "");
+        zI, bTf32 ? "_tf32" : "", zTArgs, g.bATrans ? "true" : "false", g.bBTrans ? "true" : "false", zI, g.zM, g.zN,
+        g.zK, zA, g.zX, zB,
+        g.zY, zC, g.zZ, zI, zA, g.zX, zB, g.zY, zC, g.zZ,
+        zInitArg);
   if (rc < 0) goto done;
   if ((rc = ks_rewrite_replace(p, g.iBodyStart + 1, g.iBodyEnd - 1, body.z)) < 0) goto done;
 
@@ -180,16 +272,26 @@ static int apply_gemm_tiled(ks_rewrite *p) {
       goto done;
     }
     char zLb[64];
-    int nMinB = c.TM * c.TN <= 64 && nT <= 512 ? 512 / nT : 1;
+    int nMinB = bTf32 ? (nT <= 512 && (c.WM / 16) * (c.WN / 8) <= 16 ? 512 / nT : 1)
+                      : (c.TM * c.TN <= 64 && nT <= 512 ? 512 / nT : 1);
     snprintf(zLb, sizeof zLb, "__launch_bounds__(%d, %d) ", nT, nMinB);
     if ((rc = ks_rewrite_replace(p, iName, iName, zLb)) < 0) goto done;
   }
 
   /* Above the kernel: the template (once per file), then the kernel's note. */
-  rc = ks_buf_printf(&note, "ks_gemm::gemm_block %dx%dx%d tiles, %dx%d warps, %dx%d per thread, %d stages, %d threads%s%s%s%s",
-                     c.BM, c.BN, c.BK, c.WM, c.WN, c.TM, c.TN, c.S, nT, g.bATrans ? ", A transposed" : "",
-                     g.bBTrans ? ", B transposed" : "", g.zStore ? ", epilogue kept" : "",
-                     g.bInitC ? ", accumulating into C" : "");
+  if (bTf32)
+    rc = ks_buf_printf(&note, "ks_gemm::gemm_block_tf32 %dx%dx%d tiles, %dx%d warps, %d stages, %d threads, computes "
+                              "in TF32 on tensor cores (mma.sync m16n8k8, operands rounded to TF32, FP32 sums: not "
+                              "bitwise the original, within the task's tolerance only)%s%s%s%s",
+                       c.BM, c.BN, c.BK, c.WM, c.WN, c.S, nT, g.bATrans ? ", A transposed" : "",
+                       g.bBTrans ? ", B transposed" : "", g.zStore ? ", epilogue kept" : "",
+                       g.bInitC ? ", accumulating into C" : "");
+  else
+    rc = ks_buf_printf(&note,
+                       "ks_gemm::gemm_block %dx%dx%d tiles, %dx%d warps, %dx%d per thread, %d stages, %d threads%s%s%s%s",
+                       c.BM, c.BN, c.BK, c.WM, c.WN, c.TM, c.TN, c.S, nT, g.bATrans ? ", A transposed" : "",
+                       g.bBTrans ? ", B transposed" : "", g.zStore ? ", epilogue kept" : "",
+                       g.bInitC ? ", accumulating into C" : "");
   if (rc < 0 || !(zNote = ks_rewrite_note_text(p, note.z))) {
     rc = rc < 0 ? rc : ks_error_set(KS_ENOMEM, "out of memory");
     goto done;
@@ -234,6 +336,7 @@ done:
   ks_buf_free(&cfg);
   ks_buf_free(&note);
   ks_buf_free(&ins);
+  ks_buf_free(&scale);
   free(zData);
   free(zPath);
   free(zTmpl);
@@ -244,10 +347,11 @@ done:
   return rc;
 }
 
-static const char *const azParams[] = {"config", NULL};
+static const char *const azParams[] = {"config", "math", NULL};
 
 const ks_rule ks_rule_gemm_tiled = {
     "gemm-tiled",
     "naive FP32 GEMM (NN/NT/TN/TT, alpha/beta or elementwise epilogue, C += in the k-loop) to the shipped tiled "
-    "template ks_gemm_f32.cuh (config=BMxBNxBK_wWMxWN_tTMxTN_sS)",
+    "template ks_gemm_f32.cuh (config=BMxBNxBK_wWMxWN_tTMxTN_sS; math=tf32: TF32 tensor cores, not bitwise, for "
+    "tasks whose tolerance admits it)",
     azParams, apply_gemm_tiled};

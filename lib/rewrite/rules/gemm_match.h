@@ -28,6 +28,11 @@ typedef struct ks_gemm_match {
   /* Only with KS_GEMM_ACCEPT_TRANS_A / KS_GEMM_ACCEPT_ACC_C (else 0): */
   int bATrans;                 /* A given transposed: A[k*lda + row] (zX its row stride, zACast on k) */
   int bInitC;                  /* the k-loop accumulates into C[row*ldc + col] itself (no accumulator, no store) */
+  /* Only with KS_GEMM_ACCEPT_IDIOMS (else NULL / 0): */
+  char *zInit;                 /* the accumulator's start when not 0 (`float acc = bias[col];`), as written */
+  int bStoreAdd;               /* the store is `C[row*ldc + col] += value` */
+  char *zCScale;               /* with bInitC: `C[..] *= s;` first, s as written (the sum starts from C * s) */
+  char *zAScale;               /* the products are `s * A[..] * B[..]`: s as written */
 } ks_gemm_match;
 
 /* ks_rule_gemm_match_ex flags: also accept row pointers (`P + row*lda` indexed
@@ -41,6 +46,13 @@ typedef struct ks_gemm_match {
 /* Also no accumulator: the k-loop is `C[row*ldc + col] += A[..] * B[..]`, each
  * thread accumulating into its own output in global memory. */
 #define KS_GEMM_ACCEPT_ACC_C 8u
+
+/* Also the idioms of GEMMs written by hand: the accumulator starting from an
+ * epilogue expression (a bias, a NULL-checked bias), a store `C[..] += acc`,
+ * `C[..] = 0;` before a k-loop accumulating into C, pointer parameters
+ * compared with NULL in the epilogue, object-like macros in the body (a
+ * function-like macro still refuses). */
+#define KS_GEMM_ACCEPT_IDIOMS 16u
 
 /* Match the kernel being rewritten as a naive GEMM. KS_OK and *pG filled, or
  * KS_EPRECOND with the reason (nothing to free then). */

@@ -76,8 +76,8 @@ static int refers_to(CXCursor c, CXCursor d) {
 }
 
 /* Normalized token text of main-file bytes [iStart, iEnd): spellings joined by
- * one space. -1 when a macro is used inside. */
-static int tok_text(ks_tu *pTu, unsigned iStart, unsigned iEnd, ks_buf *pOut) {
+ * one space. -1 when a macro is used inside (bObjectOk: a function-like one). */
+static int tok_text_ex(ks_tu *pTu, unsigned iStart, unsigned iEnd, ks_buf *pOut, int bObjectOk) {
   CXFile file = clang_getFile(pTu->pTu, pTu->zFile);
   CXSourceRange r = clang_getRange(clang_getLocationForOffset(pTu->pTu, file, iStart),
                                    clang_getLocationForOffset(pTu->pTu, file, iEnd));
@@ -88,10 +88,13 @@ static int tok_text(ks_tu *pTu, unsigned iStart, unsigned iEnd, ks_buf *pOut) {
   for (unsigned i = 0; i < nTok && rc == 0; i++) {
     CXTokenKind e = clang_getTokenKind(aTok[i]);
     if (e == CXToken_Comment) continue;
-    if (e == CXToken_Identifier &&
-        clang_getCursorKind(clang_getCursor(pTu->pTu, clang_getTokenLocation(pTu->pTu, aTok[i]))) ==
-            CXCursor_MacroExpansion)
-      rc = -1;
+    if (e == CXToken_Identifier) {
+      CXCursor m = clang_getCursor(pTu->pTu, clang_getTokenLocation(pTu->pTu, aTok[i]));
+      if (clang_getCursorKind(m) == CXCursor_MacroExpansion) {
+        CXCursor def = clang_getCursorReferenced(m);
+        if (!bObjectOk || clang_Cursor_isNull(def) || clang_Cursor_isMacroFunctionLike(def)) rc = -1;
+      }
+    }
     CXString s = clang_getTokenSpelling(pTu->pTu, aTok[i]);
     if (rc == 0 && ks_buf_printf(pOut, "%s%s", pOut->n ? " " : "", clang_getCString(s)) < 0) rc = -1;
     clang_disposeString(s);
@@ -292,6 +295,14 @@ typedef struct gm_state {
     CXCursor xa, xb, row, col;
     int iA, iB, bTA, bTB;
   } aCand[16];
+  CXCursor accInit;           /* IDIOMS: the accumulator's start when not 0 (null cursor: 0) */
+  int bStoreAdd;              /* IDIOMS: the store is C[idx] += value */
+  CXCursor kDecl;             /* IDIOMS: `int k;` declared before the loop `for (k = 0; ...)` */
+  CXCursor aScale, aScaled;   /* IDIOMS: the product is `s * X * Y`: s, and X (must be A) */
+  CXCursor cScale;            /* IDIOMS: `C[idx] *= s;` before the loop accumulating into C: s */
+  int bZeroStore;             /* IDIOMS: C[idx] = 0; before the k-loop accumulating into C */
+  CXCursor zeroIdx;           /* its index */
+  int iZeroC;
   int nOwn;                   /* epilogue reads P[u * S + v] of thread indices u, v (OWN_C) */
   CXCursor aOwnIdx[8];
   int aOwnParam[8];
@@ -350,6 +361,32 @@ static int epi_function(CXCursor fn) {
   return bOk;
 }
 
+/* A null pointer constant: NULL (__null, ((void *)0)), nullptr, 0. */
+static int is_null_ptr(ks_tu *pTu, CXCursor c) {
+  c = strip(c);
+  if (kind(c) == CXCursor_CStyleCastExpr) {
+    kids k;
+    int n = children(c, &k);
+    if (n < 1) return 0;
+    c = strip(k.a[n - 1]);
+  }
+  return kind(c) == CXCursor_GNUNullExpr || kind(c) == CXCursor_CXXNullPtrLiteralExpr ||
+         (kind(c) == CXCursor_IntegerLiteral && is_zero_literal(pTu, c));
+}
+
+/* IDIOMS: `P == NULL` / `P != NULL` (either order) of a pointer parameter P. */
+static int null_check(gm_state *pS, CXCursor c) {
+  kids k;
+  if (!(pS->mAccept & KS_GEMM_ACCEPT_IDIOMS) || children(c, &k) != 2) return 0;
+  for (int i = 0; i < 2; i++) {
+    CXCursor v = strip(k.a[i]);
+    if (kind(v) == CXCursor_DeclRefExpr && ks_rw_param_of(pS->kernel, v) >= 0 &&
+        clang_getCanonicalType(clang_getCursorType(v)).kind == CXType_Pointer && is_null_ptr(pS->pTu, k.a[1 - i]))
+      return 1;
+  }
+  return 0;
+}
+
 static int epi_thread(gm_state *pS, CXCursor c) {
   for (int t = 0; t < pS->nThread; t++)
     if (refers_to(c, pS->aThread[t])) {
@@ -394,6 +431,10 @@ static enum CXChildVisitResult epi_visit(CXCursor c, CXCursor parent, CXClientDa
     return CXChildVisit_Recurse;
   }
   case CXCursor_BinaryOperator: {
+    if ((clang_getCursorBinaryOperatorKind(c) == CXBinaryOperator_EQ ||
+         clang_getCursorBinaryOperatorKind(c) == CXBinaryOperator_NE) &&
+        null_check(pS, c))
+      return CXChildVisit_Continue;
     switch (clang_getCursorBinaryOperatorKind(c)) {
     case CXBinaryOperator_Add: case CXBinaryOperator_Sub: case CXBinaryOperator_Mul: case CXBinaryOperator_Div:
     case CXBinaryOperator_LT: case CXBinaryOperator_GT: case CXBinaryOperator_LE: case CXBinaryOperator_GE:
@@ -507,11 +548,28 @@ static int pick_reading(gm_state *pS, CXCursor idx) {
   return 0;
 }
 
+/* A scalar factor of a product: a floating-point parameter or literal of
+ * the type of `other` (no widening: a double alpha times float data computes
+ * in double). */
+static int scalar_factor(gm_state *pS, CXCursor c, CXCursor other) {
+  c = strip(c);
+  enum CXTypeKind e = clang_getCanonicalType(clang_getCursorType(c)).kind;
+  if ((e != CXType_Float && e != CXType_Double) || e != clang_getCanonicalType(clang_getCursorType(strip(other))).kind)
+    return 0;
+  return kind(c) == CXCursor_FloatingLiteral || (kind(c) == CXCursor_DeclRefExpr && ks_rw_param_of(pS->kernel, c) >= 0);
+}
+
 static int match_loop(gm_state *pS, CXCursor loop) {
   kids k, b;
   CXCursor var, init, l, r, sum, prod;
   if (children(loop, &k) != 4) return 0; /* init, cond, inc, body all present */
-  if (!single_var(k.a[0], &var, &init) || clang_Cursor_isNull(init) || !is_zero_literal(pS->pTu, init)) return 0;
+  CXCursor al, ar;
+  if (!clang_Cursor_isNull(pS->kDecl) && binop(k.a[0], CXBinaryOperator_Assign, &al, &ar) && refers_to(al, pS->kDecl) &&
+      is_zero_literal(pS->pTu, ar)) {
+    var = pS->kDecl; /* IDIOMS: int k; for (k = 0; ...) */
+  } else if (!single_var(k.a[0], &var, &init) || clang_Cursor_isNull(init) || !is_zero_literal(pS->pTu, init)) {
+    return 0;
+  }
   if (!ks_rw_is_integer_type(clang_getCursorType(var))) return 0;
   if (!binop(strip(k.a[1]), CXBinaryOperator_LT, &l, &r) || !refers_to(l, var) || !is_pure(pS->kernel, r)) return 0;
   /* ++k, k++, k += 1 */
@@ -560,6 +618,13 @@ static int match_loop(gm_state *pS, CXCursor loop) {
     return 0;
   }
   if (!binop(strip(prod), CXBinaryOperator_Mul, &l, &r)) return 0;
+  /* IDIOMS: `s * X[..] * Y[..]` ((s * X) * Y): X's value scaled first */
+  CXCursor ml, mr;
+  if ((pS->mAccept & KS_GEMM_ACCEPT_IDIOMS) && binop(strip(l), CXBinaryOperator_Mul, &ml, &mr)) {
+    if (scalar_factor(pS, ml, mr)) pS->aScale = ml, l = mr;
+    else if (scalar_factor(pS, mr, ml)) pS->aScale = mr, l = ml;
+    if (!clang_Cursor_isNull(pS->aScale)) pS->aScaled = l;
+  }
   /* Every reading of the product: A indexed row * lda + k (or, TRANS_A,
    * k * lda + row), B indexed k * ldb + col (or, LINEAR, col * ldb + k: given
    * transposed), the factors in either order, row and col either thread
@@ -603,7 +668,12 @@ static int match_loop(gm_state *pS, CXCursor loop) {
 
 static int match_store(gm_state *pS, CXCursor stmt) {
   CXCursor l, r, idx, s;
-  if (!binop(stmt, CXBinaryOperator_Assign, &l, &r)) return 0;
+  int bAdd = 0;
+  if (!binop(stmt, CXBinaryOperator_Assign, &l, &r)) {
+    /* IDIOMS: C[idx] += value (the output read by the thread that writes it) */
+    if (!(pS->mAccept & KS_GEMM_ACCEPT_IDIOMS) || !binop(stmt, CXBinaryOperator_AddAssign, &l, &r)) return 0;
+    bAdd = 1;
+  }
   if (!refers_to(r, pS->acc)) {
     /* LINEAR: a function of the accumulator (and row/col-indexed reads) */
     int bAcc = 0;
@@ -620,6 +690,7 @@ static int match_store(gm_state *pS, CXCursor stmt) {
   pS->iC = iC;
   pS->cIdx = idx;
   pS->storeVal = r;
+  pS->bStoreAdd = bAdd;
   return 1;
 }
 
@@ -637,6 +708,11 @@ static int match_stmts(gm_state *pS, CXCursor block, int bTop) {
   for (int i = 0; i < n; i++) {
     CXCursor st = k.a[i], var, init;
     if (single_var(st, &var, &init)) {
+      if (clang_Cursor_isNull(init) && (pS->mAccept & KS_GEMM_ACCEPT_IDIOMS) && !pS->bLoopSeen &&
+          clang_Cursor_isNull(pS->kDecl) && ks_rw_is_integer_type(clang_getCursorType(var))) {
+        pS->kDecl = var; /* the k-loop's counter, declared before it */
+        continue;
+      }
       if (clang_Cursor_isNull(init)) return 0;
       char cDim = bTop && !pS->bGuard && ks_rw_is_integer_type(clang_getCursorType(var)) ? thread_dim(pS, init) : 0;
       if (cDim && pS->nThread < 2) {
@@ -649,6 +725,18 @@ static int match_stmts(gm_state *pS, CXCursor block, int bTop) {
           is_zero_literal(pS->pTu, init)) {
         pS->acc = var;
         continue;
+      }
+      /* IDIOMS: `float acc = bias[col];` (an epilogue expression of row / col) */
+      if (clang_Cursor_isNull(pS->acc) && (eT == CXType_Float || eT == CXType_Double) &&
+          (pS->mAccept & KS_GEMM_ACCEPT_IDIOMS) && pS->nThread == 2 && !pS->bLoopSeen) {
+        int bAcc = 0;
+        const char *zWhy0 = pS->zWhy;
+        if (epi_expr(pS, init, &bAcc) && !bAcc) {
+          pS->acc = var;
+          pS->accInit = init;
+          continue;
+        }
+        pS->zWhy = zWhy0;
       }
       /* LINEAR: a row pointer `P + u * S` (u row or col, S pure), read in the k-loop */
       CXCursor pl, pr, ps;
@@ -685,6 +773,22 @@ static int match_stmts(gm_state *pS, CXCursor block, int bTop) {
         return 0;
       }
       continue;
+    }
+    /* IDIOMS: `C[row*ldc + col] = 0;` before a k-loop accumulating into C */
+    if ((pS->mAccept & KS_GEMM_ACCEPT_IDIOMS) && (pS->mAccept & KS_GEMM_ACCEPT_ACC_C) && !pS->bLoopSeen &&
+        !pS->bZeroStore && pS->bGuard && clang_Cursor_isNull(pS->acc)) {
+      CXCursor zl, zr, zi;
+      int iZ;
+      int bZero = binop(st, CXBinaryOperator_Assign, &zl, &zr) && is_zero_literal(pS->pTu, zr);
+      int bScale = !bZero && binop(st, CXBinaryOperator_MulAssign, &zl, &zr) && scalar_factor(pS, zr, zl);
+      if ((bZero || bScale) && (iZ = subscript(pS->kernel, zl, &zi)) >= 0) {
+        /* `C[idx] *= beta;`: the sum starts from C * beta */
+        if (bScale) pS->cScale = zr;
+        pS->bZeroStore = 1;
+        pS->zeroIdx = zi;
+        pS->iZeroC = iZ;
+        continue;
+      }
     }
     if (kind(st) == CXCursor_ForStmt && !pS->bLoopSeen && pS->bGuard &&
         (!clang_Cursor_isNull(pS->acc) || (pS->mAccept & KS_GEMM_ACCEPT_ACC_C))) {
@@ -729,6 +833,11 @@ int ks_rule_gemm_match_ex(ks_rewrite *p, unsigned mAccept, ks_gemm_match *pG) {
   st.pTu = pTu;
   st.kernel = kernel;
   st.acc = clang_getNullCursor();
+  st.accInit = clang_getNullCursor();
+  st.kDecl = clang_getNullCursor();
+  st.aScale = clang_getNullCursor();
+  st.aScaled = clang_getNullCursor();
+  st.cScale = clang_getNullCursor();
   st.mAccept = mAccept;
   if (clang_Cursor_isNull(kernel)) return ks_rewrite_refuse(p, "no kernel '%s'", zKernel);
   if (kind(kernel) != CXCursor_FunctionDecl) return ks_rewrite_refuse(p, "kernel '%s' is a template", zKernel);
@@ -742,7 +851,7 @@ int ks_rule_gemm_match_ex(ks_rewrite *p, unsigned mAccept, ks_gemm_match *pG) {
       pTu->zSrc[pG->iBodyStart] != '{' || pTu->zSrc[pG->iBodyEnd - 1] != '}')
     return ks_rewrite_refuse(p, "kernel '%s' has no body written in the file", zKernel);
   ks_buf b = KS_BUF_INIT;
-  int bMacro = tok_text(pTu, pG->iBodyStart, pG->iBodyEnd, &b) < 0;
+  int bMacro = tok_text_ex(pTu, pG->iBodyStart, pG->iBodyEnd, &b, (mAccept & KS_GEMM_ACCEPT_IDIOMS) != 0) < 0;
   ks_buf_free(&b);
   if (bMacro) return ks_rewrite_refuse(p, "the body of '%s' uses a macro; not a GEMM this rule can read", zKernel);
   if ((!match_stmts(&st, body, 1) || !st.bStoreSeen) && st.zWhy)
@@ -799,7 +908,20 @@ int ks_rule_gemm_match_ex(ks_rewrite *p, unsigned mAccept, ks_gemm_match *pG) {
       return ks_rewrite_refuse(p, "the epilogue of '%s' reads an array at row * ld + col other than its own output of C",
                                zKernel);
   }
-  const int bEpi = !st.bAccC && (st.nEpi > 0 || !refers_to(st.storeVal, st.acc));
+  /* IDIOMS: `C[idx] = 0;` then the k-loop accumulates into that same C[idx] */
+  if (st.bZeroStore) {
+    char *zA = st.bAccC && st.iZeroC == st.iC ? cursor_text(pTu, st.zeroIdx) : NULL;
+    char *zB = zA ? cursor_text(pTu, st.cIdx) : NULL;
+    int bSame = zA && zB && strcmp(zA, zB) == 0;
+    free(zA);
+    free(zB);
+    if (!bSame)
+      return ks_rewrite_refuse(p, "'%s' sets an element of C other than the one its k-loop accumulates into", zKernel);
+  }
+  if (!clang_Cursor_isNull(st.aScale) && !clang_equalCursors(st.aScaled, st.aSub))
+    return ks_rewrite_refuse(p, "the scalar of '%s' multiplies B's factor first ((s * B) * A); not A's", zKernel);
+  const int bEpi = (!st.bAccC && (st.nEpi > 0 || !refers_to(st.storeVal, st.acc))) || !clang_Cursor_isNull(st.accInit) ||
+                   st.bStoreAdd;
   if (bEpi) {
     /* the epilogue runs on locals of the kernel's names: they must not shadow a parameter or clash with ours */
     CXCursor aName[3] = {st.acc, st.row, st.col};
@@ -841,7 +963,16 @@ int ks_rule_gemm_match_ex(ks_rewrite *p, unsigned mAccept, ks_gemm_match *pG) {
   if (st.bATrans) operand(&st, st.aSub, st.kVar, st.row, &iDummy, &sx, &pG->zACast);
   else operand(&st, st.aSub, st.row, st.kVar, &iDummy, &sx, &pG->zACast);
   pG->bATrans = st.bATrans;
-  pG->bInitC = st.bAccC;
+  pG->bInitC = st.bAccC && (!st.bZeroStore || !clang_Cursor_isNull(st.cScale)); /* zeroed first: from 0 */
+  if (!clang_Cursor_isNull(st.cScale) && !(pG->zCScale = cursor_text(pTu, st.cScale))) {
+    ks_rule_gemm_match_free(pG);
+    return ks_error_set(KS_ENOMEM, "out of memory");
+  }
+  if (!clang_Cursor_isNull(st.aScale) && !(pG->zAScale = cursor_text(pTu, st.aScale))) {
+    ks_rule_gemm_match_free(pG);
+    return ks_error_set(KS_ENOMEM, "out of memory");
+  }
+  pG->bStoreAdd = st.bStoreAdd;
   if (st.bBTrans) operand(&st, st.bSub, st.col, st.kVar, &iDummy, &sy, &pG->zBCast);
   else operand(&st, st.bSub, st.kVar, st.col, &iDummy, &sy, &pG->zBCast);
   pG->bBTrans = st.bBTrans;
@@ -856,6 +987,7 @@ int ks_rule_gemm_match_ex(ks_rewrite *p, unsigned mAccept, ks_gemm_match *pG) {
     pG->zEpilogue = bOom ? NULL : ks_buf_detach(&e);
     ks_buf_free(&e);
     pG->zStore = cursor_text(pTu, st.storeVal);
+    if (!clang_Cursor_isNull(st.accInit) && !(pG->zInit = cursor_text(pTu, st.accInit))) bOom = 1;
     pG->zAccName = name_of(st.acc);
     pG->zRowName = name_of(st.row);
     pG->zColName = name_of(st.col);
@@ -901,7 +1033,7 @@ int ks_rule_gemm_match_ex(ks_rewrite *p, unsigned mAccept, ks_gemm_match *pG) {
 void ks_rule_gemm_match_free(ks_gemm_match *pG) {
   char **az[] = {&pG->zM,       &pG->zN,       &pG->zK,      &pG->zX,      &pG->zY,     &pG->zZ,
                  &pG->zRowType, &pG->zColType, &pG->zKType, &pG->zACast, &pG->zBCast, &pG->zCCast,
-                 &pG->zEpilogue, &pG->zStore,   &pG->zAccName, &pG->zRowName, &pG->zColName};
+                 &pG->zEpilogue, &pG->zStore,   &pG->zAccName, &pG->zRowName, &pG->zColName, &pG->zInit, &pG->zCScale, &pG->zAScale};
   for (size_t i = 0; i < sizeof az / sizeof az[0]; i++) {
     free(*az[i]);
     *az[i] = NULL;

@@ -27,6 +27,8 @@ PRE = r"""
 #define KS_GEMM_DEVICE_ONLY 1
 struct float4 { float x, y, z, w; } __attribute__((aligned(16)));
 static inline float4 make_float4(float x, float y, float z, float w) { return float4{x, y, z, w}; }
+struct float2 { float x, y; } __attribute__((aligned(8)));
+static inline float2 make_float2(float x, float y) { return float2{x, y}; }
 #include <cstdint>
 using std::fmaxf;
 """
@@ -68,5 +70,8 @@ int main() {
 """
 
 main = MAIN % {"bm": bm, "bn": bn, "nt": nt, "name": name, "args": args}
-sys.exit(cuda_emu.run(cxx, cuda_emu.PRELUDE + PRE + tmpl + "\n" + cuda_emu.kernel(orig, name, "orig_k") + "\n" +
+# the original's object-like macros (a kernel may use them; the rewrite keeps them)
+defines = "".join(l + "\n" for l in open(orig, encoding="utf-8").read().split("\n")
+                  if l.startswith("#define ") and "(" not in l.split()[1])
+sys.exit(cuda_emu.run(cxx, cuda_emu.PRELUDE + PRE + defines + tmpl + "\n" + cuda_emu.kernel(orig, name, "orig_k") + "\n" +
                       cuda_emu.kernel(new, name, "new_k") + "\n" + cuda_emu.LAUNCH_2D + main))
