@@ -79,6 +79,27 @@ static int is_null_test(CXCursor c, const CXCursor *aAnc, int nAnc) {
   return is_null_const(clang_equalCursors(aK[0], cur) ? aK[1] : aK[0]);
 }
 
+typedef struct ref_count {
+  CXCursor decl;
+  int n;
+} ref_count;
+
+static enum CXChildVisitResult ref_count_visit(CXCursor c, CXCursor parent, CXClientData pData) {
+  (void)parent;
+  ref_count *pR = pData;
+  if (clang_getCursorKind(c) == CXCursor_DeclRefExpr && clang_equalCursors(clang_getCursorReferenced(c), pR->decl))
+    pR->n++;
+  return CXChildVisit_Recurse;
+}
+
+/* How many times expression c refers to declaration d. */
+static int count_refs(CXCursor c, CXCursor d) {
+  ref_count r = {d, 0};
+  ref_count_visit(c, c, &r);
+  clang_visitChildren(c, ref_count_visit, &r);
+  return r.n;
+}
+
 static int scan(CXCursor c, const CXCursor *aAnc, int nAnc, void *pArg) {
   vscan *s = pArg;
   enum CXCursorKind e = clang_getCursorKind(c);
@@ -101,6 +122,20 @@ static int scan(CXCursor c, const CXCursor *aAnc, int nAnc, void *pArg) {
        * that lane's index. */
       if (ks_rw_elem_use(aAnc[j], aAnc, j, NULL) != KS_RW_READ) {
         s->zWhy = "an element is written at an index other than the global index";
+        return -1;
+      }
+      /* Not a map: a read in a loop of the body (a thread walking a row),
+       * or a gather at an index that uses i more than once (in[i * i % n]). */
+      for (int k = 0; k < j; k++) {
+        enum CXCursorKind ek = clang_getCursorKind(aAnc[k]);
+        if (ek == CXCursor_ForStmt || ek == CXCursor_WhileStmt || ek == CXCursor_DoStmt) {
+          s->zWhy = "a pointer is read in a loop of the element body";
+          return -1;
+        }
+      }
+      CXCursor aSub[2];
+      if (ks_rw_kids(aAnc[j], aSub, 2) == 2 && count_refs(aSub[1], s->idx) > 1) {
+        s->zWhy = "a pointer is read at an index that uses the global index more than once (a gather)";
         return -1;
       }
       s->abOther[iP] = 1;
