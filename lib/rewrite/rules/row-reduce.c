@@ -8,11 +8,12 @@
  *
  * The matcher accepts only a kernel body it understands statement by
  * statement (docs/rules/row-reduce.md): the row index, the row guard, scalar
- * and row-pointer declarations, row loops that either accumulate (sum via +=,
+ * and row-pointer declarations, row loops that accumulate (sum via +=,
  * max/min via fmaxf/fminf/max/min, a ternary or an if, arg-max/arg-min as a
- * value and index pair) or store element j of a row, scalar assignments and
- * stores of the row's result (plain or atomicAdd/Max/Min). Loop bodies keep
- * their bytes: only loop headers change, and lines are added. */
+ * value and index pair) and/or store element j of a row (later passes may
+ * read what earlier ones stored at the same element: multi-pass rows), scalar
+ * assignments and stores of the row's result (plain or atomicAdd/Max/Min).
+ * Loop bodies keep their bytes: only loop headers change, and lines are added. */
 #include "features/ast.h"
 #include "kernelskill/rewrite.h"
 #include "rewrite/rwutil.h"
