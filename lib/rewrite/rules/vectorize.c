@@ -362,6 +362,12 @@ static int check_accesses(ks_rewrite *p, const vscan *pS, const ks_rw_param *aP,
                                q->zName, q->zElemType ? q->zElemType : "?");
     if (zV) pPlan->nLanes = nL2;
   }
+  if (pPlan->nLanes == 0) { /* no element size known (a template parameter) */
+    const ks_rw_param *q = &aP[pS->a[0].iParam];
+    return ks_rewrite_refuse(p, "parameter %s: element type '%s' has no 128-bit vector type here (float, int, "
+                                "unsigned, double, long long, __half, __nv_bfloat16)",
+                             q->zName, q->zElemType ? q->zElemType : "?");
+  }
   for (int i = 0; i < pS->n; i++) {
     const ks_rw_param *q = &aP[pS->a[i].iParam];
     const char *zE = q->zElemType ? q->zElemType : "";
