@@ -186,13 +186,13 @@ __global__ void prefix_rows(const float *x, float *y, int rows, int cols) {
   }
 }
 
-// Reads the buffer it writes.
+// Reads an element of the buffer it writes that another thread stores (y[row * cols]).
 __global__ void scale_in_place(float *y, int rows, int cols) {
   int row = blockIdx.x * blockDim.x + threadIdx.x;
   if (row >= rows) return;
   float mx = 0.0f;
   for (int j = 0; j < cols; j++) mx = fmaxf(mx, fabsf(y[row * cols + j]));
-  for (int j = 0; j < cols; j++) y[row * cols + j] = y[row * cols + j] / mx;
+  for (int j = 0; j < cols; j++) y[row * cols + j] = y[row * cols + j] / (mx + y[row * cols]);
 }
 
 // CHECK-LABEL: extern "C" void softmax_forward(

@@ -8,11 +8,12 @@
  *
  * The matcher accepts only a kernel body it understands statement by
  * statement (docs/rules/row-reduce.md): the row index, the row guard, scalar
- * and row-pointer declarations, row loops that either accumulate (sum via +=,
+ * and row-pointer declarations, row loops that accumulate (sum via +=,
  * max/min via fmaxf/fminf/max/min, a ternary or an if, arg-max/arg-min as a
- * value and index pair) or store element j of a row, scalar assignments and
- * stores of the row's result (plain or atomicAdd/Max/Min). Loop bodies keep
- * their bytes: only loop headers change, and lines are added. */
+ * value and index pair) and/or store element j of a row (later passes may
+ * read what earlier ones stored at the same element: multi-pass rows), scalar
+ * assignments and stores of the row's result (plain or atomicAdd/Max/Min).
+ * Loop bodies keep their bytes: only loop headers change, and lines are added. */
 #include "features/ast.h"
 #include "kernelskill/rewrite.h"
 #include "rewrite/rwutil.h"
@@ -65,6 +66,15 @@ typedef struct rr_state {
   int abRead[RR_MAX_PARAMS];     /* buffers read through */
   int abTopStore[RR_MAX_PARAMS]; /* buffers stored outside loops */
   int aiLoopStore[RR_MAX_PARAMS]; /* loop number + 1 storing into the buffer, 0: none */
+  /* Multi-pass rows (softmax: store exp, then scale what was stored): a
+   * buffer a loop stores into may be read, and stored again, by row loops at
+   * element j, when every such access is the same element of the same loop
+   * start: the strided loops then give element j to the same thread in every
+   * pass. azElem: that element and start ("subscript@start"), abReadJ: read so. */
+  int abReadJ[RR_MAX_PARAMS];
+  char *azElem[RR_MAX_PARAMS];     /* the first such access */
+  unsigned aiElemOther[RR_MAX_PARAMS]; /* line of one at another element or start, 0: none */
+  CXCursor atJ;                  /* the subscript of the pointer read being noted, or null */
   CXCursor aTopStore[RR_MAX_VARS]; /* top-level store statements */
   int nTopStore;
   /* context of the loop being checked */
@@ -72,6 +82,15 @@ typedef struct rr_state {
   CXCursor aBodyVar[RR_MAX_VARS];
   int nBodyVar;
   char zWhy[512];
+  /* the application: parameters, what matching found, what the edits need */
+  const char *zKernel;
+  int bWarp, nThreads, nUnroll;
+  unsigned iKs;           /* start of the kernel */
+  unsigned iRowS, iRowE;  /* the row index's initializer */
+  int iRowsParam;         /* the parameter the row guard compares with */
+  ks_launch *aL;          /* the kernel's launches */
+  int nL;
+  int abHelper[OP_COUNT][2]; /* reduction helpers needed, by operator and double-ness */
 } rr_state;
 
 static int kind(CXCursor c) { return (int)clang_getCursorKind(c); }
@@ -165,8 +184,48 @@ static int same_text(rr_state *pS, CXCursor a, CXCursor b) {
   return bSame;
 }
 
+/* A CUDA conversion intrinsic, __<from>2<to>[_rn|_rz|_rd|_ru]
+ * (__half2float, __float2bfloat16_rn, __int2float_rn, __double2ll_rz, ...)
+ * or one of the half/bf16 pair conversions: pure functions of their value. */
+static int conversion_callee(const char *z) {
+  static const char *const azType[] = {"float", "half", "bfloat16", "double", "int", "uint", "ll", "ull", "short",
+                                       "ushort", NULL};
+  static const char *const azPair[] = {"__low2float", "__high2float", "__half22float2", "__float22half2_rn",
+                                       "__bfloat1622float2", "__float22bfloat162_rn", "__floats2half2_rn",
+                                       "__floats2bfloat162_rn", "__low2bfloat16", "__high2bfloat16", "__low2half",
+                                       "__high2half", NULL};
+  for (int i = 0; azPair[i]; i++)
+    if (strcmp(z, azPair[i]) == 0) return 1;
+  if (strncmp(z, "__", 2) != 0) return 0;
+  z += 2;
+  for (int a = 0; azType[a]; a++) {
+    size_t nA = strlen(azType[a]);
+    if (strncmp(z, azType[a], nA) != 0 || z[nA] != '2') continue;
+    for (int b = 0; azType[b]; b++) {
+      size_t nB = strlen(azType[b]);
+      const char *zRest = z + nA + 1 + nB;
+      if (b == a || strncmp(z + nA + 1, azType[b], nB) != 0) continue;
+      if (!*zRest || strcmp(zRest, "_rn") == 0 || strcmp(zRest, "_rz") == 0 || strcmp(zRest, "_rd") == 0 ||
+          strcmp(zRest, "_ru") == 0)
+        return 1;
+    }
+  }
+  return 0;
+}
+
+/* A constructor of a 16-bit float type (the copy clang makes of a __half
+ * that a conversion intrinsic returns): a value, no effect. */
+static int half_constructor(CXCursor call, const char *z) {
+  static const char *const azType[] = {"__half", "half", "__nv_bfloat16", "nv_bfloat16", NULL};
+  if (clang_getCursorKind(clang_getCursorReferenced(call)) != CXCursor_Constructor) return 0;
+  for (int i = 0; azType[i]; i++)
+    if (strcmp(z, azType[i]) == 0) return 1;
+  return 0;
+}
+
 /* Functions without side effects a row loop may call. */
 static int pure_callee(const char *z) {
+  if (conversion_callee(z)) return 1;
   static const char *const azBase[] = {
       "exp", "exp2", "exp10", "expm1", "log", "log2", "log10", "log1p", "pow", "sqrt", "rsqrt", "cbrt", "rcbrt",
       "sin", "cos", "tan", "sinh", "cosh", "tanh", "asin", "acos", "atan", "atan2", "asinh", "acosh", "atanh", "erf",
@@ -191,6 +250,53 @@ static int pure_callee(const char *z) {
 
 /* ---- expressions: reads only ---- */
 
+static int refs_decl(CXCursor c, CXCursor d);
+
+/* Is idx element j of a row: j, X + j or j + X with X free of j (j the
+ * current loop's variable)? */
+static int is_elem_j(rr_state *pS, CXCursor idx) {
+  CXCursor l, r;
+  if (!pS->pCur) return 0;
+  idx = ks_rw_strip(idx);
+  if (ks_rw_is_ref_to(idx, pS->pCur->var)) return 1;
+  if (!binop(idx, CXBinaryOperator_Add, &l, &r)) return 0;
+  return (ks_rw_is_ref_to(r, pS->pCur->var) && !refs_decl(l, pS->pCur->var)) ||
+         (ks_rw_is_ref_to(l, pS->pCur->var) && !refs_decl(r, pS->pCur->var));
+}
+
+/* Buffer iRoot is accessed at element j by subscript sub of the current
+ * loop: noted when it is another element or loop start than its first such
+ * access (check_params refuses that for a buffer the loops store into). */
+static int note_elem(rr_state *pS, int iRoot, CXCursor sub) {
+  char *zSub = squash(pS, sub), *zInit = squash(pS, pS->pCur->init);
+  ks_buf b = KS_BUF_INIT;
+  int bOk = zSub && zInit && ks_buf_printf(&b, "%s@%s", zSub, zInit) >= 0;
+  free(zSub);
+  free(zInit);
+  if (!bOk) {
+    ks_buf_free(&b);
+    return why(pS, "out of memory");
+  }
+  if (!pS->azElem[iRoot]) {
+    pS->azElem[iRoot] = ks_buf_detach(&b);
+    return 1;
+  }
+  if (strcmp(pS->azElem[iRoot], b.z) != 0 && !pS->aiElemOther[iRoot]) pS->aiElemOther[iRoot] = line_of(pS, sub);
+  ks_buf_free(&b);
+  return 1;
+}
+
+/* A read through buffer iRoot: at element j of the current loop (pS->atJ), or
+ * anywhere else. */
+static int note_read(rr_state *pS, int iRoot) {
+  if (clang_Cursor_isNull(pS->atJ)) {
+    pS->abRead[iRoot] = 1;
+    return 1;
+  }
+  pS->abReadJ[iRoot] = 1;
+  return note_elem(pS, iRoot, pS->atJ);
+}
+
 static int note_ref(rr_state *pS, CXCursor ref) {
   CXCursor d = clang_getCursorReferenced(ref);
   int e = kind(d);
@@ -199,7 +305,7 @@ static int note_ref(rr_state *pS, CXCursor ref) {
   if (is_body_var(pS, d) || clang_equalCursors(d, pS->row)) return 1;
   int iP = param_index(pS, d);
   if (iP >= 0) {
-    if (clang_getCanonicalType(clang_getCursorType(d)).kind == CXType_Pointer) pS->abRead[iP] = 1;
+    if (clang_getCanonicalType(clang_getCursorType(d)).kind == CXType_Pointer) return note_read(pS, iP);
     return 1;
   }
   int iV = var_index(pS, d);
@@ -210,7 +316,7 @@ static int note_ref(rr_state *pS, CXCursor ref) {
       free(z);
       return 0;
     }
-    if (pS->aVar[iV].bPtr) pS->abRead[pS->aVar[iV].iRoot] = 1;
+    if (pS->aVar[iV].bPtr) return note_read(pS, pS->aVar[iV].iRoot);
     return 1;
   }
   char *z = ks_rw_spelling(d);
@@ -228,12 +334,22 @@ static int expr_visit(CXCursor c, const CXCursor *aAnc, int nAnc, void *pArg) {
   expr_walk *w = pArg;
   rr_state *pS = w->pS;
   switch (kind(c)) {
-  case CXCursor_DeclRefExpr:
+  case CXCursor_DeclRefExpr: {
+    /* The base of P[j]? */
+    int j = nAnc - 1;
+    CXCursor a[2];
+    while (j >= 0 && (kind(aAnc[j]) == CXCursor_UnexposedExpr || kind(aAnc[j]) == CXCursor_ParenExpr)) j--;
+    pS->atJ = clang_getNullCursor();
+    if (j >= 0 && kind(aAnc[j]) == CXCursor_ArraySubscriptExpr && kids(aAnc[j], a, 2) == 2 &&
+        clang_equalCursors(ks_rw_strip(a[0]), c) && is_elem_j(pS, a[1]))
+      pS->atJ = aAnc[j];
     if (!note_ref(pS, c)) w->bOk = 0;
+    pS->atJ = clang_getNullCursor();
     return w->bOk ? 0 : -1;
+  }
   case CXCursor_CallExpr: {
     char *z = ks_rw_spelling(c);
-    int bPure = z && pure_callee(z);
+    int bPure = z && (pure_callee(z) || half_constructor(c, z));
     if (!bPure) why(pS, "line %u calls '%s' (only math functions without side effects are understood)",
                     line_of(pS, c), z ? z : "?");
     free(z);
@@ -535,19 +651,52 @@ static int atomic_store_target(rr_state *pS, CXCursor st) {
   return iRoot;
 }
 
-static int add_body_var(rr_state *pS, CXCursor stmt) {
-  CXCursor a[16];
+/* The variables declaration statement stmt declares (at most 16, into a):
+ * their number, or 0 with the reason set when it declares anything else. */
+static int decl_vars(rr_state *pS, CXCursor stmt, CXCursor *a) {
   int n = kids(stmt, a, 16);
   if (n > 16) return why(pS, "line %u declares too many variables at once", line_of(pS, stmt));
-  for (int i = 0; i < n; i++) {
-    CXCursor init = clang_getNullCursor(), v[8];
+  for (int i = 0; i < n; i++)
     if (kind(a[i]) != CXCursor_VarDecl) return why(pS, "line %u declares something that is not a variable", line_of(pS, stmt));
+  return n;
+}
+
+/* The initializer of variable v, or a null cursor. */
+static CXCursor var_init(CXCursor v) {
+  CXCursor init = clang_getNullCursor(), w[8];
+  int m = kids(v, w, 8);
+  for (int k = 0; k < m && k < 8; k++)
+    if (clang_isExpression(clang_getCursorKind(w[k]))) init = w[k];
+  return init;
+}
+
+/* Statement st is `P[j] = E` on a class-type element (__half, __nv_bfloat16:
+ * a call of its operator=, in the cleanups of the temporary E makes). */
+static int class_assign(CXCursor st, CXCursor *pL, CXCursor *pR) {
+  while (kind(st) == CXCursor_UnexposedExpr) {
+    CXCursor a[2];
+    if (kids(st, a, 2) != 1) return 0;
+    st = a[0];
+  }
+  if (kind(st) != CXCursor_CallExpr || clang_Cursor_getNumArguments(st) != 2) return 0;
+  char *z = ks_rw_spelling(st);
+  int bAssign = z && strcmp(z, "operator=") == 0;
+  free(z);
+  if (!bAssign) return 0;
+  *pL = clang_Cursor_getArgument(st, 0);
+  *pR = clang_Cursor_getArgument(st, 1);
+  return kind(ks_rw_strip(*pL)) == CXCursor_ArraySubscriptExpr;
+}
+
+static int add_body_var(rr_state *pS, CXCursor stmt) {
+  CXCursor a[16];
+  int n = decl_vars(pS, stmt, a);
+  if (n == 0) return 0;
+  for (int i = 0; i < n; i++) {
     enum CXTypeKind eT = clang_getCanonicalType(clang_getCursorType(a[i])).kind;
     if (eT == CXType_Pointer || eT == CXType_ConstantArray || eT == CXType_Record)
       return why(pS, "line %u declares a pointer, array or struct inside a row loop", line_of(pS, stmt));
-    int m = kids(a[i], v, 8);
-    for (int k = 0; k < m && k < 8; k++)
-      if (clang_isExpression(clang_getCursorKind(v[k]))) init = v[k];
+    CXCursor init = var_init(a[i]);
     if (clang_Cursor_isNull(init)) return why(pS, "line %u declares a variable without a value", line_of(pS, stmt));
     if (!expr_ok(pS, init)) return 0;
     if (pS->nBodyVar == RR_MAX_VARS) return why(pS, "too many variables in a row loop");
@@ -659,22 +808,25 @@ static int match_loop(rr_state *pS, CXCursor loop) {
     enum CXBinaryOperatorKind eB = kind(st) == CXCursor_BinaryOperator || kind(st) == CXCursor_CompoundAssignOperator
                                        ? clang_getCursorBinaryOperatorKind(st)
                                        : CXBinaryOperator_Invalid;
+    if (eB != CXBinaryOperator_Invalid) binop(st, eB, &l, &r);
+    else if (class_assign(st, &l, &r)) eB = CXBinaryOperator_Assign;
     if (eB == CXBinaryOperator_Assign || (eB >= CXBinaryOperator_MulAssign && eB <= CXBinaryOperator_OrAssign)) {
-      binop(st, eB, &l, &r);
       CXCursor d = ks_rw_ref_decl(l);
       if (!clang_Cursor_isNull(d) && is_body_var(pS, d)) {
         if (!expr_ok(pS, r)) return 0;
         continue;
       }
-      if (eB == CXBinaryOperator_Assign && kind(ks_rw_strip(l)) == CXCursor_ArraySubscriptExpr) {
+      if (kind(ks_rw_strip(l)) == CXCursor_ArraySubscriptExpr) {
+        /* P[j] = E, or P[j] op= E (a read and a store of element j) */
         int iRoot = store_target(pS, l, 1);
         if (iRoot < 0) return why(pS, "line %u stores through a pointer this rule cannot trace to a parameter",
                                   line_of(pS, st));
-        if (!expr_ok(pS, r)) return 0;
-        if (pS->abTopStore[iRoot] || (pS->aiLoopStore[iRoot] && pS->aiLoopStore[iRoot] != pS->nLoop + 1))
+        if (!expr_ok(pS, r) || (eB != CXBinaryOperator_Assign && !expr_ok(pS, l))) return 0;
+        if (!note_elem(pS, iRoot, ks_rw_strip(l))) return 0;
+        if (pS->abTopStore[iRoot])
           return why(pS, "line %u stores into a buffer another statement of the row also stores into",
                      line_of(pS, st));
-        pS->aiLoopStore[iRoot] = pS->nLoop + 1;
+        if (!pS->aiLoopStore[iRoot]) pS->aiLoopStore[iRoot] = pS->nLoop + 1;
         pL->bStores = 1;
         continue;
       }
@@ -689,8 +841,6 @@ static int match_loop(rr_state *pS, CXCursor loop) {
     clang_disposeString(s);
     return 0;
   }
-  if (pL->nAcc && pL->bStores)
-    return why(pS, "the loop at line %d both accumulates and stores; this rule handles one or the other", nLine);
   if (!pL->nAcc && !pL->bStores) return why(pS, "the loop at line %d neither accumulates nor stores", nLine);
   /* Sums whose value before the loop is not a literal zero restart at 0 in all threads but the first. */
   for (int k = 0; k < pL->nAcc; k++) {
@@ -706,15 +856,11 @@ static int match_loop(rr_state *pS, CXCursor loop) {
 
 static int match_decl(rr_state *pS, CXCursor stmt) {
   CXCursor a[16];
-  int n = kids(stmt, a, 16);
-  if (n > 16) return why(pS, "line %u declares too many variables at once", line_of(pS, stmt));
+  int n = decl_vars(pS, stmt, a);
+  if (n == 0) return 0;
   for (int i = 0; i < n; i++) {
-    CXCursor init = clang_getNullCursor(), v[8];
-    if (kind(a[i]) != CXCursor_VarDecl) return why(pS, "line %u declares something that is not a variable", line_of(pS, stmt));
     CXType t = clang_getCanonicalType(clang_getCursorType(a[i]));
-    int m = kids(a[i], v, 8);
-    for (int k = 0; k < m && k < 8; k++)
-      if (clang_isExpression(clang_getCursorKind(v[k]))) init = v[k];
+    CXCursor init = var_init(a[i]);
     char *zName = ks_rw_spelling(a[i]);
     int bBad = !zName || strncmp(zName, "ks_", 3) == 0;
     free(zName);
@@ -1053,123 +1199,98 @@ static int unrolled_loop(rr_state *pS, rr_loop *pL, int nUnroll, const char *zTy
   return pL->zUnrolled ? KS_OK : ks_error_set(KS_ENOMEM, "out of memory");
 }
 
-/* ---- the rule ---- */
-
-static int apply_row_reduce(ks_rewrite *p) {
-  ks_tu *pTu = ks_rewrite_tu(p);
-  const char *zKernel = ks_rewrite_kernel_name(p);
+/* The rule's parameters: mode, threads, unroll. */
+static int read_params(rr_state *pS) {
+  ks_rewrite *p = pS->p;
   const char *zThreads = ks_rewrite_param(p, "threads", "256");
   const char *zMode = ks_rewrite_param(p, "mode", "block");
   const char *zUnroll = ks_rewrite_param(p, "unroll", "4");
-  rr_state *pS = calloc(1, sizeof *pS);
-  ks_launch *aL = NULL;
-  int nL = 0, rc = KS_OK;
-  CXCursor *aTop = NULL, *aIn = NULL, *aSt = NULL;
-  int nTop = 0, nIn = 0;
-  ks_buf text = KS_BUF_INIT, note = KS_BUF_INIT, helpers = KS_BUF_INIT;
-  if (!pS) return ks_error_set(KS_ENOMEM, "out of memory");
-  pS->p = p;
-  pS->pTu = pTu;
+  pS->nThreads = atoi(zThreads);
+  pS->nUnroll = atoi(zUnroll);
+  pS->bWarp = strcmp(zMode, "warp") == 0;
+  if (!pS->bWarp && strcmp(zMode, "block") != 0)
+    return ks_rewrite_refuse(p, "mode=%s: use block (one block per row) or warp (one warp per row)", zMode);
+  if (strspn(zThreads, "0123456789") != strlen(zThreads) || pS->nThreads < 32 || pS->nThreads > 1024 ||
+      pS->nThreads % 32)
+    return ks_rewrite_refuse(p, "threads=%s: use a multiple of 32 from 32 to 1024", zThreads);
+  if (strspn(zUnroll, "0123456789") != strlen(zUnroll) || pS->nUnroll < 1 || pS->nUnroll > 16)
+    return ks_rewrite_refuse(p, "unroll=%s: use 1 (no unrolling) to 16", zUnroll);
+  return KS_OK;
+}
 
-  int nThreads = atoi(zThreads);
-  int nUnroll = atoi(zUnroll);
-  int bWarp = strcmp(zMode, "warp") == 0;
-  if (!bWarp && strcmp(zMode, "block") != 0) {
-    rc = ks_rewrite_refuse(p, "mode=%s: use block (one block per row) or warp (one warp per row)", zMode);
-    goto done;
-  }
-  if (strspn(zThreads, "0123456789") != strlen(zThreads) || nThreads < 32 || nThreads > 1024 || nThreads % 32) {
-    rc = ks_rewrite_refuse(p, "threads=%s: use a multiple of 32 from 32 to 1024", zThreads);
-    goto done;
-  }
-  if (strspn(zUnroll, "0123456789") != strlen(zUnroll) || nUnroll < 1 || nUnroll > 16) {
-    rc = ks_rewrite_refuse(p, "unroll=%s: use 1 (no unrolling) to 16", zUnroll);
-    goto done;
-  }
+/* The kernel, laid out in the main file, not rewritten yet, with a body and
+ * no __launch_bounds__ (its block size changes here). */
+static int find_kernel(rr_state *pS, CXCursor *pBody, unsigned *piBs, unsigned *piBe) {
+  ks_rewrite *p = pS->p;
+  ks_tu *pTu = pS->pTu;
+  const char *zKernel = pS->zKernel;
   CXCursor kernel = ks_ast_find_kernel(pTu, zKernel);
-  unsigned iKs, iKe, iBs, iBe;
-  if (kind(kernel) != CXCursor_FunctionDecl) {
-    rc = ks_rewrite_refuse(p, "kernel '%s' is a template", zKernel);
-    goto done;
-  }
-  if (ks_ast_extent(pTu, kernel, &iKs, &iKe) < 0) {
-    rc = ks_rewrite_refuse(p, "kernel '%s' is not laid out in the main file", zKernel);
-    goto done;
-  }
-  if (ks_rewrite_has_note(p, iKs, iKe, NULL)) {
-    rc = ks_rewrite_already(p, "kernel '%s' already works one %s per row", zKernel, bWarp ? "warp" : "block");
-    goto done;
-  }
+  unsigned iKe;
+  if (kind(kernel) != CXCursor_FunctionDecl) return ks_rewrite_refuse(p, "kernel '%s' is a template", zKernel);
+  if (ks_ast_extent(pTu, kernel, &pS->iKs, &iKe) < 0)
+    return ks_rewrite_refuse(p, "kernel '%s' is not laid out in the main file", zKernel);
+  if (ks_rewrite_has_note(p, pS->iKs, iKe, NULL))
+    return ks_rewrite_already(p, "kernel '%s' already works one %s per row", zKernel, pS->bWarp ? "warp" : "block");
   pS->kernel = kernel;
   pS->nParam = clang_Cursor_getNumArguments(kernel);
-  if (pS->nParam > RR_MAX_PARAMS) {
-    rc = ks_rewrite_refuse(p, "kernel '%s' has too many parameters", zKernel);
-    goto done;
-  }
-  CXCursor body = ks_rw_body(kernel);
-  if (clang_Cursor_isNull(body) || ks_ast_extent(pTu, body, &iBs, &iBe) < 0) {
-    rc = ks_rewrite_refuse(p, "kernel '%s' has no body written in the file", zKernel);
-    goto done;
-  }
-  if (ks_rw_has_word(pTu, iKs, iBs, "__launch_bounds__")) {
-    rc = ks_rewrite_refuse(p, "kernel '%s' has __launch_bounds__; its block size changes here (apply launch-bounds "
-                              "after)", zKernel);
-    goto done;
-  }
+  if (pS->nParam > RR_MAX_PARAMS) return ks_rewrite_refuse(p, "kernel '%s' has too many parameters", zKernel);
+  *pBody = ks_rw_body(kernel);
+  if (clang_Cursor_isNull(*pBody) || ks_ast_extent(pTu, *pBody, piBs, piBe) < 0)
+    return ks_rewrite_refuse(p, "kernel '%s' has no body written in the file", zKernel);
+  if (ks_rw_has_word(pTu, pS->iKs, *piBs, "__launch_bounds__"))
+    return ks_rewrite_refuse(p, "kernel '%s' has __launch_bounds__; its block size changes here (apply launch-bounds "
+                                "after)", zKernel);
+  return KS_OK;
+}
 
-  /* The row index, then the guard. */
-  ks_rw_children(body, &aTop, &nTop);
-  CXCursor rowDecl[2], rowInit = clang_getNullCursor(), w[4];
+/* The body's first statement declares the row index, and nothing else in the
+ * body uses the thread/block built-ins: the rewrite owns them. */
+static int match_row_index(rr_state *pS, const CXCursor *aTop, int nTop, unsigned iBs, unsigned iBe) {
+  ks_rewrite *p = pS->p;
+  ks_tu *pTu = pS->pTu;
+  const char *zKernel = pS->zKernel;
+  CXCursor rowDecl[2];
   if (nTop < 2 || kind(aTop[0]) != CXCursor_DeclStmt || kids(aTop[0], rowDecl, 2) != 1 ||
-      kind(rowDecl[0]) != CXCursor_VarDecl || !is_int_type(clang_getCursorType(rowDecl[0]))) {
-    rc = ks_rewrite_refuse(p, "kernel '%s' does not start with its row index (`int row = blockIdx.x * blockDim.x + "
-                              "threadIdx.x;`)", zKernel);
-    goto done;
-  }
-  int m = kids(rowDecl[0], w, 4);
-  for (int i = 0; i < m && i < 4; i++)
-    if (clang_isExpression(clang_getCursorKind(w[i]))) rowInit = w[i];
-  if (clang_Cursor_isNull(rowInit) || ks_rw_thread_index(pTu, kernel, rowInit, NULL) != 0) {
-    rc = ks_rewrite_refuse(p, "the first statement of '%s' is not a row index `blockIdx.x * blockDim.x + threadIdx.x`",
-                           zKernel);
-    goto done;
-  }
+      kind(rowDecl[0]) != CXCursor_VarDecl || !is_int_type(clang_getCursorType(rowDecl[0])))
+    return ks_rewrite_refuse(p, "kernel '%s' does not start with its row index (`int row = blockIdx.x * blockDim.x + "
+                                "threadIdx.x;`)", zKernel);
+  CXCursor rowInit = var_init(rowDecl[0]);
+  if (clang_Cursor_isNull(rowInit) || ks_rw_thread_index(pTu, pS->kernel, rowInit, NULL) != 0)
+    return ks_rewrite_refuse(p, "the first statement of '%s' is not a row index `blockIdx.x * blockDim.x + "
+                                "threadIdx.x`", zKernel);
   pS->row = rowDecl[0];
-  unsigned iRowS, iRowE;
-  if (extent(pS, rowInit, &iRowS, &iRowE) < 0) {
-    rc = ks_rewrite_refuse(p, "the row index of '%s' is written with a macro", zKernel);
-    goto done;
-  }
-  /* No other use of the thread/block built-ins: the rewrite owns them. */
-  {
-    static const char *const azBuiltin[] = {"threadIdx", "blockIdx", "blockDim", "gridDim", "warpSize",
-                                            "__shared__", NULL};
-    for (int i = 0; azBuiltin[i]; i++)
-      if (ks_rw_has_word(pTu, iBs, iRowS, azBuiltin[i]) || ks_rw_has_word(pTu, iRowE, iBe, azBuiltin[i])) {
-        rc = ks_rewrite_refuse(p, "kernel '%s' uses %s besides its row index: not a one-thread-per-row kernel this "
+  if (extent(pS, rowInit, &pS->iRowS, &pS->iRowE) < 0)
+    return ks_rewrite_refuse(p, "the row index of '%s' is written with a macro", zKernel);
+  static const char *const azBuiltin[] = {"threadIdx", "blockIdx", "blockDim", "gridDim", "warpSize",
+                                          "__shared__", NULL};
+  for (int i = 0; azBuiltin[i]; i++)
+    if (ks_rw_has_word(pTu, iBs, pS->iRowS, azBuiltin[i]) || ks_rw_has_word(pTu, pS->iRowE, iBe, azBuiltin[i]))
+      return ks_rewrite_refuse(p, "kernel '%s' uses %s besides its row index: not a one-thread-per-row kernel this "
                                   "rule understands", zKernel, azBuiltin[i]);
-        goto done;
-      }
-  }
-  /* Scalar declarations without effects or loads may sit between the index
-   * and the guard (`const float eps = 1e-6f;`): they are read as the first
-   * statements of the row body, which they are equivalent to. */
+  return KS_OK;
+}
+
+/* The row guard after the row index, then the row body statement by
+ * statement. Scalar declarations without effects or loads may sit between the
+ * index and the guard (`const float eps = 1e-6f;`): they are read as the
+ * first statements of the row body, which they are equivalent to. */
+static int match_guarded_body(rr_state *pS, const CXCursor *aTop, int nTop) {
+  ks_rewrite *p = pS->p;
+  const char *zKernel = pS->zKernel;
+  CXCursor *aIn = NULL, *aSt = NULL;
+  int nIn = 0, rc = KS_OK;
   int iGuard = 1;
   while (iGuard < nTop - 1 && iGuard < 9 && ks_rw_pure_decls(aTop[iGuard])) iGuard++;
   CXCursor bound, then = clang_getNullCursor();
   int bEarly = 0;
-  if (iGuard >= nTop || !match_guard(pS, aTop[iGuard], &bound, &bEarly, &then) || (!bEarly && nTop != iGuard + 1)) {
-    rc = ks_rewrite_refuse(p, "the second statement of '%s' is not the row guard (`if (row >= rows) return;`, or "
-                              "`if (row < rows) { ... }` as the last statement)", zKernel);
-    goto done;
-  }
+  if (iGuard >= nTop || !match_guard(pS, aTop[iGuard], &bound, &bEarly, &then) || (!bEarly && nTop != iGuard + 1))
+    return ks_rewrite_refuse(p, "the second statement of '%s' is not the row guard (`if (row >= rows) return;`, or "
+                                "`if (row < rows) { ... }` as the last statement)", zKernel);
   CXCursor boundDecl = ks_rw_ref_decl(bound);
-  int iRowsParam = clang_Cursor_isNull(boundDecl) ? -1 : param_index(pS, boundDecl);
-  if (iRowsParam < 0) {
-    rc = ks_rewrite_refuse(p, "the row guard of '%s' does not compare the row with one parameter (the grid is sized "
-                              "from it)", zKernel);
-    goto done;
-  }
+  pS->iRowsParam = clang_Cursor_isNull(boundDecl) ? -1 : param_index(pS, boundDecl);
+  if (pS->iRowsParam < 0)
+    return ks_rewrite_refuse(p, "the row guard of '%s' does not compare the row with one parameter (the grid is "
+                                "sized from it)", zKernel);
   const CXCursor *aRest;
   int nRest;
   if (bEarly) {
@@ -1191,234 +1312,280 @@ static int apply_row_reduce(ks_rewrite *p) {
   int nSt = 0;
   for (int i = 1; i < iGuard; i++) aSt[nSt++] = aTop[i];
   for (int i = 0; i < nRest; i++) aSt[nSt++] = aRest[i];
-  if (!match_row_body(pS, aSt, nSt)) {
+  if (!match_row_body(pS, aSt, nSt))
     rc = ks_rewrite_refuse(p, "kernel '%s' is not a row kernel this rule understands: %s", zKernel, pS->zWhy);
-    goto done;
-  }
-  if (pS->nLoop == 0) {
+  else if (pS->nLoop == 0)
     rc = ks_rewrite_refuse(p, "kernel '%s' has no loop over its row", zKernel);
-    goto done;
+done:
+  free(aIn);
+  free(aSt);
+  return rc;
+}
+
+/* No buffer both read and stored (the row's threads would race), no
+ * parameter named like the rule's own names. */
+static int check_params(rr_state *pS) {
+  for (int i = 0; i < pS->nParam; i++) {
+    char *z = ks_rw_spelling(clang_Cursor_getArgument(pS->kernel, (unsigned)i));
+    int rc = KS_OK;
+    if (((pS->abTopStore[i] || pS->aiLoopStore[i]) && pS->abRead[i]) || (pS->abTopStore[i] && pS->abReadJ[i]))
+      rc = ks_rewrite_refuse(pS->p, "kernel '%s' reads '%s', which it also stores into: the row's threads would race",
+                             pS->zKernel, z);
+    else if (pS->aiLoopStore[i] && pS->aiElemOther[i])
+      rc = ks_rewrite_refuse(pS->p, "kernel '%s': line %u accesses a buffer the row's loops store into ('%s') at "
+                                    "another element or loop start: the row's threads would race",
+                             pS->zKernel, pS->aiElemOther[i], z);
+    free(z);
+    if (rc < 0) return rc;
   }
   for (int i = 0; i < pS->nParam; i++) {
-    if ((pS->abTopStore[i] || pS->aiLoopStore[i]) && pS->abRead[i]) {
-      char *z = ks_rw_spelling(clang_Cursor_getArgument(kernel, (unsigned)i));
-      rc = ks_rewrite_refuse(p, "kernel '%s' reads '%s', which it also stores into: the row's threads would race",
-                             zKernel, z);
-      free(z);
-      goto done;
-    }
-  }
-  for (int i = 0; i < pS->nParam; i++) {
-    char *z = ks_rw_spelling(clang_Cursor_getArgument(kernel, (unsigned)i));
+    char *z = ks_rw_spelling(clang_Cursor_getArgument(pS->kernel, (unsigned)i));
     int bClash = z && strncmp(z, "ks_", 3) == 0;
     free(z);
-    if (bClash) {
-      rc = ks_rewrite_refuse(p, "a parameter of '%s' starts with ks_ (names this rule uses)", zKernel);
-      goto done;
-    }
+    if (bClash) return ks_rewrite_refuse(pS->p, "a parameter of '%s' starts with ks_ (names this rule uses)", pS->zKernel);
   }
+  return KS_OK;
+}
 
-  /* Launch sites. */
-  if ((rc = ks_rw_refuse_class(p, kernel, KS_CLASS_COLUMN_WALK)) < 0) goto done;
-  if ((rc = ks_rw_kernel_launches(p, zKernel, &aL, &nL)) < 0) goto done;
-  for (int i = 0; i < nL; i++) {
-    if (aL[i].nArgs != pS->nParam) {
-      rc = ks_rewrite_refuse(p, "%s:%u: launch of '%s' passes %d arguments for %d parameters", pTu->zFile, aL[i].iLine,
-                             zKernel, aL[i].nArgs, pS->nParam);
-      goto done;
-    }
-    if (!simple_arg(aL[i].azArg[iRowsParam])) {
-      rc = ks_rewrite_refuse(p, "%s:%u: the row count '%s' passed to '%s' is not a plain expression the grid can "
-                                "repeat", pTu->zFile, aL[i].iLine, aL[i].azArg[iRowsParam], zKernel);
-      goto done;
-    }
+/* Every use of the kernel is a launch this rule can resize: all arguments
+ * passed, the row count a plain expression the grid can repeat. */
+static int check_launches(rr_state *pS) {
+  ks_rewrite *p = pS->p;
+  int rc;
+  if ((rc = ks_rw_refuse_class(p, pS->kernel, KS_CLASS_COLUMN_WALK)) < 0) return rc;
+  if ((rc = ks_rw_kernel_launches(p, pS->zKernel, &pS->aL, &pS->nL)) < 0) return rc;
+  for (int i = 0; i < pS->nL; i++) {
+    ks_launch *pL = &pS->aL[i];
+    if (pL->nArgs != pS->nParam)
+      return ks_rewrite_refuse(p, "%s:%u: launch of '%s' passes %d arguments for %d parameters", pS->pTu->zFile,
+                               pL->iLine, pS->zKernel, pL->nArgs, pS->nParam);
+    if (!simple_arg(pL->azArg[pS->iRowsParam]))
+      return ks_rewrite_refuse(p, "%s:%u: the row count '%s' passed to '%s' is not a plain expression the grid can "
+                                  "repeat", pS->pTu->zFile, pL->iLine, pL->azArg[pS->iRowsParam], pS->zKernel);
   }
+  return KS_OK;
+}
 
-  /* ---- edits ---- */
+/* The matcher: the kernel is a thread-per-row kernel it understands and
+ * every launch of it can be resized. */
+static int match_kernel(rr_state *pS) {
+  CXCursor body, *aTop = NULL;
+  unsigned iBs, iBe;
+  int nTop = 0, rc;
+  if ((rc = find_kernel(pS, &body, &iBs, &iBe)) < 0) return rc;
+  ks_rw_children(body, &aTop, &nTop);
+  if ((rc = match_row_index(pS, aTop, nTop, iBs, iBe)) >= 0 && (rc = match_guarded_body(pS, aTop, nTop)) >= 0 &&
+      (rc = check_params(pS)) >= 0)
+    rc = check_launches(pS);
+  free(aTop);
+  return rc;
+}
+
+/* Loop pL's header strided over the block's (warp's) threads, or the loop
+ * replaced by its unrolled form (with zReset, the sums' resets, before it). */
+static int edit_loop_header(rr_state *pS, rr_loop *pL, const char *zInd, const char *zLane, const char *zStep) {
+  ks_rewrite *p = pS->p;
+  ks_tu *pTu = pS->pTu;
+  unsigned iIs, iIe, iNs, iNe;
+  if (extent(pS, pL->init, &iIs, &iIe) < 0 || extent(pS, pL->inc, &iNs, &iNe) < 0)
+    return ks_rewrite_refuse(p, "the row loop at line %u of '%s' is written with a macro", line_of(pS, pL->loop),
+                             pS->zKernel);
+  char *zVar = ks_rw_spelling(pL->var);
+  char *zInit = ks_ast_text(pTu, pL->init);
+  char *zType = NULL;
+  {
+    CXString s = clang_getTypeSpelling(clang_getCursorType(pL->var));
+    zType = ks_strdup(clang_getCString(s));
+    clang_disposeString(s);
+  }
+  ks_buf lane = KS_BUF_INIT, text = KS_BUF_INIT;
+  int rc;
+  if (is_zero_literal(pS, pL->init)) rc = ks_buf_printf(&lane, "%s", zLane);
+  else rc = ks_buf_printf(&lane, "%s + (%s)%s", zInit, zType, zLane);
+  if (rc >= 0 && pS->nUnroll == 1) {
+    rc = ks_rewrite_replace(p, iIs, iIe, lane.z);
+    if (rc >= 0) rc = ks_buf_printf(&text, "%s += %s", zVar, zStep);
+    if (rc >= 0) rc = ks_rewrite_replace(p, iNs, iNe, text.z);
+  } else if (rc >= 0) {
+    rc = unrolled_loop(pS, pL, pS->nUnroll, zType, zVar, lane.z, zStep, zInd);
+  }
+  ks_buf_free(&lane);
+  ks_buf_free(&text);
+  free(zInit);
+  free(zType);
+  free(zVar);
+  return rc;
+}
+
+/* One row loop: its header strided (or unrolled), sums that restart at zero
+ * in the other threads, the block-wide (warp-wide) reduction of every
+ * accumulator after it, and its provenance note. */
+static int edit_loop(rr_state *pS, rr_loop *pL) {
+  ks_rewrite *p = pS->p;
+  ks_tu *pTu = pS->pTu;
+  int bWarp = pS->bWarp, rc;
   const char *zLane = bWarp ? "(threadIdx.x & 31u)" : "threadIdx.x";
   const char *zStep = bWarp ? "32" : "blockDim.x";
-  if ((rc = ks_rewrite_replace(p, iRowS, iRowE,
-                               bWarp ? "blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5)" : "blockIdx.x")) < 0)
-    goto done;
-  int abHelper[OP_COUNT][2];
-  memset(abHelper, 0, sizeof abHelper);
-  ks_buf accs = KS_BUF_INIT;
-  for (int iLoop = 0; iLoop < pS->nLoop; iLoop++) {
-    rr_loop *pL = &pS->aLoop[iLoop];
-    unsigned iLs, iLe, iIs, iIe, iNs, iNe, nIndent;
-    if (ks_ast_extent(pTu, pL->loop, &iLs, &iLe) < 0 || extent(pS, pL->init, &iIs, &iIe) < 0 ||
-        extent(pS, pL->inc, &iNs, &iNe) < 0) {
-      rc = ks_rewrite_refuse(p, "the row loop at line %u of '%s' is written with a macro", line_of(pS, pL->loop),
-                             zKernel);
-      ks_buf_free(&accs);
-      goto done;
+  unsigned iLs, iLe, nIndent;
+  if (ks_ast_extent(pTu, pL->loop, &iLs, &iLe) < 0)
+    return ks_rewrite_refuse(p, "the row loop at line %u of '%s' is written with a macro", line_of(pS, pL->loop),
+                             pS->zKernel);
+  iLe = ks_rw_after_stmt(pTu, iLe);
+  unsigned iLine0 = ks_rewrite_line_start(p, iLs, &nIndent);
+  char zInd[64];
+  snprintf(zInd, sizeof zInd, "%.*s", (int)(nIndent < 60 ? nIndent : 60), pTu->zSrc + iLine0);
+  if ((rc = edit_loop_header(pS, pL, zInd, zLane, zStep)) < 0) return rc;
+  ks_buf text = KS_BUF_INIT, note = KS_BUF_INIT, accs = KS_BUF_INIT;
+  for (int k = 0; k < pL->nAcc; k++) {
+    rr_var *pV = &pS->aVar[pL->aiAcc[k]];
+    char *zAcc = ks_rw_spelling(pV->decl);
+    char zName[64];
+    helper_name(pL->aeOp[k], pV->bDouble, bWarp, zName, sizeof zName);
+    pS->abHelper[pL->aeOp[k]][pV->bDouble] = 1;
+    if (pL->abReset[k])
+      ks_buf_printf(&text, "if (%s != 0) %s = %s;\n%s", zLane, zAcc, pV->bDouble ? "0.0" : "0.0f", zInd);
+    if (pL->aiIdx[k] >= 0) {
+      /* arg-max / arg-min: the value and its index combined as a pair. */
+      char *zIdx = ks_rw_spelling(pS->aVar[pL->aiIdx[k]].decl);
+      ks_buf_printf(&accs, "\n%s%s = %s(%s, %s);", zInd, zAcc, zName, zAcc, zIdx);
+      ks_buf_printf(&note, "%s%s(%s, %s)", k ? ", " : "", azOpName[pL->aeOp[k]], zAcc, zIdx);
+      free(zIdx);
+    } else {
+      ks_buf_printf(&accs, "\n%s%s = %s(%s);", zInd, zAcc, zName, zAcc);
+      ks_buf_printf(&note, "%s%s(%s)", k ? ", " : "", azOpName[pL->aeOp[k]], zAcc);
     }
-    iLe = ks_rw_after_stmt(pTu, iLe);
-    unsigned iLine0 = ks_rewrite_line_start(p, iLs, &nIndent);
-    char zInd[64];
-    snprintf(zInd, sizeof zInd, "%.*s", (int)(nIndent < 60 ? nIndent : 60), pTu->zSrc + iLine0);
-    char *zVar = ks_rw_spelling(pL->var);
-    char *zInit = ks_ast_text(pTu, pL->init);
-    char *zType = NULL;
-    {
-      CXString s = clang_getTypeSpelling(clang_getCursorType(pL->var));
-      zType = ks_strdup(clang_getCString(s));
-      clang_disposeString(s);
-    }
-    ks_buf_clear(&text);
-    ks_buf lane = KS_BUF_INIT;
-    if (is_zero_literal(pS, pL->init)) rc = ks_buf_printf(&lane, "%s", zLane);
-    else rc = ks_buf_printf(&lane, "%s + (%s)%s", zInit, zType, zLane);
-    if (rc >= 0 && nUnroll == 1) {
-      rc = ks_rewrite_replace(p, iIs, iIe, lane.z);
-      if (rc >= 0) rc = ks_buf_printf(&text, "%s += %s", zVar, zStep);
-      if (rc >= 0) rc = ks_rewrite_replace(p, iNs, iNe, text.z);
-      ks_buf_clear(&text);
-    } else if (rc >= 0) {
-      rc = unrolled_loop(pS, pL, nUnroll, zType, zVar, lane.z, zStep, zInd);
-    }
-    ks_buf_free(&lane);
-    free(zInit);
-    free(zType);
-    free(zVar);
-    if (rc < 0) {
-      ks_buf_free(&accs);
-      goto done;
-    }
-    /* Sums restarting at zero in the other threads; the reduction after the loop. */
-    ks_buf_clear(&text);
-    ks_buf_clear(&note);
-    ks_buf_clear(&accs);
-    for (int k = 0; k < pL->nAcc; k++) {
-      rr_var *pV = &pS->aVar[pL->aiAcc[k]];
-      char *zAcc = ks_rw_spelling(pV->decl);
-      char zName[64];
-      helper_name(pL->aeOp[k], pV->bDouble, bWarp, zName, sizeof zName);
-      abHelper[pL->aeOp[k]][pV->bDouble] = 1;
-      if (pL->abReset[k])
-        ks_buf_printf(&text, "if (%s != 0) %s = %s;\n%s", zLane, zAcc, pV->bDouble ? "0.0" : "0.0f", zInd);
-      if (pL->aiIdx[k] >= 0) {
-        /* arg-max / arg-min: the value and its index combined as a pair. */
-        char *zIdx = ks_rw_spelling(pS->aVar[pL->aiIdx[k]].decl);
-        ks_buf_printf(&accs, "\n%s%s = %s(%s, %s);", zInd, zAcc, zName, zAcc, zIdx);
-        ks_buf_printf(&note, "%s%s(%s, %s)", k ? ", " : "", azOpName[pL->aeOp[k]], zAcc, zIdx);
-        free(zIdx);
-      } else {
-        ks_buf_printf(&accs, "\n%s%s = %s(%s);", zInd, zAcc, zName, zAcc);
-        ks_buf_printf(&note, "%s%s(%s)", k ? ", " : "", azOpName[pL->aeOp[k]], zAcc);
-      }
-      free(zAcc);
-    }
-    if (nUnroll > 1) {
-      /* The resets, then the unrolled loop, replace the loop statement. */
-      ks_buf whole = KS_BUF_INIT;
-      rc = ks_buf_printf(&whole, "%s%s", text.z ? text.z : "", pL->zUnrolled);
-      if (rc >= 0) rc = ks_rewrite_replace(p, iLs, iLe, whole.z);
-      ks_buf_free(&whole);
-      if (rc < 0) {
-        ks_buf_free(&accs);
-        goto done;
-      }
-    } else if (text.n && (rc = ks_rewrite_replace(p, iLs, iLs, text.z)) < 0) {
-      ks_buf_free(&accs);
-      goto done;
-    }
-    if (accs.n && (rc = ks_rewrite_replace(p, iLe, iLe, accs.z)) < 0) {
-      ks_buf_free(&accs);
-      goto done;
-    }
-    char *zNote = NULL;
-    {
-      ks_buf b = KS_BUF_INIT;
-      if (pL->nAcc)
-        ks_buf_printf(&b, "row strided over the %s's threads (coalesced), then %s-wide %s", bWarp ? "warp" : "block",
-                      bWarp ? "warp" : "block", note.z);
-      else
-        ks_buf_printf(&b, "row strided over the %s's threads (coalesced stores)", bWarp ? "warp" : "block");
-      zNote = ks_buf_detach(&b);
-    }
+    free(zAcc);
+  }
+  if (pS->nUnroll > 1) {
+    /* The resets, then the unrolled loop, replace the loop statement. */
+    ks_buf whole = KS_BUF_INIT;
+    rc = ks_buf_printf(&whole, "%s%s", text.z ? text.z : "", pL->zUnrolled);
+    if (rc >= 0) rc = ks_rewrite_replace(p, iLs, iLe, whole.z);
+    ks_buf_free(&whole);
+  } else if (text.n) {
+    rc = ks_rewrite_replace(p, iLs, iLs, text.z);
+  }
+  if (rc >= 0 && accs.n) rc = ks_rewrite_replace(p, iLe, iLe, accs.z);
+  if (rc >= 0) {
+    ks_buf b = KS_BUF_INIT;
+    if (pL->nAcc)
+      ks_buf_printf(&b, "row strided over the %s's threads (coalesced), then %s-wide %s", bWarp ? "warp" : "block",
+                    bWarp ? "warp" : "block", note.z);
+    else
+      ks_buf_printf(&b, "row strided over the %s's threads (coalesced stores)", bWarp ? "warp" : "block");
+    char *zNote = ks_buf_detach(&b);
     rc = zNote ? ks_rewrite_note(p, iLs, zNote) : ks_error_set(KS_ENOMEM, "out of memory");
     free(zNote);
-    if (rc < 0) {
-      ks_buf_free(&accs);
-      goto done;
-    }
   }
+  ks_buf_free(&text);
+  ks_buf_free(&note);
   ks_buf_free(&accs);
-  /* Stores of the row's result: one thread. */
+  return rc;
+}
+
+/* Stores of the row's result: one thread. */
+static int edit_top_stores(rr_state *pS) {
+  const char *zGuard = pS->bWarp ? "if ((threadIdx.x & 31u) == 0) " : "if (threadIdx.x == 0) ";
+  int rc;
   for (int i = 0; i < pS->nTopStore; i++) {
     unsigned iSs, iSe;
-    if (ks_ast_extent(pTu, pS->aTopStore[i], &iSs, &iSe) < 0) {
-      rc = ks_rewrite_refuse(p, "the store at line %u of '%s' is written with a macro", line_of(pS, pS->aTopStore[i]),
-                             zKernel);
-      goto done;
-    }
-    ks_buf_clear(&text);
-    if ((rc = ks_buf_printf(&text, "if (%s == 0) ", zLane)) < 0) goto done;
-    if ((rc = ks_rewrite_replace(p, iSs, iSs, text.z)) < 0) goto done;
-    if ((rc = ks_rewrite_note(p, iSs, "one thread stores the row's result")) < 0) goto done;
+    if (ks_ast_extent(pS->pTu, pS->aTopStore[i], &iSs, &iSe) < 0)
+      return ks_rewrite_refuse(pS->p, "the store at line %u of '%s' is written with a macro",
+                               line_of(pS, pS->aTopStore[i]), pS->zKernel);
+    if ((rc = ks_rewrite_replace(pS->p, iSs, iSs, zGuard)) < 0) return rc;
+    if ((rc = ks_rewrite_note(pS->p, iSs, "one thread stores the row's result")) < 0) return rc;
   }
+  return KS_OK;
+}
 
-  /* The helpers, above the kernel and the comment lines directly above it. */
-  unsigned iAt = ks_rewrite_line_start(p, iKs, NULL);
+/* The reduction helpers the loops use, above the kernel and the comment lines
+ * directly above it, unless an earlier application wrote them there. */
+static int put_helpers(rr_state *pS) {
+  ks_rewrite *p = pS->p;
+  ks_tu *pTu = pS->pTu;
+  ks_buf helpers = KS_BUF_INIT;
+  int rc = KS_OK;
+  unsigned iAt = ks_rewrite_line_start(p, pS->iKs, NULL);
   while (iAt > 0) {
     unsigned iPrev = ks_rewrite_line_start(p, iAt - 1, NULL), k = iPrev;
     while (k < iAt && (pTu->zSrc[k] == ' ' || pTu->zSrc[k] == '\t')) k++;
     if (k + 1 >= iAt || pTu->zSrc[k] != '/' || pTu->zSrc[k + 1] != '/') break;
     iAt = iPrev;
   }
-  for (int eOp = OP_SUM; eOp < OP_COUNT; eOp++) {
-    for (int bD = 0; bD < 2; bD++) {
-      if (!abHelper[eOp][bD]) continue;
+  for (int eOp = OP_SUM; eOp < OP_COUNT && rc >= 0; eOp++) {
+    for (int bD = 0; bD < 2 && rc >= 0; bD++) {
+      if (!pS->abHelper[eOp][bD]) continue;
       char zName[64];
-      fn_find f = {pTu, helper_name(eOp, bD, bWarp, zName, sizeof zName), -1};
+      fn_find f = {pTu, helper_name(eOp, bD, pS->bWarp, zName, sizeof zName), -1};
       clang_visitChildren(clang_getTranslationUnitCursor(pTu->pTu), find_fn_visit, &f);
-      if (f.iAt >= 0 && (unsigned)f.iAt < iKs) continue; /* written by an earlier application */
-      if (f.iAt >= 0) {
-        rc = ks_rewrite_refuse(p, "%s is defined below '%s'; move it above or rename it", zName, zKernel);
-        goto done;
-      }
-      if ((rc = helper_text(p, eOp, bD, bWarp, &helpers)) < 0) goto done;
+      if (f.iAt >= 0 && (unsigned)f.iAt < pS->iKs) continue; /* written by an earlier application */
+      if (f.iAt >= 0) rc = ks_rewrite_refuse(p, "%s is defined below '%s'; move it above or rename it", zName, pS->zKernel);
+      else rc = helper_text(p, eOp, bD, pS->bWarp, &helpers);
     }
   }
-  if (helpers.n) {
+  if (rc >= 0 && helpers.n) {
     if (iAt > 0) rc = ks_rewrite_replace(p, iAt - 1, iAt - 1, helpers.z);
     else rc = ks_buf_puts(&helpers, "\n") < 0 ? KS_ENOMEM : ks_rewrite_replace(p, 0, 0, helpers.z + 1);
-    if (rc < 0) goto done;
   }
-  ks_buf_clear(&note);
+  ks_buf_free(&helpers);
+  return rc;
+}
+
+/* The kernel's note, and every launch: grid = rows (block) or rows /
+ * warps-per-block (warp), block = threads. */
+static int edit_launches(rr_state *pS) {
+  ks_rewrite *p = pS->p;
+  int nThreads = pS->nThreads, bWarp = pS->bWarp, rc;
+  ks_buf text = KS_BUF_INIT, note = KS_BUF_INIT;
   if (bWarp)
     rc = ks_buf_printf(&note, "one warp per row (%d rows per block of %d threads), cooperative reductions",
                        nThreads / 32, nThreads);
   else
     rc = ks_buf_printf(&note, "one block of %d threads per row, cooperative reductions", nThreads);
-  if (rc < 0 || (rc = ks_rewrite_note(p, iKs, note.z)) < 0) goto done;
-
-  /* Every launch: grid = rows (block) or rows / warps-per-block (warp), block = threads. */
-  for (int i = 0; i < nL; i++) {
-    ks_launch *pL = &aL[i];
-    char *zRows = ks_rw_paren(pL->azArg[iRowsParam]);
+  if (rc >= 0) rc = ks_rewrite_note(p, pS->iKs, note.z);
+  for (int i = 0; i < pS->nL && rc >= 0; i++) {
+    ks_launch *pL = &pS->aL[i];
+    char *zRows = ks_rw_paren(pL->azArg[pS->iRowsParam]);
     ks_buf_clear(&text);
     if (bWarp) rc = ks_buf_printf(&text, "(%s + %d) / %d, %d", zRows, nThreads / 32 - 1, nThreads / 32, nThreads);
     else rc = ks_buf_printf(&text, "%s, %d", zRows, nThreads);
     free(zRows);
     if (rc >= 0 && pL->azCfg[2]) rc = ks_buf_printf(&text, ", %s", pL->azCfg[2]);
     if (rc >= 0 && pL->azCfg[3]) rc = ks_buf_printf(&text, ", %s", pL->azCfg[3]);
-    if (rc < 0 || (rc = ks_rewrite_replace(p, pL->iCfgStart, pL->iCfgEnd, text.z)) < 0) goto done;
+    if (rc < 0 || (rc = ks_rewrite_replace(p, pL->iCfgStart, pL->iCfgEnd, text.z)) < 0) break;
     ks_buf_clear(&note);
     if (bWarp) rc = ks_buf_printf(&note, "one warp per row: %d rows per block of %d threads", nThreads / 32, nThreads);
     else rc = ks_buf_printf(&note, "one block of %d threads per row", nThreads);
-    if (rc < 0 || (rc = ks_rewrite_note(p, pL->iStart, note.z)) < 0) goto done;
+    if (rc >= 0) rc = ks_rewrite_note(p, pL->iStart, note.z);
   }
-done:
-  free(aTop);
-  free(aIn);
-  free(aSt);
-  ks_ast_launches_free(aL, nL);
   ks_buf_free(&text);
   ks_buf_free(&note);
-  ks_buf_free(&helpers);
+  return rc;
+}
+
+/* ---- the rule ---- */
+
+static int apply_row_reduce(ks_rewrite *p) {
+  rr_state *pS = calloc(1, sizeof *pS);
+  int rc;
+  if (!pS) return ks_error_set(KS_ENOMEM, "out of memory");
+  pS->p = p;
+  pS->pTu = ks_rewrite_tu(p);
+  pS->atJ = clang_getNullCursor();
+  pS->zKernel = ks_rewrite_kernel_name(p);
+  if ((rc = read_params(pS)) < 0 || (rc = match_kernel(pS)) < 0) goto done;
+  /* ---- edits ---- */
+  if ((rc = ks_rewrite_replace(p, pS->iRowS, pS->iRowE,
+                               pS->bWarp ? "blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5)" : "blockIdx.x")) < 0)
+    goto done;
+  for (int iLoop = 0; iLoop < pS->nLoop; iLoop++)
+    if ((rc = edit_loop(pS, &pS->aLoop[iLoop])) < 0) goto done;
+  if ((rc = edit_top_stores(pS)) < 0 || (rc = put_helpers(pS)) < 0) goto done;
+  rc = edit_launches(pS);
+done:
+  ks_ast_launches_free(pS->aL, pS->nL);
   for (int i = 0; i < pS->nLoop; i++) free(pS->aLoop[i].zUnrolled);
+  for (int i = 0; i < RR_MAX_PARAMS; i++) free(pS->azElem[i]);
   free(pS);
   return rc;
 }

@@ -79,6 +79,27 @@ static int is_null_test(CXCursor c, const CXCursor *aAnc, int nAnc) {
   return is_null_const(clang_equalCursors(aK[0], cur) ? aK[1] : aK[0]);
 }
 
+typedef struct ref_count {
+  CXCursor decl;
+  int n;
+} ref_count;
+
+static enum CXChildVisitResult ref_count_visit(CXCursor c, CXCursor parent, CXClientData pData) {
+  (void)parent;
+  ref_count *pR = pData;
+  if (clang_getCursorKind(c) == CXCursor_DeclRefExpr && clang_equalCursors(clang_getCursorReferenced(c), pR->decl))
+    pR->n++;
+  return CXChildVisit_Recurse;
+}
+
+/* How many times expression c refers to declaration d. */
+static int count_refs(CXCursor c, CXCursor d) {
+  ref_count r = {d, 0};
+  ref_count_visit(c, c, &r);
+  clang_visitChildren(c, ref_count_visit, &r);
+  return r.n;
+}
+
 static int scan(CXCursor c, const CXCursor *aAnc, int nAnc, void *pArg) {
   vscan *s = pArg;
   enum CXCursorKind e = clang_getCursorKind(c);
@@ -101,6 +122,20 @@ static int scan(CXCursor c, const CXCursor *aAnc, int nAnc, void *pArg) {
        * that lane's index. */
       if (ks_rw_elem_use(aAnc[j], aAnc, j, NULL) != KS_RW_READ) {
         s->zWhy = "an element is written at an index other than the global index";
+        return -1;
+      }
+      /* Not a map: a read in a loop of the body (a thread walking a row),
+       * or a gather at an index that uses i more than once (in[i * i % n]). */
+      for (int k = 0; k < j; k++) {
+        enum CXCursorKind ek = clang_getCursorKind(aAnc[k]);
+        if (ek == CXCursor_ForStmt || ek == CXCursor_WhileStmt || ek == CXCursor_DoStmt) {
+          s->zWhy = "a pointer is read in a loop of the element body";
+          return -1;
+        }
+      }
+      CXCursor aSub[2];
+      if (ks_rw_kids(aAnc[j], aSub, 2) == 2 && count_refs(aSub[1], s->idx) > 1) {
+        s->zWhy = "a pointer is read at an index that uses the global index more than once (a gather)";
         return -1;
       }
       s->abOther[iP] = 1;
@@ -187,12 +222,321 @@ static const char *vec_type(const char *zElem, long long nSize, int *pnLanes) {
   return NULL;
 }
 
+/* The vector of nLanes elements of type zElem (nSize bytes each) when that is
+ * less than 16 bytes: the narrower buffers of a kernel whose widest element
+ * sets the lane count (a float -> __nv_bfloat16 cast: float4 and 4 bf16). */
+static const char *narrow_vec_type(const char *zElem, long long nSize, int nLanes) {
+  static const struct {
+    const char *zElem;
+    int nSize, nLanes;
+    const char *zVec;
+  } aVec[] = {{"float", 4, 2, "float2"},       {"int", 4, 2, "int2"},
+              {"unsigned int", 4, 2, "uint2"}, {"__half", 2, 4, "ks_pack4_half"},
+              {"half", 2, 4, "ks_pack4_half"}, {"__nv_bfloat16", 2, 4, "ks_pack4_bf16"},
+              {"nv_bfloat16", 2, 4, "ks_pack4_bf16"}, {"__half", 2, 2, "ks_pack2_half"},
+              {"half", 2, 2, "ks_pack2_half"}, {"__nv_bfloat16", 2, 2, "ks_pack2_bf16"},
+              {"nv_bfloat16", 2, 2, "ks_pack2_bf16"}, {"unsigned char", 1, 4, "uchar4"},
+              {"signed char", 1, 4, "char4"},  {"unsigned char", 1, 2, "uchar2"},
+              {"signed char", 1, 2, "char2"}};
+  for (size_t i = 0; i < sizeof aVec / sizeof aVec[0]; i++)
+    if (aVec[i].nSize == nSize && aVec[i].nLanes == nLanes && strcmp(aVec[i].zElem, zElem) == 0) return aVec[i].zVec;
+  return NULL;
+}
+
 static const char *const azLane = "xyzw";
 
 /* Lane l of vector variable ks_v_<name> of type zVec, appended to pB. */
 static void put_lane(ks_buf *pB, const char *zVec, const char *zName, int l) {
-  if (strncmp(zVec, "ks_pack8_", 9) == 0) ks_buf_printf(pB, "ks_v_%s.e[%d]", zName, l);
+  if (strncmp(zVec, "ks_pack", 7) == 0) ks_buf_printf(pB, "ks_v_%s.e[%d]", zName, l);
   else ks_buf_printf(pB, "ks_v_%s.%c", zName, azLane[l]);
+}
+
+/* What the rewrite emits for one kernel: the vector type and its lanes, and
+ * per pointer parameter whether it is used, loaded and stored. */
+typedef struct vplan {
+  const char *zVec, *zElem; /* the widest element's vector type and element */
+  int nLanes;
+  int bMixed;               /* buffers of more than one vector type */
+  const char *azVec[64];    /* per buffer: its vector type (nLanes elements) */
+  int anAlign[64];          /* per buffer: the bytes of that vector */
+  int abLoad[64], abStore[64], abUsed[64];
+} vplan;
+
+/* The kernel, if it has the pointwise shape or its grid-stride form (the grid
+ * then stays) and is not vectorized yet. */
+static int match_kernel(ks_rewrite *p, CXCursor *pK, ks_rw_pointwise *pPw) {
+  ks_tu *pTu = ks_rewrite_tu(p);
+  unsigned ks0, ke0;
+  char *zWhy = NULL, *zWhy2 = NULL;
+  int rc = KS_OK;
+  *pK = ks_ast_find_kernel(pTu, ks_rewrite_kernel_name(p));
+  if (ks_ast_extent(pTu, *pK, &ks0, &ke0) < 0) return ks_rewrite_refuse(p, "the kernel is not in the main file");
+  if (ks_rewrite_has_note(p, ks0, ke0, NULL)) return ks_rewrite_already(p, "the kernel is already vectorized");
+  if (ks_rw_pointwise_match(pTu, *pK, pPw, &zWhy) < 0 && ks_rw_gridstride_match(pTu, *pK, pPw, &zWhy2) < 0)
+    rc = ks_rewrite_refuse(p, "not a pointwise kernel: %s (nor a grid-stride loop: %s)", zWhy ? zWhy : "out of memory",
+                           zWhy2 ? zWhy2 : "out of memory");
+  free(zWhy);
+  free(zWhy2);
+  return rc;
+}
+
+/* Every pointer access of the element body into pS: the if's then-branch, the
+ * statements after the early return, or the grid-stride loop's body. */
+static void scan_body(CXCursor k, const ks_rw_pointwise *pPw, vscan *pS) {
+  CXCursor body = ks_rw_body(k);
+  CXCursor *aStmt;
+  int nStmt;
+  ks_rw_children(body, &aStmt, &nStmt);
+  if (pPw->bGridStride) {
+    pS->container = clang_getCursorKind(pPw->body) == CXCursor_CompoundStmt ? pPw->body : clang_getNullCursor();
+    ks_rw_walk(pPw->body, scan, pS);
+  } else if (pPw->bEarlyReturn) {
+    pS->container = body;
+    pS->bRootsAreStmts = 1;
+    for (int i = 2; i < nStmt && !pS->zWhy; i++) {
+      CXCursor anc[1] = {body};
+      if (scan(aStmt[i], anc, 1, pS) == 0) {
+        /* ks_rw_walk roots at the statement; prepend the body as ancestor */
+        ks_rw_walk(aStmt[i], scan, pS);
+      }
+    }
+  } else {
+    CXCursor *aIf;
+    int nIf;
+    ks_rw_children(aStmt[1], &aIf, &nIf);
+    CXCursor then = aIf[1];
+    free(aIf);
+    pS->container = clang_getCursorKind(then) == CXCursor_CompoundStmt ? then : clang_getNullCursor();
+    ks_rw_walk(then, scan, pS);
+  }
+  free(aStmt);
+}
+
+/* The accesses found are ones the rewrite can vectorize: written in the
+ * kernel (not a macro), of one element type with a 128-bit vector type, at
+ * least one store, and no read of a buffer after a store to another (they
+ * would see a different order if they alias). Fills the plan's type. */
+static int check_accesses(ks_rewrite *p, const vscan *pS, const ks_rw_param *aP, const ks_rw_pointwise *pPw,
+                          vplan *pPlan) {
+  ks_tu *pTu = ks_rewrite_tu(p);
+  if (pS->zWhy) return ks_rewrite_refuse(p, "%s", pS->zWhy);
+  if (pS->n == 0) return ks_rewrite_refuse(p, "the element body accesses no pointer parameter");
+  /* The body is copied once per lane with each P[i] replaced: an access
+   * spelled inside a macro (several P[i] at one expansion location) has no
+   * text of its own to replace. */
+  for (int i = 0; i < pS->n; i++) {
+    const vacc *a = &pS->a[i];
+    if (ks_rewrite_in_macro(p, a->iStart, a->iEnd) || (i && a->iStart < pS->a[i - 1].iEnd) ||
+        a->iStart < pPw->iBodyStart || a->iEnd > pPw->iBodyEnd || a->iEnd <= a->iStart) {
+      unsigned iLine, iCol;
+      ks_ast_line_col(pTu, a->iStart, &iLine, &iCol);
+      return ks_rewrite_refuse(p, "%s:%u:%u: an element access is written inside a macro expansion; expand the macro "
+                                  "or write the access in the kernel",
+                               pTu->zFile, iLine, iCol);
+    }
+  }
+  /* The widest element sets the lanes (16 bytes of it); each buffer gets the
+   * vector of that many of its own elements. */
+  unsigned iFirstStore = (unsigned)-1;
+  int bAnyStore = 0;
+  long long nMax = 0;
+  for (int i = 0; i < pS->n; i++) {
+    const ks_rw_param *q = &aP[pS->a[i].iParam];
+    if (q->nElemSize > nMax) {
+      nMax = q->nElemSize;
+      pPlan->zElem = q->zElemType;
+    }
+    if (pS->a[i].eUse != KS_RW_READ) {
+      bAnyStore = 1;
+      if (pS->a[i].iStoreEnd < iFirstStore) iFirstStore = pS->a[i].iStoreEnd;
+    }
+  }
+  for (int i = 0; i < pS->n; i++) {
+    const ks_rw_param *q = &aP[pS->a[i].iParam];
+    const char *zE = q->zElemType ? q->zElemType : "";
+    int nL2 = 0;
+    const char *zV = q->nElemSize == nMax ? vec_type(zE, q->nElemSize, &nL2) : NULL;
+    if (q->nElemSize == nMax && !zV)
+      return ks_rewrite_refuse(p, "parameter %s: element type '%s' has no 128-bit vector type here (float, int, "
+                                  "unsigned, double, long long, __half, __nv_bfloat16)",
+                               q->zName, q->zElemType ? q->zElemType : "?");
+    if (zV) pPlan->nLanes = nL2;
+  }
+  if (pPlan->nLanes == 0) { /* no element size known (a template parameter) */
+    const ks_rw_param *q = &aP[pS->a[0].iParam];
+    return ks_rewrite_refuse(p, "parameter %s: element type '%s' has no 128-bit vector type here (float, int, "
+                                "unsigned, double, long long, __half, __nv_bfloat16)",
+                             q->zName, q->zElemType ? q->zElemType : "?");
+  }
+  for (int i = 0; i < pS->n; i++) {
+    const ks_rw_param *q = &aP[pS->a[i].iParam];
+    const char *zE = q->zElemType ? q->zElemType : "";
+    int nL2 = 0, iP = pS->a[i].iParam;
+    const char *zV = q->nElemSize == nMax ? vec_type(zE, q->nElemSize, &nL2)
+                                          : narrow_vec_type(zE, q->nElemSize, pPlan->nLanes);
+    if (!zV)
+      return ks_rewrite_refuse(p, "pointer parameters of different element types (%s and %s): %s has no %d-lane "
+                                  "vector type here",
+                               pPlan->zElem, q->zElemType, q->zName, pPlan->nLanes);
+    if (iP < 64) {
+      pPlan->azVec[iP] = zV;
+      pPlan->anAlign[iP] = (int)(q->nElemSize * pPlan->nLanes);
+    }
+    if (pPlan->zVec && strcmp(pPlan->zVec, zV) != 0) pPlan->bMixed = 1;
+    if (!pPlan->zVec || q->nElemSize == nMax) pPlan->zVec = zV;
+  }
+  if (!bAnyStore) return ks_rewrite_refuse(p, "the element body stores through no pointer parameter");
+  for (int i = 0; i < pS->n; i++) {
+    if (pS->a[i].eUse != KS_RW_READ || pS->a[i].iStart < iFirstStore) continue;
+    int bSame = 0;
+    for (int m = 0; m < pS->n; m++)
+      if (pS->a[m].eUse != KS_RW_READ && pS->a[m].iParam == pS->a[i].iParam) bSame = 1;
+    if (!bSame)
+      return ks_rewrite_refuse(p, "%s[%s] is read after a store through another pointer (they may alias)",
+                               aP[pS->a[i].iParam].zName, pPw->zIdx);
+  }
+  return KS_OK;
+}
+
+/* Per buffer: used, loaded (read anywhere, or a store that is not
+ * unconditional), stored. */
+static int buffer_roles(ks_rewrite *p, const vscan *pS, const ks_rw_param *aP, int nP, vplan *pPlan) {
+  if (nP > 64) return ks_rewrite_refuse(p, "too many parameters");
+  for (int i = 0; i < nP; i++)
+    if (pS->abNullTest[i] && pS->abOther[i])
+      return ks_rewrite_refuse(p, "%s is both tested against null and read at another index", aP[i].zName);
+  for (int i = 0; i < pS->n; i++) {
+    int iP = pS->a[i].iParam;
+    if ((pS->abNullTest[iP] || pS->abOther[iP]) && pS->a[i].eUse != KS_RW_READ)
+      return ks_rewrite_refuse(p, "%s is written and %s", aP[iP].zName,
+                               pS->abNullTest[iP] ? "tested against null"
+                                                  : "read at another index than the global index");
+    pPlan->abUsed[iP] = 1;
+    if (pS->a[i].eUse & KS_RW_READ) pPlan->abLoad[iP] = 1;
+    if (pS->a[i].eUse & KS_RW_WRITE) {
+      pPlan->abStore[iP] = 1;
+      if (!pS->a[i].bTop) pPlan->abLoad[iP] = 1; /* keep lanes the body may leave unwritten */
+    }
+  }
+  return KS_OK;
+}
+
+/* The pack type of 2-byte elements (ks_pack<N>_half, ks_pack<N>_bf16: N
+ * elements, aligned to their size), above the kernel, once per file whatever
+ * the number of kernels given it. */
+static int put_pack_type(ks_rewrite *p, CXCursor k, const char *zVec) {
+  unsigned ks, ke;
+  int rc, nLanes = zVec[7] - '0';
+  ks_buf b = KS_BUF_INIT;
+  if ((rc = ks_ast_extent(ks_rewrite_tu(p), k, &ks, &ke)) < 0) return rc;
+  unsigned iKLine = ks_rewrite_line_start(p, ks, NULL);
+  const char *zE = zVec[9] == 'h' ? "__half" : "__nv_bfloat16";
+  ks_buf_printf(&b, "#ifndef %s_defined\n#define %s_defined\nstruct __align__(%d) %s { %s e[%d]; };\n#endif\n",
+                zVec, zVec, nLanes * 2, zVec, zE, nLanes);
+  rc = ks_rewrite_replace(p, iKLine, iKLine, ks_buf_cstr(&b));
+  ks_buf_free(&b);
+  return rc;
+}
+
+/* The element body once per lane of the vector, P[i] -> ks_v_P.<lane>, each
+ * copy in a block of its own at indentation zIn. */
+static void put_lanes(ks_buf *pB, const char *zSrc, const vscan *pS, const ks_rw_param *aP,
+                      const ks_rw_pointwise *pPw, const vplan *pPlan, int nIn, const char *zIn) {
+  ks_buf lane = KS_BUF_INIT;
+  for (int l = 0; l < pPlan->nLanes; l++) {
+    ks_buf_clear(&lane);
+    unsigned iPos = pPw->iBodyStart;
+    /* accesses are found in source order by the walk */
+    for (int i = 0; i < pS->n; i++) {
+      ks_buf_append(&lane, zSrc + iPos, pS->a[i].iStart - iPos);
+      put_lane(&lane, pPlan->azVec[pS->a[i].iParam], aP[pS->a[i].iParam].zName, l);
+      iPos = pS->a[i].iEnd;
+    }
+    ks_buf_append(&lane, zSrc + iPos, pPw->iBodyEnd - iPos);
+    const char *zL = ks_buf_cstr(&lane);
+    size_t nLane = strlen(zL);
+    while (*zL == ' ' || *zL == '\n' || *zL == '\t') zL++, nLane--;
+    while (nLane > 0 && (zL[nLane - 1] == ' ' || zL[nLane - 1] == '\n' || zL[nLane - 1] == '\t')) nLane--;
+    ks_buf_printf(pB, "%.*s  {\n", nIn, zIn);
+    if (pS->nIdxUses > pS->n) /* each P[i] holds one use */
+      ks_buf_printf(pB, "%.*s    %s %s = (%s)(ks_base + %d);\n", nIn, zIn, pPw->zIdxType, pPw->zIdx, pPw->zIdxType, l);
+    ks_buf_printf(pB, "%.*s    %.*s\n%.*s  }\n", nIn, zIn, (int)nLane, zL, nIn, zIn);
+  }
+  ks_buf_free(&lane);
+}
+
+/* The replacement of the guarded region (or grid-stride loop): vector loads
+ * under an alignment and bounds guard, the body per lane, vector stores, and
+ * the body as written in a scalar loop for the tail. */
+static void put_vector_region(ks_buf *pB, ks_rewrite *p, const vscan *pS, const ks_rw_param *aP, int nP,
+                              const ks_rw_pointwise *pPw, const vplan *pPlan) {
+  const char *zSrc = ks_rewrite_source(p, NULL);
+  int nLanes = pPlan->nLanes;
+  unsigned nIndent = 0;
+  unsigned iLine = ks_rewrite_line_start(p, pPw->iHeadStart, &nIndent);
+  const char *zIn = zSrc + iLine;
+  int nIn = (int)nIndent;
+  if (pPw->bGridStride) {
+    ks_buf_printf(pB, "const long long ks_n = (long long)(%s);\n", pPw->zBound);
+    ks_buf_printf(pB,
+                  "%.*sfor (long long ks_base = ((long long)blockIdx.x * blockDim.x + threadIdx.x) * %d; ks_base < "
+                  "ks_n;\n"
+                  "%.*s     ks_base += (long long)blockDim.x * gridDim.x * %d) {\n%.*s",
+                  nIn, zIn, nLanes, nIn, zIn, nLanes, nIn, zIn);
+  } else {
+    ks_buf_printf(pB, "const long long ks_base = ((long long)blockIdx.x * blockDim.x + threadIdx.x) * %d;\n", nLanes);
+    ks_buf_printf(pB, "%.*sconst long long ks_n = (long long)(%s);\n%.*s", nIn, zIn, pPw->zBound, nIn, zIn);
+  }
+  ks_buf_printf(pB, "if (ks_base + %d <= ks_n && ", nLanes);
+  if (!pPlan->bMixed) {
+    int bFirst = 1;
+    ks_buf_printf(pB, "((");
+    for (int i = 0; i < nP; i++) {
+      if (!pPlan->abUsed[i]) continue;
+      ks_buf_printf(pB, "%s(unsigned long long)(const void *)%s", bFirst ? "" : " | ", aP[i].zName);
+      bFirst = 0;
+    }
+    ks_buf_printf(pB, ") %% 16) == 0) {\n");
+  } else {
+    /* each pointer aligned to its own vector */
+    int bFirst = 1;
+    for (int i = 0; i < nP; i++) {
+      if (!pPlan->abUsed[i]) continue;
+      ks_buf_printf(pB, "%s(unsigned long long)(const void *)%s %% %d == 0", bFirst ? "" : " && ", aP[i].zName,
+                    pPlan->anAlign[i]);
+      bFirst = 0;
+    }
+    ks_buf_printf(pB, ") {\n");
+  }
+  for (int i = 0; i < nP; i++) {
+    const char *zVec = pPlan->azVec[i];
+    if (!pPlan->abUsed[i]) continue;
+    if (pPlan->abLoad[i] && pS->abNullTest[i]) /* read only where the body's own test lets it */
+      ks_buf_printf(pB, "%.*s  const %s ks_v_%s = %s != nullptr ? *reinterpret_cast<const %s *>(%s + ks_base) : %s();\n",
+                    nIn, zIn, zVec, aP[i].zName, aP[i].zName, zVec, aP[i].zName, zVec);
+    else if (pPlan->abLoad[i])
+      ks_buf_printf(pB, "%.*s  %s%s ks_v_%s = *reinterpret_cast<const %s *>(%s + ks_base);\n", nIn, zIn,
+                    pPlan->abStore[i] ? "" : "const ", zVec, aP[i].zName, zVec, aP[i].zName);
+    else
+      ks_buf_printf(pB, "%.*s  %s ks_v_%s;\n", nIn, zIn, zVec, aP[i].zName);
+  }
+  put_lanes(pB, zSrc, pS, aP, pPw, pPlan, nIn, zIn);
+  for (int i = 0; i < nP; i++)
+    if (pPlan->abStore[i])
+      ks_buf_printf(pB, "%.*s  *reinterpret_cast<%s *>(%s + ks_base) = ks_v_%s;\n", nIn, zIn, pPlan->azVec[i],
+                    aP[i].zName, aP[i].zName);
+  ks_buf_printf(pB, "%.*s} else {\n", nIn, zIn);
+  ks_buf_printf(pB, "%.*s  for (long long ks_i = ks_base; ks_i < ks_base + %d && ks_i < ks_n; ++ks_i) {\n", nIn, zIn,
+                nLanes);
+  ks_buf_printf(pB, "%.*s    %s %s = (%s)ks_i;\n%.*s    ", nIn, zIn, pPw->zIdxType, pPw->zIdx, pPw->zIdxType, nIn, zIn);
+  {
+    unsigned bs = pPw->iBodyStart, be = pPw->iBodyEnd; /* the body as written, minus surrounding blank space */
+    while (bs < be && (zSrc[bs] == ' ' || zSrc[bs] == '\n' || zSrc[bs] == '\t')) bs++;
+    while (be > bs && (zSrc[be - 1] == ' ' || zSrc[be - 1] == '\n' || zSrc[be - 1] == '\t')) be--;
+    ks_buf_append(pB, zSrc + bs, be - bs);
+  }
+  ks_buf_printf(pB, "\n%.*s  }\n%.*s}", nIn, zIn, nIn, zIn);
+  if (pPw->bGridStride) ks_buf_printf(pB, "\n%.*s}", nIn, zIn);
 }
 
 static int apply(ks_rewrite *p) {
@@ -203,256 +547,58 @@ static int apply(ks_rewrite *p) {
   ks_launch *aL = NULL;
   int nP = 0, nL = 0, rc = KS_OK;
   ks_rw_cover *aCov = NULL;
-  ks_buf b = KS_BUF_INIT, lane = KS_BUF_INIT;
+  ks_buf b = KS_BUF_INIT;
   vscan s;
+  vplan plan;
   memset(&pw, 0, sizeof pw);
   memset(&s, 0, sizeof s);
-  {
-    /* The pointwise shape, or its grid-stride form (the grid then stays). */
-    unsigned ks0, ke0;
-    char *zWhy = NULL, *zWhy2 = NULL;
-    k = ks_ast_find_kernel(pTu, ks_rewrite_kernel_name(p));
-    if (ks_ast_extent(pTu, k, &ks0, &ke0) < 0) {
-      rc = ks_rewrite_refuse(p, "the kernel is not in the main file");
-      goto done;
-    }
-    if (ks_rewrite_has_note(p, ks0, ke0, NULL)) {
-      rc = ks_rewrite_already(p, "the kernel is already vectorized");
-      goto done;
-    }
-    if (ks_rw_pointwise_match(pTu, k, &pw, &zWhy) < 0 && ks_rw_gridstride_match(pTu, k, &pw, &zWhy2) < 0) {
-      rc = ks_rewrite_refuse(p, "not a pointwise kernel: %s (nor a grid-stride loop: %s)", zWhy ? zWhy : "out of memory",
-                             zWhy2 ? zWhy2 : "out of memory");
-      free(zWhy);
-      free(zWhy2);
-      goto done;
-    }
-    free(zWhy);
-    free(zWhy2);
-  }
+  memset(&plan, 0, sizeof plan);
+  if ((rc = match_kernel(p, &k, &pw)) < 0) goto done;
   if ((rc = ks_rw_require_class(p, k, KS_CLASS_MAP)) < 0) goto done;
   if ((rc = ks_rw_params(pTu, k, &aP, &nP)) < 0) goto done;
-  const char *zSrc = ks_rewrite_source(p, NULL);
-  int bBraced = !pw.bEarlyReturn && zSrc[pw.iHeadEnd - 1] == '{';
   s.pTu = pTu;
   s.aP = aP;
   s.nP = nP;
   s.idx = pw.idx;
-  /* Walk the body: the if's then-branch, or the statements after the early return. */
-  CXCursor body = ks_rw_body(k);
-  CXCursor *aStmt;
-  int nStmt;
-  ks_rw_children(body, &aStmt, &nStmt);
-  if (pw.bGridStride) {
-    s.container = clang_getCursorKind(pw.body) == CXCursor_CompoundStmt ? pw.body : clang_getNullCursor();
-    ks_rw_walk(pw.body, scan, &s);
-  } else if (pw.bEarlyReturn) {
-    s.container = body;
-    s.bRootsAreStmts = 1;
-    for (int i = 2; i < nStmt && !s.zWhy; i++) {
-      CXCursor anc[1] = {body};
-      if (scan(aStmt[i], anc, 1, &s) == 0) {
-        /* ks_rw_walk roots at the statement; prepend the body as ancestor */
-        ks_rw_walk(aStmt[i], scan, &s);
-      }
-    }
-  } else {
-    CXCursor *aIf;
-    int nIf;
-    ks_rw_children(aStmt[1], &aIf, &nIf);
-    CXCursor then = aIf[1];
-    free(aIf);
-    s.container = clang_getCursorKind(then) == CXCursor_CompoundStmt ? then : clang_getNullCursor();
-    ks_rw_walk(then, scan, &s);
-  }
-  free(aStmt);
-  if (s.zWhy) {
-    rc = ks_rewrite_refuse(p, "%s", s.zWhy);
-    goto done;
-  }
-  if (s.n == 0) {
-    rc = ks_rewrite_refuse(p, "the element body accesses no pointer parameter");
-    goto done;
-  }
-  /* The body is copied once per lane with each P[i] replaced: an access
-   * spelled inside a macro (several P[i] at one expansion location) has no
-   * text of its own to replace. */
-  for (int i = 0; i < s.n; i++) {
-    if (ks_rewrite_in_macro(p, s.a[i].iStart, s.a[i].iEnd) || (i && s.a[i].iStart < s.a[i - 1].iEnd) ||
-        s.a[i].iStart < pw.iBodyStart || s.a[i].iEnd > pw.iBodyEnd || s.a[i].iEnd <= s.a[i].iStart) {
-      unsigned iLine, iCol;
-      ks_ast_line_col(pTu, s.a[i].iStart, &iLine, &iCol);
-      rc = ks_rewrite_refuse(p, "%s:%u:%u: an element access is written inside a macro expansion; expand the macro "
-                                "or write the access in the kernel",
-                             pTu->zFile, iLine, iCol);
-      goto done;
-    }
-  }
-  /* One element type for all; reads of one buffer after a store to another
-   * would see a different order if they alias. */
-  int nLanes = 0;
-  const char *zVec = NULL, *zElem = NULL;
-  unsigned iFirstStore = (unsigned)-1;
-  int bAnyStore = 0;
-  for (int i = 0; i < s.n; i++) {
-    ks_rw_param *q = &aP[s.a[i].iParam];
-    int nL2;
-    const char *zV = vec_type(q->zElemType ? q->zElemType : "", q->nElemSize, &nL2);
-    if (!zV) {
-      rc = ks_rewrite_refuse(p, "parameter %s: element type '%s' has no 128-bit vector type here (float, int, unsigned, double, long long, __half, __nv_bfloat16)",
-                             q->zName, q->zElemType ? q->zElemType : "?");
-      goto done;
-    }
-    if (zVec && strcmp(zVec, zV) != 0) {
-      rc = ks_rewrite_refuse(p, "pointer parameters of different element types (%s and %s)", zElem, q->zElemType);
-      goto done;
-    }
-    zVec = zV;
-    zElem = q->zElemType;
-    nLanes = nL2;
-    if (s.a[i].eUse != KS_RW_READ) {
-      bAnyStore = 1;
-      if (s.a[i].iStoreEnd < iFirstStore) iFirstStore = s.a[i].iStoreEnd;
-    }
-  }
-  if (!bAnyStore) {
-    rc = ks_rewrite_refuse(p, "the element body stores through no pointer parameter");
-    goto done;
-  }
-  for (int i = 0; i < s.n; i++) {
-    if (s.a[i].eUse != KS_RW_READ || s.a[i].iStart < iFirstStore) continue;
-    int bSame = 0;
-    for (int m = 0; m < s.n; m++)
-      if (s.a[m].eUse != KS_RW_READ && s.a[m].iParam == s.a[i].iParam) bSame = 1;
-    if (!bSame) {
-      rc = ks_rewrite_refuse(p, "%s[%s] is read after a store through another pointer (they may alias)",
-                             aP[s.a[i].iParam].zName, pw.zIdx);
-      goto done;
-    }
-  }
+  scan_body(k, &pw, &s);
+  if ((rc = check_accesses(p, &s, aP, &pw, &plan)) < 0) goto done;
   /* A grid-stride loop covers its range with any grid: the launches stay. */
   if (!pw.bGridStride &&
       (rc = ks_rw_covered_launches(p, k, &pw, "its grid must shrink with the vector width", &aL, &nL, &aCov)) < 0)
     goto done;
-
-  /* Per buffer: loaded (read anywhere, or a store that is not unconditional), stored. */
-  int abLoad[64] = {0}, abStore[64] = {0}, abUsed[64] = {0};
-  if (nP > 64) {
-    rc = ks_rewrite_refuse(p, "too many parameters");
-    goto done;
-  }
+  if ((rc = buffer_roles(p, &s, aP, nP, &plan)) < 0) goto done;
   for (int i = 0; i < nP; i++) {
-    if (s.abNullTest[i] && s.abOther[i]) {
-      rc = ks_rewrite_refuse(p, "%s is both tested against null and read at another index", aP[i].zName);
-      goto done;
-    }
+    /* each pack type once: at its first buffer */
+    const char *zV = plan.abUsed[i] ? plan.azVec[i] : NULL;
+    int bFirst = zV && strncmp(zV, "ks_pack", 7) == 0;
+    for (int m = 0; bFirst && m < i; m++)
+      if (plan.abUsed[m] && strcmp(plan.azVec[m], zV) == 0) bFirst = 0;
+    if (bFirst && (rc = put_pack_type(p, k, zV)) < 0) goto done;
   }
-  for (int i = 0; i < s.n; i++) {
-    int iP = s.a[i].iParam;
-    if ((s.abNullTest[iP] || s.abOther[iP]) && s.a[i].eUse != KS_RW_READ) {
-      rc = ks_rewrite_refuse(p, "%s is written and %s", aP[iP].zName,
-                             s.abNullTest[iP] ? "tested against null" : "read at another index than the global index");
-      goto done;
-    }
-    abUsed[iP] = 1;
-    if (s.a[i].eUse & KS_RW_READ) abLoad[iP] = 1;
-    if (s.a[i].eUse & KS_RW_WRITE) {
-      abStore[iP] = 1;
-      if (!s.a[i].bTop) abLoad[iP] = 1; /* keep lanes the body may leave unwritten */
-    }
-  }
-  if (strncmp(zVec, "ks_pack8_", 9) == 0) {
-    /* The pack type, once per file whatever the number of kernels given it. */
-    unsigned ks, ke;
-    if ((rc = ks_ast_extent(pTu, k, &ks, &ke)) < 0) goto done;
-    unsigned iKLine = ks_rewrite_line_start(p, ks, NULL);
-    const char *zE = zVec[9] == 'h' ? "__half" : "__nv_bfloat16";
-    ks_buf_printf(&b, "#ifndef %s_defined\n#define %s_defined\nstruct __align__(16) %s { %s e[8]; };\n#endif\n",
-                  zVec, zVec, zVec, zE);
-    if ((rc = ks_rewrite_replace(p, iKLine, iKLine, ks_buf_cstr(&b))) < 0) goto done;
-    ks_buf_clear(&b);
-  }
-  unsigned nIndent = 0;
-  unsigned iLine = ks_rewrite_line_start(p, pw.iHeadStart, &nIndent);
-  const char *zIn = zSrc + iLine;
-  int nIn = (int)nIndent;
-  if (pw.bGridStride) {
-    ks_buf_printf(&b, "const long long ks_n = (long long)(%s);\n", pw.zBound);
-    ks_buf_printf(&b, "%.*sfor (long long ks_base = ((long long)blockIdx.x * blockDim.x + threadIdx.x) * %d; ks_base < ks_n;\n"
-                      "%.*s     ks_base += (long long)blockDim.x * gridDim.x * %d) {\n%.*s",
-                  nIn, zIn, nLanes, nIn, zIn, nLanes, nIn, zIn);
-  } else {
-    ks_buf_printf(&b, "const long long ks_base = ((long long)blockIdx.x * blockDim.x + threadIdx.x) * %d;\n", nLanes);
-    ks_buf_printf(&b, "%.*sconst long long ks_n = (long long)(%s);\n%.*s", nIn, zIn, pw.zBound, nIn, zIn);
-  }
-  ks_buf_printf(&b, "if (ks_base + %d <= ks_n && ((", nLanes);
-  int bFirst = 1;
-  for (int i = 0; i < nP; i++) {
-    if (!abUsed[i]) continue;
-    ks_buf_printf(&b, "%s(unsigned long long)(const void *)%s", bFirst ? "" : " | ", aP[i].zName);
-    bFirst = 0;
-  }
-  ks_buf_printf(&b, ") %% 16) == 0) {\n");
-  for (int i = 0; i < nP; i++) {
-    if (!abUsed[i]) continue;
-    if (abLoad[i] && s.abNullTest[i]) /* read only where the body's own test lets it */
-      ks_buf_printf(&b, "%.*s  const %s ks_v_%s = %s != nullptr ? *reinterpret_cast<const %s *>(%s + ks_base) : %s();\n",
-                    nIn, zIn, zVec, aP[i].zName, aP[i].zName, zVec, aP[i].zName, zVec);
-    else if (abLoad[i])
-      ks_buf_printf(&b, "%.*s  %s%s ks_v_%s = *reinterpret_cast<const %s *>(%s + ks_base);\n", nIn, zIn,
-                    abStore[i] ? "" : "const ", zVec, aP[i].zName, zVec, aP[i].zName);
-    else
-      ks_buf_printf(&b, "%.*s  %s ks_v_%s;\n", nIn, zIn, zVec, aP[i].zName);
-  }
-  /* The body once per lane, P[i] -> ks_v_P.<lane>. */
-  for (int l = 0; l < nLanes; l++) {
-    ks_buf_clear(&lane);
-    unsigned iPos = pw.iBodyStart;
-    /* accesses are found in source order by the walk */
-    for (int i = 0; i < s.n; i++) {
-      ks_buf_append(&lane, zSrc + iPos, s.a[i].iStart - iPos);
-      put_lane(&lane, zVec, aP[s.a[i].iParam].zName, l);
-      iPos = s.a[i].iEnd;
-    }
-    ks_buf_append(&lane, zSrc + iPos, pw.iBodyEnd - iPos);
-    const char *zL = ks_buf_cstr(&lane);
-    size_t nLane = strlen(zL);
-    while (*zL == ' ' || *zL == '\n' || *zL == '\t') zL++, nLane--;
-    while (nLane > 0 && (zL[nLane - 1] == ' ' || zL[nLane - 1] == '\n' || zL[nLane - 1] == '\t')) nLane--;
-    ks_buf_printf(&b, "%.*s  {\n", nIn, zIn);
-    if (s.nIdxUses > s.n) /* each P[i] holds one use */
-      ks_buf_printf(&b, "%.*s    %s %s = (%s)(ks_base + %d);\n", nIn, zIn, pw.zIdxType, pw.zIdx, pw.zIdxType, l);
-    ks_buf_printf(&b, "%.*s    %.*s\n%.*s  }\n", nIn, zIn, (int)nLane, zL, nIn, zIn);
-  }
-  for (int i = 0; i < nP; i++)
-    if (abStore[i])
-      ks_buf_printf(&b, "%.*s  *reinterpret_cast<%s *>(%s + ks_base) = ks_v_%s;\n", nIn, zIn, zVec, aP[i].zName,
-                    aP[i].zName);
-  ks_buf_printf(&b, "%.*s} else {\n", nIn, zIn);
-  ks_buf_printf(&b, "%.*s  for (long long ks_i = ks_base; ks_i < ks_base + %d && ks_i < ks_n; ++ks_i) {\n", nIn, zIn,
-                nLanes);
-  ks_buf_printf(&b, "%.*s    %s %s = (%s)ks_i;\n%.*s    ", nIn, zIn, pw.zIdxType, pw.zIdx, pw.zIdxType, nIn, zIn);
-  {
-    unsigned bs = pw.iBodyStart, be = pw.iBodyEnd; /* the body as written, minus surrounding blank space */
-    while (bs < be && (zSrc[bs] == ' ' || zSrc[bs] == '\n' || zSrc[bs] == '\t')) bs++;
-    while (be > bs && (zSrc[be - 1] == ' ' || zSrc[be - 1] == '\n' || zSrc[be - 1] == '\t')) be--;
-    ks_buf_append(&b, zSrc + bs, be - bs);
-  }
-  ks_buf_printf(&b, "\n%.*s  }\n%.*s}", nIn, zIn, nIn, zIn);
-  if (pw.bGridStride) ks_buf_printf(&b, "\n%.*s}", nIn, zIn);
-  (void)bBraced;
+  put_vector_region(&b, p, &s, aP, nP, &pw, &plan);
   if ((rc = ks_rewrite_replace(p, pw.iHeadStart, pw.iRegionEnd, ks_buf_cstr(&b))) < 0) goto done;
   ks_buf_clear(&b);
-  ks_buf_printf(&b, "%s loads/stores (%d x %s per thread), alignment guard, scalar tail", zVec, nLanes, zElem);
+  if (plan.bMixed) {
+    /* every vector type, in parameter order */
+    for (int i = 0; i < nP; i++) {
+      int bNew = plan.abUsed[i];
+      for (int m = 0; bNew && m < i; m++)
+        if (plan.abUsed[m] && strcmp(plan.azVec[m], plan.azVec[i]) == 0) bNew = 0;
+      if (bNew) ks_buf_printf(&b, "%s%s", b.n ? " + " : "", plan.azVec[i]);
+    }
+    ks_buf_printf(&b, " loads/stores (%d elements per thread), alignment guard, scalar tail", plan.nLanes);
+  } else {
+    ks_buf_printf(&b, "%s loads/stores (%d x %s per thread), alignment guard, scalar tail", plan.zVec, plan.nLanes,
+                  plan.zElem);
+  }
   if ((rc = ks_rewrite_note(p, pw.iHeadStart, ks_buf_cstr(&b))) < 0) goto done;
   ks_buf_clear(&b);
-  ks_buf_printf(&b, "grid for %d elements per thread (%s)", nLanes, zVec);
-  if (!pw.bGridStride) rc = ks_rw_scale_grids(p, aL, nL, aCov, nLanes, ks_buf_cstr(&b));
+  ks_buf_printf(&b, "grid for %d elements per thread (%s)", plan.nLanes, plan.zVec);
+  if (!pw.bGridStride) rc = ks_rw_scale_grids(p, aL, nL, aCov, plan.nLanes, ks_buf_cstr(&b));
 done:
   ks_rw_covers_free(aCov, nL);
   free(s.a);
   ks_buf_free(&b);
-  ks_buf_free(&lane);
   ks_rw_pointwise_free(&pw);
   ks_rw_params_free(aP, nP);
   ks_ast_launches_free(aL, nL);

@@ -9,7 +9,11 @@ CASE: argmax (kernel(x, long long *idx, rows, cols): indices must be equal),
 argmin (kernel(x, int *idx, float *val, rows, cols): indices and value bits
 equal), xent (kernel(x, const long long *target, float *loss, rows, cols): loss
 within 1e-5 relative), norm (kernel(x, float *y, rows, cols): every y element
-within 1e-5 relative; inputs as for xent). The inputs hold ties (small integers as floats, several
+within 1e-5 relative; inputs as for xent), hnorm and bnorm (as norm on
+__half / __nv_bfloat16 rows: kernel(const T *x, T *y, rows, cols), every y
+element within one 16-bit rounding step, NaN where the original has NaN;
+__half is emulated with _Float16, __nv_bfloat16 with a truncating 16-bit type,
+the same for both kernels). The inputs hold ties (small integers as floats, several
 equal extremes per row), NaNs (as the first element and inside rows), signed
 zeros and rows shorter than a warp. MODE block|warp and THREADS: the rewrite's
 launch (grid = rows, or rows / (THREADS / 32) rounded up). Exit 0 when all match."""
@@ -47,6 +51,18 @@ template <class T> static T __shfl_xor_sync(unsigned, T v, int o) {
   memcpy(&out, &r, sizeof out);
   return out;
 }
+struct __half { _Float16 v; };
+struct __nv_bfloat16 { unsigned short b; };
+static float __half2float(__half h) { return (float)h.v; }
+static __half __float2half(float f) { __half h; h.v = (_Float16)f; return h; }
+static float __bfloat162float(__nv_bfloat16 h) { unsigned u = (unsigned)h.b << 16; float f; memcpy(&f, &u, 4); return f; }
+static __nv_bfloat16 __float2bfloat16(float f) { unsigned u; memcpy(&u, &f, 4); __nv_bfloat16 h; h.b = (unsigned short)(u >> 16); return h; }
+static __nv_bfloat16 __float2bfloat16_rn(float f) { return __float2bfloat16(f); }
+static float rsqrtf(float v) { return 1.0f / sqrtf(v); }
+static float to_f(__half h) { return __half2float(h); }
+static float to_f(__nv_bfloat16 h) { return __bfloat162float(h); }
+static void from_f(float f, __half *h) { *h = __float2half(f); }
+static void from_f(float f, __nv_bfloat16 *h) { *h = __float2bfloat16(f); }
 static float atomicAdd(float *p, float v) {
   pthread_mutex_lock(&emu_mu);
   float old = *p;
@@ -62,6 +78,13 @@ static std::vector<float> gx, gval, gy;
 static std::vector<long long> gidx, gtarget;
 static std::vector<int> gidxi;
 static float gloss;
+static std::vector<%(elem)s> hx, hy; /* hnorm, bnorm: x and y as 16-bit floats */
+static void to_elem() {
+  hx.resize(gx.size()); hy.resize(gy.size());
+  for (size_t e = 0; e < gx.size(); e++) from_f(gx[e], &hx[e]);
+  for (size_t e = 0; e < gy.size(); e++) from_f(gy[e], &hy[e]);
+}
+static void from_elem() { for (size_t e = 0; e < gy.size(); e++) gy[e] = to_f(hy[e]); }
 static void call_orig() {
   float *x = gx.data(), *val = gval.data(), *loss = &gloss, *y = gy.data();
   long long *idx = gidx.data(), *target = gtarget.data();
@@ -136,13 +159,17 @@ int main() {
       for (int r = 0; r < rows; r++) gtarget[r] = (r * 5 + 3) %% cols;
       gidx.assign(rows, -7); gidxi.assign(rows, -7); gval.assign(rows, -7.0f); gloss = 0.0f;
       gy.assign((size_t)rows * cols, -7.0f);
+      if (%(h)d) to_elem();
       launch_orig();
+      if (%(h)d) from_elem();
       std::vector<long long> ridx = gidx; std::vector<int> ridxi = gidxi; std::vector<float> rval = gval, ry = gy;
       float rloss = gloss;
       gidx.assign(rows, -7); gidxi.assign(rows, -7); gval.assign(rows, -7.0f); gloss = 0.0f;
       gy.assign((size_t)rows * cols, -7.0f);
       unsigned W = T / 32;
+      if (%(h)d) to_elem();
       launch_threads(bWarp ? (rows + W - 1) / W : (unsigned)rows, T, call_new);
+      if (%(h)d) from_elem();
       int nDiff = 0;
       for (int r = 0; r < rows; r++) {
         if (%(case)d == 0) nDiff += ridx[r] != gidx[r];
@@ -150,7 +177,7 @@ int main() {
       }
       if (%(case)d == 2) nDiff += !(fabsf(rloss - gloss) <= 1e-5f * fabsf(rloss) + 1e-6f);
       for (size_t e = 0; %(case)d == 3 && e < gy.size(); e++)
-        nDiff += !(fabsf(ry[e] - gy[e]) <= 1e-5f * fabsf(ry[e]) + 1e-6f);
+        nDiff += !(fabsf(ry[e] - gy[e]) <= %(tol)s * fabsf(ry[e]) + 1e-6f || (std::isnan(ry[e]) && std::isnan(gy[e])));
       if (%(case)d == 3) printf("%(name)s %%dx%%d seed %%d: %%d elements differ\n", rows, cols, seed, nDiff);
       if (%(case)d == 0) printf("%(name)s %%dx%%d seed %%d: %%d rows differ (row 0: %%lld, new %%lld)\n", rows, cols, seed,
                              nDiff, ridx[0], gidx[0]);
@@ -164,10 +191,14 @@ int main() {
 """
 
 ARGS = {"argmax": "x, idx, rows, cols", "argmin": "x, idxi, val, rows, cols", "xent": "x, target, loss, rows, cols",
-        "norm": "x, y, rows, cols"}
-ICASE = {"argmax": 0, "argmin": 1, "xent": 2, "norm": 3}
+        "norm": "x, y, rows, cols", "hnorm": "hx.data(), hy.data(), rows, cols",
+        "bnorm": "hx.data(), hy.data(), rows, cols"}
+ICASE = {"argmax": 0, "argmin": 1, "xent": 2, "norm": 3, "hnorm": 3, "bnorm": 3}
+# One rounding step of the 16-bit output (2^-10 for f16, 2^-7 for truncating bf16).
+TOL = {"hnorm": "1e-3f", "bnorm": "8e-3f"}
 
-main = MAIN % {"args": ARGS[case], "case": ICASE[case], "xent": case in ("xent", "norm"), "name": name,
-               "threads": int(threads), "warp": mode == "warp"}
+main = MAIN % {"args": ARGS[case], "case": ICASE[case], "xent": case in ("xent", "norm", "hnorm", "bnorm"),
+               "name": name, "threads": int(threads), "warp": mode == "warp", "h": case in ("hnorm", "bnorm"),
+               "elem": "__nv_bfloat16" if case == "bnorm" else "__half", "tol": TOL.get(case, "1e-5f")}
 sys.exit(cuda_emu.run(cxx, SHIM + helpers(new) + "\n" + cuda_emu.kernel(orig, name, "orig_k") + "\n" +
                       cuda_emu.kernel(new, name, "new_k") + "\n" + main))

@@ -15,6 +15,8 @@ import cuda_emu  # noqa: E402
 
 TYPES = r"""
 struct float4 { float x, y, z, w; } __attribute__((aligned(16)));
+struct uchar4 { unsigned char x, y, z, w; } __attribute__((aligned(4)));
+typedef unsigned char uint8_t;
 struct __half { _Float16 v; };
 struct __nv_bfloat16 { unsigned short b; };
 static float __half2float(__half h) { return (float)h.v; }
@@ -30,6 +32,9 @@ CASES = {
     "masked": (["float", "float", "float*"], "K(b0, b1, b2, n); K(b0, NULL, b3, n)"),
     "bias_mod": (["float*", "float"], "K(b0, b1, 7, n)"),
     "saxpy_gs": (["float", "float*"], "K(n, 2.0f, b0, b1)"),
+    "cast_fb": (["float", "__nv_bfloat16*"], "K(b0, b1, n)"),
+    "cast_hf": (["__half", "float*"], "K(b0, b1, n)"),
+    "mask_u8": (["float", "unsigned char", "float*"], "K(b0, b1, b2, 2.0f, n)"),
 }
 
 
@@ -40,7 +45,7 @@ def main():
         types = types + ["float*"]
     src = cuda_emu.PRELUDE + TYPES + cuda_emu.LAUNCH_2D
     # the pack types the rewrite defines before the kernel
-    src += "".join(l for l in open(new, encoding="utf-8") if l.startswith("struct __align__(16) ks_pack8_"))
+    src += "".join(l for l in open(new, encoding="utf-8") if l.startswith("struct __align__(") and " ks_pack" in l)
     src += cuda_emu.kernel(orig, name, "k_orig") + "\n" + cuda_emu.kernel(new, name, "k_new") + "\n"
     src += "static int n;\n"
     decl = "".join("static %s *b%d;\n" % (t.rstrip("*"), i) for i, t in enumerate(types))
