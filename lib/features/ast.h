@@ -33,6 +33,8 @@ struct ks_tu {
   double rParseSec;
   char **azArgs;   /* the clang arguments used, for reparse and reports */
   int nArgs;
+  char *zPch;      /* the cached prefix's private link (pch.h), or NULL */
+  long nPchPid;    /* the process that made it, the one to remove it */
   CXCursor *aTop;  /* a shared AST's main-file top-level declarations, in */
   int nTop;        /* order (bTop); else every walk visits the whole TU */
   int bTop;

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #ifndef KS_DEFAULT_CUDA_PATH
 #define KS_DEFAULT_CUDA_PATH "/usr/local/cuda"
@@ -170,6 +171,7 @@ int ks_tu_parse(const char *zFile, const ks_parse_opts *pOpts, ks_tu **ppTu) {
   char *zPch = NULL;
   if ((rc = ks_pch_find(pTu->pIndex, pTu->azArgs, pTu->nArgs, &zPch, &pTu->nPchSysError)) < 0) goto fail;
   if (zPch && ((rc = push_arg(pTu, "-include-pch")) < 0 || (rc = push_arg(pTu, zPch)) < 0)) {
+    ks_pch_release(zPch);
     free(zPch);
     goto fail;
   }
@@ -179,13 +181,16 @@ int ks_tu_parse(const char *zFile, const ks_parse_opts *pOpts, ks_tu **ppTu) {
     if (pTu->pTu) clang_disposeTranslationUnit(pTu->pTu);
     pTu->pTu = NULL;
     ks_pch_forget(zPch);
+    free(zPch);
+    zPch = NULL;
     for (int i = 0; i < 2; i++) free(pTu->azArgs[--pTu->nArgs]);
     pTu->azArgs[pTu->nArgs] = NULL;
     pTu->nPchSysError = 0;
     e = clang_parseTranslationUnit2(pTu->pIndex, pTu->zFile, (const char *const *)pTu->azArgs, pTu->nArgs,
                                     &unsaved, 1, flags, &pTu->pTu);
   }
-  free(zPch);
+  pTu->zPch = zPch; /* released with the TU: a re-parse reads it again */
+  pTu->nPchPid = (long)getpid();
   pTu->rParseSec = now_sec() - t0;
   if (e != CXError_Success || !pTu->pTu) {
     rc = ks_error_set(KS_EPARSE, "%s: libclang could not parse the file (error %d)", zFile, (int)e);
@@ -218,6 +223,9 @@ void ks_tu_free(ks_tu *pTu) {
   free_diags(pTu);
   if (pTu->pTu) clang_disposeTranslationUnit(pTu->pTu);
   if (pTu->pIndex) clang_disposeIndex(pTu->pIndex);
+  /* Not from a forked child: the parent's TU still reads the link. */
+  if (pTu->zPch && pTu->nPchPid == (long)getpid()) ks_pch_release(pTu->zPch);
+  free(pTu->zPch);
   for (int i = 0; i < pTu->nArgs; i++) free(pTu->azArgs[i]);
   free(pTu->azArgs);
   free(pTu->aTop);

@@ -6,13 +6,20 @@
  * this user and be writable by nobody else, and an entry is used only while
  * every file and include folder it was built from is unchanged (size and
  * mtime, recorded next to it), so an upgraded CUDA or clang rebuilds it.
- * Anything unusual turns the cache off for that parse, never the parse. */
+ * Anything unusual turns the cache off for that parse, never the parse.
+ *
+ * A parse loads its entry through a private hard link (<key>.use-<pid>-<n>),
+ * not the entry's name: clang re-reads the PCH on every re-parse, and
+ * another process may replace (a rebuild), evict or forget the entry in the
+ * meantime. The link keeps the parse's inode; ks_pch_release removes it, and
+ * evict() removes those of processes that died without releasing. */
 #define _GNU_SOURCE
 #include "features/pch.h"
 
 #include "kernelskill/common.h"
 
 #include <dirent.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <errno.h>
 #include <stdio.h>
@@ -180,6 +187,32 @@ static int own_file(const char *zPath) {
   return lstat(zPath, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid();
 }
 
+/* The process a use link or a temporary file belongs to ("<key>.use-<pid>-n",
+ * ".tmp-<pid>-XXXXXX"), or 0 for an entry. */
+static long owner_pid(const char *zName) {
+  long nPid = 0;
+  const char *z = strlen(zName) > 21 && !memcmp(zName + 16, ".use-", 5) ? zName + 21
+                  : !strncmp(zName, ".tmp-", 5)                         ? zName + 5
+                                                                        : NULL;
+  return z && sscanf(z, "%ld-", &nPid) == 1 && nPid > 0 ? nPid : 0;
+}
+
+/* Remove the links and temporary files of processes that died holding them
+ * (killed mid-parse): a link would keep an evicted entry's space. */
+static void sweep_dead(const char *zDir) {
+  DIR *d = opendir(zDir);
+  if (!d) return;
+  struct dirent *e;
+  while ((e = readdir(d))) {
+    long nPid = owner_pid(e->d_name);
+    if (!nPid || kill((pid_t)nPid, 0) == 0 || errno != ESRCH) continue;
+    char *zPath = ks_path_join(zDir, e->d_name);
+    if (zPath) unlink(zPath);
+    free(zPath);
+  }
+  closedir(d);
+}
+
 /* Keep the folder at PCH_KEEP entries: remove the least recently used. */
 static void evict(const char *zDir) {
   for (;;) {
@@ -273,6 +306,7 @@ int ks_pch_find(CXIndex pIndex, char *const *azArgs, int nArgs, char **pzPch, in
   zDeps = ks_mprintf("%s/%s.deps", zDir, aKey);
   if (!zPch || !zDeps) goto done;
   int nSys = 0;
+  sweep_dead(zDir);
   if (own_file(zPch) && own_file(zDeps) && deps_fresh(zDeps, &nSys)) {
     utimensat(AT_FDCWD, zPch, NULL, 0); /* recently used: kept by evict() */
     trace("hit", zPch);
@@ -284,9 +318,22 @@ int ks_pch_find(CXIndex pIndex, char *const *azArgs, int nArgs, char **pzPch, in
     trace("built", zPch);
     evict(zDir);
   }
-  *pnSysError = nSys;
-  *pzPch = zPch;
-  zPch = NULL;
+  static unsigned nUse;
+  for (int iTry = 0; iTry < 100; iTry++) {
+    char *zUse = ks_mprintf("%s/%s.use-%ld-%u", zDir, aKey, (long)getpid(), nUse++);
+    if (!zUse) break;
+    if (link(zPch, zUse) == 0) {
+      *pnSysError = nSys;
+      *pzPch = zUse;
+      break;
+    }
+    int eErr = errno;
+    free(zUse);
+    if (eErr != EEXIST) {
+      trace("off", "(the entry could not be linked for this parse)");
+      break;
+    }
+  }
 done:
   free(azPre);
   free(zDir);
@@ -296,12 +343,25 @@ done:
   return KS_OK;
 }
 
-void ks_pch_forget(const char *zPch) {
-  size_t n = strlen(zPch);
+/* The entry's name for a use link: "<dir>/<key>.use-..." -> "<dir>/<key>". */
+static char *use_entry(const char *zUse) {
+  const char *z = strstr(zUse, ".use-");
+  return z && z - zUse >= 16 ? ks_mprintf("%.*s", (int)(z - zUse), zUse) : NULL;
+}
+
+void ks_pch_release(const char *zUse) {
+  if (zUse && strstr(zUse, ".use-")) unlink(zUse);
+}
+
+void ks_pch_forget(const char *zUse) {
+  char *zBase = use_entry(zUse);
+  ks_pch_release(zUse);
+  if (!zBase) return;
+  char *zPch = ks_mprintf("%s.pch", zBase), *zDeps = ks_mprintf("%s.deps", zBase);
   trace("refused by clang, removed", zPch);
-  if (n < 4 || strcmp(zPch + n - 4, ".pch")) return;
-  char *zDeps = ks_mprintf("%.*s.deps", (int)(n - 4), zPch);
   if (zDeps) unlink(zDeps);
+  if (zPch) unlink(zPch);
+  free(zPch);
   free(zDeps);
-  unlink(zPch);
+  free(zBase);
 }

@@ -14,7 +14,9 @@
 #include <clang-c/Index.h>
 
 /* The PCH for a parse with these arguments (the arguments a main-file parse
- * will get, without any -include-pch): *pzPch is malloc'd and *pnSysError is
+ * will get, without any -include-pch): *pzPch is malloc'd, a private link to
+ * the entry that stays valid until ks_pch_release (re-parses read it again,
+ * whatever other processes do to the cache meanwhile), and *pnSysError is
  * the count of system-header errors clang reported while building it (the
  * PCH does not report them again). *pzPch is NULL, with KS_OK, when there is
  * no usable cache: KS_PCH_CACHE=off, no cache folder, a folder not private
@@ -23,7 +25,11 @@
  * entry (a header it was built from changed, another clang) is rebuilt. */
 int ks_pch_find(CXIndex pIndex, char *const *azArgs, int nArgs, char **pzPch, int *pnSysError);
 
-/* Drop an entry that clang refused to load, so the next parse rebuilds it. */
+/* Remove the private link ks_pch_find returned: the parse is gone. */
+void ks_pch_release(const char *zPch);
+
+/* Drop an entry that clang refused to load (and the link), so the next
+ * parse rebuilds it. */
 void ks_pch_forget(const char *zPch);
 
 #endif

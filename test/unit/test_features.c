@@ -1,6 +1,7 @@
 /* test_features.c — unit tests of the Feature Extractor's library API: parsing
  * text held in memory, re-parsing after an edit, diagnostics, option versions,
- * unknown kernels, and launch sites through the internal AST helpers. */
+ * unknown kernels, launch sites through the internal AST helpers, and a
+ * re-parse that survives another process replacing the cached PCH. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -9,6 +10,12 @@
 #include <string.h>
 
 #include <cmocka.h>
+
+#include <dirent.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "features/ast.h"
 #include "kernelskill/features.h"
@@ -131,6 +138,77 @@ static void test_launch_sites(void **state) {
   ks_tu_free(pTu);
 }
 
+/* Names in zDir holding zPart. */
+static int count_names(const char *zDir, const char *zPart) {
+  DIR *d = opendir(zDir);
+  assert_non_null(d);
+  int n = 0;
+  struct dirent *e;
+  while ((e = readdir(d)))
+    if (strstr(e->d_name, zPart)) n++;
+  closedir(d);
+  return n;
+}
+
+static void remove_names(const char *zDir, const char *zPart) {
+  DIR *d = opendir(zDir);
+  assert_non_null(d);
+  struct dirent *e;
+  char aPath[600];
+  while ((e = readdir(d)))
+    if (strstr(e->d_name, zPart) && strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
+      snprintf(aPath, sizeof aPath, "%s/%s", zDir, e->d_name);
+      assert_int_equal(unlink(aPath), 0);
+    }
+  closedir(d);
+}
+
+/* clang reads the PCH again on every re-parse: an entry that another
+ * process forgets, evicts or rebuilds meanwhile must not break the loop's
+ * TU (it did: "libclang could not re-parse the file"). */
+static void test_reparse_survives_pch_churn(void **state) {
+  (void)state;
+  char aDir[] = "/tmp/ks-test-pch-XXXXXX";
+  assert_non_null(mkdtemp(aDir));
+  setenv("KS_PCH_CACHE", aDir, 1);
+  ks_tu *pTu = parse_text(zVadd, 1);
+  assert_int_equal(count_names(aDir, ".pch"), 1);
+  assert_int_equal(count_names(aDir, ".use-"), 1);
+  remove_names(aDir, ".pch"); /* forgotten or evicted by another process */
+  remove_names(aDir, ".deps");
+  assert_int_equal(ks_tu_reparse(pTu, zVadd, strlen(zVadd)), KS_OK);
+  ks_tu *pOther = parse_text(zVadd, 0); /* rebuilt under the same name */
+  assert_int_equal(count_names(aDir, ".pch"), 1);
+  assert_int_equal(ks_tu_reparse(pTu, zVadd, strlen(zVadd)), KS_OK);
+  ks_tu_free(pOther);
+  ks_tu_free(pTu);
+  assert_int_equal(count_names(aDir, ".use-"), 0);
+  /* A process killed while holding a link (or building) leaves it; the
+   * next lookup removes it. */
+  pid_t pid = fork();
+  if (pid == 0) _exit(0);
+  assert_true(pid > 0);
+  waitpid(pid, NULL, 0);
+  char aPath[700];
+  snprintf(aPath, sizeof aPath, "%s/0123456789abcdef.use-%ld-0", aDir, (long)pid);
+  FILE *f = fopen(aPath, "w");
+  assert_non_null(f);
+  fclose(f);
+  snprintf(aPath, sizeof aPath, "%s/.tmp-%ld-abcdef", aDir, (long)pid);
+  assert_non_null(f = fopen(aPath, "w"));
+  fclose(f);
+  snprintf(aPath, sizeof aPath, "%s/0123456789abcdef.use-%ld-0", aDir, (long)getpid());
+  assert_non_null(f = fopen(aPath, "w")); /* a live process's: kept */
+  fclose(f);
+  pTu = parse_text(zVadd, 0);
+  ks_tu_free(pTu);
+  assert_int_equal(count_names(aDir, ".use-"), 1);
+  assert_int_equal(count_names(aDir, ".tmp-"), 0);
+  remove_names(aDir, "");
+  assert_int_equal(rmdir(aDir), 0);
+  unsetenv("KS_PCH_CACHE");
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_parse_from_memory),
@@ -139,6 +217,7 @@ int main(void) {
       cmocka_unit_test(test_unknown_kernel_and_bad_version),
       cmocka_unit_test(test_missing_file),
       cmocka_unit_test(test_launch_sites),
+      cmocka_unit_test(test_reparse_survives_pch_churn),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
