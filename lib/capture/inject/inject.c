@@ -22,6 +22,8 @@
  * Nothing is written outside KS_CAPTURE_DIR. Messages go to stderr, prefixed
  * "ks-capture:". */
 #define _GNU_SOURCE
+#include "common/json_file.h"
+
 #include <cuda.h>
 #include <cupti.h>
 #include <dlfcn.h>
@@ -73,16 +75,6 @@ static void msg(const char *zFmt, ...) {
   va_end(ap);
 }
 
-static void json_str(FILE *f, const char *z) {
-  fputc('"', f);
-  for (; z && *z; z++) {
-    unsigned char c = (unsigned char)*z;
-    if (c == '"' || c == '\\') fprintf(f, "\\%c", c);
-    else if (c < 0x20) fprintf(f, "\\u%04x", c);
-    else fputc(c, f);
-  }
-  fputc('"', f);
-}
 
 static const char *human(uint64_t n, char *zBuf, size_t nBuf) {
   if (n >= (1ull << 30)) snprintf(zBuf, nBuf, "%.1f GiB", (double)n / (1ull << 30));
@@ -218,11 +210,11 @@ static void on_launch_enter(CUfunction f, const char *zSym, unsigned g0, unsigne
   FILE *m = open_memstream(&zLine, &nLine);
   if (!m) goto done;
   fprintf(m, "{\"launch\": %d, \"nth\": %d, \"api\": ", iGlobal, iNth);
-  json_str(m, zApi);
+  ks_json_fput_str(m, zApi);
   fprintf(m, ", \"correlation\": %u, \"mangled\": ", iCorr);
-  json_str(m, zMangled);
+  ks_json_fput_str(m, zMangled);
   fprintf(m, ", \"name\": ");
-  json_str(m, zName);
+  ks_json_fput_str(m, zName);
   fprintf(m, ", \"grid\": [%u, %u, %u], \"block\": [%u, %u, %u], \"smem\": %u, \"stream\": \"%p\", \"params\": [", g0, g1,
           g2, b0, b1, b2, nSmem, (void *)hStream);
   kc_pending *pp = &t_pend;
@@ -335,7 +327,7 @@ static void on_launch_exit(CUresult rLaunch) {
       cuGetErrorString(r, &zErr);
       msg("launch %d failed: %s (no snapshot after it)", pp->iGlobal, zErr);
       fprintf(m, ", \"error\": ");
-      json_str(m, zErr);
+      ks_json_fput_str(m, zErr);
       bOk = 0;
     }
     for (int k = 0; bOk && k < pp->nAlloc; k++) {
@@ -417,7 +409,7 @@ static void CUPTIAPI buf_completed(CUcontext ctx, uint32_t iStream, uint8_t *pBu
       const CUpti_ActivityKernel10 *k = (const CUpti_ActivityKernel10 *)pRec;
       fprintf(g.pTiming, "{\"correlation\": %u, \"ns\": %llu, \"mangled\": ", k->correlationId,
               (unsigned long long)(k->end - k->start));
-      json_str(g.pTiming, k->name ? k->name : "?");
+      ks_json_fput_str(g.pTiming, k->name ? k->name : "?");
       fputs("}\n", g.pTiming);
     }
   }

@@ -6,6 +6,7 @@
  * a private include path (stub/). */
 #define _GNU_SOURCE
 #include "harness.h"
+#include "common/json_file.h"
 
 #include <cuda.h>
 #include <cuda_runtime_api.h>
@@ -95,14 +96,9 @@ int hk_activity_stop(hk_activity *p, char *zErr, size_t nErr) {
 
 /* ---- range profiler ------------------------------------------------------ */
 
-static void json_s(FILE *f, const char *z) {
-  fputc('"', f);
-  for (; z && *z; z++) {
-    if (*z == '"' || *z == '\\') fputc('\\', f);
-    if ((unsigned char)*z >= 0x20) fputc(*z, f);
-  }
-  fputc('"', f);
-}
+
+/* A CUPTI parameter struct: zeroed, with its structSize (CUPTI's versioning). */
+#define CUPTI_PARAMS(T, v) T v = {.structSize = T##_STRUCT_SIZE}
 
 #define RP_CHECK(call, what)                     \
   do {                                           \
@@ -140,23 +136,17 @@ int hk_profile_ranges(FILE *f, void (*xCall)(void *), void *pArg, const char *co
   bProfInit = 1;
   int iDev = 0;
   cudaGetDevice(&iDev);
-  CUpti_Device_GetChipName_Params cn;
-  memset(&cn, 0, sizeof cn);
-  cn.structSize = CUpti_Device_GetChipName_Params_STRUCT_SIZE;
+  CUPTI_PARAMS(CUpti_Device_GetChipName_Params, cn);
   cn.deviceIndex = (size_t)iDev;
   RP_CHECK(cuptiDeviceGetChipName(&cn), "cuptiDeviceGetChipName");
 
-  CUpti_RangeProfiler_Enable_Params en;
-  memset(&en, 0, sizeof en);
-  en.structSize = CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE;
+  CUPTI_PARAMS(CUpti_RangeProfiler_Enable_Params, en);
   en.ctx = ctx;
   RP_CHECK(cuptiRangeProfilerEnable(&en), "cuptiRangeProfilerEnable (hardware counters unavailable?)");
   pRp = en.pRangeProfilerObject;
 
   /* Counter availability image: which counters this device/session may read. */
-  CUpti_Profiler_GetCounterAvailability_Params ca;
-  memset(&ca, 0, sizeof ca);
-  ca.structSize = CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE;
+  CUPTI_PARAMS(CUpti_Profiler_GetCounterAvailability_Params, ca);
   ca.ctx = ctx;
   RP_CHECK(cuptiProfilerGetCounterAvailability(&ca), "counter availability size");
   pAvail = malloc(ca.counterAvailabilityImageSize);
@@ -164,9 +154,7 @@ int hk_profile_ranges(FILE *f, void (*xCall)(void *), void *pArg, const char *co
   ca.pCounterAvailabilityImage = pAvail;
   RP_CHECK(cuptiProfilerGetCounterAvailability(&ca), "counter availability");
 
-  CUpti_Profiler_Host_Initialize_Params hi;
-  memset(&hi, 0, sizeof hi);
-  hi.structSize = CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE;
+  CUPTI_PARAMS(CUpti_Profiler_Host_Initialize_Params, hi);
   hi.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
   hi.pChipName = cn.pChipName;
   hi.pCounterAvailabilityImage = pAvail;
@@ -178,16 +166,14 @@ int hk_profile_ranges(FILE *f, void (*xCall)(void *), void *pArg, const char *co
   {
     int nKeep = 0, nRefused = 0;
     for (int m = 0; m < nMetric; m++) {
-      CUpti_Profiler_Host_GetMetricProperties_Params mp;
-      memset(&mp, 0, sizeof mp);
-      mp.structSize = CUpti_Profiler_Host_GetMetricProperties_Params_STRUCT_SIZE;
+      CUPTI_PARAMS(CUpti_Profiler_Host_GetMetricProperties_Params, mp);
       mp.pHostObject = pHost;
       mp.pMetricName = azMetric[m];
       if (cuptiProfilerHostGetMetricProperties(&mp) == CUPTI_SUCCESS) {
         azM[nKeep++] = azMetric[m];
       } else {
         fprintf(f, "%s", nRefused++ ? ", " : "\"metrics_refused\": [");
-        json_s(f, azMetric[m]);
+        ks_json_fput_str(f, azMetric[m]);
       }
     }
     if (nRefused) fprintf(f, "], ");
@@ -197,38 +183,28 @@ int hk_profile_ranges(FILE *f, void (*xCall)(void *), void *pArg, const char *co
     snprintf(zErr, sizeof zErr, "no metric of the list is known on this chip");
     goto done;
   }
-  CUpti_Profiler_Host_ConfigAddMetrics_Params am;
-  memset(&am, 0, sizeof am);
-  am.structSize = CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE;
+  CUPTI_PARAMS(CUpti_Profiler_Host_ConfigAddMetrics_Params, am);
   am.pHostObject = pHost;
   am.ppMetricNames = azM;
   am.numMetrics = (size_t)nMetric;
   RP_CHECK(cuptiProfilerHostConfigAddMetrics(&am), "adding metrics to the config");
 
-  CUpti_Profiler_Host_GetConfigImageSize_Params cs;
-  memset(&cs, 0, sizeof cs);
-  cs.structSize = CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE;
+  CUPTI_PARAMS(CUpti_Profiler_Host_GetConfigImageSize_Params, cs);
   cs.pHostObject = pHost;
   RP_CHECK(cuptiProfilerHostGetConfigImageSize(&cs), "config image size");
   nConfig = cs.configImageSize;
   if (!(pConfig = malloc(nConfig))) goto done;
-  CUpti_Profiler_Host_GetConfigImage_Params gi;
-  memset(&gi, 0, sizeof gi);
-  gi.structSize = CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE;
+  CUPTI_PARAMS(CUpti_Profiler_Host_GetConfigImage_Params, gi);
   gi.pHostObject = pHost;
   gi.configImageSize = nConfig;
   gi.pConfigImage = pConfig;
   RP_CHECK(cuptiProfilerHostGetConfigImage(&gi), "config image");
-  CUpti_Profiler_Host_GetNumOfPasses_Params np;
-  memset(&np, 0, sizeof np);
-  np.structSize = CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE;
+  CUPTI_PARAMS(CUpti_Profiler_Host_GetNumOfPasses_Params, np);
   np.configImageSize = nConfig;
   np.pConfigImage = pConfig;
   if (cuptiProfilerHostGetNumOfPasses(&np) == CUPTI_SUCCESS) nPasses = (int)np.numOfPasses;
 
-  CUpti_RangeProfiler_GetCounterDataSize_Params ds;
-  memset(&ds, 0, sizeof ds);
-  ds.structSize = CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE;
+  CUPTI_PARAMS(CUpti_RangeProfiler_GetCounterDataSize_Params, ds);
   ds.pRangeProfilerObject = pRp;
   ds.pMetricNames = azM;
   ds.numMetrics = (size_t)nMetric;
@@ -237,17 +213,13 @@ int hk_profile_ranges(FILE *f, void (*xCall)(void *), void *pArg, const char *co
   RP_CHECK(cuptiRangeProfilerGetCounterDataSize(&ds), "counter data size");
   nCounter = ds.counterDataSize;
   if (!(pCounter = malloc(nCounter))) goto done;
-  CUpti_RangeProfiler_CounterDataImage_Initialize_Params ci;
-  memset(&ci, 0, sizeof ci);
-  ci.structSize = CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE;
+  CUPTI_PARAMS(CUpti_RangeProfiler_CounterDataImage_Initialize_Params, ci);
   ci.pRangeProfilerObject = pRp;
   ci.counterDataSize = nCounter;
   ci.pCounterData = pCounter;
   RP_CHECK(cuptiRangeProfilerCounterDataImageInitialize(&ci), "counter data image");
 
-  CUpti_RangeProfiler_SetConfig_Params sc;
-  memset(&sc, 0, sizeof sc);
-  sc.structSize = CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE;
+  CUPTI_PARAMS(CUpti_RangeProfiler_SetConfig_Params, sc);
   sc.pRangeProfilerObject = pRp;
   sc.configSize = nConfig;
   sc.pConfig = pConfig;
@@ -265,29 +237,21 @@ int hk_profile_ranges(FILE *f, void (*xCall)(void *), void *pArg, const char *co
   /* Kernel replay: CUPTI replays each kernel for every pass inside one call of
    * the entry; loop only in case it asks for more submissions. */
   for (int iPass = 0; iPass < 64; iPass++) {
-    CUpti_RangeProfiler_Start_Params st;
-    memset(&st, 0, sizeof st);
-    st.structSize = CUpti_RangeProfiler_Start_Params_STRUCT_SIZE;
+    CUPTI_PARAMS(CUpti_RangeProfiler_Start_Params, st);
     st.pRangeProfilerObject = pRp;
     RP_CHECK(cuptiRangeProfilerStart(&st), "cuptiRangeProfilerStart");
     xCall(pArg);
     cudaDeviceSynchronize();
-    CUpti_RangeProfiler_Stop_Params sp;
-    memset(&sp, 0, sizeof sp);
-    sp.structSize = CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE;
+    CUPTI_PARAMS(CUpti_RangeProfiler_Stop_Params, sp);
     sp.pRangeProfilerObject = pRp;
     RP_CHECK(cuptiRangeProfilerStop(&sp), "cuptiRangeProfilerStop");
     if (sp.isAllPassSubmitted) break;
   }
-  CUpti_RangeProfiler_DecodeData_Params dd;
-  memset(&dd, 0, sizeof dd);
-  dd.structSize = CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE;
+  CUPTI_PARAMS(CUpti_RangeProfiler_DecodeData_Params, dd);
   dd.pRangeProfilerObject = pRp;
   RP_CHECK(cuptiRangeProfilerDecodeData(&dd), "decoding counter data");
 
-  CUpti_RangeProfiler_GetCounterDataInfo_Params di;
-  memset(&di, 0, sizeof di);
-  di.structSize = CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE;
+  CUPTI_PARAMS(CUpti_RangeProfiler_GetCounterDataInfo_Params, di);
   di.pCounterDataImage = pCounter;
   di.counterDataImageSize = nCounter;
   RP_CHECK(cuptiRangeProfilerGetCounterDataInfo(&di), "counter data info");
@@ -296,21 +260,17 @@ int hk_profile_ranges(FILE *f, void (*xCall)(void *), void *pArg, const char *co
   if (!(arVal = calloc((size_t)nMetric, sizeof(double)))) goto done;
   fprintf(f, "\"metric_passes\": %d, \"metrics\": [", nPasses);
   for (size_t iR = 0; iR < nRanges; iR++) {
-    CUpti_RangeProfiler_CounterData_GetRangeInfo_Params ri;
-    memset(&ri, 0, sizeof ri);
-    ri.structSize = CUpti_RangeProfiler_CounterData_GetRangeInfo_Params_STRUCT_SIZE;
+    CUPTI_PARAMS(CUpti_RangeProfiler_CounterData_GetRangeInfo_Params, ri);
     ri.pCounterDataImage = pCounter;
     ri.counterDataImageSize = nCounter;
     ri.rangeIndex = iR;
     ri.rangeDelimiter = "/";
     const char *zRange = cuptiRangeProfilerCounterDataGetRangeInfo(&ri) == CUPTI_SUCCESS ? ri.rangeName : "";
     fprintf(f, "%s{\"range\": ", iR ? ", " : "");
-    json_s(f, zRange);
+    ks_json_fput_str(f, zRange);
     /* Evaluate one metric at a time so one unknown metric does not hide the rest. */
     for (int m = 0; m < nMetric; m++) {
-      CUpti_Profiler_Host_EvaluateToGpuValues_Params ev;
-      memset(&ev, 0, sizeof ev);
-      ev.structSize = CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE;
+      CUPTI_PARAMS(CUpti_Profiler_Host_EvaluateToGpuValues_Params, ev);
       ev.pHostObject = pHost;
       ev.pCounterDataImage = pCounter;
       ev.counterDataImageSize = nCounter;
@@ -320,7 +280,7 @@ int hk_profile_ranges(FILE *f, void (*xCall)(void *), void *pArg, const char *co
       ev.pMetricValues = &arVal[m];
       if (cuptiProfilerHostEvaluateToGpuValues(&ev) == CUPTI_SUCCESS) {
         fprintf(f, ", ");
-        json_s(f, azM[m]);
+        ks_json_fput_str(f, azM[m]);
         fprintf(f, ": %.9g", arVal[m]);
       }
     }
@@ -331,7 +291,7 @@ int hk_profile_ranges(FILE *f, void (*xCall)(void *), void *pArg, const char *co
 done:
   if (rc != 0) {
     fprintf(f, "\"metrics_error\": ");
-    json_s(f, zErr[0] ? zErr : "out of memory");
+    ks_json_fput_str(f, zErr[0] ? zErr : "out of memory");
   }
   if (pHost) {
     CUpti_Profiler_Host_Deinitialize_Params hd = {CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE, NULL, pHost};

@@ -16,6 +16,7 @@
  * 2 harness/usage problem, 3 no CUDA device. */
 #define _GNU_SOURCE
 #include "harness.h"
+#include "common/json_file.h"
 #include "kernelskill/isolate.h"
 
 #include <cuda.h>
@@ -38,16 +39,6 @@
 
 /* ---- output helpers ------------------------------------------------------ */
 
-static void json_str(FILE *f, const char *z) {
-  fputc('"', f);
-  for (; z && *z; z++) {
-    unsigned char c = (unsigned char)*z;
-    if (c == '"' || c == '\\') fprintf(f, "\\%c", c);
-    else if (c < 0x20) fprintf(f, "\\u%04x", c);
-    else fputc(c, f);
-  }
-  fputc('"', f);
-}
 
 /* Report a failure as {"ok": false, "kind": ..., "message": ...} and exit. */
 static void fail(int ec, const char *zKind, const char *zFmt, ...) {
@@ -57,9 +48,9 @@ static void fail(int ec, const char *zKind, const char *zFmt, ...) {
   vsnprintf(zMsg, sizeof zMsg, zFmt, ap);
   va_end(ap);
   printf("{\"ok\": false, \"kind\": ");
-  json_str(stdout, zKind);
+  ks_json_fput_str(stdout, zKind);
   printf(", \"message\": ");
-  json_str(stdout, zMsg);
+  ks_json_fput_str(stdout, zMsg);
   printf("}\n");
   fflush(stdout);
   exit(ec);
@@ -456,7 +447,7 @@ static int device_or_exit(struct cudaDeviceProp *pProp) {
   cudaError_t e = cudaGetDeviceCount(&n);
   if (e != cudaSuccess || n == 0) {
     printf("{\"ok\": false, \"kind\": \"no_device\", \"message\": ");
-    json_str(stdout, e != cudaSuccess ? cudaGetErrorString(e) : "no device");
+    ks_json_fput_str(stdout, e != cudaSuccess ? cudaGetErrorString(e) : "no device");
     printf("}\n");
     exit(HK_EXIT_NODEV);
   }
@@ -476,7 +467,7 @@ static int cmd_info(void) {
   cudaDriverGetVersion(&iDriver);
   cudaRuntimeGetVersion(&iRuntime);
   printf("{\"ok\": true, \"name\": ");
-  json_str(stdout, prop.name);
+  ks_json_fput_str(stdout, prop.name);
   printf(", \"cc\": \"%d.%d\", \"sm_count\": %d, \"l2_bytes\": %d, \"mem_bytes\": %zu, \"clock_khz\": %d, "
          "\"mem_clock_khz\": %d, \"bus_width\": %d, \"max_threads_per_sm\": %d, \"regs_per_sm\": %d, "
          "\"smem_per_sm\": %zu, \"max_blocks_per_sm\": %d, \"reserved_smem_per_block\": %zu, \"driver\": %d, "
@@ -496,7 +487,7 @@ static void print_kernels(const hk_activity *pAct) {
   for (int k = 0; k < pAct->nKernel; k++) {
     const hk_kernel *q = &pAct->aKernel[k];
     printf("%s{\"name\": ", k ? ", " : "");
-    json_str(stdout, q->zName);
+    ks_json_fput_str(stdout, q->zName);
     printf(", \"duration_ns\": %llu, \"grid\": [%d, %d, %d], \"block\": [%d, %d, %d], \"registers\": %d, "
            "\"static_smem\": %d, \"dynamic_smem\": %d, \"stream\": %u}",
            (unsigned long long)(q->nEndNs - q->nStartNs), q->aGrid[0], q->aGrid[1], q->aGrid[2], q->aBlock[0],
@@ -601,7 +592,7 @@ static int cmd_check(const char *zSpec, const char *zLib, uint64_t iSeed, int nT
     }
   }
   printf("{\"ok\": true, \"trials\": %d, \"guarded\": %s, \"activity\": ", nTrials, g_bGuarded ? "true" : "false");
-  if (zActErr[0]) json_str(stdout, zActErr);
+  if (zActErr[0]) ks_json_fput_str(stdout, zActErr);
   else printf("true");
   printf(", ");
   print_kernels(pFirst);
@@ -721,7 +712,7 @@ static int cmd_profile(const char *zSpec, const char *zLib, const char *const *a
     printf(", ");
   } else {
     printf("\"activity_error\": ");
-    json_str(stdout, zErr);
+    ks_json_fput_str(stdout, zErr);
     printf(", ");
   }
   cuda_check(cudaMemset(pFlush, 2, nFlush), "flushing L2");
