@@ -72,6 +72,8 @@ typedef struct rr_state {
   rr_loop aLoop[RR_MAX_LOOPS];
   int nLoop;
   int abRead[RR_MAX_PARAMS];     /* buffers read through */
+  int abReadOne[RR_MAX_PARAMS];  /* read only by a store of the row's result (one thread runs it) */
+  int bOneThread;                /* noting the reads of such a store */
   int abTopStore[RR_MAX_PARAMS]; /* buffers stored outside loops */
   int aiLoopStore[RR_MAX_PARAMS]; /* loop number + 1 storing into the buffer, 0: none */
   /* Multi-pass rows (softmax: store exp, then scale what was stored): a
@@ -298,7 +300,8 @@ static int note_elem(rr_state *pS, int iRoot, CXCursor sub) {
  * anywhere else. */
 static int note_read(rr_state *pS, int iRoot) {
   if (clang_Cursor_isNull(pS->atJ)) {
-    pS->abRead[iRoot] = 1;
+    if (pS->bOneThread) pS->abReadOne[iRoot] = 1;
+    else pS->abRead[iRoot] = 1;
     return 1;
   }
   pS->abReadJ[iRoot] = 1;
@@ -989,10 +992,14 @@ static int match_row_body(rr_state *pS, const CXCursor *aSt, int nSt) {
         continue;
       }
       if (eB == CXBinaryOperator_Assign && kind(ks_rw_strip(l)) == CXCursor_ArraySubscriptExpr) {
+        /* one thread runs it: its reads race only with stores by other threads (check_params) */
+        pS->bOneThread = 1;
         int iRoot = store_target(pS, l, 0);
+        int bOk = iRoot >= 0 && expr_ok(pS, r);
+        pS->bOneThread = 0;
         if (iRoot < 0) return why(pS, "line %u stores through a pointer this rule cannot trace to a parameter",
                                   line_of(pS, st));
-        if (!expr_ok(pS, r)) return 0;
+        if (!bOk) return 0;
         if (pS->aiLoopStore[iRoot])
           return why(pS, "line %u stores into a buffer a row loop also stores into", line_of(pS, st));
         pS->abTopStore[iRoot] = 1;
@@ -1449,7 +1456,10 @@ static int check_params(rr_state *pS) {
   for (int i = 0; i < pS->nParam; i++) {
     char *z = ks_rw_spelling(clang_Cursor_getArgument(pS->kernel, (unsigned)i));
     int rc = KS_OK;
-    if (((pS->abTopStore[i] || pS->aiLoopStore[i]) && pS->abRead[i]) || (pS->abTopStore[i] && pS->abReadJ[i]))
+    /* A read by a store of the row's result is thread 0's: it races only with a row loop's stores
+     * (all threads); thread 0 itself makes every store outside the loops, in program order. */
+    int bReadAll = pS->abRead[i] || (pS->abReadOne[i] && pS->aiLoopStore[i]);
+    if (((pS->abTopStore[i] || pS->aiLoopStore[i]) && bReadAll) || (pS->abTopStore[i] && pS->abReadJ[i]))
       rc = ks_rewrite_refuse(pS->p, "kernel '%s' reads '%s', which it also stores into: the row's threads would race",
                              pS->zKernel, z);
     else if (pS->aiLoopStore[i] && pS->aiElemOther[i])

@@ -41,14 +41,27 @@ __global__ void bad_reads_sum_rows(const float *x, float *y, int rows, int cols)
   }
 }
 
-// must not change: every thread reads the sum after the loop (gesummv's last line)
-__global__ void bad_reads_after_rows(const float *x, float *y, int rows, int cols) {
+// y = 2 * row sums: the result read back by the last store (gesummv's last line, one thread)
+__global__ void scale_after_rows(const float *x, float *y, int rows, int cols) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < rows) {
     int j;
     y[i] = 0.0f;
     for (j = 0; j < cols; j++) y[i] += x[i * cols + j];
     y[i] = 2.0f * y[i];
+  }
+}
+
+// must not change: every thread reads the sum after the loop
+__global__ void bad_reads_after_rows(const float *x, float *y, int rows, int cols) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < rows) {
+    int j;
+    float s = 0.0f;
+    y[i] = 0.0f;
+    for (j = 0; j < cols; j++) y[i] += x[i * cols + j];
+    s = y[i];
+    y[i] = 2.0f * s;
   }
 }
 
@@ -67,6 +80,7 @@ void run(const float *x, float *y, int rows, int cols) {
   sum_mem_rows<<<(rows + 255) / 256, 256>>>(x, y, rows, cols);
   addto_mem_rows<<<(rows + 255) / 256, 256>>>(x, y, rows, cols);
   bad_reads_sum_rows<<<(rows + 255) / 256, 256>>>(x, y, rows, cols);
+  scale_after_rows<<<(rows + 255) / 256, 256>>>(x, y, rows, cols);
   bad_reads_after_rows<<<(rows + 255) / 256, 256>>>(x, y, rows, cols);
   bad_uses_j_rows<<<(rows + 255) / 256, 256>>>(x, y, rows, cols);
 }
