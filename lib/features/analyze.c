@@ -162,38 +162,9 @@ static int eval_int(CXCursor c, long long *pv) {
   return bOk;
 }
 
-static int is_builtin_member(actx *pC, CXCursor c, const char *zBase, char *pcDim) {
-  /* threadIdx.x appears as a MemberRefExpr over DeclRefExpr `threadIdx`. */
-  if (clang_getCursorKind(c) != CXCursor_MemberRefExpr) return 0;
-  kids k;
-  get_kids(c, &k);
-  if (k.n < 1) return 0;
-  CXCursor base = strip(k.a[0]);
-  if (clang_getCursorKind(base) != CXCursor_DeclRefExpr || !spelled(base, zBase)) return 0;
-  /* Read `threadIdx . x` at the spelling location of the expression's start,
-   * which is the base identifier even inside a macro like IDX. */
-  (void)pC;
-  char cDim = '?';
-  CXFile file;
-  unsigned iOff;
-  clang_getSpellingLocation(clang_getRangeStart(clang_getCursorExtent(c)), &file, NULL, NULL, &iOff);
-  if (file) {
-    size_t n = 0;
-    const char *z = clang_getFileContents(clang_Cursor_getTranslationUnit(c), file, &n);
-    size_t nBase = strlen(zBase);
-    if (z && iOff + nBase < n && strncmp(z + iOff, zBase, nBase) == 0) {
-      size_t i = iOff + nBase;
-      while (i < n && (z[i] == ' ' || z[i] == '\t')) i++;
-      if (i < n && z[i] == '.') {
-        i++;
-        while (i < n && (z[i] == ' ' || z[i] == '\t')) i++;
-        if (i < n) cDim = z[i];
-      }
-    }
-  }
-  *pcDim = cDim;
-  return 1;
-}
+/* threadIdx / blockIdx / blockDim / gridDim reads come from shape.h's one
+ * recognizer (ks_shape_builtin), so the Feature Extractor and the rules agree
+ * on what a built-in is, through macros and parentheses alike. */
 
 static ks_cls classify(actx *pC, CXCursor c);
 
@@ -227,7 +198,6 @@ static ks_cls classify_inner(actx *pC, CXCursor c) {
   c = strip(c);
   enum CXCursorKind e = clang_getCursorKind(c);
   ks_cls r = CLS_UNIFORM;
-  char cDim;
   switch (e) {
   case CXCursor_IntegerLiteral:
   case CXCursor_FloatingLiteral:
@@ -235,16 +205,16 @@ static ks_cls classify_inner(actx *pC, CXCursor c) {
   case CXCursor_CXXBoolLiteralExpr:
   case CXCursor_SizeOfPackExpr:
     return r;
-  case CXCursor_MemberRefExpr:
-    if (is_builtin_member(pC, c, "threadIdx", &cDim)) {
+  case CXCursor_MemberRefExpr: {
+    int iDim = -1, eB = ks_shape_builtin(c, &iDim);
+    if (eB == KS_ATOM_TID) {
       r.bTid = 1;
-      if (cDim == 'x') r.coef = 1;
+      if (iDim == 0) r.coef = 1;
       return r;
     }
-    if (is_builtin_member(pC, c, "blockIdx", &cDim) || is_builtin_member(pC, c, "blockDim", &cDim) ||
-        is_builtin_member(pC, c, "gridDim", &cDim))
-      return r;
+    if (eB >= 0) return r; /* blockIdx, blockDim, gridDim: the same for a warp's threads */
     return classify_kids_union(pC, c);
+  }
   case CXCursor_DeclRefExpr: {
     CXCursor decl = clang_getCursorReferenced(c);
     var_cls *pV = find_var(pC, decl);

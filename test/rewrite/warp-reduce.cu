@@ -17,6 +17,12 @@
 // RUN: FileCheck %s --check-prefix=MAX --input-file=%t.m.cu
 // RUN: %nvcc -c -arch=sm_90 %t.m.cu -o %t.m.o
 //
+// The index temporary through a cast and a guard on threadIdx.x itself: the
+// recognizer of shape.h reads both (`(int)threadIdx.x` is threadIdx.x).
+// RUN: %kernelskill rewrite %t.in.cu --kernel block_sum_cast --rule warp-reduce -o %t.c.cu
+// RUN: FileCheck %s --check-prefix=CAST --input-file=%t.c.cu
+// RUN: %nvcc -c -arch=sm_90 %t.c.cu -o %t.c.o
+//
 // Idempotence.
 // RUN: %kernelskill rewrite %t.cu --kernel block_sum --rule warp-reduce -o %t2.cu 2>&1 | FileCheck %s --check-prefix=AGAIN
 // RUN: cmp %t.cu %t2.cu
@@ -118,6 +124,28 @@ __global__ void reads_all(const float *in, float *out) {
   out[blockIdx.x * 256 + t] = w[t];
 }
 
+// CAST-LABEL: __global__ void block_sum_cast(
+// CAST:      for (int s = 64; s > 32; s >>= 1) {
+// CAST:      if (tid < 32) {
+// CAST-NEXT:   float ks_v = acc[tid];
+// CAST-NEXT:   ks_v += acc[tid + 32];
+// CAST-NEXT:   for (int ks_o = 16; ks_o > 0; ks_o >>= 1) ks_v += __shfl_down_sync(0xffffffffu, ks_v, ks_o);
+// CAST-NEXT:   if (tid == 0) acc[0] = ks_v;
+// CAST-NEXT: }
+// CAST-NEXT: if ((int)threadIdx.x == 0) out[blockIdx.x] = acc[0];
+
+__global__ void block_sum_cast(const float *in, float *out) {
+  __shared__ float acc[128];
+  const int tid = (int)threadIdx.x;
+  acc[tid] = in[blockIdx.x * 128 + tid];
+  __syncthreads();
+  for (int s = 64; s > 0; s >>= 1) {
+    if (tid < s) acc[tid] += acc[tid + s];
+    __syncthreads();
+  }
+  if ((int)threadIdx.x == 0) out[blockIdx.x] = acc[0];
+}
+
 // CHECK-LABEL: void launch_all(
 // CHECK-NEXT:   block_sum<<<(n + 255) / 256, 256>>>(in, out, n);
 void launch_all(const float *in, float *out, const int *iin, int *iout, int n) {
@@ -126,6 +154,7 @@ void launch_all(const float *in, float *out, const int *iin, int *iout, int n) {
   odd_block<<<n / 96, 96>>>(iin, iout);
   no_tree<<<1, 32>>>(in, out);
   reads_all<<<n / 256, 256>>>(in, out);
+  block_sum_cast<<<n / 128, 128>>>(in, out);
 }
 
 // Only block_sum's loop condition changes; its note and the warp block are added.

@@ -39,6 +39,9 @@ typedef struct rr_var {
   int bFloat;   /* float or double scalar: may be an accumulator */
   int bDouble;
   int bZero;    /* still holds the literal zero it was declared with */
+  int bMem;     /* a sum kept in memory, P[row] += E in a row loop (polybench style): no
+                   declaration (decl is null); iRoot is P, mem the first P[row] */
+  CXCursor mem;
 } rr_var;
 
 /* One row loop and what the rewrite does to it. */
@@ -50,6 +53,9 @@ typedef struct rr_loop {
   int aiIdx[RR_MAX_ACC];  /* arg-max/arg-min: the index local paired with the value (aVar), else -1 */
   int abReset[RR_MAX_ACC]; /* sum whose value before the loop is not zero: other threads restart at 0 */
   int bStores;
+  CXCursor aMemRef[16];   /* the P[row] of `P[row] += E` statements (memory sums), and their aVar */
+  int aiMemVar[16];
+  int nMemRef;
   char *zUnrolled; /* unroll > 1: the loop's replacement text */
 } rr_loop;
 
@@ -58,12 +64,16 @@ typedef struct rr_state {
   ks_tu *pTu;
   CXCursor kernel;
   CXCursor row;
+  CXCursor aFree[8];      /* integer locals declared without a value (`int j;`): loop variables only */
+  int nFree;
   int nParam;
   rr_var aVar[RR_MAX_VARS];
   int nVar;
   rr_loop aLoop[RR_MAX_LOOPS];
   int nLoop;
   int abRead[RR_MAX_PARAMS];     /* buffers read through */
+  int abReadOne[RR_MAX_PARAMS];  /* read only by a store of the row's result (one thread runs it) */
+  int bOneThread;                /* noting the reads of such a store */
   int abTopStore[RR_MAX_PARAMS]; /* buffers stored outside loops */
   int aiLoopStore[RR_MAX_PARAMS]; /* loop number + 1 storing into the buffer, 0: none */
   /* Multi-pass rows (softmax: store exp, then scale what was stored): a
@@ -290,7 +300,8 @@ static int note_elem(rr_state *pS, int iRoot, CXCursor sub) {
  * anywhere else. */
 static int note_read(rr_state *pS, int iRoot) {
   if (clang_Cursor_isNull(pS->atJ)) {
-    pS->abRead[iRoot] = 1;
+    if (pS->bOneThread) pS->abReadOne[iRoot] = 1;
+    else pS->abRead[iRoot] = 1;
     return 1;
   }
   pS->abReadJ[iRoot] = 1;
@@ -556,6 +567,38 @@ static int match_arg_pair(rr_state *pS, CXCursor cond, const CXCursor *aThen, in
   return bEGreater ? OP_ARGMAX : OP_ARGMIN;
 }
 
+/* A sum kept in memory: lhs is P[row] with P a float or double pointer
+ * parameter (polybench's `tmp[i] += A[i * n + j] * x[j]`). The rewrite keeps
+ * the sum in a register (ks_m<loop>_<var>, from zero in every thread), reduces
+ * it after the loop and has one thread add it to P[row]: P is then a buffer
+ * one thread stores into, so any other read of it refuses (check_params).
+ * Returns its aVar index (made on first sight) or -1. */
+static int mem_acc(rr_state *pS, CXCursor lhs) {
+  CXCursor m = ks_rw_strip(lhs), a[2];
+  if (kind(m) != CXCursor_ArraySubscriptExpr || kids(m, a, 2) != 2 || !ks_rw_is_ref_to(a[1], pS->row)) return -1;
+  CXCursor base = ks_rw_strip(a[0]);
+  if (kind(base) != CXCursor_DeclRefExpr) return -1;
+  CXCursor d = clang_getCursorReferenced(base);
+  int iP = param_index(pS, d);
+  if (iP < 0 || clang_getCanonicalType(clang_getCursorType(d)).kind != CXType_Pointer) return -1;
+  enum CXTypeKind eT = clang_getCanonicalType(clang_getCursorType(m)).kind;
+  if (eT != CXType_Float && eT != CXType_Double) return -1;
+  for (int i = 0; i < pS->nVar; i++)
+    if (pS->aVar[i].bMem && pS->aVar[i].iRoot == iP) return i;
+  if (pS->nVar == RR_MAX_VARS) return -1;
+  rr_var *pV = &pS->aVar[pS->nVar];
+  memset(pV, 0, sizeof *pV);
+  pV->decl = clang_getNullCursor();
+  pV->bMem = 1;
+  pV->iRoot = iP;
+  pV->mem = m;
+  pV->bFloat = 1;
+  pV->bDouble = eT == CXType_Double;
+  pV->bZero = 1;
+  pS->abTopStore[iP] = 1;
+  return pS->nVar++;
+}
+
 /* Recognize an accumulation statement of a loop body: the accumulator, the
  * operation and the contributed expression. Returns -1 when the statement
  * is not one (then *piAcc says whether it touched an accumulator candidate). */
@@ -564,7 +607,7 @@ static int match_accumulate(rr_state *pS, CXCursor st, int *piAcc, CXCursor *pE,
   *piAcc = -1;
   *piIdx = -1;
   if (binop(st, CXBinaryOperator_AddAssign, &l, &r)) {
-    if ((*piAcc = acc_target(pS, l)) < 0) return -1;
+    if ((*piAcc = acc_target(pS, l)) < 0 && (!pS->pCur || (*piAcc = mem_acc(pS, l)) < 0)) return -1;
     *pE = r;
     return OP_SUM;
   }
@@ -716,15 +759,27 @@ static int match_loop(rr_state *pS, CXCursor loop) {
   pL->loop = loop;
   if (kids(loop, a, 4) != 4)
     return why(pS, "the loop at line %d lacks its initialization, condition or increment", nLine);
-  if (kind(a[0]) != CXCursor_DeclStmt || kids(a[0], v, 2) != 1 || kind(v[0]) != CXCursor_VarDecl ||
-      !is_int_type(clang_getCursorType(v[0])))
-    return why(pS, "the loop at line %d does not declare one integer loop variable", nLine);
-  pL->var = v[0];
-  CXCursor w[4];
-  int m = kids(v[0], w, 4);
-  pL->init = clang_getNullCursor();
-  for (int i = 0; i < m && i < 4; i++)
-    if (clang_isExpression(clang_getCursorKind(w[i]))) pL->init = w[i];
+  int iFree = -1;
+  if (binop(ks_rw_strip(a[0]), CXBinaryOperator_Assign, &l, &r)) {
+    /* for (j = A; ...) over `int j;` declared without a value before it */
+    CXCursor d = ks_rw_ref_decl(l);
+    for (int i = 0; i < pS->nFree && !clang_Cursor_isNull(d); i++)
+      if (clang_equalCursors(pS->aFree[i], d)) iFree = i;
+  }
+  if (iFree >= 0) {
+    pL->var = pS->aFree[iFree];
+    pL->init = r;
+  } else {
+    if (kind(a[0]) != CXCursor_DeclStmt || kids(a[0], v, 2) != 1 || kind(v[0]) != CXCursor_VarDecl ||
+        !is_int_type(clang_getCursorType(v[0])))
+      return why(pS, "the loop at line %d does not declare one integer loop variable", nLine);
+    pL->var = v[0];
+    CXCursor w[4];
+    int m = kids(v[0], w, 4);
+    pL->init = clang_getNullCursor();
+    for (int i = 0; i < m && i < 4; i++)
+      if (clang_isExpression(clang_getCursorKind(w[i]))) pL->init = w[i];
+  }
   pS->pCur = pL;
   pS->nBodyVar = 0;
   if (clang_Cursor_isNull(pL->init) || refs_decl(pL->init, pL->var))
@@ -790,6 +845,12 @@ static int match_loop(rr_state *pS, CXCursor loop) {
     if (eOp > 0) {
       /* (An if's condition repeats E: the same text, so checking E covers it.) */
       if (!expr_ok(pS, e)) return 0;
+      if (pS->aVar[iAcc].bMem) {
+        if (pL->nMemRef == 16) return why(pS, "the loop at line %d adds to memory too often", nLine);
+        binop(st, CXBinaryOperator_AddAssign, &l, &r);
+        pL->aMemRef[pL->nMemRef] = ks_rw_strip(l);
+        pL->aiMemVar[pL->nMemRef++] = iAcc;
+      }
       continue;
     }
     if (iAcc >= 0) {
@@ -845,7 +906,7 @@ static int match_loop(rr_state *pS, CXCursor loop) {
   /* Sums whose value before the loop is not a literal zero restart at 0 in all threads but the first. */
   for (int k = 0; k < pL->nAcc; k++) {
     rr_var *pV = &pS->aVar[pL->aiAcc[k]];
-    pL->abReset[k] = pL->aeOp[k] == OP_SUM && !pV->bZero;
+    pL->abReset[k] = pL->aeOp[k] == OP_SUM && !pV->bZero && !pV->bMem;
     pV->bZero = 0;
   }
   pS->pCur = NULL;
@@ -865,6 +926,12 @@ static int match_decl(rr_state *pS, CXCursor stmt) {
     int bBad = !zName || strncmp(zName, "ks_", 3) == 0;
     free(zName);
     if (bBad) return why(pS, "line %u declares a name starting with ks_ (names this rule uses)", line_of(pS, stmt));
+    if (clang_Cursor_isNull(init) && is_int_type(t) && pS->nFree < 8) {
+      /* `int j;`: usable only as a row loop's variable (for (j = 0; ...)); any other use is
+       * a name the row body does not know (note_ref refuses it) */
+      pS->aFree[pS->nFree++] = a[i];
+      continue;
+    }
     if (clang_Cursor_isNull(init)) return why(pS, "line %u declares a variable without a value", line_of(pS, stmt));
     if (pS->nVar == RR_MAX_VARS) return why(pS, "too many variables in the row body");
     rr_var *pV = &pS->aVar[pS->nVar];
@@ -925,10 +992,14 @@ static int match_row_body(rr_state *pS, const CXCursor *aSt, int nSt) {
         continue;
       }
       if (eB == CXBinaryOperator_Assign && kind(ks_rw_strip(l)) == CXCursor_ArraySubscriptExpr) {
+        /* one thread runs it: its reads race only with stores by other threads (check_params) */
+        pS->bOneThread = 1;
         int iRoot = store_target(pS, l, 0);
+        int bOk = iRoot >= 0 && expr_ok(pS, r);
+        pS->bOneThread = 0;
         if (iRoot < 0) return why(pS, "line %u stores through a pointer this rule cannot trace to a parameter",
                                   line_of(pS, st));
-        if (!expr_ok(pS, r)) return 0;
+        if (!bOk) return 0;
         if (pS->aiLoopStore[iRoot])
           return why(pS, "line %u stores into a buffer a row loop also stores into", line_of(pS, st));
         pS->abTopStore[iRoot] = 1;
@@ -1124,20 +1195,28 @@ static int simple_arg(const char *z) {
   return 1;
 }
 
-/* Do [iStart, iEnd) hold a token coming from a macro expansion? */
-static int has_macro(ks_tu *pTu, unsigned iStart, unsigned iEnd) {
+/* Do [iStart, iEnd) hold a token coming from a macro expansion? With
+ * bCopy, a range the rewrite only copies whole (a loop body in the unrolled
+ * loops): there a use of a macro defined in the file (NY, DATA_TYPE) expands
+ * in each copy as in the original, and only a built-in one (__LINE__,
+ * __COUNTER__, whose value changes with the place) counts. */
+static int has_macro_ex(ks_tu *pTu, unsigned iStart, unsigned iEnd, int bCopy) {
   ks_rw_tok *a;
   int n, bMacro = 0;
   if (ks_rw_tokens(pTu, iStart, iEnd, &a, &n) < 0) return 1;
   CXFile file = clang_getFile(pTu->pTu, pTu->zFile);
-  for (int i = 0; i < n && !bMacro; i++)
-    if (a[i].eKind == CXToken_Identifier &&
-        clang_getCursorKind(clang_getCursor(pTu->pTu, clang_getLocationForOffset(pTu->pTu, file, a[i].iStart))) ==
-            CXCursor_MacroExpansion)
-      bMacro = 1;
+  for (int i = 0; i < n && !bMacro; i++) {
+    if (a[i].eKind != CXToken_Identifier) continue;
+    CXCursor c = clang_getCursor(pTu->pTu, clang_getLocationForOffset(pTu->pTu, file, a[i].iStart));
+    if (clang_getCursorKind(c) != CXCursor_MacroExpansion) continue;
+    CXCursor d = clang_getCursorReferenced(c);
+    bMacro = !bCopy || clang_Cursor_isNull(d) || clang_Cursor_isMacroBuiltin(d);
+  }
   ks_rw_tokens_free(a, n);
   return bMacro;
 }
+
+static int has_macro(ks_tu *pTu, unsigned iStart, unsigned iEnd) { return has_macro_ex(pTu, iStart, iEnd, 0); }
 
 static int extent(rr_state *pS, CXCursor c, unsigned *piS, unsigned *piE) {
   if (ks_ast_extent(pS->pTu, c, piS, piE) < 0 || has_macro(pS->pTu, *piS, *piE)) return -1;
@@ -1156,6 +1235,51 @@ static int put_reindented(ks_buf *pB, const char *zText, int nText, const char *
   return rc;
 }
 
+/* The register that holds memory sum iVar in loop pL. */
+static const char *mem_name(rr_state *pS, const rr_loop *pL, int iVar, char *zBuf, size_t nBuf) {
+  snprintf(zBuf, nBuf, "ks_m%d_%d", (int)(pL - pS->aLoop), iVar);
+  return zBuf;
+}
+
+/* The loop body's text [iBs, iBe) with every memory sum's P[row] replaced by
+ * its register (malloc'd), or NULL with the refusal set. */
+static char *body_text(rr_state *pS, const rr_loop *pL, unsigned iBs, unsigned iBe) {
+  ks_buf b = KS_BUF_INIT;
+  unsigned iAt = iBs;
+  int rc = KS_OK;
+  for (;;) {
+    int iNext = -1;
+    unsigned iNs = iBe, iNe = iBe;
+    for (int i = 0; i < pL->nMemRef; i++) {
+      unsigned s0, e0;
+      if (extent(pS, pL->aMemRef[i], &s0, &e0) < 0) {
+        ks_buf_free(&b);
+        ks_rewrite_refuse(pS->p, "the sum into memory at line %u is written with a macro", line_of(pS, pL->aMemRef[i]));
+        return NULL;
+      }
+      if (s0 >= iAt && s0 < iNs) {
+        iNext = i;
+        iNs = s0;
+        iNe = e0;
+      }
+    }
+    rc = ks_buf_printf(&b, "%.*s", (int)(iNs - iAt), pS->pTu->zSrc + iAt);
+    if (rc < 0 || iNext < 0) break;
+    char zName[32];
+    rc = ks_buf_puts(&b, mem_name(pS, pL, pL->aiMemVar[iNext], zName, sizeof zName));
+    if (rc < 0) break;
+    iAt = iNe;
+  }
+  if (rc < 0) {
+    ks_buf_free(&b);
+    ks_error_set(KS_ENOMEM, "out of memory");
+    return NULL;
+  }
+  char *z = ks_buf_detach(&b);
+  if (!z) ks_error_set(KS_ENOMEM, "out of memory");
+  return z;
+}
+
 /* The strided row loop, unrolled U times for memory-level parallelism: its
  * trip count is only known at run time, so nvcc would keep it rolled (or
  * unroll it with an exit test between iterations), one load in flight per
@@ -1167,11 +1291,14 @@ static int put_reindented(ks_buf *pB, const char *zText, int nText, const char *
 static int unrolled_loop(rr_state *pS, rr_loop *pL, int nUnroll, const char *zType, const char *zVar,
                          const char *zStart, const char *zStep, const char *zInd) {
   unsigned iBs, iBe, iCs, iCe;
-  if (extent(pS, pL->body, &iBs, &iBe) < 0 || extent(pS, pL->bound, &iCs, &iCe) < 0)
+  if (ks_ast_extent(pS->pTu, pL->body, &iBs, &iBe) < 0 || has_macro_ex(pS->pTu, iBs, iBe, 1) ||
+      extent(pS, pL->bound, &iCs, &iCe) < 0)
     return ks_rewrite_refuse(pS->p, "the row loop at line %u is written with a macro", line_of(pS, pL->loop));
   iBe = ks_rw_after_stmt(pS->pTu, iBe);
-  const char *zSrc = pS->pTu->zSrc, *zBody = zSrc + iBs, *zBound = zSrc + iCs;
-  int nBody = (int)(iBe - iBs), nBound = (int)(iCe - iCs), bBlock = zBody[0] == '{';
+  char *zBodyText = body_text(pS, pL, iBs, iBe);
+  if (!zBodyText) return -1;
+  const char *zSrc = pS->pTu->zSrc, *zBody = zBodyText, *zBound = zSrc + iCs;
+  int nBody = (int)strlen(zBodyText), nBound = (int)(iCe - iCs), bBlock = zBody[0] == '{';
   ks_buf b = KS_BUF_INIT;
   int rc = ks_buf_printf(&b,
                          "{\n"
@@ -1190,6 +1317,7 @@ static int unrolled_loop(rr_state *pS, rr_loop *pL, int nUnroll, const char *zTy
   if (rc >= 0 && !bBlock) rc = ks_buf_printf(&b, "%s    ", zInd);
   if (rc >= 0) rc = put_reindented(&b, zBody, nBody, zInd, 2);
   if (rc >= 0) rc = ks_buf_printf(&b, "\n%s}", zInd);
+  free(zBodyText);
   if (rc < 0) {
     ks_buf_free(&b);
     return rc;
@@ -1328,7 +1456,10 @@ static int check_params(rr_state *pS) {
   for (int i = 0; i < pS->nParam; i++) {
     char *z = ks_rw_spelling(clang_Cursor_getArgument(pS->kernel, (unsigned)i));
     int rc = KS_OK;
-    if (((pS->abTopStore[i] || pS->aiLoopStore[i]) && pS->abRead[i]) || (pS->abTopStore[i] && pS->abReadJ[i]))
+    /* A read by a store of the row's result is thread 0's: it races only with a row loop's stores
+     * (all threads); thread 0 itself makes every store outside the loops, in program order. */
+    int bReadAll = pS->abRead[i] || (pS->abReadOne[i] && pS->aiLoopStore[i]);
+    if (((pS->abTopStore[i] || pS->aiLoopStore[i]) && bReadAll) || (pS->abTopStore[i] && pS->abReadJ[i]))
       rc = ks_rewrite_refuse(pS->p, "kernel '%s' reads '%s', which it also stores into: the row's threads would race",
                              pS->zKernel, z);
     else if (pS->aiLoopStore[i] && pS->aiElemOther[i])
@@ -1406,6 +1537,14 @@ static int edit_loop_header(rr_state *pS, rr_loop *pL, const char *zInd, const c
     rc = ks_rewrite_replace(p, iIs, iIe, lane.z);
     if (rc >= 0) rc = ks_buf_printf(&text, "%s += %s", zVar, zStep);
     if (rc >= 0) rc = ks_rewrite_replace(p, iNs, iNe, text.z);
+    for (int i = 0; i < pL->nMemRef && rc >= 0; i++) {
+      unsigned s0, e0;
+      char zName[32];
+      if (extent(pS, pL->aMemRef[i], &s0, &e0) < 0)
+        rc = ks_rewrite_refuse(p, "the sum into memory at line %u is written with a macro", line_of(pS, pL->aMemRef[i]));
+      else
+        rc = ks_rewrite_replace(p, s0, e0, mem_name(pS, pL, pL->aiMemVar[i], zName, sizeof zName));
+    }
   } else if (rc >= 0) {
     rc = unrolled_loop(pS, pL, pS->nUnroll, zType, zVar, lane.z, zStep, zInd);
   }
@@ -1438,8 +1577,11 @@ static int edit_loop(rr_state *pS, rr_loop *pL) {
   ks_buf text = KS_BUF_INIT, note = KS_BUF_INIT, accs = KS_BUF_INIT;
   for (int k = 0; k < pL->nAcc; k++) {
     rr_var *pV = &pS->aVar[pL->aiAcc[k]];
-    char *zAcc = ks_rw_spelling(pV->decl);
+    char zMem[32];
+    char *zAcc = pV->bMem ? ks_strdup(mem_name(pS, pL, pL->aiAcc[k], zMem, sizeof zMem)) : ks_rw_spelling(pV->decl);
     char zName[64];
+    if (pV->bMem) /* the memory sum's register, from zero in every thread */
+      ks_buf_printf(&text, "%s %s = 0;\n%s", pV->bDouble ? "double" : "float", zAcc, zInd);
     helper_name(pL->aeOp[k], pV->bDouble, bWarp, zName, sizeof zName);
     pS->abHelper[pL->aeOp[k]][pV->bDouble] = 1;
     if (pL->abReset[k])
@@ -1453,6 +1595,12 @@ static int edit_loop(rr_state *pS, rr_loop *pL) {
     } else {
       ks_buf_printf(&accs, "\n%s%s = %s(%s);", zInd, zAcc, zName, zAcc);
       ks_buf_printf(&note, "%s%s(%s)", k ? ", " : "", azOpName[pL->aeOp[k]], zAcc);
+      if (pV->bMem) {
+        char *zM = ks_ast_text(pTu, pV->mem);
+        ks_buf_printf(&accs, "\n%s%s%s += %s;", zInd, bWarp ? "if ((threadIdx.x & 31u) == 0) " : "if (threadIdx.x == 0) ",
+                      zM ? zM : "?", zAcc);
+        free(zM);
+      }
     }
     free(zAcc);
   }

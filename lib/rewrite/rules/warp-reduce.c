@@ -8,6 +8,7 @@
  * constant block size that is a multiple of 32 (a power of two >= 64 where the
  * tree starts at blockDim.x / 2). */
 #include "features/ast.h"
+#include "features/shape.h"
 #include "kernelskill/rewrite.h"
 #include "rewrite/rwutil.h"
 
@@ -28,6 +29,25 @@ static int text_is(ks_tu *pTu, CXCursor c, const char *zWant) {
   int b = z && strcmp(z, zWant) == 0;
   free(z);
   return b;
+}
+
+/* Is c (through parentheses and casts) threadIdx.x? shape.h's recognizer
+ * decides, so `(unsigned)threadIdx.x` and a macro's threadIdx.x count too. */
+static int is_tid_x(CXCursor c) {
+  c = ks_rw_strip(c);
+  /* an explicit cast to an integer type of 16 bits or more keeps threadIdx.x (< 1024) */
+  for (int i = 0; i < 4; i++) {
+    enum CXCursorKind e = kind(c);
+    if (e != CXCursor_CStyleCastExpr && e != CXCursor_CXXStaticCastExpr && e != CXCursor_CXXFunctionalCastExpr) break;
+    CXType t = clang_getCanonicalType(clang_getCursorType(c));
+    int bInt = t.kind >= CXType_Char_U && t.kind <= CXType_LongLong && t.kind != CXType_Bool;
+    CXCursor a[3];
+    int n = kids(c, a, 3);
+    if (!bInt || clang_Type_getSizeOf(t) < 2 || n < 1) return 0;
+    c = ks_rw_strip(a[n - 1]);
+  }
+  int iDim = -1;
+  return ks_shape_builtin(c, &iDim) == KS_ATOM_TID && iDim == 0;
 }
 
 static CXCursor var_init(CXCursor var) {
@@ -194,13 +214,13 @@ static int match_tree(ks_rewrite *p, CXCursor loop, wr_tree *t) {
   if (eB == CXBinaryOperator_LT && text_is(pTu, c[1], zS)) tidSide = c[0];
   else if (eB == CXBinaryOperator_GT && text_is(pTu, c[0], zS)) tidSide = c[1];
   else return 0;
-  if (text_is(pTu, tidSide, "threadIdx.x")) {
+  if (is_tid_x(tidSide)) {
     t->zTid = ks_strdup("threadIdx.x");
     t->tidDecl = clang_getNullCursor();
   } else {
     CXCursor d = ks_rw_ref_decl(tidSide);
     if (clang_Cursor_isNull(d) || kind(d) != CXCursor_VarDecl || clang_Cursor_isNull(var_init(d)) ||
-        !text_is(pTu, var_init(d), "threadIdx.x"))
+        !is_tid_x(var_init(d)))
       return 0;
     t->tidDecl = d;
     t->zTid = ks_rw_spelling(d);
@@ -223,7 +243,13 @@ static int is_tid0_guard(ks_tu *pTu, wr_tree *t, CXCursor ifStmt) {
   if (kids(ifStmt, a, 3) < 2) return 0;
   snprintf(zW[0], sizeof zW[0], "%s==0", t->zTid);
   snprintf(zW[1], sizeof zW[1], "0==%s", t->zTid);
-  return text_is(pTu, a[0], zW[0]) || text_is(pTu, a[0], zW[1]) || text_is(pTu, a[0], "threadIdx.x==0");
+  if (text_is(pTu, a[0], zW[0]) || text_is(pTu, a[0], zW[1])) return 1;
+  /* threadIdx.x == 0 in any spelling the recognizer knows */
+  CXCursor cond = ks_rw_strip(a[0]), s[2];
+  if (kind(cond) != CXCursor_BinaryOperator || clang_getCursorBinaryOperatorKind(cond) != CXBinaryOperator_EQ ||
+      kids(cond, s, 2) != 2)
+    return 0;
+  return (is_tid_x(s[0]) && text_is(pTu, s[1], "0")) || (is_tid_x(s[1]) && text_is(pTu, s[0], "0"));
 }
 
 static int after_visit(CXCursor c, const CXCursor *aAnc, int nAnc, void *pArg) {

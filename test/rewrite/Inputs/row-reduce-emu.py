@@ -9,14 +9,15 @@ CASE: argmax (kernel(x, long long *idx, rows, cols): indices must be equal),
 argmin (kernel(x, int *idx, float *val, rows, cols): indices and value bits
 equal), xent (kernel(x, const long long *target, float *loss, rows, cols): loss
 within 1e-5 relative), norm (kernel(x, float *y, rows, cols): every y element
-within 1e-5 relative; inputs as for xent), hnorm and bnorm (as norm on
+within 1e-5 relative; inputs as for xent; y starts at -7 in both runs), hnorm and bnorm (as norm on
 __half / __nv_bfloat16 rows: kernel(const T *x, T *y, rows, cols), every y
 element within one 16-bit rounding step, NaN where the original has NaN;
 __half is emulated with _Float16, __nv_bfloat16 with a truncating 16-bit type,
 the same for both kernels). The inputs hold ties (small integers as floats, several
 equal extremes per row), NaNs (as the first element and inside rows), signed
 zeros and rows shorter than a warp. MODE block|warp and THREADS: the rewrite's
-launch (grid = rows, or rows / (THREADS / 32) rounded up). Exit 0 when all match."""
+launch (grid = rows, or rows / (THREADS / 32) rounded up). The original file's
+one-line object-like macros come first. Exit 0 when all match."""
 import os
 import re
 import sys
@@ -200,5 +201,7 @@ TOL = {"hnorm": "1e-3f", "bnorm": "8e-3f"}
 main = MAIN % {"args": ARGS[case], "case": ICASE[case], "xent": case in ("xent", "norm", "hnorm", "bnorm"),
                "name": name, "threads": int(threads), "warp": mode == "warp", "h": case in ("hnorm", "bnorm"),
                "elem": "__nv_bfloat16" if case == "bnorm" else "__half", "tol": TOL.get(case, "1e-5f")}
-sys.exit(cuda_emu.run(cxx, SHIM + helpers(new) + "\n" + cuda_emu.kernel(orig, name, "orig_k") + "\n" +
+# The original file's one-line object macros (`#define NY 4096`): kernel bodies may use them.
+defines = "".join(l for l in open(orig, encoding="utf-8") if re.match(r"\s*#\s*define\s+\w+\s", l))
+sys.exit(cuda_emu.run(cxx, SHIM + defines + helpers(new) + "\n" + cuda_emu.kernel(orig, name, "orig_k") + "\n" +
                       cuda_emu.kernel(new, name, "new_k") + "\n" + main))
