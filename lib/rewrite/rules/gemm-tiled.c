@@ -312,9 +312,8 @@ static int apply_gemm_tiled(ks_rewrite *p) {
   ks_gemm_match g;
   ks_launch *aL = NULL;
   int nL = 0, rc;
-  ks_buf body = KS_BUF_INIT, cfg = KS_BUF_INIT, note = KS_BUF_INIT, ins = KS_BUF_INIT, scale = KS_BUF_INIT;
-  char *zData = NULL, *zPath = NULL, *zTmpl = NULL, *zA = NULL, *zB = NULL, *zC = NULL, *zNote = NULL;
-  size_t nTmpl = 0;
+  ks_buf body = KS_BUF_INIT, cfg = KS_BUF_INIT, note = KS_BUF_INIT, scale = KS_BUF_INIT;
+  char *zA = NULL, *zB = NULL, *zC = NULL, *zNote = NULL;
   gt_cfg c;
   memset(&g, 0, sizeof g);
   const char *zMath = ks_rewrite_param(p, "math", "fp32");
@@ -369,19 +368,6 @@ static int apply_gemm_tiled(ks_rewrite *p) {
     goto done;
   }
   if ((rc = ks_rw_kernel_launches(p, zKernel, &aL, &nL)) < 0) goto done;
-
-  /* The template's text, from the data folder. */
-  if (!strstr(pTu->zSrc, "#define KS_GEMM_F32_CUH")) {
-    if ((rc = ks_path_datadir(&zData)) < 0) goto done;
-    if (!(zPath = ks_path_join(zData, "templates/ks_gemm_f32.cuh"))) {
-      rc = ks_error_set(KS_ENOMEM, "out of memory");
-      goto done;
-    }
-    if ((rc = ks_file_read(zPath, &zTmpl, &nTmpl)) < 0) {
-      rc = ks_error_set(KS_EUNAVAIL, "%s: cannot read the GEMM template (reinstall, or set KS_DATADIR)", zPath);
-      goto done;
-    }
-  }
 
   /* The body: one call of gemm_block on the matched shape. */
   zA = param_name(kernel, g.iA);
@@ -473,27 +459,14 @@ static int apply_gemm_tiled(ks_rewrite *p) {
     rc = rc < 0 ? rc : ks_error_set(KS_ENOMEM, "out of memory");
     goto done;
   }
-  if (zTmpl) {
-    /* A provenance note like the others (skill first): readers of the
-     * `// kernelskill:` marks take their first word for a skill id. */
-    char *zTn = ks_rewrite_note_text(p, "the shipped GEMM template (share/kernelskill/templates/ks_gemm_f32.cuh)");
-    rc = zTn ? ks_buf_printf(&ins, "%s\n", zTn) : ks_error_set(KS_ENOMEM, "out of memory");
-    free(zTn);
-    if (rc >= 0) rc = ks_buf_append(&ins, zTmpl, nTmpl);
-    if (rc >= 0 && nTmpl && zTmpl[nTmpl - 1] != '\n') rc = ks_buf_puts(&ins, "\n");
-    if (rc >= 0) rc = ks_buf_puts(&ins, "\n");
-  }
-  if (rc >= 0) rc = ks_buf_printf(&ins, "%.*s%s\n", (int)nIndent, pTu->zSrc + iLine0, zNote);
-  if (rc < 0 || (rc = ks_rewrite_replace(p, iLine0, iLine0, ins.z)) < 0) goto done;
+  rc = ks_rw_insert_shipped(p, iLine0, nIndent, "#define KS_GEMM_F32_CUH", "ks_gemm_f32.cuh", "GEMM template",
+                            "the shipped GEMM template (share/kernelskill/templates/ks_gemm_f32.cuh)", zNote);
+  if (rc < 0) goto done;
 
   /* Every launch: the grid covers M x N in BM x BN tiles, a 1-D block. */
   for (int i = 0; i < nL; i++) {
     ks_launch *pL = &aL[i];
-    if (pL->nArgs != clang_Cursor_getNumArguments(kernel)) {
-      rc = ks_rewrite_refuse(p, "%s:%u: launch of '%s' passes %d arguments for %d parameters", pTu->zFile, pL->iLine,
-                             zKernel, pL->nArgs, clang_Cursor_getNumArguments(kernel));
-      goto done;
-    }
+    if ((rc = ks_rw_launch_arity(p, pL, kernel, zKernel)) < 0) goto done;
     const char *zMArg = pL->azArg[g.iM], *zNArg = pL->azArg[g.iN];
     ks_buf_clear(&cfg);
     if (bDyn) {
@@ -501,8 +474,7 @@ static int apply_gemm_tiled(ks_rewrite *p) {
     } else {
       rc = ks_buf_printf(&cfg, "dim3(((%s) + %d) / %d, ((%s) + %d) / %d), dim3(%d)", zNArg, c.BN - 1, c.BN, zMArg,
                          c.BM - 1, c.BM, nT);
-      if (rc >= 0 && pL->azCfg[2]) rc = ks_buf_printf(&cfg, ", %s", pL->azCfg[2]);
-      if (rc >= 0 && pL->azCfg[3]) rc = ks_buf_printf(&cfg, ", %s", pL->azCfg[3]);
+      if (rc >= 0) rc = ks_rw_cfg_tail(&cfg, pL);
     }
     if (rc < 0 || (rc = ks_rewrite_replace(p, pL->iCfgStart, pL->iCfgEnd, cfg.z)) < 0) goto done;
     ks_buf_clear(&note);
@@ -518,11 +490,7 @@ done:
   ks_buf_free(&body);
   ks_buf_free(&cfg);
   ks_buf_free(&note);
-  ks_buf_free(&ins);
   ks_buf_free(&scale);
-  free(zData);
-  free(zPath);
-  free(zTmpl);
   free(zA);
   free(zB);
   free(zC);
