@@ -8,6 +8,9 @@
  * configuration of param config; its launches get the template's grid and
  * block. The template's text is inserted once per file above the kernel, so
  * the result compiles on its own (no include path to carry to the reviewer).
+ * A configuration over 48 KB of shared memory (the default's 66 KB) runs on
+ * dynamic shared memory: every launch passes the bytes and opts the kernel in
+ * to them, up to the target architecture's maximum (smem_limit).
  * Each output's k sum keeps the original order and operations, so results
  * are bitwise those of the original (docs/rules/gemm-tiled.md). */
 #include "features/ast.h"
@@ -280,7 +283,7 @@ static int smem_arg_pure(const char *z) {
 
 /* The launch configuration of a kernel on dynamic shared memory: the grid
  * behind a comma expression that first opts the kernel in to nSmem bytes
- * (cudaFuncSetAttribute, on every launch: cheap next to a GEMM, and right on
+ * (cudaFuncSetAttribute, on every launch: a host call, and right on
  * every device and in every statement position, a braceless if or for body
  * included), the block, the bytes, the launch's stream. The kernel is named as
  * the launch names it (a template-id keeps its arguments). */
