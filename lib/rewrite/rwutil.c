@@ -1741,3 +1741,55 @@ char *ks_rw_squash_cursor(ks_tu *pTu, CXCursor c) {
   if (ks_ast_extent(pTu, c, &s, &e) < 0) return NULL;
   return ks_rw_squash(pTu, s, e);
 }
+
+int ks_rw_insert_shipped(ks_rewrite *p, unsigned iLine0, unsigned nIndent, const char *zGuard, const char *zName,
+                         const char *zLabel, const char *zWhat, const char *zNote) {
+  ks_tu *pTu = ks_rewrite_tu(p);
+  ks_buf ins = KS_BUF_INIT, rel = KS_BUF_INIT;
+  char *zData = NULL, *zPath = NULL, *zTmpl = NULL;
+  size_t nTmpl = 0;
+  int rc = KS_OK;
+  if (!strstr(pTu->zSrc, zGuard)) {
+    if ((rc = ks_path_datadir(&zData)) < 0) goto done;
+    if ((rc = ks_buf_printf(&rel, "templates/%s", zName)) < 0) goto done;
+    if (!(zPath = ks_path_join(zData, rel.z))) {
+      rc = ks_error_set(KS_ENOMEM, "out of memory");
+      goto done;
+    }
+    if ((rc = ks_file_read(zPath, &zTmpl, &nTmpl)) < 0) {
+      rc = ks_error_set(KS_EUNAVAIL, "%s: cannot read the %s (reinstall, or set KS_DATADIR)", zPath, zLabel);
+      goto done;
+    }
+    /* A provenance note like the others (skill first): readers of the
+     * `// kernelskill:` marks take their first word for a skill id. */
+    char *zTn = ks_rewrite_note_text(p, zWhat);
+    rc = zTn ? ks_buf_printf(&ins, "%s\n", zTn) : ks_error_set(KS_ENOMEM, "out of memory");
+    free(zTn);
+    if (rc >= 0) rc = ks_buf_append(&ins, zTmpl, nTmpl);
+    if (rc >= 0 && nTmpl && zTmpl[nTmpl - 1] != '\n') rc = ks_buf_puts(&ins, "\n");
+    if (rc >= 0) rc = ks_buf_puts(&ins, "\n");
+  }
+  if (rc >= 0) rc = ks_buf_printf(&ins, "%.*s%s\n", (int)nIndent, pTu->zSrc + iLine0, zNote);
+  if (rc >= 0) rc = ks_rewrite_replace(p, iLine0, iLine0, ins.z);
+done:
+  ks_buf_free(&ins);
+  ks_buf_free(&rel);
+  free(zData);
+  free(zPath);
+  free(zTmpl);
+  return rc;
+}
+
+int ks_rw_launch_arity(ks_rewrite *p, const ks_launch *pL, CXCursor kernel, const char *zKernel) {
+  int nParams = clang_Cursor_getNumArguments(kernel);
+  if (pL->nArgs == nParams) return KS_OK;
+  return ks_rewrite_refuse(p, "%s:%u: launch of '%s' passes %d arguments for %d parameters", ks_rewrite_tu(p)->zFile,
+                           pL->iLine, zKernel, pL->nArgs, nParams);
+}
+
+int ks_rw_cfg_tail(ks_buf *pCfg, const ks_launch *pL) {
+  int rc = KS_OK;
+  if (pL->azCfg[2]) rc = ks_buf_printf(pCfg, ", %s", pL->azCfg[2]);
+  if (rc >= 0 && pL->azCfg[3]) rc = ks_buf_printf(pCfg, ", %s", pL->azCfg[3]);
+  return rc;
+}

@@ -198,4 +198,19 @@ unsigned ks_rw_after_stmt(ks_tu *pTu, unsigned iEnd);
 /* Parenthesize an expression text unless it is one token-ish word. */
 char *ks_rw_paren(const char *zExpr);
 
+/* Above a kernel, one edit at iLine0 (the start of the kernel's first line,
+ * indented by nIndent): unless the file already defines zGuard (the shipped
+ * header's include guard, e.g. "#define KS_GEMM_F32_CUH"), a provenance note
+ * saying zWhat and the header templates/<zName> of the data folder (zLabel
+ * names it when it cannot be read); then zNote, the kernel's note as
+ * ks_rewrite_note_text made it, at the kernel's indentation. */
+int ks_rw_insert_shipped(ks_rewrite *p, unsigned iLine0, unsigned nIndent, const char *zGuard, const char *zName,
+                         const char *zLabel, const char *zWhat, const char *zNote);
+/* KS_OK when the launch passes as many arguments as the kernel has
+ * parameters; else refused through p, naming the launch's file:line. */
+int ks_rw_launch_arity(ks_rewrite *p, const ks_launch *pL, CXCursor kernel, const char *zKernel);
+/* Append the launch's own shared-memory size and stream, as written
+ * (", smem", ", stream"; nothing for those absent), to a new configuration. */
+int ks_rw_cfg_tail(ks_buf *pCfg, const ks_launch *pL);
+
 #endif

@@ -717,23 +717,9 @@ static int check_region(cw_state *pS, CXCursor *aReg, int nReg, int iLoop, int a
 static int emit_header_and_launches(cw_state *pS, unsigned iKs, long nCols, long nRows, ks_launch *aL, int nL,
                                     const long *aK) {
   ks_rewrite *p = pS->p;
-  ks_tu *pTu = pS->pTu;
   int rc = KS_OK;
-  ks_buf ins = KS_BUF_INIT, cfg = KS_BUF_INIT, note = KS_BUF_INIT;
-  char *zData = NULL, *zPath = NULL, *zTmpl = NULL, *zNote = NULL;
-  size_t nTmpl = 0;
-  /* above the kernel: the header (once per file), then the kernel's note */
-  if (!strstr(pTu->zSrc, "#define KS_COLWALK_CUH")) {
-    if ((rc = ks_path_datadir(&zData)) < 0) goto done;
-    if (!(zPath = ks_path_join(zData, "templates/ks_colwalk.cuh"))) {
-      rc = ks_error_set(KS_ENOMEM, "out of memory");
-      goto done;
-    }
-    if ((rc = ks_file_read(zPath, &zTmpl, &nTmpl)) < 0) {
-      rc = ks_error_set(KS_EUNAVAIL, "%s: cannot read the column-walk header (reinstall, or set KS_DATADIR)", zPath);
-      goto done;
-    }
-  }
+  ks_buf cfg = KS_BUF_INIT, note = KS_BUF_INIT;
+  char *zNote = NULL;
   {
     int bSum = pS->zMemLv != NULL;
     for (int i = 0; i < pS->nAcc; i++) bSum |= pS->aAcc[i].eOp == CW_ADD;
@@ -749,24 +735,17 @@ static int emit_header_and_launches(cw_state *pS, unsigned iKs, long nCols, long
   }
   unsigned nIndent = 0;
   unsigned iLine0 = ks_rewrite_line_start(p, iKs, &nIndent);
-  if (zTmpl) {
-    char *zTn = ks_rewrite_note_text(p, "the shipped column-walk helpers (share/kernelskill/templates/ks_colwalk.cuh)");
-    rc = zTn ? ks_buf_printf(&ins, "%s\n", zTn) : ks_error_set(KS_ENOMEM, "out of memory");
-    free(zTn);
-    if (rc >= 0) rc = ks_buf_append(&ins, zTmpl, nTmpl);
-    if (rc >= 0 && nTmpl && zTmpl[nTmpl - 1] != '\n') rc = ks_buf_puts(&ins, "\n");
-    if (rc >= 0) rc = ks_buf_puts(&ins, "\n");
-  }
-  if (rc >= 0) rc = ks_buf_printf(&ins, "%.*s%s\n", (int)nIndent, pTu->zSrc + iLine0, zNote);
-  if (rc < 0 || (rc = ks_rewrite_replace(p, iLine0, iLine0, ins.z)) < 0) goto done;
+  /* above the kernel: the header (once per file), then the kernel's note */
+  rc = ks_rw_insert_shipped(p, iLine0, nIndent, "#define KS_COLWALK_CUH", "ks_colwalk.cuh", "column-walk header",
+                            "the shipped column-walk helpers (share/kernelskill/templates/ks_colwalk.cuh)", zNote);
+  if (rc < 0) goto done;
 
   /* every launch: the grid with block / COLS times more blocks along x, a COLS x ROWS block */
   for (int i = 0; i < nL; i++) {
     ks_launch *pL = &aL[i];
     ks_buf_clear(&cfg);
     rc = ks_buf_printf(&cfg, "ks_colwalk::grid(%s, %ld), dim3(%ld, %ld)", pL->azCfg[0], aK[i], nCols, nRows);
-    if (rc >= 0 && pL->azCfg[2]) rc = ks_buf_printf(&cfg, ", %s", pL->azCfg[2]);
-    if (rc >= 0 && pL->azCfg[3]) rc = ks_buf_printf(&cfg, ", %s", pL->azCfg[3]);
+    if (rc >= 0) rc = ks_rw_cfg_tail(&cfg, pL);
     if (rc < 0 || (rc = ks_rewrite_replace(p, pL->iCfgStart, pL->iCfgEnd, cfg.z)) < 0) goto done;
     ks_buf_clear(&note);
     if ((rc = ks_buf_printf(&note, "%ldx more blocks along x, blocks of %ld columns x %ld row slices", aK[i], nCols,
@@ -775,12 +754,8 @@ static int emit_header_and_launches(cw_state *pS, unsigned iKs, long nCols, long
     if ((rc = ks_rewrite_note(p, pL->iStart, note.z)) < 0) goto done;
   }
 done:
-  ks_buf_free(&ins);
   ks_buf_free(&cfg);
   ks_buf_free(&note);
-  free(zData);
-  free(zPath);
-  free(zTmpl);
   free(zNote);
   return rc;
 }

@@ -8,6 +8,9 @@
  * configuration of param config; its launches get the template's grid and
  * block. The template's text is inserted once per file above the kernel, so
  * the result compiles on its own (no include path to carry to the reviewer).
+ * A configuration over 48 KB of shared memory (the default's 66 KB) runs on
+ * dynamic shared memory: every launch passes the bytes and opts the kernel in
+ * to them, up to the target architecture's maximum (smem_limit).
  * Each output's k sum keeps the original order and operations, so results
  * are bitwise those of the original (docs/rules/gemm-tiled.md). */
 #include "features/ast.h"
@@ -15,6 +18,7 @@
 #include "gemm_match.h"
 #include "rewrite/rwutil.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,12 +28,70 @@ typedef struct gt_cfg {
   int BM, BN, BK, WM, WN, TM, TN, S;
 } gt_cfg;
 
-/* The default configuration: the fastest at 4096^3 on the H200 among those
- * within 48 KB of static shared memory (bench/gemm, docs/rules/gemm-tiled.md). */
-#define GT_DEFAULT_CONFIG "128x128x16_w64x32_t8x8_s2"
+/* The default configuration: the fastest at 4096^3 on the H200
+ * (bench/gemm/h200-run4.txt: 0.871x cublasSgemm, 66 KB of dynamic shared
+ * memory), and the one taken where the GPU cannot give it that much. */
+#define GT_DEFAULT_CONFIG "128x128x16_w64x32_t8x8_s4"
+#define GT_SMALL_CONFIG "128x128x16_w64x32_t8x8_s2"
+
+/* Static shared memory per block: above it the kernel declares its array
+ * extern and every launch passes the size (and opts the kernel in to it). */
+#define GT_STATIC_SMEM (48 * 1024)
+
+/* The most dynamic shared memory a block may opt in to on the lowest GPU
+ * architecture the file is parsed for (clang compiles for every
+ * --cuda-gpu-arch / --offload-arch it is given); *pnSm: that architecture,
+ * 0 when the arguments name none (an AST loaded from the compiler plugin:
+ * the parser's default sm_90 is assumed; a GPU with less fails the launch,
+ * which the review sees). Architectures this table does not know get the
+ * static 48 KB. */
+static long smem_limit(const ks_tu *pTu, int *pnSm) {
+  int nSm = 0;
+  for (int i = 0; pTu && i < pTu->nArgs; i++) {
+    const char *z = pTu->azArgs[i], *zV = NULL;
+    if (!strncmp(z, "--cuda-gpu-arch=", 16)) zV = z + 16;
+    else if (!strncmp(z, "--offload-arch=", 15)) zV = z + 15;
+    if (!zV || strncmp(zV, "sm_", 3) != 0) continue;
+    int n = atoi(zV + 3);
+    if (n > 0 && (nSm == 0 || n < nSm)) nSm = n;
+  }
+  *pnSm = nSm;
+  if (nSm == 0 || nSm == 90 || nSm == 100) return 227 * 1024; /* sm_90, sm_100: 227 KB */
+  if (nSm == 80 || nSm == 87) return 163 * 1024;
+  if (nSm == 86 || nSm == 89) return 99 * 1024;
+  return GT_STATIC_SMEM;
+}
+
+/* Shared memory of a configuration, in bytes: config<>::SMEM (both operands
+ * k-major, the template's default layout) or config_tf32<>::SMEM. */
+static long cfg_smem(const gt_cfg *c, int bTf32) {
+  if (bTf32) {
+    long nA = c->BK * (c->BM + 8) > c->BM * (c->BK + 4) ? c->BK * (c->BM + 8) : c->BM * (c->BK + 4);
+    long nB = c->BK * (c->BN + 8) > c->BN * (c->BK + 4) ? c->BK * (c->BN + 8) : c->BN * (c->BK + 4);
+    return (long)c->S * (nA + nB) * 4;
+  }
+  return (long)c->S * c->BK * (c->BM + 4 + c->BN + 4) * 4;
+}
+
+/* Whether a configuration's shared memory fits the limit; NULL, or why not
+ * (in zBuf). */
+static const char *check_smem(const gt_cfg *c, int bTf32, long nLimit, int nSm, char *zBuf, size_t nBuf) {
+  long n = cfg_smem(c, bTf32);
+  if (n <= nLimit) return NULL;
+  if (nLimit > GT_STATIC_SMEM)
+    snprintf(zBuf, nBuf, "%s%ld bytes of shared memory, over sm_%d's %ld KB per block", bTf32 ? "math=tf32: " : "", n,
+             nSm ? nSm : 90, nLimit / 1024);
+  else
+    snprintf(zBuf, nBuf,
+             "%s%ld bytes of shared memory, over 48 KB (sm_%d: no opt-in maximum known to this rule, static shared "
+             "memory only)",
+             bTf32 ? "math=tf32: " : "", n, nSm);
+  return zBuf;
+}
 
 /* Parse "BMxBNxBK_wWMxWN_tTMxTN_sS" (a preset's name or any such spec) and
- * check it against the template's constraints. NULL, or why it is refused. */
+ * check it against the template's constraints (shared memory: check_smem).
+ * NULL, or why it is refused. */
 static const char *parse_cfg(const char *z, gt_cfg *pC) {
   char cEnd = 0;
   if (sscanf(z, "%dx%dx%d_w%dx%d_t%dx%d_s%d%c", &pC->BM, &pC->BN, &pC->BK, &pC->WM, &pC->WN, &pC->TM, &pC->TN,
@@ -46,9 +108,6 @@ static const char *parse_cfg(const char *z, gt_cfg *pC) {
   int nT = (c->BM / c->WM) * (c->BN / c->WN) * 32;
   if (nT > 1024) return "more than 1024 threads per block";
   if (c->S < 2 || c->S > 8) return "stages must be 2..8";
-  /* config<>::SMEM (both operands k-major, the template's default layout) */
-  if ((long)c->S * c->BK * (c->BM + 4 + c->BN + 4) * 4 > 48 * 1024)
-    return "over 48 KB of shared memory (static shared memory is what the kernel declares)";
   return NULL;
 }
 
@@ -58,10 +117,6 @@ static const char *parse_cfg(const char *z, gt_cfg *pC) {
 static const char *check_tf32(const gt_cfg *c) {
   if (c->BM % 32 || c->BN % 32 || c->BK % 8) return "math=tf32: BM and BN must be multiples of 32, BK of 8";
   if (c->WM % 16 || c->WN % 8) return "math=tf32: WM must be a multiple of 16, WN of 8 (16x8 mma tiles)";
-  long nA = c->BK * (c->BM + 8) > c->BM * (c->BK + 4) ? c->BK * (c->BM + 8) : c->BM * (c->BK + 4);
-  long nB = c->BK * (c->BN + 8) > c->BN * (c->BK + 4) ? c->BK * (c->BN + 8) : c->BN * (c->BK + 4);
-  if ((long)c->S * (nA + nB) * 4 > 48 * 1024)
-    return "math=tf32: over 48 KB of shared memory (static shared memory is what the kernel declares)";
   return NULL;
 }
 
@@ -111,6 +166,44 @@ static int emit_epilogue(ks_buf *pB, const ks_gemm_match *pG, const char *zI) {
   return rc;
 }
 
+/* math=tf32 on a kernel on dynamic shared memory: the byte count nOld of
+ * its assertion (after zAt) and of each launch, as apply_gemm_tiled wrote
+ * them, becomes nNew. */
+static int tf32_dyn_size(ks_rewrite *p, const char *zSrc, const char *zAt, const char *zKEnd, const char *zKernel,
+                         long nOld, long nNew) {
+  char zOld[128], zRep[128];
+  snprintf(zOld, sizeof zOld, "::SMEM == %ld, \"the launches pass %ld bytes", nOld, nOld);
+  snprintf(zRep, sizeof zRep, "::SMEM == %ld, \"the launches pass %ld bytes", nNew, nNew);
+  const char *zA = strstr(zAt, zOld);
+  if (!zA || zA >= zKEnd)
+    return ks_rewrite_refuse(p, "kernel '%s' has this rule's note but not its shared-memory assertion as written",
+                             zKernel);
+  int rc = ks_rewrite_replace(p, (unsigned)(zA - zSrc), (unsigned)(zA - zSrc + strlen(zOld)), zRep);
+  ks_launch *aL = NULL;
+  int nL = 0;
+  ks_buf cfg = KS_BUF_INIT;
+  if (rc >= 0) rc = ks_rw_kernel_launches(p, zKernel, &aL, &nL);
+  snprintf(zOld, sizeof zOld, "cudaFuncAttributeMaxDynamicSharedMemorySize, %ld), ", nOld);
+  snprintf(zRep, sizeof zRep, "%ld", nOld);
+  for (int i = 0; rc >= 0 && i < nL; i++) {
+    const ks_launch *pL = &aL[i];
+    const char *zG = pL->azCfg[0] ? strstr(pL->azCfg[0], zOld) : NULL;
+    if (!zG || !pL->azCfg[1] || !pL->azCfg[2] || strcmp(pL->azCfg[2], zRep) != 0) {
+      rc = ks_rewrite_refuse(p, "%s:%u: the launch of '%s' does not pass the %ld bytes this rule gave it",
+                             ks_rewrite_tu(p)->zFile, pL->iLine, zKernel, nOld);
+      break;
+    }
+    ks_buf_clear(&cfg);
+    rc = ks_buf_printf(&cfg, "%.*scudaFuncAttributeMaxDynamicSharedMemorySize, %ld), %s, %s, %ld",
+                       (int)(zG - pL->azCfg[0]), pL->azCfg[0], nNew, zG + strlen(zOld), pL->azCfg[1], nNew);
+    if (rc >= 0 && pL->azCfg[3]) rc = ks_buf_printf(&cfg, ", %s", pL->azCfg[3]);
+    if (rc >= 0) rc = ks_rewrite_replace(p, pL->iCfgStart, pL->iCfgEnd, cfg.z);
+  }
+  ks_ast_launches_free(aL, nL);
+  ks_buf_free(&cfg);
+  return rc;
+}
+
 /* math=tf32 on a kernel this rule already tiled in FP32 (the loop's later
  * round, when the FP32 version was accepted first): its gemm_block call and
  * shared array become the TF32 block's, on the same block tile, warp tile,
@@ -136,8 +229,24 @@ static int to_tf32(ks_rewrite *p, const char *zSrc, unsigned iStart, unsigned iE
     return ks_rewrite_refuse(p, "kernel '%s' has this rule's note but not its gemm_block call as written", zKernel);
   const char *zWhy = check_tf32(&c);
   if (zWhy) return ks_rewrite_refuse(p, "kernel '%s' is tiled %dx%dx%d_w%dx%d: %s", zKernel, c.BM, c.BN, c.BK, c.WM, c.WN, zWhy);
+  /* The TF32 stages are larger (rows padded by 8 along m / n): a kernel on
+   * dynamic shared memory gets the new size in its assertion and launches;
+   * one on a static array must stay within 48 KB. */
+  static const char zDyn[] = "extern __shared__ __align__(16) float ks_smem[];";
+  const long nOld = cfg_smem(&c, 0), nNew = cfg_smem(&c, 1);
+  const char *zDecl = NULL;
+  for (const char *z = zK; z + sizeof zDyn - 1 <= zKEnd && !zDecl; z++)
+    if (!strncmp(z, zDyn, sizeof zDyn - 1)) zDecl = z;
+  int nSm = 0;
+  char zWhyBuf[160];
+  if ((zWhy = check_smem(&c, 1, zDecl ? smem_limit(ks_rewrite_tu(p), &nSm) : GT_STATIC_SMEM, nSm, zWhyBuf,
+                         sizeof zWhyBuf)))
+    return ks_rewrite_refuse(p, "kernel '%s' is tiled %dx%dx%d_w%dx%d_s%d%s: %s", zKernel, c.BM, c.BN, c.BK, c.WM,
+                             c.WN, c.S, zDecl ? "" : " on static shared memory (rewrite the original with math=tf32)",
+                             zWhy);
   char zNew[160];
   int rc;
+  if (zDecl && (rc = tf32_dyn_size(p, zSrc, zC, zKEnd, zKernel, nOld, nNew)) < 0) return rc;
   snprintf(zNew, sizeof zNew, "ks_gemm::config_tf32<%d, %d, %d, %d, %d, %d>", c.BM, c.BN, c.BK, c.WM, c.WN, c.S);
   if ((rc = ks_rewrite_replace(p, (unsigned)(zC - zSrc), (unsigned)(zC - zSrc) + sizeof zCfgT - 1 + (unsigned)nC, zNew)) < 0)
     return rc;
@@ -152,16 +261,62 @@ static int to_tf32(ks_rewrite *p, const char *zSrc, unsigned iStart, unsigned iE
   return ks_rewrite_note(p, iStart, zNote);
 }
 
+/* Whether a launch's shared-memory argument can be dropped: nothing in its
+ * text can have an effect (names, numbers, arithmetic, sizeof / alignof; no
+ * call, assignment, ++ or --). */
+static int smem_arg_pure(const char *z) {
+  for (const char *q = z; *q; q++) {
+    if (*q == '=' || (q[0] == '+' && q[1] == '+') || (q[0] == '-' && q[1] == '-')) return 0;
+    if (*q == '(') {
+      const char *e = q;
+      while (e > z && (e[-1] == ' ' || e[-1] == '\t')) e--;
+      const char *b = e;
+      while (b > z && (isalnum((unsigned char)b[-1]) || b[-1] == '_')) b--;
+      if (b < e && !(e - b == 6 && !strncmp(b, "sizeof", 6)) && !(e - b == 7 && !strncmp(b, "alignof", 7)) &&
+          !(e - b == 6 && !strncmp(b, "size_t", 6)) && !(e - b == 3 && !strncmp(b, "int", 3)))
+        return 0; /* a call */
+    }
+    if (!isalnum((unsigned char)*q) && !strchr("_ \t\n()*+-/%.:<>", *q)) return 0;
+  }
+  return 1;
+}
+
+/* The launch configuration of a kernel on dynamic shared memory: the grid
+ * behind a comma expression that first opts the kernel in to nSmem bytes
+ * (cudaFuncSetAttribute, on every launch: a host call, and right on
+ * every device and in every statement position, a braceless if or for body
+ * included), the block, the bytes, the launch's stream. The kernel is named as
+ * the launch names it (a template-id keeps its arguments). */
+static int dyn_launch_cfg(ks_rewrite *p, const ks_launch *pL, const char *zKernel, const char *zMArg,
+                          const char *zNArg, const gt_cfg *c, int nT, long nSmem, ks_buf *pCfg) {
+  const char *zCall = pL->zText, *zOpen = zCall ? strstr(zCall, "<<<") : NULL;
+  if (!zOpen)
+    return ks_rewrite_refuse(p, "%s:%u: the launch of '%s' is not written as name<<<...>>>", ks_rewrite_tu(p)->zFile,
+                             pL->iLine, zKernel);
+  int nCallee = (int)(zOpen - zCall);
+  while (nCallee > 0 && strchr(" \t\n", zCall[nCallee - 1])) nCallee--;
+  if (pL->azCfg[2] && !smem_arg_pure(pL->azCfg[2]))
+    return ks_rewrite_refuse(p,
+                             "%s:%u: the launch of '%s' passes a shared-memory size '%s' that may have an effect; the "
+                             "tiled kernel needs %ld bytes there",
+                             ks_rewrite_tu(p)->zFile, pL->iLine, zKernel, pL->azCfg[2], nSmem);
+  int rc = ks_buf_printf(pCfg,
+                         "(cudaFuncSetAttribute(%.*s, cudaFuncAttributeMaxDynamicSharedMemorySize, %ld), "
+                         "dim3(((%s) + %d) / %d, ((%s) + %d) / %d)), dim3(%d), %ld",
+                         nCallee, zCall, nSmem, zNArg, c->BN - 1, c->BN, zMArg, c->BM - 1, c->BM, nT, nSmem);
+  if (rc >= 0 && pL->azCfg[3]) rc = ks_buf_printf(pCfg, ", %s", pL->azCfg[3]);
+  return rc;
+}
+
 static int apply_gemm_tiled(ks_rewrite *p) {
   ks_tu *pTu = ks_rewrite_tu(p);
   const char *zKernel = ks_rewrite_kernel_name(p);
-  const char *zCfg = ks_rewrite_param(p, "config", GT_DEFAULT_CONFIG);
+  const char *zCfg = ks_rewrite_param(p, "config", NULL);
   ks_gemm_match g;
   ks_launch *aL = NULL;
   int nL = 0, rc;
-  ks_buf body = KS_BUF_INIT, cfg = KS_BUF_INIT, note = KS_BUF_INIT, ins = KS_BUF_INIT, scale = KS_BUF_INIT;
-  char *zData = NULL, *zPath = NULL, *zTmpl = NULL, *zA = NULL, *zB = NULL, *zC = NULL, *zNote = NULL;
-  size_t nTmpl = 0;
+  ks_buf body = KS_BUF_INIT, cfg = KS_BUF_INIT, note = KS_BUF_INIT, scale = KS_BUF_INIT;
+  char *zA = NULL, *zB = NULL, *zC = NULL, *zNote = NULL;
   gt_cfg c;
   memset(&g, 0, sizeof g);
   const char *zMath = ks_rewrite_param(p, "math", "fp32");
@@ -169,10 +324,23 @@ static int apply_gemm_tiled(ks_rewrite *p) {
     return ks_rewrite_refuse(p, "math=%s: fp32 (bitwise the original) or tf32 (tensor cores, within a tolerance)",
                              zMath);
   const int bTf32 = strcmp(zMath, "tf32") == 0;
-  const char *zWhy = parse_cfg(zCfg, &c);
-  if (zWhy) return ks_rewrite_refuse(p, "config=%s: %s", zCfg, zWhy);
+  int nSm = 0;
+  const long nSmemMax = smem_limit(pTu, &nSm);
+  char zWhyBuf[160];
+  const char *zWhy;
+  if (!zCfg) {
+    /* the default, or the 2-stage one where the GPU cannot give it its shared memory */
+    zCfg = GT_DEFAULT_CONFIG;
+    if (parse_cfg(zCfg, &c) || check_smem(&c, bTf32, nSmemMax, nSm, zWhyBuf, sizeof zWhyBuf)) zCfg = GT_SMALL_CONFIG;
+  }
+  if ((zWhy = parse_cfg(zCfg, &c))) return ks_rewrite_refuse(p, "config=%s: %s", zCfg, zWhy);
   if (bTf32 && (zWhy = check_tf32(&c))) return ks_rewrite_refuse(p, "config=%s: %s", zCfg, zWhy);
+  if ((zWhy = check_smem(&c, bTf32, nSmemMax, nSm, zWhyBuf, sizeof zWhyBuf)))
+    return ks_rewrite_refuse(p, "config=%s: %s", zCfg, zWhy);
   int nT = (c.BM / c.WM) * (c.BN / c.WN) * 32;
+  /* over 48 KB: dynamic shared memory, passed and opted in to by every launch */
+  const long nSmem = cfg_smem(&c, bTf32);
+  const int bDyn = nSmem > GT_STATIC_SMEM;
 
   CXCursor kernel = ks_ast_find_kernel(pTu, zKernel);
   unsigned iKs, iKe;
@@ -204,19 +372,6 @@ static int apply_gemm_tiled(ks_rewrite *p) {
   }
   if ((rc = ks_rw_kernel_launches(p, zKernel, &aL, &nL)) < 0) goto done;
 
-  /* The template's text, from the data folder. */
-  if (!strstr(pTu->zSrc, "#define KS_GEMM_F32_CUH")) {
-    if ((rc = ks_path_datadir(&zData)) < 0) goto done;
-    if (!(zPath = ks_path_join(zData, "templates/ks_gemm_f32.cuh"))) {
-      rc = ks_error_set(KS_ENOMEM, "out of memory");
-      goto done;
-    }
-    if ((rc = ks_file_read(zPath, &zTmpl, &nTmpl)) < 0) {
-      rc = ks_error_set(KS_EUNAVAIL, "%s: cannot read the GEMM template (reinstall, or set KS_DATADIR)", zPath);
-      goto done;
-    }
-  }
-
   /* The body: one call of gemm_block on the matched shape. */
   zA = param_name(kernel, g.iA);
   zB = param_name(kernel, g.iB);
@@ -242,10 +397,20 @@ static int apply_gemm_tiled(ks_rewrite *p) {
     goto done;
   }
   const char *zInitArg = scale.z;
-  rc = ks_buf_printf(&body,
-                     "\n"
-                     "%s__shared__ __align__(16) float ks_smem[ks_gemm::config%s<%s>::SMEM / sizeof(float)];\n",
-                     zI, bTf32 ? "_tf32" : "", zTArgs);
+  if (bDyn)
+    /* the size is the launches' third argument; the assertion keeps the two equal (a build with
+     * -DKS_GEMM_JMAJOR_A=1, whose A tile is larger, stops here) */
+    rc = ks_buf_printf(&body,
+                       "\n"
+                       "%sextern __shared__ __align__(16) float ks_smem[];\n"
+                       "%sstatic_assert(ks_gemm::config%s<%s>::SMEM == %ld, \"the launches pass %ld bytes of dynamic "
+                       "shared memory\");\n",
+                       zI, zI, bTf32 ? "_tf32" : "", zTArgs, nSmem, nSmem);
+  else
+    rc = ks_buf_printf(&body,
+                       "\n"
+                       "%s__shared__ __align__(16) float ks_smem[ks_gemm::config%s<%s>::SMEM / sizeof(float)];\n",
+                       zI, bTf32 ? "_tf32" : "", zTArgs);
   if (rc >= 0) rc = emit_epilogue(&body, &g, zI);
   if (rc >= 0)
     rc = ks_buf_printf(&body,
@@ -292,40 +457,33 @@ static int apply_gemm_tiled(ks_rewrite *p) {
                        c.BM, c.BN, c.BK, c.WM, c.WN, c.TM, c.TN, c.S, nT, g.bATrans ? ", A transposed" : "",
                        g.bBTrans ? ", B transposed" : "", g.zStore ? ", epilogue kept" : "",
                        g.bInitC ? ", accumulating into C" : "");
+  if (rc >= 0 && bDyn) rc = ks_buf_printf(&note, ", %ld bytes of dynamic shared memory", nSmem);
   if (rc < 0 || !(zNote = ks_rewrite_note_text(p, note.z))) {
     rc = rc < 0 ? rc : ks_error_set(KS_ENOMEM, "out of memory");
     goto done;
   }
-  if (zTmpl) {
-    /* A provenance note like the others (skill first): readers of the
-     * `// kernelskill:` marks take their first word for a skill id. */
-    char *zTn = ks_rewrite_note_text(p, "the shipped GEMM template (share/kernelskill/templates/ks_gemm_f32.cuh)");
-    rc = zTn ? ks_buf_printf(&ins, "%s\n", zTn) : ks_error_set(KS_ENOMEM, "out of memory");
-    free(zTn);
-    if (rc >= 0) rc = ks_buf_append(&ins, zTmpl, nTmpl);
-    if (rc >= 0 && nTmpl && zTmpl[nTmpl - 1] != '\n') rc = ks_buf_puts(&ins, "\n");
-    if (rc >= 0) rc = ks_buf_puts(&ins, "\n");
-  }
-  if (rc >= 0) rc = ks_buf_printf(&ins, "%.*s%s\n", (int)nIndent, pTu->zSrc + iLine0, zNote);
-  if (rc < 0 || (rc = ks_rewrite_replace(p, iLine0, iLine0, ins.z)) < 0) goto done;
+  rc = ks_rw_insert_shipped(p, iLine0, nIndent, "#define KS_GEMM_F32_CUH", "ks_gemm_f32.cuh", "GEMM template",
+                            "the shipped GEMM template (share/kernelskill/templates/ks_gemm_f32.cuh)", zNote);
+  if (rc < 0) goto done;
 
   /* Every launch: the grid covers M x N in BM x BN tiles, a 1-D block. */
   for (int i = 0; i < nL; i++) {
     ks_launch *pL = &aL[i];
-    if (pL->nArgs != clang_Cursor_getNumArguments(kernel)) {
-      rc = ks_rewrite_refuse(p, "%s:%u: launch of '%s' passes %d arguments for %d parameters", pTu->zFile, pL->iLine,
-                             zKernel, pL->nArgs, clang_Cursor_getNumArguments(kernel));
-      goto done;
-    }
+    if ((rc = ks_rw_launch_arity(p, pL, kernel, zKernel)) < 0) goto done;
     const char *zMArg = pL->azArg[g.iM], *zNArg = pL->azArg[g.iN];
     ks_buf_clear(&cfg);
-    rc = ks_buf_printf(&cfg, "dim3(((%s) + %d) / %d, ((%s) + %d) / %d), dim3(%d)", zNArg, c.BN - 1, c.BN, zMArg,
-                       c.BM - 1, c.BM, nT);
-    if (rc >= 0 && pL->azCfg[2]) rc = ks_buf_printf(&cfg, ", %s", pL->azCfg[2]);
-    if (rc >= 0 && pL->azCfg[3]) rc = ks_buf_printf(&cfg, ", %s", pL->azCfg[3]);
+    if (bDyn) {
+      if ((rc = dyn_launch_cfg(p, pL, zKernel, zMArg, zNArg, &c, nT, nSmem, &cfg)) < 0) goto done;
+    } else {
+      rc = ks_buf_printf(&cfg, "dim3(((%s) + %d) / %d, ((%s) + %d) / %d), dim3(%d)", zNArg, c.BN - 1, c.BN, zMArg,
+                         c.BM - 1, c.BM, nT);
+      if (rc >= 0) rc = ks_rw_cfg_tail(&cfg, pL);
+    }
     if (rc < 0 || (rc = ks_rewrite_replace(p, pL->iCfgStart, pL->iCfgEnd, cfg.z)) < 0) goto done;
     ks_buf_clear(&note);
     if ((rc = ks_buf_printf(&note, "grid of %dx%d tiles over %s x %s, %d threads", c.BM, c.BN, zMArg, zNArg, nT)) < 0)
+      goto done;
+    if (bDyn && (rc = ks_buf_printf(&note, ", %ld bytes of dynamic shared memory (opted in to first)", nSmem)) < 0)
       goto done;
     if ((rc = ks_rewrite_note(p, pL->iStart, note.z)) < 0) goto done;
   }
@@ -335,11 +493,7 @@ done:
   ks_buf_free(&body);
   ks_buf_free(&cfg);
   ks_buf_free(&note);
-  ks_buf_free(&ins);
   ks_buf_free(&scale);
-  free(zData);
-  free(zPath);
-  free(zTmpl);
   free(zA);
   free(zB);
   free(zC);

@@ -1316,11 +1316,7 @@ static int apply_smem_tile_gemm(ks_rewrite *p) {
   /* Every launch: the grid covers M x N in T x T tiles. */
   for (int i = 0; i < nL; i++) {
     ks_launch *pL = &aL[i];
-    if (pL->nArgs != clang_Cursor_getNumArguments(kernel)) {
-      rc = ks_rewrite_refuse(p, "%s:%u: launch of '%s' passes %d arguments for %d parameters", pTu->zFile, pL->iLine,
-                             zKernel, pL->nArgs, clang_Cursor_getNumArguments(kernel));
-      goto done;
-    }
+    if ((rc = ks_rw_launch_arity(p, pL, kernel, zKernel)) < 0) goto done;
     const char *zMArg = pL->azArg[g.iM], *zNArg = pL->azArg[g.iN];
     ks_buf_clear(&cfg);
     if (g.bRowOnY)
@@ -1330,8 +1326,7 @@ static int apply_smem_tile_gemm(ks_rewrite *p) {
       rc = ks_buf_printf(&cfg, "dim3(((%s) + %d) / %d, ((%s) + %d) / %d), dim3(%d, %d)", zMArg, T - 1, T, zNArg, T - 1,
                          T, W, S);
     if (rc < 0) goto done;
-    if (pL->azCfg[2] && (rc = ks_buf_printf(&cfg, ", %s", pL->azCfg[2])) < 0) goto done;
-    if (pL->azCfg[3] && (rc = ks_buf_printf(&cfg, ", %s", pL->azCfg[3])) < 0) goto done;
+    if ((rc = ks_rw_cfg_tail(&cfg, pL)) < 0) goto done;
     if ((rc = ks_rewrite_replace(p, pL->iCfgStart, pL->iCfgEnd, cfg.z)) < 0) goto done;
     ks_buf_clear(&note);
     if ((rc = ks_buf_printf(&note, "grid of %dx%d tiles over %s x %s, block %dx%d", T, T, zMArg, zNArg, W, S)) < 0)

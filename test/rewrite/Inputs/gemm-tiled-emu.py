@@ -8,7 +8,8 @@ buffers large enough for any layout), m, n, k (ints) and alpha, beta (floats),
 on sizes that are not multiples of the tiles. The original runs one thread per
 output on 16x16 blocks (x over the columns), the rewrite on ceil(n/BN) x
 ceil(m/BM) blocks of NT threads, as the rule's launch does. Exit 0 when every
-output of every size is bitwise the original's."""
+output of every size is bitwise the original's. A rewrite on dynamic shared
+memory (extern ks_smem[]) gets a static array of 227 KB (sm_90's maximum)."""
 import os
 import sys
 
@@ -73,5 +74,11 @@ main = MAIN % {"bm": bm, "bn": bn, "nt": nt, "name": name, "args": args}
 # the original's object-like macros (a kernel may use them; the rewrite keeps them)
 defines = "".join(l + "\n" for l in open(orig, encoding="utf-8").read().split("\n")
                   if l.startswith("#define ") and "(" not in l.split()[1])
+# A rewrite on dynamic shared memory declares its array extern (the launches
+# pass its size, which the kernel's static_assert ties to config::SMEM): here
+# the block's shared memory is a static array of sm_90's 227 KB opt-in maximum.
+DYN = "extern __shared__ __align__(16) float ks_smem[];"
+new_k = cuda_emu.kernel(new, name, "new_k")
+new_k = new_k.replace(DYN, "__shared__ __align__(16) float ks_smem[232448 / sizeof(float)];")
 sys.exit(cuda_emu.run(cxx, cuda_emu.PRELUDE + PRE + defines + tmpl + "\n" + cuda_emu.kernel(orig, name, "orig_k") + "\n" +
-                      cuda_emu.kernel(new, name, "new_k") + "\n" + cuda_emu.LAUNCH_2D + main))
+                      new_k + "\n" + cuda_emu.LAUNCH_2D + main))

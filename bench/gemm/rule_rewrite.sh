@@ -1,0 +1,25 @@
+#!/bin/sh
+# rule_rewrite.sh — rewrite bench/gemm/rule_naive.cu with the gemm-tiled rule,
+# each kernel at its configuration (the rule's default, the previous 2-stage
+# default, 3 stages (the NT-fastest) and 128x64 tiles (the 1024-fastest) of h200-run4.txt), into OUT
+# (default bench/gemm/rule_tiled.cu, the copy rule_bench.cu includes).
+#   bench/gemm/rule_rewrite.sh [KERNELSKILL] [OUT]
+set -e
+here=$(cd "$(dirname "$0")" && pwd)
+ks=${1:-$here/../../build/bin/kernelskill}
+out=${2:-$here/rule_tiled.cu}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cp "$here/rule_naive.cu" "$tmp/f.cu"
+step() { # KERNEL [CONFIG]
+  if [ -n "$2" ]; then "$ks" rewrite "$tmp/f.cu" --kernel "$1" --rule gemm-tiled --param "config=$2" -o "$tmp/g.cu"
+  else "$ks" rewrite "$tmp/f.cu" --kernel "$1" --rule gemm-tiled -o "$tmp/g.cu"; fi
+  mv "$tmp/g.cu" "$tmp/f.cu"
+}
+for p in sgemm bias_relu; do
+  step ${p}_default
+  step ${p}_s2 128x128x16_w64x32_t8x8_s2
+  step ${p}_s3 128x128x16_w64x32_t8x8_s3
+  step ${p}_128x64_s3 128x64x16_w32x32_t4x8_s3
+done
+cp "$tmp/f.cu" "$out"
