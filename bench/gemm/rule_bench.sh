@@ -1,5 +1,6 @@
-# GPU_REQUEST (helper dsmem): the gemm-tiled rule's own rewrites against cuBLAS FP32, one process.
-# Run from the repository root of the dsmem worktree copy; needs nvcc and cuBLAS, no build/;
+#!/usr/bin/env bash
+# rule_bench.sh — the gemm-tiled rule's own rewrites against cuBLAS FP32, one process.
+# Run from the repository root; needs nvcc and cuBLAS, no build/;
 # stdout only (stderr merged), about 1-2 minutes (one nvcc build, then well under a minute of GPU).
 # What it measures: bench/gemm/rule_tiled.cu = bench/gemm/rule_rewrite.sh's output (the rule applied
 # to the suite's sgemm and gemm_bias_relu seeds, bench/gemm/rule_naive.cu; lit test
