@@ -1,5 +1,6 @@
 /* rule_bench.cu — the gemm-tiled rule's rewrites of the suite's GEMM seeds
- * (rule_tiled.cu, made by rule_rewrite.sh from rule_naive.cu) timed against
+ * (rule_tiled.cu, made by rule_rewrite.sh from rule_naive.cu into a folder
+ * first on the include path: rule_bench.sh) timed against
  * cuBLAS FP32 in one process: sgemm (NN) at 1024, 2048, 4096 against
  * cublasSgemm NN, and gemm_bias_relu (NT + bias + ReLU, 8192x4096x1024)
  * against cublasSgemm of the same NT product (no bias, no ReLU: cuBLAS does

@@ -2,12 +2,17 @@
 # rule_rewrite.sh — rewrite bench/gemm/rule_naive.cu with the gemm-tiled rule,
 # each kernel at its configuration (the rule's default, the previous 2-stage
 # default, 3 stages (the NT-fastest) and 128x64 tiles (the 1024-fastest) of h200-run4.txt), into OUT
-# (default bench/gemm/rule_tiled.cu, the copy rule_bench.cu includes).
-#   bench/gemm/rule_rewrite.sh [KERNELSKILL] [OUT]
+# (name it rule_tiled.cu and put its folder first on rule_bench.cu's include path: rule_bench.sh
+# does). Generated, never committed: it is always the rule's current output.
+#   bench/gemm/rule_rewrite.sh KERNELSKILL OUT
 set -e
 here=$(cd "$(dirname "$0")" && pwd)
-ks=${1:-$here/../../build/bin/kernelskill}
-out=${2:-$here/rule_tiled.cu}
+if [ $# -ne 2 ]; then
+  echo "usage: bench/gemm/rule_rewrite.sh KERNELSKILL OUT" >&2
+  exit 2
+fi
+ks=$1
+out=$2
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cp "$here/rule_naive.cu" "$tmp/f.cu"
