@@ -35,6 +35,7 @@ struct ks_tu {
   int nArgs;
   char *zPch;      /* the cached prefix's private link (pch.h), or NULL */
   long nPchPid;    /* the process that made it, the one to remove it */
+  unsigned flags;  /* the CXTranslationUnit_ flags of the parse, for a fresh one */
   CXCursor *aTop;  /* a shared AST's main-file top-level declarations, in */
   int nTop;        /* order (bTop); else every walk visits the whole TU */
   int bTop;

@@ -139,6 +139,47 @@ static int load_source(ks_tu *pTu, const char *zContents, size_t nContents) {
   return ks_file_read(pTu->zFile, &pTu->zSrc, &pTu->nSrc);
 }
 
+/* The index of every TU: preambles kept in memory. In temporary files
+ * (libclang's default) a re-parse fails with error 1 once the file is gone,
+ * and another process can remove it (a /tmp cleaner, a forked child's exit
+ * handlers); a killed process also leaves them behind. */
+static CXIndex index_new(void) {
+#if CINDEX_VERSION_MINOR >= 64
+  CXIndexOptions o;
+  memset(&o, 0, sizeof o);
+  o.Size = sizeof o;
+  o.StorePreamblesInMemory = 1;
+  CXIndex p = clang_createIndexWithOptions(&o);
+  if (p) return p;
+#endif
+  return clang_createIndex(0, 0);
+}
+
+/* Drop the cached prefix from the TU's arguments: clang refused it. */
+static void pch_drop(ks_tu *pTu) {
+  if (!pTu->zPch) return;
+  if (pTu->nPchPid == (long)getpid()) ks_pch_forget(pTu->zPch);
+  free(pTu->zPch);
+  pTu->zPch = NULL;
+  for (int i = 0; i < 2; i++) free(pTu->azArgs[--pTu->nArgs]);
+  pTu->azArgs[pTu->nArgs] = NULL;
+  pTu->nPchSysError = 0;
+}
+
+/* A full parse into pTu->pTu (any old TU disposed first). A prefix clang
+ * refuses (another clang, options that differ, a damaged file) is dropped
+ * and the file parsed the usual way. */
+static enum CXErrorCode parse_full(ks_tu *pTu, struct CXUnsavedFile *pUnsaved) {
+  for (int bRetry = 0;; bRetry = 1) {
+    if (pTu->pTu) clang_disposeTranslationUnit(pTu->pTu);
+    pTu->pTu = NULL;
+    enum CXErrorCode e = clang_parseTranslationUnit2(pTu->pIndex, pTu->zFile, (const char *const *)pTu->azArgs,
+                                                     pTu->nArgs, pUnsaved, 1, pTu->flags, &pTu->pTu);
+    if ((e == CXError_Success && pTu->pTu) || !pTu->zPch || bRetry) return e;
+    pch_drop(pTu); /* libclang: CXError_ASTReadError */
+  }
+}
+
 int ks_tu_parse(const char *zFile, const ks_parse_opts *pOpts, ks_tu **ppTu) {
   ks_parse_opts dflt = KS_PARSE_OPTS_INIT;
   if (!pOpts) pOpts = &dflt;
@@ -157,17 +198,15 @@ int ks_tu_parse(const char *zFile, const ks_parse_opts *pOpts, ks_tu **ppTu) {
   }
   if ((rc = build_args(pTu, pOpts)) < 0) goto fail;
 
-  pTu->pIndex = clang_createIndex(0, 0);
+  pTu->pIndex = index_new();
   struct CXUnsavedFile unsaved = {pTu->zFile, pTu->zSrc, (unsigned long)pTu->nSrc};
   /* A one-shot parse skips building the preamble (it would cost more than it
    * saves); a TU that the loop re-parses every round keeps one. */
-  unsigned flags = CXTranslationUnit_DetailedPreprocessingRecord | CXTranslationUnit_KeepGoing |
-                   CXTranslationUnit_PrecompiledPreamble;
-  if (pOpts->bReparse) flags |= CXTranslationUnit_CreatePreambleOnFirstParse;
+  pTu->flags = CXTranslationUnit_DetailedPreprocessingRecord | CXTranslationUnit_KeepGoing |
+               CXTranslationUnit_PrecompiledPreamble;
+  if (pOpts->bReparse) pTu->flags |= CXTranslationUnit_CreatePreambleOnFirstParse;
   double t0 = now_sec();
-  /* The CUDA prefix from the cache when there is one (pch.h); a prefix
-   * clang refuses (the parse fails: another clang, options that differ, a
-   * damaged file) is dropped and the file parsed the usual way. */
+  /* The CUDA prefix from the cache when there is one (pch.h). */
   char *zPch = NULL;
   if ((rc = ks_pch_find(pTu->pIndex, pTu->azArgs, pTu->nArgs, &zPch, &pTu->nPchSysError)) < 0) goto fail;
   if (zPch && ((rc = push_arg(pTu, "-include-pch")) < 0 || (rc = push_arg(pTu, zPch)) < 0)) {
@@ -175,22 +214,9 @@ int ks_tu_parse(const char *zFile, const ks_parse_opts *pOpts, ks_tu **ppTu) {
     free(zPch);
     goto fail;
   }
-  enum CXErrorCode e = clang_parseTranslationUnit2(pTu->pIndex, pTu->zFile, (const char *const *)pTu->azArgs,
-                                                   pTu->nArgs, &unsaved, 1, flags, &pTu->pTu);
-  if (zPch && (e != CXError_Success || !pTu->pTu)) { /* libclang: CXError_ASTReadError */
-    if (pTu->pTu) clang_disposeTranslationUnit(pTu->pTu);
-    pTu->pTu = NULL;
-    ks_pch_forget(zPch);
-    free(zPch);
-    zPch = NULL;
-    for (int i = 0; i < 2; i++) free(pTu->azArgs[--pTu->nArgs]);
-    pTu->azArgs[pTu->nArgs] = NULL;
-    pTu->nPchSysError = 0;
-    e = clang_parseTranslationUnit2(pTu->pIndex, pTu->zFile, (const char *const *)pTu->azArgs, pTu->nArgs,
-                                    &unsaved, 1, flags, &pTu->pTu);
-  }
   pTu->zPch = zPch; /* released with the TU: a re-parse reads it again */
   pTu->nPchPid = (long)getpid();
+  enum CXErrorCode e = parse_full(pTu, &unsaved);
   pTu->rParseSec = now_sec() - t0;
   if (e != CXError_Success || !pTu->pTu) {
     rc = ks_error_set(KS_EPARSE, "%s: libclang could not parse the file (error %d)", zFile, (int)e);
@@ -213,8 +239,12 @@ int ks_tu_reparse(ks_tu *pTu, const char *zContents, size_t nContents) {
   pTu->nTop = pTu->bTop = 0;
   double t0 = now_sec();
   int e = clang_reparseTranslationUnit(pTu->pTu, 1, &unsaved, clang_defaultReparseOptions(pTu->pTu));
+  /* libclang disposes of nothing on failure, but the TU is unusable: parse
+   * the text afresh (a cheap re-parse is an optimisation, not a contract). */
+  if (e != 0) e = (int)parse_full(pTu, &unsaved);
   pTu->rParseSec = now_sec() - t0;
-  if (e != 0) return ks_error_set(KS_EPARSE, "%s: libclang could not re-parse the file (error %d)", pTu->zFile, e);
+  if (e != 0 || !pTu->pTu)
+    return ks_error_set(KS_EPARSE, "%s: libclang could not re-parse the file (error %d)", pTu->zFile, e);
   return collect_diags(pTu);
 }
 

@@ -209,6 +209,63 @@ static void test_reparse_survives_pch_churn(void **state) {
   unsetenv("KS_PCH_CACHE");
 }
 
+/* The preamble lives in memory: libclang's default, a temporary file,
+ * broke the re-parse when anything removed it (error 1) and stayed behind
+ * in /tmp when the process was killed. */
+static void test_preamble_in_memory(void **state) {
+  (void)state;
+  char aTmp[] = "/tmp/ks-test-tmpdir-XXXXXX";
+  assert_non_null(mkdtemp(aTmp));
+  const char *zOld = getenv("TMPDIR");
+  char *zKeep = zOld ? strdup(zOld) : NULL;
+  setenv("TMPDIR", aTmp, 1);
+  /* A preamble needs includes and a main file on disk. */
+  static const char zIncl[] = "#include <stdio.h>\n#include <math.h>\n__global__ void k(float *p) { p[0] = 1.0f; }\n";
+  char aFile[100];
+  snprintf(aFile, sizeof aFile, "%s/k.cu", aTmp);
+  FILE *f = fopen(aFile, "w");
+  assert_non_null(f);
+  fputs(zIncl, f);
+  fclose(f);
+  ks_parse_opts po = KS_PARSE_OPTS_INIT;
+  po.bReparse = 1;
+  ks_tu *pTu = NULL;
+  assert_int_equal(ks_tu_parse(aFile, &po, &pTu), KS_OK);
+  assert_int_equal(ks_tu_reparse(pTu, zIncl, strlen(zIncl)), KS_OK);
+  assert_int_equal(count_names(aTmp, "preamble"), 0);
+  ks_tu_free(pTu);
+  if (zKeep) setenv("TMPDIR", zKeep, 1);
+  else unsetenv("TMPDIR");
+  free(zKeep);
+  remove_names(aTmp, "");
+  assert_int_equal(rmdir(aTmp), 0);
+}
+
+/* A re-parse libclang fails (here: the prefix it reads again is gone) is
+ * done as a fresh parse, without the prefix clang can no longer read. */
+static void test_reparse_falls_back_to_a_full_parse(void **state) {
+  (void)state;
+  char aDir[] = "/tmp/ks-test-pch-XXXXXX";
+  assert_non_null(mkdtemp(aDir));
+  setenv("KS_PCH_CACHE", aDir, 1);
+  ks_tu *pTu = parse_text(zVadd, 1);
+  assert_non_null(pTu->zPch);
+  remove_names(aDir, ""); /* the entry and the TU's own link */
+  const char *zEdit = "__global__ void other(float *p) { p[threadIdx.x] = 0.0f; }\n";
+  assert_int_equal(ks_tu_reparse(pTu, zEdit, strlen(zEdit)), KS_OK);
+  assert_null(pTu->zPch);
+  assert_int_equal(ks_tu_error_count(pTu), 0);
+  ks_launch *a = NULL;
+  int n = -1;
+  assert_int_equal(ks_ast_launches(pTu, "vadd", &a, &n), KS_OK);
+  assert_int_equal(n, 0); /* the edit is what was parsed */
+  ks_ast_launches_free(a, n);
+  ks_tu_free(pTu);
+  remove_names(aDir, "");
+  assert_int_equal(rmdir(aDir), 0);
+  unsetenv("KS_PCH_CACHE");
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_parse_from_memory),
@@ -218,6 +275,8 @@ int main(void) {
       cmocka_unit_test(test_missing_file),
       cmocka_unit_test(test_launch_sites),
       cmocka_unit_test(test_reparse_survives_pch_churn),
+      cmocka_unit_test(test_preamble_in_memory),
+      cmocka_unit_test(test_reparse_falls_back_to_a_full_parse),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -159,6 +160,9 @@ typedef struct server {
 } server;
 
 static char zDir[256];
+/* The server of the running test: the teardown stops it when an assertion
+ * ended the test early (it used to outlive the test and hold ctest's pipe). */
+static pid_t nLivePid;
 
 static void write_file(const char *zPath, const char *z) {
   assert_int_equal(ks_file_write_atomic(zPath, z, strlen(z)), KS_OK);
@@ -176,7 +180,9 @@ static void server_start(server *pS, cJSON *pScript) {
   cJSON_Delete(pScript);
   pS->pid = fork();
   assert_true(pS->pid >= 0);
+  nLivePid = pS->pid;
   if (pS->pid == 0) {
+    prctl(PR_SET_PDEATHSIG, SIGTERM); /* and when the test process dies */
     execlp("python3", "python3", KS_TEST_SOURCE_DIR "/llm/Inputs/scripted_server.py", "--script", zScript, "--log",
            pS->zLog, "--port-file", zPort, "--lifetime", "3600", (char *)NULL);
     _exit(127);
@@ -201,6 +207,17 @@ static void server_start(server *pS, cJSON *pScript) {
 static void server_stop(server *pS) {
   kill(pS->pid, SIGTERM);
   waitpid(pS->pid, NULL, 0);
+  nLivePid = 0;
+}
+
+static int server_teardown(void **state) {
+  (void)state;
+  if (nLivePid > 0) {
+    kill(nLivePid, SIGTERM);
+    waitpid(nLivePid, NULL, 0);
+    nLivePid = 0;
+  }
+  return 0;
 }
 
 /* The requests the server got, as parsed JSON lines. */
@@ -742,12 +759,12 @@ static void test_parts(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_parts),
-      cmocka_unit_test(test_good_reply_accepted),
-      cmocka_unit_test(test_compile_error_repaired),
-      cmocka_unit_test(test_failures_recorded),
-      cmocka_unit_test(test_hung_reply_timed_out),
-      cmocka_unit_test(test_resume_mid_repair),
-      cmocka_unit_test(test_generator_seed),
+      cmocka_unit_test_teardown(test_good_reply_accepted, server_teardown),
+      cmocka_unit_test_teardown(test_compile_error_repaired, server_teardown),
+      cmocka_unit_test_teardown(test_failures_recorded, server_teardown),
+      cmocka_unit_test_teardown(test_hung_reply_timed_out, server_teardown),
+      cmocka_unit_test_teardown(test_resume_mid_repair, server_teardown),
+      cmocka_unit_test_teardown(test_generator_seed, server_teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
