@@ -17,6 +17,9 @@
 #define S KS_VAL_STR
 
 static const char *const azStructure[] = {"streaming", "reuse", "irregular", "reduction", "multi_kernel", 0};
+/* ks_shape_class_name()'s names (features/shape.h). */
+static const char *const azShapeClass[] = {"map",   "row-reduce", "column-walk", "gemm", "stencil",
+                                           "transpose", "gather", "other", 0};
 static const char *const azBottleneck[] = {"latency", "memory", "compute", "balanced", "small_grid", 0};
 static const char *const azHeadroom[] = {"high", "medium", "low", 0};
 static const char *const azLimiter[] = {"registers", "shared", "warps", "blocks", "none", 0};
@@ -64,6 +67,8 @@ static const ks_field_def aFields[] = {
     {"features.smem_tree_reduction", B, 0, "shared-memory tree reduction with __syncthreads"},
     {"features.has_reuse", B, 0, "some global element is read by more than one thread"},
     {"features.structure", S, azStructure, "streaming | reuse | irregular | reduction | multi_kernel"},
+    {"features.shape_class", S, azShapeClass,
+     "the kernel-shape model's class: map | row-reduce | column-walk | gemm | stencil | transpose | gather | other"},
     {"features.launch_sites", N, 0, "launch sites of this kernel in the file"},
     {"features.block_size", N, 0, "constant block size at the launch site (0: unknown)"},
     /* profile.* — normalized Nsight Compute metrics (evidence contract) */
