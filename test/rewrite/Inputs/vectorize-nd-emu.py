@@ -34,6 +34,9 @@ CASES = {
                 "K(C, R, b0, b1, b2); K(C, 1, b0, b2, b2)"),
     "copy_pitch": ("double", 2, "{(unsigned)(C + 31) / 32, (unsigned)(R + 7) / 8, 1}, {32, 8, 1}",
                    "K(b0, b1, C, R, (size_t)C + P)"),
+    # grid-stride loops: both on one small fixed grid, n = R * C
+    "scale_loop_macro": ("float", 1, "{2, 1, 1}, {32, 1, 1}", "K(b0, 0.5f, (size_t)(R * C))"),
+    "axpy_strided": ("float", 2, "{2, 1, 1}, {32, 1, 1}", "K(b0, b1, 3.0f, R * C)"),
 }
 
 
@@ -41,6 +44,8 @@ def main():
     orig, new, name = sys.argv[1], sys.argv[2], sys.argv[3]
     t, nb, grid, call = CASES[name]
     src = cuda_emu.PRELUDE + TYPES
+    # the input's macros (CUDA_1D_KERNEL_LOOP) for the original kernel
+    src += "".join(l for l in open(orig, encoding="utf-8") if l.startswith("#define "))
     src += cuda_emu.kernel(orig, name, "k_orig") + "\n" + cuda_emu.kernel(new, name, "k_new") + "\n"
     src += "static int R, C, P;\n"
     src += "".join("static %s *b%d;\n" % (t, i) for i in range(nb))

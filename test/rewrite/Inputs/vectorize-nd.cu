@@ -4,6 +4,7 @@
 #include <cuda_runtime.h>
 
 #define CEIL_DIV(a, b) (((a) + (b) - 1) / (b))
+#define CUDA_1D_KERNEL_LOOP(i, n) for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < (n); i += (size_t)blockDim.x * gridDim.x)
 
 // 2-D, a column broadcast (vectorized: it is contiguous in x) and a row one (scalar).
 __global__ void bias_relu_2d(float* out, const float* in, const float* bias, const float* rscale, int rows, int cols) {
@@ -46,7 +47,31 @@ __global__ void copy_pitch(double *dst, const double *src, int width, int height
   dst[ty * pitch + tx] = 2.0 * src[ty * pitch + tx];
 }
 
+// Grid-stride loops: spelled by a macro (the rewrite replaces its use whole), and
+// through index temporaries (the sample-code style).
+__global__ void scale_loop_macro(float* x, float s, size_t n) {
+  CUDA_1D_KERNEL_LOOP(i, n) { x[i] *= s; }
+}
+
+__global__ void axpy_strided(float *y, const float *x, float a, int n) {
+  const int tid = blockDim.x * blockIdx.x + threadIdx.x;
+  const int nthreads = blockDim.x * gridDim.x;
+  for (int k = tid; k < n; k += nthreads) y[k] = a * x[k] + y[k];
+}
+
 // ---- must not change ----
+
+// a macro loop whose bound is an expression (evaluated in the macro)
+__global__ void bad_macro_bound(float* x, float s, size_t n) {
+  CUDA_1D_KERNEL_LOOP(i, n / 2) { x[i] *= s; }
+}
+
+// the body reads an index temporary (per thread, not per element)
+__global__ void bad_strided_temp(float *y, int n) {
+  const int tid = blockDim.x * blockIdx.x + threadIdx.x;
+  const int nthreads = blockDim.x * gridDim.x;
+  for (int k = tid; k < n; k += nthreads) y[k] = (float)nthreads;
+}
 
 // neighbours along x: a stencil
 __global__ void bad_neighbor_2d(float* out, const float* in, int rows, int cols) {
