@@ -474,11 +474,32 @@ static void put_lanes(ks_buf *pB, const char *zSrc, const vscan *pS, const ks_rw
   ks_buf_free(&lane);
 }
 
+/* The run-time test that each written vector lies apart from every other
+ * vector the body uses (the body reads after a store to another buffer: the
+ * vector path reads everything first). zAddr: the vector's address, one %s
+ * for the buffer's name ("(%s + ks_base)", "ks_p_%s"). */
+static void put_apart(ks_buf *pB, const vplan *pPlan, const ks_rw_param *aP, int nP, const char *zAddr, int nIn,
+                      const char *zIn) {
+  char zA[160], zB[160];
+  for (int i = 0; i < nP && i < 64; i++) {
+    if (!pPlan->abStore[i]) continue;
+    for (int m = 0; m < nP && m < 64; m++) {
+      if (m == i || !pPlan->abUsed[m] || (pPlan->abStore[m] && m < i)) continue;
+      snprintf(zA, sizeof zA, zAddr, aP[i].zName);
+      snprintf(zB, sizeof zB, zAddr, aP[m].zName);
+      ks_buf_printf(pB,
+                    " &&\n%.*s    ((unsigned long long)(const void *)%s + %d <= (unsigned long long)(const void *)%s || "
+                    "(unsigned long long)(const void *)%s + %d <= (unsigned long long)(const void *)%s)",
+                    nIn, zIn, zA, pPlan->anAlign[i], zB, zB, pPlan->anAlign[m], zA);
+    }
+  }
+}
+
 /* The replacement of the guarded region (or grid-stride loop): vector loads
  * under an alignment and bounds guard, the body per lane, vector stores, and
  * the body as written in a scalar loop for the tail. */
 static void put_vector_region(ks_buf *pB, ks_rewrite *p, const vscan *pS, const ks_rw_param *aP, int nP,
-                              const ks_rw_pointwise *pPw, const vplan *pPlan) {
+                              const ks_rw_pointwise *pPw, const vplan *pPlan, int bAliasGuard) {
   const char *zSrc = ks_rewrite_source(p, NULL);
   int nLanes = pPlan->nLanes;
   unsigned nIndent = 0;
@@ -505,7 +526,7 @@ static void put_vector_region(ks_buf *pB, ks_rewrite *p, const vscan *pS, const 
       ks_buf_printf(pB, "%s(unsigned long long)(const void *)%s", bFirst ? "" : " | ", aP[i].zName);
       bFirst = 0;
     }
-    ks_buf_printf(pB, ") %% 16) == 0) {\n");
+    ks_buf_printf(pB, ") %% 16) == 0");
   } else {
     /* each pointer aligned to its own vector */
     int bFirst = 1;
@@ -515,8 +536,9 @@ static void put_vector_region(ks_buf *pB, ks_rewrite *p, const vscan *pS, const 
                     pPlan->anAlign[i]);
       bFirst = 0;
     }
-    ks_buf_printf(pB, ") {\n");
   }
+  if (bAliasGuard) put_apart(pB, pPlan, aP, nP, "(%s + ks_base)", nIn, zIn);
+  ks_buf_printf(pB, ") {\n");
   for (int i = 0; i < nP; i++) {
     const char *zVec = pPlan->azVec[i];
     if (!pPlan->abUsed[i]) continue;
@@ -1062,19 +1084,7 @@ static void nd_put_region(ks_buf *pB, ks_rewrite *p, const ndscan *s, const ndfo
                   pPlan->anAlign[i]);
     bFirst = 0;
   }
-  if (bAliasGuard) /* each written vector apart from every other one */
-    for (int i = 0; i < s->nP; i++) {
-      if (!pPlan->abStore[i]) continue;
-      for (int m = 0; m < s->nP; m++) {
-        if (m == i || !pPlan->abUsed[m] || (pPlan->abStore[m] && m < i)) continue;
-        ks_buf_printf(pB,
-                      " &&\n%.*s             ((unsigned long long)(const void *)ks_p_%s + %d <= (unsigned long long)(const "
-                      "void *)ks_p_%s || (unsigned long long)(const void *)ks_p_%s + %d <= (unsigned long long)(const "
-                      "void *)ks_p_%s)",
-                      nIn, zIn, s->aP[i].zName, pPlan->anAlign[i], s->aP[m].zName, s->aP[m].zName, pPlan->anAlign[m],
-                      s->aP[i].zName);
-      }
-    }
+  if (bAliasGuard) put_apart(pB, pPlan, s->aP, s->nP, "ks_p_%s", nIn, zIn);
   ks_buf_printf(pB, ";\n%.*s    if (ks_vec) {\n", nIn, zIn);
   for (int i = 0; i < s->nP; i++) {
     const char *zVec = pPlan->azVec[i];
@@ -1192,7 +1202,7 @@ static int apply(ks_rewrite *p) {
   ks_rw_pointwise pw;
   ks_rw_param *aP = NULL;
   ks_launch *aL = NULL;
-  int nP = 0, nL = 0, rc = KS_OK;
+  int nP = 0, nL = 0, rc = KS_OK, bAlias = 0;
   ks_rw_cover *aCov = NULL;
   ks_buf b = KS_BUF_INIT;
   vscan s;
@@ -1209,7 +1219,7 @@ static int apply(ks_rewrite *p) {
   s.nP = nP;
   s.idx = pw.idx;
   scan_body(k, &pw, &s);
-  if ((rc = check_accesses(p, &s, aP, &pw, &plan, NULL)) < 0) goto done;
+  if ((rc = check_accesses(p, &s, aP, &pw, &plan, &bAlias)) < 0) goto done;
   /* A grid-stride loop covers its range with any grid: the launches stay. */
   if (!pw.bGridStride &&
       (rc = ks_rw_covered_launches(p, k, &pw, "its grid must shrink with the vector width", &aL, &nL, &aCov)) < 0)
@@ -1223,7 +1233,7 @@ static int apply(ks_rewrite *p) {
       if (plan.abUsed[m] && strcmp(plan.azVec[m], zV) == 0) bFirst = 0;
     if (bFirst && (rc = put_pack_type(p, k, zV)) < 0) goto done;
   }
-  put_vector_region(&b, p, &s, aP, nP, &pw, &plan);
+  put_vector_region(&b, p, &s, aP, nP, &pw, &plan, bAlias);
   if ((rc = ks_rewrite_replace(p, pw.iHeadStart, pw.iRegionEnd, ks_buf_cstr(&b))) < 0) goto done;
   ks_buf_clear(&b);
   if (plan.bMixed) {
@@ -1234,10 +1244,11 @@ static int apply(ks_rewrite *p) {
         if (plan.abUsed[m] && strcmp(plan.azVec[m], plan.azVec[i]) == 0) bNew = 0;
       if (bNew) ks_buf_printf(&b, "%s%s", b.n ? " + " : "", plan.azVec[i]);
     }
-    ks_buf_printf(&b, " loads/stores (%d elements per thread), alignment guard, scalar tail", plan.nLanes);
+    ks_buf_printf(&b, " loads/stores (%d elements per thread), alignment%s guard, scalar tail", plan.nLanes,
+                  bAlias ? " and disjointness" : "");
   } else {
-    ks_buf_printf(&b, "%s loads/stores (%d x %s per thread), alignment guard, scalar tail", plan.zVec, plan.nLanes,
-                  plan.zElem);
+    ks_buf_printf(&b, "%s loads/stores (%d x %s per thread), alignment%s guard, scalar tail", plan.zVec, plan.nLanes,
+                  plan.zElem, bAlias ? " and disjointness" : "");
   }
   if ((rc = ks_rewrite_note(p, pw.iHeadStart, ks_buf_cstr(&b))) < 0) goto done;
   ks_buf_clear(&b);

@@ -2,7 +2,7 @@
 """vectorize-nd-emu.py ORIG REWRITTEN KERNEL -- CPU emulation check of the
 vectorize rule's n-dimensional form on the kernels of Inputs/vectorize-nd.cu:
 the original and the rewritten kernel run with the SAME launch (the rule leaves
-launches alone) on the same inputs, at aligned and misaligned starts, with
+the launches of 2-D/3-D and grid-stride kernels alone; a 1-D one gets its grid / 4) on the same inputs, at aligned and misaligned starts, with
 extents that leave a tail along x, and (norm_2d) with a buffer that aliases
 the one written; every output must be bit-identical. The threads of a 3-D grid
 run one after another (the kernels have no barrier)."""
@@ -37,12 +37,17 @@ CASES = {
     # grid-stride loops: both on one small fixed grid, n = R * C
     "scale_loop_macro": ("float", 1, "{2, 1, 1}, {32, 1, 1}", "K(b0, 0.5f, (size_t)(R * C))"),
     "axpy_strided": ("float", 2, "{2, 1, 1}, {32, 1, 1}", "K(b0, b1, 3.0f, R * C)"),
+    # 1-D: the rewrite's grid is a quarter; m and v the same buffer in the second call
+    "momentum_step": ("float", 4, "{(unsigned)(R * C + 255) / 256, 1, 1}, {256, 1, 1}",
+                      "K(b0, b1, b2, b3, R * C, 0.1f); K(b0, b1, b2, b2, R * C, 0.1f)",
+                      "{(unsigned)(R * C + 1023) / 1024, 1, 1}, {256, 1, 1}"),
 }
 
 
 def main():
     orig, new, name = sys.argv[1], sys.argv[2], sys.argv[3]
-    t, nb, grid, call = CASES[name]
+    t, nb, grid, call = CASES[name][:4]
+    grid_new = CASES[name][4] if len(CASES[name]) > 4 else grid
     src = cuda_emu.PRELUDE + TYPES
     # the input's macros (CUDA_1D_KERNEL_LOOP) for the original kernel
     src += "".join(l for l in open(orig, encoding="utf-8") if l.startswith("#define "))
@@ -64,7 +69,7 @@ def main():
     src += "".join("    b%d = o%d.data() + off;\n" % (i, i) for i in range(nb))
     src += "    launch3(%s, run_orig);\n" % grid
     src += "".join("    b%d = w%d.data() + off;\n" % (i, i) for i in range(nb))
-    src += "    launch3(%s, run_new);\n" % grid
+    src += "    launch3(%s, run_new);\n" % grid_new
     src += "    nRuns++;\n"
     for i in range(nb):
         src += "    if (memcmp(o%d.data(), w%d.data(), sizeof(%s) * M)) { nBad++; printf(\"differs: buffer %d off %%d R %%d C %%d\\n\", off, R, C); }\n" % (i, i, t, i)

@@ -59,6 +59,16 @@ __global__ void axpy_strided(float *y, const float *x, float a, int n) {
   for (int k = tid; k < n; k += nthreads) y[k] = a * x[k] + y[k];
 }
 
+// 1-D, reads after stores to other buffers (an optimizer step): a run-time
+// disjointness test; the grid shrinks as for any 1-D map.
+__global__ void momentum_step(float* p, const float* g, float* m, float* v, int n, float lr) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  m[i] = 0.9f * m[i] + g[i];
+  v[i] = 0.99f * v[i] + g[i] * g[i];
+  p[i] -= lr * m[i] / (sqrtf(v[i]) + 1e-8f);
+}
+
 // ---- must not change ----
 
 // a macro loop whose bound is an expression (evaluated in the macro)
@@ -123,4 +133,6 @@ void launch_all(float* a, float* b, float* c, float* d, double* e, double* f, in
   bad_transpose<<<grd, blk>>>(a, b, rows, cols);
   bad_writes_y<<<grd, blk>>>(a, b, rows, cols);
   bad_reads_tid<<<grd, blk>>>(a, rows, cols);
+  int n = rows * cols;
+  momentum_step<<<(n + 255) / 256, 256>>>(a, b, c, d, n, 0.1f);
 }
