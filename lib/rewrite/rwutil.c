@@ -1569,9 +1569,27 @@ int ks_rw_gridstride_match(ks_tu *pTu, CXCursor kernel, ks_rw_pointwise *pOut, c
   memset(&bc, 0, sizeof bc);
   memset(pOut, 0, sizeof *pOut);
   pOut->iBoundParam = -1;
-  CXCursor body = ks_rw_body(kernel);
+  CXCursor body = ks_rw_body(kernel), *aAll = NULL;
   unsigned s, e;
-  if (clang_Cursor_isNull(body) || ks_rw_kids(body, aSt, 2) != 1 || clang_getCursorKind(aSt[0]) != CXCursor_ForStmt ||
+  int nAll = 0, iFor = 0;
+  /* Index temporaries may come first (const int tid = ...; const int stride =
+   * blockDim.x * gridDim.x;): they stay, and the body must not read them. */
+  if (!clang_Cursor_isNull(body)) ks_rw_children(body, &aAll, &nAll);
+  while (iFor + 1 < nAll && clang_getCursorKind(aAll[iFor]) == CXCursor_DeclStmt) {
+    CXCursor aD[8], aI[4];
+    int nD = ks_rw_kids(aAll[iFor], aD, 8), bOk = nD >= 1 && nD <= 8;
+    for (int d = 0; d < nD && bOk; d++) {
+      int nI = clang_getCursorKind(aD[d]) == CXCursor_VarDecl ? ks_rw_kids(aD[d], aI, 4) : 0;
+      bOk = nI >= 1 && nI <= 4 && bc.nTemp < 8 && ks_rw_is_integer_type(clang_getCursorType(aD[d])) &&
+            clang_isExpression(clang_getCursorKind(aI[nI - 1])) && ks_rw_pure_expr(aI[nI - 1]);
+      if (bOk) bc.aTemp[bc.nTemp++] = aD[d];
+    }
+    if (!bOk) break;
+    iFor++;
+  }
+  aSt[0] = iFor < nAll ? aAll[iFor] : clang_getNullCursor();
+  free(aAll);
+  if (clang_Cursor_isNull(body) || iFor + 1 != nAll || clang_getCursorKind(aSt[0]) != CXCursor_ForStmt ||
       ks_rw_kids(aSt[0], aFor, 5) != 4) {
     zWhy = "the kernel body is not one grid-stride loop";
     goto done;
@@ -1603,6 +1621,14 @@ int ks_rw_gridstride_match(ks_tu *pTu, CXCursor kernel, ks_rw_pointwise *pOut, c
     zStep = ks_rw_squash_cursor(pTu, aInc[1]);
   int bStep = zStep && (strcmp(zStep, "blockDim.x*gridDim.x") == 0 || strcmp(zStep, "gridDim.x*blockDim.x") == 0);
   free(zStep);
+  if (!bStep) { /* the kernel-shape model: a step through temporaries or casts ((size_t)blockDim.x * gridDim.x) */
+    ks_shape *pS = NULL;
+    if (ks_shape_build(pTu, kernel, &pS) == 0)
+      for (int i = 0; i < pS->nLoop; i++)
+        if (clang_equalCursors(pS->aLoop[i].cursor, aSt[0]) && pS->aLoop[i].bGridStride && pS->aLoop[i].iDim == 0)
+          bStep = 1;
+    ks_shape_free(pS);
+  }
   if (!bStep) {
     zWhy = "the loop does not step by blockDim.x * gridDim.x";
     goto done;
@@ -1613,6 +1639,30 @@ int ks_rw_gridstride_match(ks_tu *pTu, CXCursor kernel, ks_rw_pointwise *pOut, c
     zWhy = "the loop is not in the file";
     goto done;
   }
+  /* A loop header spelled by a macro (CUDA_1D_KERNEL_LOOP(i, n)): N must be
+   * a parameter, named as such; the rewrite replaces the macro's use whole. */
+  int bMacroHead;
+  {
+    CXSourceLocation loc = clang_getRangeStart(clang_getCursorExtent(aCond[1]));
+    CXFile fE, fS;
+    unsigned oE, oS;
+    clang_getExpansionLocation(loc, &fE, NULL, NULL, &oE);
+    clang_getSpellingLocation(loc, &fS, NULL, NULL, &oS);
+    bMacroHead = !fE || !fS || !clang_File_isEqual(fE, fS) || oE != oS;
+  }
+  if (bMacroHead) {
+    CXCursor d = ks_rw_ref_decl(aCond[1]);
+    int iP = clang_Cursor_isNull(d) ? -1 : ks_rw_param_index(kernel, d);
+    char *zN = iP >= 0 ? ks_rw_spelling(d) : NULL;
+    if (!zN || ks_rw_has_word(pTu, ts, te, zN)) {
+      free(zN);
+      zWhy = "the loop bound is written in a macro and is not a parameter the body leaves alone";
+      goto done;
+    }
+    pOut->bound = aCond[1];
+    pOut->zBound = zN;
+    pOut->iBoundParam = iP;
+  } else {
   /* N is evaluated once by the rewrite: none of its names may change in the body. */
   {
     ks_rw_tok *aT = NULL;
@@ -1632,6 +1682,7 @@ int ks_rw_gridstride_match(ks_tu *pTu, CXCursor kernel, ks_rw_pointwise *pOut, c
   if (pOut->zBound) pOut->zBound[be - bs] = 0;
   CXCursor d = ks_rw_ref_decl(aCond[1]);
   if (!clang_Cursor_isNull(d)) pOut->iBoundParam = ks_rw_param_index(kernel, d);
+  }
   pOut->zIdx = ks_rw_spelling(aDecl[0]);
   {
     CXString st = clang_getTypeSpelling(clang_getCursorType(aDecl[0]));

@@ -5,6 +5,7 @@
  * loop covers the tail and misaligned pointers. Launch grids shrink to match. */
 #include "rewrite/rwutil.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -264,7 +265,9 @@ typedef struct vplan {
 
 /* The kernel, if it has the pointwise shape or its grid-stride form (the grid
  * then stays) and is not vectorized yet. */
-static int match_kernel(ks_rewrite *p, CXCursor *pK, ks_rw_pointwise *pPw) {
+static int apply_nd(ks_rewrite *p, CXCursor k, const char *zWhy1, const char *zWhy2);
+
+static int match_kernel(ks_rewrite *p, CXCursor *pK, ks_rw_pointwise *pPw, int *pbNd) {
   ks_tu *pTu = ks_rewrite_tu(p);
   unsigned ks0, ke0;
   char *zWhy = NULL, *zWhy2 = NULL;
@@ -272,9 +275,11 @@ static int match_kernel(ks_rewrite *p, CXCursor *pK, ks_rw_pointwise *pPw) {
   *pK = ks_ast_find_kernel(pTu, ks_rewrite_kernel_name(p));
   if (ks_ast_extent(pTu, *pK, &ks0, &ke0) < 0) return ks_rewrite_refuse(p, "the kernel is not in the main file");
   if (ks_rewrite_has_note(p, ks0, ke0, NULL)) return ks_rewrite_already(p, "the kernel is already vectorized");
-  if (ks_rw_pointwise_match(pTu, *pK, pPw, &zWhy) < 0 && ks_rw_gridstride_match(pTu, *pK, pPw, &zWhy2) < 0)
-    rc = ks_rewrite_refuse(p, "not a pointwise kernel: %s (nor a grid-stride loop: %s)", zWhy ? zWhy : "out of memory",
-                           zWhy2 ? zWhy2 : "out of memory");
+  if (ks_rw_pointwise_match(pTu, *pK, pPw, &zWhy) < 0 && ks_rw_gridstride_match(pTu, *pK, pPw, &zWhy2) < 0) {
+    /* the n-dimensional form (2-D / 3-D grids, other guards): the rule's own, launches unchanged */
+    *pbNd = 1;
+    rc = apply_nd(p, *pK, zWhy ? zWhy : "out of memory", zWhy2 ? zWhy2 : "out of memory");
+  }
   free(zWhy);
   free(zWhy2);
   return rc;
@@ -317,7 +322,7 @@ static void scan_body(CXCursor k, const ks_rw_pointwise *pPw, vscan *pS) {
  * least one store, and no read of a buffer after a store to another (they
  * would see a different order if they alias). Fills the plan's type. */
 static int check_accesses(ks_rewrite *p, const vscan *pS, const ks_rw_param *aP, const ks_rw_pointwise *pPw,
-                          vplan *pPlan) {
+                          vplan *pPlan, int *pbAliasGuard) {
   ks_tu *pTu = ks_rewrite_tu(p);
   if (pS->zWhy) return ks_rewrite_refuse(p, "%s", pS->zWhy);
   if (pS->n == 0) return ks_rewrite_refuse(p, "the element body accesses no pointer parameter");
@@ -391,6 +396,10 @@ static int check_accesses(ks_rewrite *p, const vscan *pS, const ks_rw_param *aP,
     int bSame = 0;
     for (int m = 0; m < pS->n; m++)
       if (pS->a[m].eUse != KS_RW_READ && pS->a[m].iParam == pS->a[i].iParam) bSame = 1;
+    if (!bSame && pbAliasGuard) { /* the caller tests at run time that the vectors are apart */
+      *pbAliasGuard = 1;
+      continue;
+    }
     if (!bSame)
       return ks_rewrite_refuse(p, "%s[%s] is read after a store through another pointer (they may alias)",
                                aP[pS->a[i].iParam].zName, pPw->zIdx);
@@ -465,11 +474,32 @@ static void put_lanes(ks_buf *pB, const char *zSrc, const vscan *pS, const ks_rw
   ks_buf_free(&lane);
 }
 
+/* The run-time test that each written vector lies apart from every other
+ * vector the body uses (the body reads after a store to another buffer: the
+ * vector path reads everything first). zAddr: the vector's address, one %s
+ * for the buffer's name ("(%s + ks_base)", "ks_p_%s"). */
+static void put_apart(ks_buf *pB, const vplan *pPlan, const ks_rw_param *aP, int nP, const char *zAddr, int nIn,
+                      const char *zIn) {
+  char zA[160], zB[160];
+  for (int i = 0; i < nP && i < 64; i++) {
+    if (!pPlan->abStore[i]) continue;
+    for (int m = 0; m < nP && m < 64; m++) {
+      if (m == i || !pPlan->abUsed[m] || (pPlan->abStore[m] && m < i)) continue;
+      snprintf(zA, sizeof zA, zAddr, aP[i].zName);
+      snprintf(zB, sizeof zB, zAddr, aP[m].zName);
+      ks_buf_printf(pB,
+                    " &&\n%.*s    ((unsigned long long)(const void *)%s + %d <= (unsigned long long)(const void *)%s || "
+                    "(unsigned long long)(const void *)%s + %d <= (unsigned long long)(const void *)%s)",
+                    nIn, zIn, zA, pPlan->anAlign[i], zB, zB, pPlan->anAlign[m], zA);
+    }
+  }
+}
+
 /* The replacement of the guarded region (or grid-stride loop): vector loads
  * under an alignment and bounds guard, the body per lane, vector stores, and
  * the body as written in a scalar loop for the tail. */
 static void put_vector_region(ks_buf *pB, ks_rewrite *p, const vscan *pS, const ks_rw_param *aP, int nP,
-                              const ks_rw_pointwise *pPw, const vplan *pPlan) {
+                              const ks_rw_pointwise *pPw, const vplan *pPlan, int bAliasGuard) {
   const char *zSrc = ks_rewrite_source(p, NULL);
   int nLanes = pPlan->nLanes;
   unsigned nIndent = 0;
@@ -496,7 +526,7 @@ static void put_vector_region(ks_buf *pB, ks_rewrite *p, const vscan *pS, const 
       ks_buf_printf(pB, "%s(unsigned long long)(const void *)%s", bFirst ? "" : " | ", aP[i].zName);
       bFirst = 0;
     }
-    ks_buf_printf(pB, ") %% 16) == 0) {\n");
+    ks_buf_printf(pB, ") %% 16) == 0");
   } else {
     /* each pointer aligned to its own vector */
     int bFirst = 1;
@@ -506,8 +536,9 @@ static void put_vector_region(ks_buf *pB, ks_rewrite *p, const vscan *pS, const 
                     pPlan->anAlign[i]);
       bFirst = 0;
     }
-    ks_buf_printf(pB, ") {\n");
   }
+  if (bAliasGuard) put_apart(pB, pPlan, aP, nP, "(%s + ks_base)", nIn, zIn);
+  ks_buf_printf(pB, ") {\n");
   for (int i = 0; i < nP; i++) {
     const char *zVec = pPlan->azVec[i];
     if (!pPlan->abUsed[i]) continue;
@@ -539,13 +570,639 @@ static void put_vector_region(ks_buf *pB, ks_rewrite *p, const vscan *pS, const 
   if (pPw->bGridStride) ks_buf_printf(pB, "\n%.*s}", nIn, zIn);
 }
 
+
+/* ---- the n-dimensional map: the x index of a 1-D/2-D/3-D grid ----
+ *
+ *     T x = blockIdx.x * blockDim.x + threadIdx.x;   (and y, z, temporaries: a prelude of declarations)
+ *     if (G) { BODY }        -- or --      if (G) return; BODY...
+ *
+ * Each thread takes W consecutive x values (x0 = its x index * W, lanes x0 + l
+ * below the x extent the launch gives, gridDim.x * blockDim.x): the launches stay
+ * as they are, and every (x, y, z) the original covered is covered once. An
+ * access whose index is affine in x with coefficient 1 (the kernel-shape model's
+ * polynomial: row * pitch + x, (z * H + y) * W + x, x) is one vector access at
+ * lane 0's address when every lane passes G and every such address is aligned;
+ * other reads stay scalar per lane; anything else runs the body as written per
+ * lane. The pitch need not be known: alignment is tested at run time. */
+
+typedef struct ndscan {
+  ks_tu *pTu;
+  CXCursor kernel;
+  const ks_shape *pShape;
+  ks_rw_param *aP;
+  int nP;
+  CXCursor aPre[16];   /* prelude variables (x among them) */
+  int abXDep[16];      /* ... computed from threadIdx.x / blockIdx.x (not x itself) */
+  int nPre, iX;
+  unsigned iLeadEnd;   /* end of the body's leading pure declarations (copied for the addresses) */
+  CXCursor aWritten[32]; /* locals the body writes */
+  int nWritten;
+  vacc *a;
+  int n, nAlloc;
+  char *azIdx[64];     /* per buffer: the vector index as written (squashed) */
+  unsigned aiIdx[64][2]; /* ... and its extent */
+  unsigned iFirstStore, iLastOtherRead;
+  unsigned iBodyStart;
+  const char *zWhy;
+  vscan vs;            /* the null tests and other reads, as for the 1-D form */
+} ndscan;
+
+static int nd_pre_index(const ndscan *s, CXCursor d) {
+  for (int i = 0; i < s->nPre; i++)
+    if (clang_equalCursors(d, s->aPre[i])) return i;
+  return -1;
+}
+
+/* The model's access at main-file offset iStart, or NULL. */
+static const ks_shape_access *nd_model_access(const ks_shape *pS, unsigned iStart) {
+  for (int i = 0; i < pS->nAccess; i++)
+    if (pS->aAccess[i].iStart == iStart) return &pS->aAccess[i];
+  return NULL;
+}
+
+/* Is index poly x + (terms free of every x-variant atom)? Then lane l's
+ * element is lane 0's plus l. */
+static int nd_unit_in_x(const ks_shape *pS, const ks_poly *q) {
+  if (q->bIrregular || q->bIndirect) return 0;
+  int nUnit = 0;
+  for (int i = 0; i < q->n; i++) {
+    const ks_mono *m = &q->t[i];
+    int bX = 0;
+    for (int j = 0; j < m->n; j++) {
+      const ks_atom *a = &pS->aAtom[m->a[j]];
+      if (a->eKind == KS_ATOM_DERIVED || a->eKind == KS_ATOM_LOOP) return 0;
+      if ((a->eKind == KS_ATOM_PAR || a->eKind == KS_ATOM_TID || a->eKind == KS_ATOM_BID) && a->iDim == 0) bX = 1;
+    }
+    if (!bX) continue;
+    if (m->n != 1 || m->coef != 1 || pS->aAtom[m->a[0]].eKind != KS_ATOM_PAR) return 0;
+    nUnit++;
+  }
+  return nUnit == 1;
+}
+
+/* An index that is not affine in the thread indices (i / 2, i % C, a loaded
+ * value): a gather or a layout change. */
+static int nd_gather(const ks_shape *pS, const ks_poly *q) {
+  if (q->bIrregular || q->bIndirect) return 1;
+  for (int i = 0; i < q->n; i++)
+    for (int j = 0; j < q->t[i].n; j++)
+      if (pS->aAtom[q->t[i].a[j]].eKind == KS_ATOM_DERIVED) return 1;
+  return 0;
+}
+
+static int nd_is_loop(enum CXCursorKind e) {
+  return e == CXCursor_ForStmt || e == CXCursor_WhileStmt || e == CXCursor_DoStmt;
+}
+
+/* What the body must not do (per lane it runs W times, in one thread), and
+ * the locals it writes. */
+static int nd_check(CXCursor c, const CXCursor *aAnc, int nAnc, void *pArg) {
+  (void)aAnc;
+  (void)nAnc;
+  ndscan *s = pArg;
+  enum CXCursorKind e = clang_getCursorKind(c);
+  if (e == CXCursor_ReturnStmt) s->zWhy = "the element body has a return";
+  else if (e == CXCursor_GotoStmt || e == CXCursor_LabelStmt) s->zWhy = "the element body has a goto or label";
+  else if (e == CXCursor_CallExpr) {
+    char *z = ks_rw_spelling(c);
+    if (z && (strncmp(z, "__sync", 6) == 0 || strncmp(z, "__shfl", 6) == 0 || strncmp(z, "__ballot", 8) == 0 ||
+              strncmp(z, "__any", 5) == 0 || strncmp(z, "__all", 5) == 0 || strncmp(z, "__activemask", 12) == 0 ||
+              strncmp(z, "__reduce", 8) == 0 || strncmp(z, "__match", 7) == 0 || strncmp(z, "atomic", 6) == 0))
+      s->zWhy = "the element body has a barrier, warp primitive or atomic";
+    free(z);
+  } else if (e == CXCursor_MemberRefExpr) {
+    if (ks_shape_builtin(c, NULL) >= 0) s->zWhy = "the element body reads threadIdx/blockIdx/blockDim/gridDim";
+  } else if (e == CXCursor_DeclRefExpr) {
+    int iPre = nd_pre_index(s, clang_getCursorReferenced(c));
+    if (iPre >= 0 && s->abXDep[iPre]) s->zWhy = "the element body reads a temporary of the x index other than the index";
+  } else if (e == CXCursor_BinaryOperator || e == CXCursor_CompoundAssignOperator || e == CXCursor_UnaryOperator) {
+    CXCursor aK[2];
+    int nK = ks_rw_kids(c, aK, 2), bWrite = 0;
+    if (e == CXCursor_CompoundAssignOperator) bWrite = 1;
+    else if (e == CXCursor_BinaryOperator) bWrite = clang_getCursorBinaryOperatorKind(c) == CXBinaryOperator_Assign;
+    else {
+      enum CXUnaryOperatorKind op = clang_getCursorUnaryOperatorKind(c);
+      bWrite = op == CXUnaryOperator_PostInc || op == CXUnaryOperator_PostDec || op == CXUnaryOperator_PreInc ||
+               op == CXUnaryOperator_PreDec || op == CXUnaryOperator_AddrOf;
+    }
+    CXCursor d = bWrite && nK >= 1 ? ks_rw_ref_decl(aK[0]) : clang_getNullCursor();
+    if (!clang_Cursor_isNull(d) && clang_getCursorKind(d) == CXCursor_VarDecl) {
+      if (nd_pre_index(s, d) >= 0) s->zWhy = "the element body changes an index variable of the prelude";
+      else if (s->nWritten < 32) s->aWritten[s->nWritten++] = d;
+      else s->zWhy = "the element body writes too many locals";
+    }
+  }
+  return s->zWhy ? -1 : 0;
+}
+
+/* Does expression c read a local the body writes, or one declared in the
+ * body after its leading declarations (not in scope where the addresses are
+ * computed)? */
+static int nd_index_ok(ndscan *s, CXCursor c, unsigned iBodyStart) {
+  CXCursor d = ks_rw_ref_decl(c);
+  if (clang_getCursorKind(c) == CXCursor_DeclRefExpr || !clang_Cursor_isNull(d)) {
+    if (clang_Cursor_isNull(d)) d = clang_getCursorReferenced(c);
+    if (clang_getCursorKind(d) == CXCursor_VarDecl) {
+      for (int i = 0; i < s->nWritten; i++)
+        if (clang_equalCursors(d, s->aWritten[i])) return 0;
+      unsigned ds, de;
+      if (ks_ast_extent(s->pTu, d, &ds, &de) == 0 && ds >= iBodyStart && ds >= s->iLeadEnd) return 0;
+    }
+  }
+  CXCursor *aK;
+  int nK, bOk = 1;
+  ks_rw_children(c, &aK, &nK);
+  for (int i = 0; i < nK && bOk; i++) bOk = nd_index_ok(s, aK[i], iBodyStart);
+  free(aK);
+  return bOk;
+}
+
+static int nd_scan(CXCursor c, const CXCursor *aAnc, int nAnc, void *pArg) {
+  ndscan *s = pArg;
+  if (clang_getCursorKind(c) != CXCursor_DeclRefExpr) return 0;
+  int iP = param_index(&s->vs, clang_getCursorReferenced(c));
+  if (iP < 0) return 0;
+  if (iP >= 64) {
+    s->zWhy = "too many parameters";
+    return -1;
+  }
+  int j = nAnc - 1;
+  while (j >= 0 && clang_getCursorKind(aAnc[j]) == CXCursor_UnexposedExpr) j--;
+  CXCursor aSub[2];
+  int bBase = j >= 0 && clang_getCursorKind(aAnc[j]) == CXCursor_ArraySubscriptExpr && ks_rw_kids(aAnc[j], aSub, 2) == 2 &&
+              clang_equalCursors(ks_rw_strip(aSub[0]), c);
+  if (!bBase) {
+    if (is_null_test(c, aAnc, nAnc)) {
+      s->vs.abNullTest[iP] = 1;
+      return 0;
+    }
+    s->zWhy = "a pointer parameter is used other than as P[index]";
+    return -1;
+  }
+  unsigned as, ae;
+  ks_ast_extent(s->pTu, aAnc[j], &as, &ae);
+  const ks_shape_access *pA = nd_model_access(s->pShape, as);
+  CXCursor w = clang_getNullCursor();
+  int eUse = ks_rw_elem_use(aAnc[j], aAnc, j, &w);
+  int bLoop = 0;
+  for (int k = 0; k < j; k++) bLoop |= nd_is_loop(clang_getCursorKind(aAnc[k]));
+  if (bLoop) {
+    s->zWhy = "a pointer is read or written in a loop of the element body";
+    return -1;
+  }
+  int bUnit = pA && nd_unit_in_x(s->pShape, &pA->index) && nd_index_ok(s, aSub[1], s->iBodyStart);
+  char *zIdx = bUnit ? ks_rw_squash_cursor(s->pTu, aSub[1]) : NULL;
+  if ((bUnit && s->azIdx[iP] && (!zIdx || strcmp(zIdx, s->azIdx[iP]) != 0)) || (bUnit && s->vs.abOther[iP]) ||
+      (!bUnit && s->azIdx[iP])) {
+    /* x[i + 1] - x[i]: neighbours, a stencil */
+    free(zIdx);
+    s->zWhy = "a pointer is accessed at two different indices along x (a stencil, not a map)";
+    return -1;
+  }
+  if (!bUnit) {
+    free(zIdx);
+    if (!pA || nd_gather(s->pShape, &pA->index)) {
+      s->zWhy = "a pointer is read at an index that divides or takes a remainder of a thread index, or is not affine "
+                "(a gather, upsample or layout change, not a map)";
+      return -1;
+    }
+    if (eUse != KS_RW_READ) {
+      s->zWhy = "an element is written at an index that is not x plus a term the same for every x";
+      return -1;
+    }
+    s->vs.abOther[iP] = 1;
+    if (ae > s->iLastOtherRead) s->iLastOtherRead = ae;
+    return 1;
+  }
+  if (!s->azIdx[iP]) {
+    s->azIdx[iP] = zIdx;
+    ks_ast_extent(s->pTu, aSub[1], &s->aiIdx[iP][0], &s->aiIdx[iP][1]);
+  } else
+    free(zIdx);
+  if (s->n == s->nAlloc) {
+    int nNew = s->nAlloc ? s->nAlloc * 2 : 16;
+    vacc *a = realloc(s->a, sizeof(vacc) * (size_t)nNew);
+    if (!a) {
+      s->zWhy = "out of memory";
+      return -1;
+    }
+    s->a = a;
+    s->nAlloc = nNew;
+  }
+  vacc *v = &s->a[s->n++];
+  memset(v, 0, sizeof *v);
+  v->iParam = iP;
+  v->iStart = as;
+  v->iEnd = ae;
+  v->eUse = eUse;
+  if (eUse != KS_RW_READ) {
+    if (clang_Cursor_isNull(w) || (clang_getCursorKind(w) != CXCursor_BinaryOperator &&
+                                   clang_getCursorKind(w) != CXCursor_CompoundAssignOperator &&
+                                   clang_getCursorKind(w) != CXCursor_CallExpr)) {
+      s->zWhy = "an element is written other than by assignment (++, &, reference)";
+      return -1;
+    }
+    unsigned ws, we;
+    ks_ast_extent(s->pTu, w, &ws, &we);
+    v->iStoreEnd = we;
+    if (we < s->iFirstStore) s->iFirstStore = we;
+    /* unconditional: the assignment is a statement of the body itself */
+    int jw = -1;
+    for (int k = 0; k < nAnc; k++)
+      if (clang_equalCursors(aAnc[k], w)) jw = k;
+    if (jw < 0) jw = j;
+    while (jw > 0 && clang_getCursorKind(aAnc[jw - 1]) == CXCursor_UnexposedExpr) jw--;
+    v->bTop = jw == 0 ? clang_Cursor_isNull(s->vs.container) || s->vs.bRootsAreStmts
+                      : clang_equalCursors(aAnc[jw - 1], s->vs.container);
+  }
+  return 1;
+}
+
+/* The n-dimensional form's pieces, main-file offsets. */
+typedef struct ndform {
+  unsigned iXStart, iXEnd;     /* the x index's declaration statement */
+  char *zXInit, *zX, *zXType;  /* its initializer as written, name, type (no const) */
+  unsigned iIfStart, iRegionEnd;
+  unsigned iBodyStart, iBodyEnd;
+  char *zGuard;                /* G as written */
+  int bEarlyReturn;
+  CXCursor guard;
+} ndform;
+
+static void nd_form_free(ndform *f) {
+  free(f->zXInit);
+  free(f->zX);
+  free(f->zXType);
+  free(f->zGuard);
+}
+
+/* `return;` or `{ return; }`. */
+static int nd_bare_return(CXCursor c) {
+  CXCursor a[2];
+  if (clang_getCursorKind(c) == CXCursor_CompoundStmt) return ks_rw_kids(c, a, 2) == 1 && nd_bare_return(a[0]);
+  return clang_getCursorKind(c) == CXCursor_ReturnStmt && ks_rw_kids(c, a, 1) == 0;
+}
+
+static char *nd_text(ks_tu *pTu, unsigned iStart, unsigned iEnd) {
+  char *z = malloc(iEnd - iStart + 1);
+  if (z) {
+    memcpy(z, pTu->zSrc + iStart, iEnd - iStart);
+    z[iEnd - iStart] = 0;
+  }
+  return z;
+}
+
+static unsigned nd_stmt_end(ks_tu *pTu, CXCursor c) {
+  unsigned a, b;
+  if (ks_ast_extent(pTu, c, &a, &b) < 0) return 0;
+  return ks_rw_after_stmt(pTu, b);
+}
+
+static int nd_mentions_x(ks_tu *pTu, CXCursor c) {
+  char *z = ks_rw_squash_cursor(pTu, c);
+  int b = !z || strstr(z, "threadIdx.x") || strstr(z, "blockIdx.x");
+  free(z);
+  return b;
+}
+
+static int nd_refs_any(CXCursor c, const CXCursor *aD, const int *abOn, int nD) {
+  for (int i = 0; i < nD; i++)
+    if ((!abOn || abOn[i]) && count_refs(c, aD[i]) > 0) return 1;
+  return 0;
+}
+
+/* 0 and *pF, *pS (prelude, guard, body) when the kernel has the n-dimensional
+ * map form; else a refusal reason. */
+static const char *nd_match(ks_tu *pTu, CXCursor k, ndform *pF, ndscan *s) {
+  CXCursor body = ks_rw_body(k), *aSt = NULL, aD[4], aI[4], aIf[3];
+  int nSt = 0, i;
+  const char *zWhy = NULL;
+  unsigned bs, be;
+  memset(pF, 0, sizeof *pF);
+  s->iX = -1;
+  if (clang_Cursor_isNull(body) || ks_ast_extent(pTu, body, &bs, &be) < 0) return "the kernel has no body in the file";
+  if (ks_rw_has_word(pTu, bs, be, "__shared__")) return "the kernel uses __shared__ memory";
+  ks_rw_children(body, &aSt, &nSt);
+  for (i = 0; i < nSt && clang_getCursorKind(aSt[i]) == CXCursor_DeclStmt; i++) {
+    int nD = ks_rw_kids(aSt[i], aD, 4);
+    for (int d = 0; d < nD && d < 4; d++) {
+      int nI = clang_getCursorKind(aD[d]) == CXCursor_VarDecl ? ks_rw_kids(aD[d], aI, 4) : 0;
+      CXCursor init = nI >= 1 && nI <= 4 ? aI[nI - 1] : clang_getNullCursor();
+      if (s->nPre == 16 || clang_Cursor_isNull(init) || !clang_isExpression(clang_getCursorKind(init)) ||
+          !ks_rw_is_integer_type(clang_getCursorType(aD[d])) || !ks_rw_pure_expr(init)) {
+        zWhy = "the kernel does not start with integer index declarations computed from the thread built-ins";
+        goto done;
+      }
+      int iDim = ks_rw_thread_index(pTu, k, init, NULL);
+      s->aPre[s->nPre] = aD[d];
+      if (iDim == 0 && s->iX < 0) {
+        if (nD != 1) {
+          zWhy = "the x index is declared together with other variables";
+          goto done;
+        }
+        s->iX = s->nPre;
+        unsigned is, ie;
+        ks_ast_extent(pTu, init, &is, &ie);
+        ks_ast_extent(pTu, aSt[i], &pF->iXStart, &pF->iXEnd);
+        pF->iXEnd = nd_stmt_end(pTu, aSt[i]);
+        pF->zXInit = nd_text(pTu, is, ie);
+        pF->zX = ks_rw_spelling(aD[d]);
+        CXString st = clang_getTypeSpelling(clang_getCursorType(aD[d]));
+        pF->zXType = ks_strdup(clang_getCString(st));
+        clang_disposeString(st);
+        if (pF->zXType && strncmp(pF->zXType, "const ", 6) == 0)
+          memmove(pF->zXType, pF->zXType + 6, strlen(pF->zXType + 6) + 1);
+      } else {
+        s->abXDep[s->nPre] = (iDim < 0 || iDim == 0) && (nd_mentions_x(pTu, init) ||
+                                                          nd_refs_any(init, s->aPre, s->abXDep, s->nPre) ||
+                                                          (s->iX >= 0 && count_refs(init, s->aPre[s->iX]) > 0));
+        if (s->iX >= 0 && count_refs(init, s->aPre[s->iX]) > 0) {
+          zWhy = "a declaration after the x index is computed from it (it would differ per element)";
+          goto done;
+        }
+      }
+      s->nPre++;
+    }
+  }
+  if (s->iX < 0) {
+    zWhy = "no declaration of the x index blockIdx.x * blockDim.x + threadIdx.x before the guard";
+    goto done;
+  }
+  if (i >= nSt || clang_getCursorKind(aSt[i]) != CXCursor_IfStmt || ks_rw_kids(aSt[i], aIf, 3) != 2) {
+    zWhy = "the index declarations are not followed by a guard if (G) { ... } or if (G) return; without else";
+    goto done;
+  }
+  pF->guard = aIf[0];
+  if (!ks_rw_pure_expr(aIf[0]) || nd_refs_any(aIf[0], s->aPre, s->abXDep, s->nPre)) {
+    zWhy = "the guard has effects or reads a temporary of the x index";
+    goto done;
+  }
+  {
+    unsigned gs, ge;
+    ks_ast_extent(pTu, aIf[0], &gs, &ge);
+    pF->zGuard = nd_text(pTu, gs, ge);
+  }
+  ks_ast_extent(pTu, aSt[i], &pF->iIfStart, &pF->iRegionEnd);
+  s->vs.container = clang_getNullCursor();
+  if (nd_bare_return(aIf[1])) {
+    if (i + 1 >= nSt) {
+      zWhy = "nothing follows the early return";
+      goto done;
+    }
+    pF->bEarlyReturn = 1;
+    unsigned le;
+    ks_ast_extent(pTu, aSt[i + 1], &pF->iBodyStart, &le);
+    pF->iBodyEnd = pF->iRegionEnd = nd_stmt_end(pTu, aSt[nSt - 1]);
+    s->vs.container = body;
+    s->vs.bRootsAreStmts = 1;
+  } else {
+    if (i + 1 != nSt) {
+      zWhy = "statements follow the guarded block";
+      goto done;
+    }
+    unsigned ts, te;
+    ks_ast_extent(pTu, aIf[1], &ts, &te);
+    if (clang_getCursorKind(aIf[1]) == CXCursor_CompoundStmt) {
+      pF->iBodyStart = ts + 1;
+      pF->iBodyEnd = te - 1;
+      s->vs.container = aIf[1];
+    } else {
+      pF->iBodyStart = ts;
+      pF->iBodyEnd = pF->iRegionEnd = nd_stmt_end(pTu, aIf[1]);
+    }
+  }
+  s->iBodyStart = pF->iBodyStart;
+  s->iLeadEnd = pF->iBodyStart;
+  s->iFirstStore = (unsigned)-1;
+  /* the statements of the element body, and its leading pure declarations */
+  {
+    CXCursor *aB = NULL;
+    int nB = 0, iFrom = 0, bLead = 1;
+    if (pF->bEarlyReturn) {
+      aB = aSt + i + 1;
+      nB = nSt - i - 1;
+    } else if (clang_getCursorKind(aIf[1]) == CXCursor_CompoundStmt) {
+      ks_rw_children(aIf[1], &aB, &nB);
+    } else {
+      aB = &aIf[1];
+      nB = 1;
+    }
+    for (int b = iFrom; b < nB && !s->zWhy; b++) {
+      nd_check(aB[b], NULL, 0, s);
+      if (!s->zWhy) ks_rw_walk(aB[b], nd_check, s);
+      if (bLead && ks_rw_pure_decls(aB[b])) s->iLeadEnd = nd_stmt_end(pTu, aB[b]);
+      else bLead = 0;
+    }
+    if (!s->zWhy && !pF->bEarlyReturn) ks_rw_walk(aIf[1], nd_scan, s);
+    for (int b = iFrom; b < nB && !s->zWhy && pF->bEarlyReturn; b++) ks_rw_walk(aB[b], nd_scan, s);
+    if (!pF->bEarlyReturn && clang_getCursorKind(aIf[1]) == CXCursor_CompoundStmt) free(aB);
+  }
+  zWhy = s->zWhy;
+done:
+  free(aSt);
+  return zWhy;
+}
+
+/* Does text z[0..n) hold identifier zWord (not inside a longer name)? */
+static int nd_has_word(const char *z, size_t n, const char *zWord) {
+  size_t m = strlen(zWord);
+  for (size_t i = 0; i + m <= n; i++) {
+    if (memcmp(z + i, zWord, m) != 0) continue;
+    int bL = i > 0 && (z[i - 1] == '_' || z[i - 1] == '.' || isalnum((unsigned char)z[i - 1]));
+    int bR = i + m < n && (z[i + m] == '_' || isalnum((unsigned char)z[i + m]));
+    if (!bL && !bR) return 1;
+  }
+  return 0;
+}
+
+/* The body once per lane, P[IDX] -> ks_v_P.<lane>, each copy in its own block
+ * declaring its x. */
+static void nd_put_lanes(ks_buf *pB, const char *zSrc, const ndscan *s, const ndform *f, const vplan *pPlan,
+                         int nIn, const char *zIn) {
+  ks_buf lane = KS_BUF_INIT;
+  for (int l = 0; l < pPlan->nLanes; l++) {
+    ks_buf_clear(&lane);
+    unsigned iPos = f->iBodyStart;
+    for (int i = 0; i < s->n; i++) {
+      ks_buf_append(&lane, zSrc + iPos, s->a[i].iStart - iPos);
+      put_lane(&lane, pPlan->azVec[s->a[i].iParam], s->aP[s->a[i].iParam].zName, l);
+      iPos = s->a[i].iEnd;
+    }
+    ks_buf_append(&lane, zSrc + iPos, f->iBodyEnd - iPos);
+    const char *zL = ks_buf_cstr(&lane);
+    size_t nL = strlen(zL);
+    while (*zL == ' ' || *zL == '\n' || *zL == '\t') zL++, nL--;
+    while (nL > 0 && (zL[nL - 1] == ' ' || zL[nL - 1] == '\n' || zL[nL - 1] == '\t')) nL--;
+    ks_buf_printf(pB, "%.*s      {\n", nIn, zIn);
+    if (nd_has_word(zL, nL, f->zX)) /* the lane's own x, where the body still reads it */
+      ks_buf_printf(pB, "%.*s        %s %s = (%s)(ks_x0 + %d);\n", nIn, zIn, f->zXType, f->zX, f->zXType, l);
+    ks_buf_printf(pB, "%.*s        %.*s\n%.*s      }\n", nIn, zIn, (int)nL, zL, nIn, zIn);
+  }
+  ks_buf_free(&lane);
+}
+
+/* The replacement of the guard and body: the lanes' guard, lane 0's
+ * addresses, the alignment (and, where the body reads after a store, the
+ * disjointness) test, vector loads, the body per lane, vector stores; else the
+ * guard and body as written per lane. */
+static void nd_put_region(ks_buf *pB, ks_rewrite *p, const ndscan *s, const ndform *f, const vplan *pPlan,
+                          int bAliasGuard) {
+  const char *zSrc = ks_rewrite_source(p, NULL);
+  unsigned nIndent = 0;
+  unsigned iLine = ks_rewrite_line_start(p, f->iIfStart, &nIndent);
+  const char *zIn = zSrc + iLine;
+  int nIn = (int)nIndent, W = pPlan->nLanes;
+  const char *zNot = f->bEarlyReturn ? "!" : "";
+  ks_buf_printf(pB, "bool ks_vec = false;\n");
+  ks_buf_printf(pB, "%.*sif (ks_x0 + %d <= ks_nx) {\n", nIn, zIn, W);
+  ks_buf_printf(pB, "%.*s  bool ks_all = true;\n", nIn, zIn);
+  ks_buf_printf(pB, "%.*s  for (int ks_l = 0; ks_l < %d; ++ks_l) {\n", nIn, zIn, W);
+  ks_buf_printf(pB, "%.*s    %s %s = (%s)(ks_x0 + ks_l);\n", nIn, zIn, f->zXType, f->zX, f->zXType);
+  ks_buf_printf(pB, "%.*s    ks_all = ks_all && %s(%s);\n%.*s  }\n", nIn, zIn, zNot, f->zGuard, nIn, zIn);
+  ks_buf_printf(pB, "%.*s  if (ks_all) {\n", nIn, zIn);
+  for (int i = 0; i < s->nP; i++)
+    if (pPlan->abUsed[i])
+      ks_buf_printf(pB, "%.*s    %s%s *ks_p_%s;\n", nIn, zIn, pPlan->abStore[i] ? "" : "const ", s->aP[i].zElemType,
+                    s->aP[i].zName);
+  ks_buf_printf(pB, "%.*s    {\n%.*s      %s %s = (%s)ks_x0;\n", nIn, zIn, nIn, zIn, f->zXType, f->zX, f->zXType);
+  if (s->iLeadEnd > f->iBodyStart) {
+    unsigned a = f->iBodyStart, b = s->iLeadEnd;
+    while (a < b && (zSrc[a] == ' ' || zSrc[a] == '\n' || zSrc[a] == '\t')) a++;
+    ks_buf_printf(pB, "%.*s      %.*s\n", nIn, zIn, (int)(b - a), zSrc + a);
+  }
+  for (int i = 0; i < s->nP; i++)
+    if (pPlan->abUsed[i])
+      ks_buf_printf(pB, "%.*s      ks_p_%s = &%s[%.*s];\n", nIn, zIn, s->aP[i].zName, s->aP[i].zName,
+                    (int)(s->aiIdx[i][1] - s->aiIdx[i][0]), zSrc + s->aiIdx[i][0]);
+  ks_buf_printf(pB, "%.*s      (void)%s;\n", nIn, zIn, f->zX);
+  ks_buf_printf(pB, "%.*s    }\n", nIn, zIn);
+  ks_buf_printf(pB, "%.*s    ks_vec = ", nIn, zIn);
+  int bFirst = 1;
+  for (int i = 0; i < s->nP; i++) {
+    if (!pPlan->abUsed[i]) continue;
+    ks_buf_printf(pB, "%s(unsigned long long)(const void *)ks_p_%s %% %d == 0", bFirst ? "" : " && ", s->aP[i].zName,
+                  pPlan->anAlign[i]);
+    bFirst = 0;
+  }
+  if (bAliasGuard) put_apart(pB, pPlan, s->aP, s->nP, "ks_p_%s", nIn, zIn);
+  ks_buf_printf(pB, ";\n%.*s    if (ks_vec) {\n", nIn, zIn);
+  for (int i = 0; i < s->nP; i++) {
+    const char *zVec = pPlan->azVec[i];
+    const char *zN = s->aP[i].zName;
+    if (!pPlan->abUsed[i]) continue;
+    if (pPlan->abLoad[i] && s->vs.abNullTest[i])
+      ks_buf_printf(pB, "%.*s      const %s ks_v_%s = %s != nullptr ? *reinterpret_cast<const %s *>(ks_p_%s) : %s();\n",
+                    nIn, zIn, zVec, zN, zN, zVec, zN, zVec);
+    else if (pPlan->abLoad[i])
+      ks_buf_printf(pB, "%.*s      %s%s ks_v_%s = *reinterpret_cast<const %s *>(ks_p_%s);\n", nIn, zIn,
+                    pPlan->abStore[i] ? "" : "const ", zVec, zN, zVec, zN);
+    else
+      ks_buf_printf(pB, "%.*s      %s ks_v_%s;\n", nIn, zIn, zVec, zN);
+  }
+  nd_put_lanes(pB, zSrc, s, f, pPlan, nIn, zIn);
+  for (int i = 0; i < s->nP; i++)
+    if (pPlan->abStore[i])
+      ks_buf_printf(pB, "%.*s      *reinterpret_cast<%s *>(ks_p_%s) = ks_v_%s;\n", nIn, zIn, pPlan->azVec[i],
+                    s->aP[i].zName, s->aP[i].zName);
+  ks_buf_printf(pB, "%.*s    }\n%.*s  }\n%.*s}\n", nIn, zIn, nIn, zIn, nIn, zIn);
+  ks_buf_printf(pB, "%.*sif (!ks_vec) {\n", nIn, zIn);
+  ks_buf_printf(pB, "%.*s  for (long long ks_l = 0; ks_l < %d && ks_x0 + ks_l < ks_nx; ++ks_l) {\n", nIn, zIn, W);
+  ks_buf_printf(pB, "%.*s    %s %s = (%s)(ks_x0 + ks_l);\n", nIn, zIn, f->zXType, f->zX, f->zXType);
+  ks_buf_printf(pB, "%.*s    if (%s(%s)) {\n%.*s      ", nIn, zIn, zNot, f->zGuard, nIn, zIn);
+  {
+    unsigned a = f->iBodyStart, b = f->iBodyEnd;
+    while (a < b && (zSrc[a] == ' ' || zSrc[a] == '\n' || zSrc[a] == '\t')) a++;
+    while (b > a && (zSrc[b - 1] == ' ' || zSrc[b - 1] == '\n' || zSrc[b - 1] == '\t')) b--;
+    ks_buf_append(pB, zSrc + a, b - a);
+  }
+  ks_buf_printf(pB, "\n%.*s    }\n%.*s  }\n%.*s}", nIn, zIn, nIn, zIn, nIn, zIn);
+}
+
+/* The rule on the n-dimensional form (zWhy1, zWhy2: why the 1-D and
+ * grid-stride forms do not fit, for the refusal). */
+static int apply_nd(ks_rewrite *p, CXCursor k, const char *zWhy1, const char *zWhy2) {
+  ks_tu *pTu = ks_rewrite_tu(p);
+  ndscan s;
+  ndform f;
+  vplan plan;
+  ks_shape *pShape = NULL;
+  ks_buf b = KS_BUF_INIT;
+  ks_rw_pointwise pw;
+  int rc = KS_OK, bAlias = 0;
+  memset(&f, 0, sizeof f);
+  memset(&s, 0, sizeof s);
+  memset(&plan, 0, sizeof plan);
+  memset(&pw, 0, sizeof pw);
+  if ((rc = ks_rw_params(pTu, k, &s.aP, &s.nP)) < 0) return rc;
+  if (ks_shape_build(pTu, k, &pShape) < 0) {
+    rc = ks_rewrite_refuse(p, "no kernel-shape model for the kernel");
+    goto done;
+  }
+  s.pTu = pTu;
+  s.kernel = k;
+  s.pShape = pShape;
+  s.vs.pTu = pTu;
+  s.vs.aP = s.aP;
+  s.vs.nP = s.nP;
+  const char *zWhy = nd_match(pTu, k, &f, &s);
+  if (zWhy) {
+    rc = ks_rewrite_refuse(p, "not a pointwise kernel: %s (nor a grid-stride loop: %s; nor an n-dimensional map: %s)",
+                           zWhy1, zWhy2, zWhy);
+    goto done;
+  }
+  if ((rc = ks_rw_require_class(p, k, KS_CLASS_MAP)) < 0) goto done;
+  if (s.iLastOtherRead > s.iFirstStore && s.iFirstStore != (unsigned)-1) {
+    rc = ks_rewrite_refuse(p, "a pointer is read at another index after a store (they may alias)");
+    goto done;
+  }
+  s.vs.a = s.a;
+  s.vs.n = s.n;
+  pw.iBodyStart = f.iBodyStart;
+  pw.iBodyEnd = f.iBodyEnd;
+  pw.zIdx = f.zX;
+  if ((rc = check_accesses(p, &s.vs, s.aP, &pw, &plan, &bAlias)) < 0) goto done;
+  if ((rc = buffer_roles(p, &s.vs, s.aP, s.nP, &plan)) < 0) goto done;
+  for (int i = 0; i < s.nP; i++) {
+    const char *zV = plan.abUsed[i] ? plan.azVec[i] : NULL;
+    int bFirst = zV && strncmp(zV, "ks_pack", 7) == 0;
+    for (int m = 0; bFirst && m < i; m++)
+      if (plan.abUsed[m] && strcmp(plan.azVec[m], zV) == 0) bFirst = 0;
+    if (bFirst && (rc = put_pack_type(p, k, zV)) < 0) goto done;
+  }
+  ks_buf_printf(&b, "const long long ks_x0 = (long long)(%s)(%s) * %d;\n", f.zXType, f.zXInit, plan.nLanes);
+  {
+    unsigned nIndent = 0;
+    unsigned iLine = ks_rewrite_line_start(p, f.iXStart, &nIndent);
+    ks_buf_printf(&b, "%.*sconst long long ks_nx = (long long)gridDim.x * blockDim.x;", (int)nIndent,
+                  ks_rewrite_source(p, NULL) + iLine);
+  }
+  if ((rc = ks_rewrite_replace(p, f.iXStart, f.iXEnd, ks_buf_cstr(&b))) < 0) goto done;
+  ks_buf_clear(&b);
+  nd_put_region(&b, p, &s, &f, &plan, bAlias);
+  if ((rc = ks_rewrite_replace(p, f.iIfStart, f.iRegionEnd, ks_buf_cstr(&b))) < 0) goto done;
+  ks_buf_clear(&b);
+  ks_buf_printf(&b,
+                "%s loads/stores along x (%d elements per thread; other dimensions and the launch unchanged: threads "
+                "past the x extent / %d do nothing), alignment%s guard, scalar fallback",
+                plan.bMixed ? "mixed-width" : plan.zVec, plan.nLanes, plan.nLanes, bAlias ? " and disjointness" : "");
+  rc = ks_rewrite_note(p, f.iXStart, ks_buf_cstr(&b));
+done:
+  for (int i = 0; i < 64; i++) free(s.azIdx[i]);
+  free(s.a);
+  nd_form_free(&f);
+  ks_buf_free(&b);
+  ks_shape_free(pShape);
+  ks_rw_params_free(s.aP, s.nP);
+  return rc;
+}
+
 static int apply(ks_rewrite *p) {
   ks_tu *pTu = ks_rewrite_tu(p);
   CXCursor k;
   ks_rw_pointwise pw;
   ks_rw_param *aP = NULL;
   ks_launch *aL = NULL;
-  int nP = 0, nL = 0, rc = KS_OK;
+  int nP = 0, nL = 0, rc = KS_OK, bAlias = 0;
   ks_rw_cover *aCov = NULL;
   ks_buf b = KS_BUF_INIT;
   vscan s;
@@ -553,7 +1210,8 @@ static int apply(ks_rewrite *p) {
   memset(&pw, 0, sizeof pw);
   memset(&s, 0, sizeof s);
   memset(&plan, 0, sizeof plan);
-  if ((rc = match_kernel(p, &k, &pw)) < 0) goto done;
+  int bNd = 0;
+  if ((rc = match_kernel(p, &k, &pw, &bNd)) < 0 || bNd) goto done;
   if ((rc = ks_rw_require_class(p, k, KS_CLASS_MAP)) < 0) goto done;
   if ((rc = ks_rw_params(pTu, k, &aP, &nP)) < 0) goto done;
   s.pTu = pTu;
@@ -561,7 +1219,7 @@ static int apply(ks_rewrite *p) {
   s.nP = nP;
   s.idx = pw.idx;
   scan_body(k, &pw, &s);
-  if ((rc = check_accesses(p, &s, aP, &pw, &plan)) < 0) goto done;
+  if ((rc = check_accesses(p, &s, aP, &pw, &plan, &bAlias)) < 0) goto done;
   /* A grid-stride loop covers its range with any grid: the launches stay. */
   if (!pw.bGridStride &&
       (rc = ks_rw_covered_launches(p, k, &pw, "its grid must shrink with the vector width", &aL, &nL, &aCov)) < 0)
@@ -575,7 +1233,7 @@ static int apply(ks_rewrite *p) {
       if (plan.abUsed[m] && strcmp(plan.azVec[m], zV) == 0) bFirst = 0;
     if (bFirst && (rc = put_pack_type(p, k, zV)) < 0) goto done;
   }
-  put_vector_region(&b, p, &s, aP, nP, &pw, &plan);
+  put_vector_region(&b, p, &s, aP, nP, &pw, &plan, bAlias);
   if ((rc = ks_rewrite_replace(p, pw.iHeadStart, pw.iRegionEnd, ks_buf_cstr(&b))) < 0) goto done;
   ks_buf_clear(&b);
   if (plan.bMixed) {
@@ -586,10 +1244,11 @@ static int apply(ks_rewrite *p) {
         if (plan.abUsed[m] && strcmp(plan.azVec[m], plan.azVec[i]) == 0) bNew = 0;
       if (bNew) ks_buf_printf(&b, "%s%s", b.n ? " + " : "", plan.azVec[i]);
     }
-    ks_buf_printf(&b, " loads/stores (%d elements per thread), alignment guard, scalar tail", plan.nLanes);
+    ks_buf_printf(&b, " loads/stores (%d elements per thread), alignment%s guard, scalar tail", plan.nLanes,
+                  bAlias ? " and disjointness" : "");
   } else {
-    ks_buf_printf(&b, "%s loads/stores (%d x %s per thread), alignment guard, scalar tail", plan.zVec, plan.nLanes,
-                  plan.zElem);
+    ks_buf_printf(&b, "%s loads/stores (%d x %s per thread), alignment%s guard, scalar tail", plan.zVec, plan.nLanes,
+                  plan.zElem, bAlias ? " and disjointness" : "");
   }
   if ((rc = ks_rewrite_note(p, pw.iHeadStart, ks_buf_cstr(&b))) < 0) goto done;
   ks_buf_clear(&b);

@@ -1,0 +1,82 @@
+#!/usr/bin/env python3
+"""vectorize-nd-emu.py ORIG REWRITTEN KERNEL -- CPU emulation check of the
+vectorize rule's n-dimensional form on the kernels of Inputs/vectorize-nd.cu:
+the original and the rewritten kernel run with the SAME launch (the rule leaves
+the launches of 2-D/3-D and grid-stride kernels alone; a 1-D one gets its grid / 4) on the same inputs, at aligned and misaligned starts, with
+extents that leave a tail along x, and (norm_2d) with a buffer that aliases
+the one written; every output must be bit-identical. The threads of a 3-D grid
+run one after another (the kernels have no barrier)."""
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import cuda_emu  # noqa: E402
+
+TYPES = r"""
+struct float4 { float x, y, z, w; } __attribute__((aligned(16)));
+struct double2 { double x, y; } __attribute__((aligned(16)));
+static void (*emu_fn)();
+static void launch3(emu_u3 g, emu_u3 b, void (*fn)()) {
+  gridDim = g; blockDim = b;
+  for (unsigned bz = 0; bz < g.z; bz++) for (unsigned by = 0; by < g.y; by++) for (unsigned bx = 0; bx < g.x; bx++)
+    for (unsigned tz = 0; tz < b.z; tz++) for (unsigned ty = 0; ty < b.y; ty++) for (unsigned tx = 0; tx < b.x; tx++) {
+      blockIdx = {bx, by, bz}; threadIdx = {tx, ty, tz}; fn();
+    }
+}
+"""
+
+# Per kernel: element type of the buffers, how many, the launch (grid, block)
+# and the call (buffers b0.., extents R rows, C cols).
+CASES = {
+    "bias_relu_2d": ("float", 4, "{(unsigned)(C + 31) / 32, (unsigned)(R + 7) / 8, 1}, {32, 8, 1}", "K(b0, b1, b2, b3, R, C)"),
+    "add3d": ("float", 3, "{(unsigned)(C + 7) / 8, (unsigned)(R + 7) / 8, 2}, {8, 8, 4}", "K(b0, b1, b2, 8, R, C)"),
+    "norm_2d": ("float", 3, "{(unsigned)(C + 31) / 32, (unsigned)(R + 7) / 8, 1}, {32, 8, 1}",
+                "K(C, R, b0, b1, b2); K(C, 1, b0, b2, b2)"),
+    "copy_pitch": ("double", 2, "{(unsigned)(C + 31) / 32, (unsigned)(R + 7) / 8, 1}, {32, 8, 1}",
+                   "K(b0, b1, C, R, (size_t)C + P)"),
+    # grid-stride loops: both on one small fixed grid, n = R * C
+    "scale_loop_macro": ("float", 1, "{2, 1, 1}, {32, 1, 1}", "K(b0, 0.5f, (size_t)(R * C))"),
+    "axpy_strided": ("float", 2, "{2, 1, 1}, {32, 1, 1}", "K(b0, b1, 3.0f, R * C)"),
+    # 1-D: the rewrite's grid is a quarter; m and v the same buffer in the second call
+    "momentum_step": ("float", 4, "{(unsigned)(R * C + 255) / 256, 1, 1}, {256, 1, 1}",
+                      "K(b0, b1, b2, b3, R * C, 0.1f); K(b0, b1, b2, b2, R * C, 0.1f)",
+                      "{(unsigned)(R * C + 1023) / 1024, 1, 1}, {256, 1, 1}"),
+}
+
+
+def main():
+    orig, new, name = sys.argv[1], sys.argv[2], sys.argv[3]
+    t, nb, grid, call = CASES[name][:4]
+    grid_new = CASES[name][4] if len(CASES[name]) > 4 else grid
+    src = cuda_emu.PRELUDE + TYPES
+    # the input's macros (CUDA_1D_KERNEL_LOOP) for the original kernel
+    src += "".join(l for l in open(orig, encoding="utf-8") if l.startswith("#define "))
+    src += cuda_emu.kernel(orig, name, "k_orig") + "\n" + cuda_emu.kernel(new, name, "k_new") + "\n"
+    src += "static int R, C, P;\n"
+    src += "".join("static %s *b%d;\n" % (t, i) for i in range(nb))
+    src += "static void run_orig() { auto K = k_orig; %s; }\n" % call
+    src += "static void run_new() { auto K = k_new; %s; }\n" % call
+    src += "int main() {\n  const int M = 8 * 40 * 80 + 64;\n"
+    for i in range(nb):
+        src += "  std::vector<%s> o%d(M), w%d(M);\n" % (t, i, i)
+    src += r"""
+  int nBad = 0, nRuns = 0;
+  for (int off = 0; off < 2; off++) for (int rc = 0; rc < 3; rc++) for (P = 0; P < 2; P++) {
+    R = 5 + rc * 7; C = (const int[]){37, 64, 13}[rc];
+"""
+    for i in range(nb):
+        src += "    for (int k = 0; k < M; k++) o%d[k] = w%d[k] = (%s)(((k * 37 + %d * 11) %% 101) / 17.0 + 0.5);\n" % (i, i, t, i)
+    src += "".join("    b%d = o%d.data() + off;\n" % (i, i) for i in range(nb))
+    src += "    launch3(%s, run_orig);\n" % grid
+    src += "".join("    b%d = w%d.data() + off;\n" % (i, i) for i in range(nb))
+    src += "    launch3(%s, run_new);\n" % grid_new
+    src += "    nRuns++;\n"
+    for i in range(nb):
+        src += "    if (memcmp(o%d.data(), w%d.data(), sizeof(%s) * M)) { nBad++; printf(\"differs: buffer %d off %%d R %%d C %%d\\n\", off, R, C); }\n" % (i, i, t, i)
+    src += "  }\n"
+    src += "  printf(\"%s: %%s (%%d runs)\\n\", nBad ? \"DIFFERENT\" : \"equivalent\", nRuns);\n  return nBad != 0;\n}\n" % name
+    return cuda_emu.run(os.environ.get("CXX", "c++"), src)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
