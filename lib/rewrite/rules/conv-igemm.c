@@ -439,7 +439,10 @@ static int read_bounds(cv_walk *pW, cv_match *pM, const char **pzWhy) {
       bKy |= mono_has(&pG->expr.t[t], pM->aLoopAtom[1]) > 0;
       bKx |= mono_has(&pG->expr.t[t], pM->aLoopAtom[2]) > 0;
     }
-    if (bKy == bKx) return *pzWhy = "a bound check on an expression that is not the input row (ky) or column (kx)", -1;
+    if (bKy == bKx)
+      return *pzWhy = "a bound check on an expression that is not the input row (ky) or column (kx) (the loops must "
+                      "nest ci, ky, kx in that order, the weights' order)",
+             -1;
     if (bKy) {
       if (bLow ? nRowLo++ : nRowHi++) return *pzWhy = "the input row checked twice", -1;
       if (!bLow) pM->H = b;
@@ -652,6 +655,11 @@ static int cv_match_kernel(ks_rewrite *p, CXCursor kernel, ks_shape *pS, cv_matc
   pM->pxIdx = pX->index, pM->pwIdx = pWt->index, pM->pyIdx = pS->aAccess[iStore].index;
   if (pM->iX == pM->iW || pM->iX == pM->iY || pM->iW == pM->iY || pM->iX < 0 || pM->iW < 0 || pM->iY < 0)
     return ks_rewrite_refuse(p, "kernel '%s': the input, the weights and the output are not three distinct parameters", zK);
+  /* Beyond its window, the input index may depend on the batch index only. */
+  int aWin[5] = {pM->aLoopAtom[0], pM->aLoopAtom[1], pM->aLoopAtom[2], iOx, iOy};
+  if (variant_atoms(pS, &pM->pxIdx, aWin, 5, NULL) > 1)
+    return ks_rewrite_refuse(p, "kernel '%s': the input index depends on more than the batch index and the window "
+                                "(a grouped or depthwise convolution is not taken)", zK);
   /* The output channel: the one thread-variant atom of the weights' index. */
   int aSkip[3] = {pM->aLoopAtom[0], pM->aLoopAtom[1], pM->aLoopAtom[2]}, iCo = -1;
   if (variant_atoms(pS, &pM->pwIdx, aSkip, 3, &iCo) != 1)
