@@ -22,6 +22,7 @@
 #include "kernelskill/rewrite.h"
 #include "rewrite/rwutil.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -272,6 +273,13 @@ static int is_zero_literal(ks_tu *pTu, CXCursor c) {
 
 static int walk_stmt(cv_walk *pW, CXCursor c);
 
+/* The guard compares the flat index itself (PAR.x, not i + 1 or 2 * i) with its bound. */
+static int is_flat_guard(const ks_shape *pS, const ks_shape_guard *pG) {
+  const ks_poly *e = &pG->expr;
+  return pG->iDim == 0 && e->n == 1 && e->t[0].n == 1 && e->t[0].coef == 1 &&
+         pS->aAtom[e->t[0].a[0]].eKind == KS_ATOM_PAR && pS->aAtom[e->t[0].a[0]].iDim == 0;
+}
+
 static int walk_if(cv_walk *pW, CXCursor c) {
   CXCursor k[3];
   int nK = ks_rw_kids(c, k, 3);
@@ -287,7 +295,7 @@ static int walk_if(cv_walk *pW, CXCursor c) {
   if (eT == CXCursor_ReturnStmt) {
     /* the flat index's bound: `if (i >= total) return;` before the loops */
     const ks_shape_guard *pG = guard_at(pW, ks_rw_strip(k[0]));
-    if (pW->nDepth || pW->nLoopsSeen || pW->bTotal || !pG || pG->iDim != 0 || pG->eOp != CXBinaryOperator_GE ||
+    if (pW->nDepth || pW->nLoopsSeen || pW->bTotal || !pG || !is_flat_guard(pW->pS, pG) || pG->eOp != CXBinaryOperator_GE ||
         ks_rw_kids(th, k, 1) != 0)
       return cv_refuse_at(pW, c, "a `return` other than `if (i >= total) return;` on the flat index first");
     pW->bTotal = 1;
@@ -300,7 +308,7 @@ static int walk_if(cv_walk *pW, CXCursor c) {
   }
   /* `if (i < total) { ... }` around the whole body, or a bound check around the tap */
   const ks_shape_guard *pG = guard_at(pW, ks_rw_strip(k[0]));
-  if (!pW->nDepth && !pW->nLoopsSeen && !pW->bTotal && pG && pG->iDim == 0 && pG->eOp == CXBinaryOperator_LT) {
+  if (!pW->nDepth && !pW->nLoopsSeen && !pW->bTotal && pG && is_flat_guard(pW->pS, pG) && pG->eOp == CXBinaryOperator_LT) {
     pW->bTotal = 1;
     pW->pTotal = &pG->bound;
     return walk_stmt(pW, k[1]);
@@ -698,6 +706,37 @@ static int geom_text(ks_buf *pB, const ks_shape *pS, const cv_match *pM) {
   return rc;
 }
 
+/* Whether polynomial p reads parameter iParam. */
+static int poly_has_param(const ks_shape *pS, const ks_poly *p, int iParam) {
+  for (int i = 0; i < p->n; i++)
+    for (int j = 0; j < p->t[i].n; j++)
+      if (is_param_atom(pS, p->t[i].a[j]) && pS->aAtom[p->t[i].a[j]].iRef == iParam) return 1;
+  return 0;
+}
+
+/* Whether a launch argument may be evaluated once more in the grid: names,
+ * numbers, arithmetic and casts only (no call, assignment, ++ or --). */
+static int arg_pure(const char *z) {
+  for (const char *q = z; *q; q++) {
+    if ((q[0] == '+' && q[1] == '+') || (q[0] == '-' && q[1] == '-')) return 0;
+    if (!isalnum((unsigned char)*q) && !strchr("_ \t\n()*+-/%.", *q)) return 0; /* no =, ?, [, ->, , */
+    if (*q == '(') {
+      const char *e = q;
+      while (e > z && (e[-1] == ' ' || e[-1] == '\t')) e--;
+      if (e > z && (isalnum((unsigned char)e[-1]) || e[-1] == '_')) {
+        const char *b = e;
+        while (b > z && (isalnum((unsigned char)b[-1]) || b[-1] == '_')) b--;
+        /* a cast's type keyword, else a call */
+        static const char *const azT[] = {"int", "long", "unsigned", "size_t", "signed", 0};
+        int bType = 0;
+        for (int i = 0; azT[i]; i++) bType |= (size_t)(e - b) == strlen(azT[i]) && !strncmp(b, azT[i], (size_t)(e - b));
+        if (!bType) return 0;
+      }
+    }
+  }
+  return 1;
+}
+
 static int apply_conv_igemm(ks_rewrite *p) {
   ks_tu *pTu = ks_rewrite_tu(p);
   const char *zKernel = ks_rewrite_kernel_name(p);
@@ -799,6 +838,14 @@ static int apply_conv_igemm(ks_rewrite *p) {
   for (int i = 0; i < nL; i++) {
     ks_launch *pL = &aL[i];
     if ((rc = ks_rw_launch_arity(p, pL, kernel, zKernel)) < 0) goto done;
+    for (int a = 0; a < pL->nArgs; a++)
+      if ((poly_has_param(pS, &m.batch, a) || poly_has_param(pS, &m.OH, a) || poly_has_param(pS, &m.OW, a) ||
+           poly_has_param(pS, &m.cout, a)) &&
+          !arg_pure(pL->azArg[a])) {
+        rc = ks_rewrite_refuse(p, "%s:%u: the launch of '%s' passes '%s', which the new grid would evaluate again",
+                               pTu->zFile, pL->iLine, zKernel, pL->azArg[a]);
+        goto done;
+      }
     ks_buf n = KS_BUF_INIT, mm = KS_BUF_INIT;
     rc = ks_buf_puts(&n, "(long long)");
     if (rc >= 0) rc = poly_text(&n, pS, &m.batch, pL->azArg);
