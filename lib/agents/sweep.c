@@ -20,6 +20,9 @@ static const sweep_def aSweep[] = {{"block-size", "threads", {"128", "256", "512
                                    {"gemm-tiled", "config",
                                     {"128x128x16_w64x32_t8x8_s4", "128x128x16_w64x32_t8x8_s3", "128x64x16_w32x32_t4x8_s3", 0},
                                     0},
+                                   {"conv-igemm", "config",
+                                    {"64x128x16_w32x64_t8x8_s3", "64x256x16_w32x64_t8x8_s2", "64x128x8_w32x64_t8x8_s4", 0},
+                                    0},
                                    {"unroll", "factor", {"4", "8", 0, 0}, 1},
                                    {"row-reduce", "threads", {"256", "512", "128", 0}, 0},
                                    {0, 0, {0}, 0}};

@@ -473,13 +473,15 @@ static int poly_variant(sctx *pC, const ks_poly *p) {
 
 /* i / n or i % n with i variant and n uniform: a derived atom (the 2-D split
  * of a flat index); iDimOf is set when i is exactly PAR.d. */
-static ks_poly derived(sctx *pC, CXCursor c, const ks_poly *pA, int bRem) {
+static ks_poly derived(sctx *pC, CXCursor c, const ks_poly *pA, const ks_poly *pB, int bRem) {
   ks_poly r = uniform_named(pC, c, -1);
   if (r.bIrregular) return r;
   int iAtom = r.t[0].a[0];
   ks_atom *a = &pC->pS->aAtom[iAtom];
   a->eKind = KS_ATOM_DERIVED;
   a->bRem = bRem;
+  if (!a->pNum && (a->pNum = malloc(sizeof *a->pNum))) *a->pNum = *pA;
+  if (!a->pDen && (a->pDen = malloc(sizeof *a->pDen))) *a->pDen = *pB;
   if (pA->n == 1 && pA->t[0].n == 1 && pA->t[0].coef == 1) {
     ks_atom *b = &pC->pS->aAtom[pA->t[0].a[0]];
     if (b->eKind == KS_ATOM_PAR) a->iDimOf = b->iDim;
@@ -638,7 +640,7 @@ static ks_poly eval(sctx *pC, CXCursor c, int nDepth) {
       }
       if (!a.bIrregular && !poly_variant(pC, &b) && !b.bIndirect &&
           (op == CXBinaryOperator_Div || op == CXBinaryOperator_Rem))
-        return derived(pC, c, &a, op == CXBinaryOperator_Rem);
+        return derived(pC, c, &a, &b, op == CXBinaryOperator_Rem);
       ks_poly r = poly_irregular();
       r.bIndirect = a.bIndirect || b.bIndirect;
       return r;
@@ -1161,8 +1163,13 @@ static void note_guard(sctx *pC, CXCursor cond, int bEarlyReturn, int nDepth) {
     pG->iDim = iDim;
     pG->bEarlyReturn = bEarlyReturn;
     pG->zBound = ks_ast_text(pC->pTu, k.a[1 - s]);
+    pG->expr = a;
+    pG->bound = normalize(pC, b);
+    /* s == 1: `bound OP expr`, written here as `expr OP' bound` */
+    pG->eOp = s == 0 ? (int)op : op == CXBinaryOperator_LT ? CXBinaryOperator_GT : op == CXBinaryOperator_GT ? CXBinaryOperator_LT
+                                 : op == CXBinaryOperator_LE ? CXBinaryOperator_GE : CXBinaryOperator_LE;
     unsigned st, en;
-    if (ks_ast_extent(pC->pTu, cond, &st, &en) == 0) ks_ast_line_col(pC->pTu, st, &pG->iLine, NULL);
+    if (ks_ast_extent(pC->pTu, cond, &st, &en) == 0) ks_ast_line_col(pC->pTu, st, &pG->iLine, NULL), pG->iOffset = st;
     break;
   }
 done:
@@ -1875,7 +1882,7 @@ int ks_shape_build(ks_tu *pTu, CXCursor kernel, ks_shape **ppOut) {
 void ks_shape_free(ks_shape *p) {
   if (!p) return;
   free(p->zKernel);
-  for (int i = 0; i < p->nAtom; i++) free(p->aAtom[i].zName);
+  for (int i = 0; i < p->nAtom; i++) free(p->aAtom[i].zName), free(p->aAtom[i].pNum), free(p->aAtom[i].pDen);
   free(p->aAtom);
   for (int i = 0; i < p->nGuard; i++) free(p->aGuard[i].zBound);
   free(p->aGuard);

@@ -36,6 +36,7 @@ typedef struct ks_atom {
   int iDimOf;  /* DERIVED from PAR_d by i / n or i % n: d, else -1 */
   int bRem;    /* DERIVED: the i % n form */
   char *zName; /* "threadIdx.x", "n", "i/cols", ... */
+  struct ks_poly *pNum, *pDen; /* DERIVED by i / n or i % n: i and n (malloc'd), else NULL */
 } ks_atom;
 
 #define KS_MONO_MAX 4
@@ -69,6 +70,9 @@ typedef struct ks_shape_guard {
   int iDim;          /* the parallel dimension it bounds, or -1 (another variant index) */
   int bEarlyReturn;  /* if (i >= n) return; */
   char *zBound;      /* n as written */
+  ks_poly expr, bound; /* the comparison as `expr OP bound`, expr the thread-variant side */
+  int eOp;           /* OP: a CXBinaryOperatorKind, LT..GE, with expr on its left */
+  unsigned iOffset;  /* main-file start of the comparison */
 } ks_shape_guard;
 
 typedef enum ks_acc_op { KS_ACC_OP_NONE = 0, KS_ACC_OP_ADD, KS_ACC_OP_MUL, KS_ACC_OP_MAX, KS_ACC_OP_MIN } ks_acc_op;

@@ -1,0 +1,891 @@
+/* conv-igemm.c — rule `conv-igemm`: a direct FP32 convolution written one
+ * thread per output (NCHW input [batch][cin][H][W], weights
+ * [cout][cin][KH][KW], output [batch][cout][OH][OW], the output index
+ * flattened and split by / and %, loops ci, ky, kx, the input bounds checked
+ * by `continue` or by an `if` around the tap) becomes a call of the shipped
+ * template share/kernelskill/templates/ks_conv_f32.cuh (ks_conv::conv_block:
+ * an implicit GEMM, M = cout, N = batch*OH*OW, K = cin*KH*KW, im2col gathered
+ * into shared memory with cp.async, register tiles), with the tile
+ * configuration of param config; its launches get the template's grid and
+ * block.
+ *
+ * Recognition is on the kernel-shape model (features/shape.h): the loops, the
+ * accesses' index polynomials, the guards' compared polynomials, the split of
+ * the flat index. The geometry (stride, padding, dilation, sizes; constants
+ * or parameters) is read off those polynomials, then checked: every index
+ * polynomial is evaluated against the NCHW formulas at every thread and tap
+ * of several random draws of the parameters, and the output index must hit
+ * every output once. Each output's sum keeps the kernel's order (ci, ky, kx),
+ * so results are bitwise the original's (docs/rules/conv-igemm.md). */
+#include "features/ast.h"
+#include "features/shape.h"
+#include "kernelskill/rewrite.h"
+#include "rewrite/rwutil.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A tile configuration: the template's parameters. */
+typedef struct cv_cfg {
+  int BM, BN, BK, WM, WN, TM, TN, S;
+} cv_cfg;
+
+#define CV_DEFAULT_CONFIG "64x128x16_w32x64_t8x8_s3"
+#define CV_STATIC_SMEM (48 * 1024)
+
+static long cfg_smem(const cv_cfg *c) { return (long)c->S * c->BK * (c->BM + 4 + c->BN + 4) * 4; }
+static int cfg_threads(const cv_cfg *c) { return (c->BM / c->WM) * (c->BN / c->WN) * 32; }
+
+/* Parse "BMxBNxBK_wWMxWN_tTMxTN_sS" and check it against ks_conv::config's
+ * constraints. NULL, or why it is refused. */
+static const char *parse_cfg(const char *z, cv_cfg *c) {
+  char cEnd = 0;
+  if (sscanf(z, "%dx%dx%d_w%dx%d_t%dx%d_s%d%c", &c->BM, &c->BN, &c->BK, &c->WM, &c->WN, &c->TM, &c->TN, &c->S,
+             &cEnd) != 8)
+    return "not of the form BMxBNxBK_wWMxWN_tTMxTN_sS (e.g. 64x128x16_w32x64_t8x8_s3)";
+  if (c->BM < 16 || c->BM > 256 || c->BN < 16 || c->BN > 256 || c->BK < 4 || c->BK > 32 || c->BK % 4)
+    return "BM and BN must be 16..256, BK 4..32 and a multiple of 4";
+  if (c->WM <= 0 || c->WN <= 0 || c->TM <= 0 || c->TN <= 0 || c->BM % c->WM || c->BN % c->WN || c->WM % c->TM ||
+      c->WN % c->TN)
+    return "the block tile must be whole warp tiles, a warp tile whole thread tiles";
+  if (c->TM % 4 || c->TN % 4 || c->TM * c->TN > 128) return "TM and TN must be multiples of 4, TM*TN at most 128";
+  if ((c->WM / c->TM) * (c->WN / c->TN) != 32) return "a warp tile must hold exactly 32 thread tiles";
+  int nT = cfg_threads(c);
+  if (nT > 1024) return "more than 1024 threads per block";
+  if (nT % c->BN || (c->BK * c->BN) % nT || (c->BK * c->BM) % nT)
+    return "the threads must be a multiple of BN and divide BK*BN and BK*BM (whole rows of one B column each)";
+  if (c->S < 2 || c->S > 8) return "stages must be 2..8";
+  if (cfg_smem(c) > CV_STATIC_SMEM) return "over 48 KB of shared memory (this rule uses static shared memory)";
+  return NULL;
+}
+
+/* ---- polynomials of the shape model, as this rule reads them ---- */
+
+static int is_param_atom(const ks_shape *pS, int a) {
+  return pS->aAtom[a].eKind == KS_ATOM_UNIFORM && pS->aAtom[a].iRef >= 0;
+}
+
+/* Every atom of p is a kernel parameter (so its text is valid in the new body and at the launches). */
+static int poly_of_params(const ks_shape *pS, const ks_poly *p) {
+  if (p->bIrregular || p->bIndirect) return 0;
+  for (int i = 0; i < p->n; i++)
+    for (int j = 0; j < p->t[i].n; j++)
+      if (!is_param_atom(pS, p->t[i].a[j])) return 0;
+  return 1;
+}
+
+static int mono_has(const ks_mono *m, int a) {
+  int n = 0;
+  for (int j = 0; j < m->n; j++) n += m->a[j] == a;
+  return n;
+}
+
+/* The monomials of p holding atom a, a taken out (*pbOk = 0 when a appears squared). */
+static ks_poly poly_coef(const ks_poly *p, int a, int *pbOk) {
+  ks_poly r;
+  memset(&r, 0, sizeof r);
+  for (int i = 0; i < p->n; i++) {
+    int n = mono_has(&p->t[i], a);
+    if (n > 1) *pbOk = 0;
+    if (n != 1) continue;
+    ks_mono m = p->t[i];
+    int k = 0;
+    for (int j = 0; j < m.n; j++)
+      if (m.a[j] != a) m.a[k++] = m.a[j];
+    m.n = k;
+    r.t[r.n++] = m;
+  }
+  return r;
+}
+
+/* The monomials of p holding none of the atoms in aA[0..nA). */
+static ks_poly poly_without(const ks_poly *p, const int *aA, int nA) {
+  ks_poly r;
+  memset(&r, 0, sizeof r);
+  for (int i = 0; i < p->n; i++) {
+    int bHas = 0;
+    for (int j = 0; j < nA; j++) bHas |= aA[j] >= 0 && mono_has(&p->t[i], aA[j]);
+    if (!bHas) r.t[r.n++] = p->t[i];
+  }
+  return r;
+}
+
+static ks_poly poly_neg(ks_poly p) {
+  for (int i = 0; i < p.n; i++) p.t[i].coef = -p.t[i].coef;
+  return p;
+}
+
+/* The atoms of p that are neither parameters nor constants nor in aSkip: the
+ * thread-variant ones. Returns how many distinct; *piOne the first. */
+static int variant_atoms(const ks_shape *pS, const ks_poly *p, const int *aSkip, int nSkip, int *piOne) {
+  int aSeen[16], n = 0;
+  for (int i = 0; i < p->n; i++)
+    for (int j = 0; j < p->t[i].n; j++) {
+      int a = p->t[i].a[j], bSkip = is_param_atom(pS, a);
+      for (int s = 0; s < nSkip; s++) bSkip |= aSkip[s] == a;
+      for (int s = 0; s < n; s++) bSkip |= aSeen[s] == a;
+      if (!bSkip && n < 16) aSeen[n++] = a;
+    }
+  if (piOne) *piOne = n ? aSeen[0] : -1;
+  return n;
+}
+
+/* Text of a polynomial over parameters: each parameter as zArg[iRef]
+ * parenthesized when azArg is given (a launch's arguments), else its name. */
+static int poly_text(ks_buf *pB, const ks_shape *pS, const ks_poly *p, char *const *azArg) {
+  int rc = ks_buf_puts(pB, "(");
+  if (p->n == 0) rc = ks_buf_puts(pB, "0");
+  for (int i = 0; rc >= 0 && i < p->n; i++) {
+    const ks_mono *m = &p->t[i];
+    long long c = m->coef;
+    if (i > 0) rc = ks_buf_puts(pB, c < 0 ? " - " : " + ");
+    else if (c < 0) rc = ks_buf_puts(pB, "-");
+    if (c < 0) c = -c;
+    if (rc >= 0 && (c != 1 || m->n == 0)) rc = ks_buf_printf(pB, "%lld%s", c, m->n ? " * " : "");
+    for (int j = 0; rc >= 0 && j < m->n; j++) {
+      const ks_atom *a = &pS->aAtom[m->a[j]];
+      if (azArg) rc = ks_buf_printf(pB, "%s(%s)", j ? " * " : "", azArg[a->iRef]);
+      else rc = ks_buf_printf(pB, "%s%s", j ? " * " : "", a->zName);
+    }
+  }
+  if (rc >= 0) rc = ks_buf_puts(pB, ")");
+  return rc;
+}
+
+/* ---- numeric evaluation: the check of what was read off ---- */
+
+typedef struct cv_vals {
+  const ks_shape *pS;
+  long long *aV;  /* per atom: its value, for parameters, loop variables and PAR.x */
+  int bBad;       /* an atom with no value, a division by zero */
+} cv_vals;
+
+static long long eval_poly(cv_vals *pV, const ks_poly *p);
+
+static long long eval_atom(cv_vals *pV, int a) {
+  const ks_atom *pA = &pV->pS->aAtom[a];
+  if (pA->eKind == KS_ATOM_DERIVED) {
+    if (!pA->pNum || !pA->pDen) return pV->bBad = 1, 0;
+    long long n = eval_poly(pV, pA->pNum), d = eval_poly(pV, pA->pDen);
+    if (d == 0) return pV->bBad = 1, 0;
+    return pA->bRem ? n % d : n / d;
+  }
+  return pV->aV[a];
+}
+
+static long long eval_poly(cv_vals *pV, const ks_poly *p) {
+  if (p->bIrregular) return pV->bBad = 1, 0;
+  unsigned long long r = 0; /* wraps like the machine would; equality is what is checked */
+  for (int i = 0; i < p->n; i++) {
+    unsigned long long m = (unsigned long long)p->t[i].coef;
+    for (int j = 0; j < p->t[i].n; j++) m *= (unsigned long long)eval_atom(pV, p->t[i].a[j]);
+    r += m;
+  }
+  return (long long)r;
+}
+
+/* ---- the match ---- */
+
+typedef struct cv_match {
+  int iX, iW, iY;                 /* parameters: input, weights, output */
+  int aLoopAtom[3];               /* ci, ky, kx */
+  int iOx, iOy, iCo;              /* output-coordinate atoms */
+  ks_poly pxIdx, pwIdx, pyIdx;    /* the three accesses' indices */
+  ks_poly total;                  /* the flat index's bound */
+  ks_poly cin, kh, kw, H, W, OH, OW, cout, batch, sy, sx, py, px, dy, dx;
+  ks_poly ey, ex;                 /* the bounded row and column of the input */
+  unsigned iBodyStart, iBodyEnd, iKernelStart;
+} cv_match;
+
+/* A comparison the tap is under: guard pG, negated (a `continue` guard). */
+typedef struct cv_cons {
+  const ks_shape_guard *pG;
+  int bNeg;
+} cv_cons;
+
+typedef struct cv_walk {
+  ks_rewrite *p;
+  ks_tu *pTu;
+  ks_shape *pS;
+  CXCursor kernel;
+  cv_cons aC[16];
+  int nC;
+  int nDepth;           /* loops entered */
+  int nLoopsSeen;
+  CXCursor acc;         /* the accumulator's VarDecl */
+  int bAcc, bStore, bTotal;
+  cv_cons aAccC[16];
+  int nAccC;
+  const ks_poly *pTotal;
+  int rc;               /* a refusal already set */
+} cv_walk;
+
+static int cv_refuse_at(cv_walk *pW, CXCursor c, const char *zWhat) {
+  unsigned s = 0, e = 0, iLine = 0;
+  if (ks_ast_extent(pW->pTu, c, &s, &e) == 0) ks_ast_line_col(pW->pTu, s, &iLine, NULL);
+  pW->rc = ks_rewrite_refuse(pW->p, "%s:%u: kernel '%s' is not a direct convolution this rule rewrites: %s",
+                             pW->pTu->zFile, iLine, ks_rewrite_kernel_name(pW->p), zWhat);
+  return -1;
+}
+
+static const ks_shape_guard *guard_at(cv_walk *pW, CXCursor c) {
+  unsigned s, e;
+  if (ks_ast_extent(pW->pTu, c, &s, &e) != 0) return NULL;
+  for (int i = 0; i < pW->pS->nGuard; i++)
+    if (pW->pS->aGuard[i].iOffset == s) return &pW->pS->aGuard[i];
+  return NULL;
+}
+
+/* Push the comparisons of cond, a tree of eJoin (|| or &&) over comparisons
+ * the model recorded as guards. */
+static int push_leaves(cv_walk *pW, CXCursor cond, enum CXBinaryOperatorKind eJoin, int bNeg) {
+  cond = ks_rw_strip(cond);
+  if (clang_getCursorKind(cond) == CXCursor_BinaryOperator && clang_getCursorBinaryOperatorKind(cond) == eJoin) {
+    CXCursor k[2];
+    if (ks_rw_kids(cond, k, 2) != 2) return cv_refuse_at(pW, cond, "a condition it cannot read");
+    if (push_leaves(pW, k[0], eJoin, bNeg) < 0) return -1;
+    return push_leaves(pW, k[1], eJoin, bNeg);
+  }
+  const ks_shape_guard *pG = guard_at(pW, cond);
+  if (!pG || pG->expr.bIrregular || pG->bound.bIrregular)
+    return cv_refuse_at(pW, cond,
+                        eJoin == CXBinaryOperator_LOr
+                            ? "a `continue` condition that is not an || of comparisons of an index with a bound"
+                            : "an `if` condition that is not an && of comparisons of an index with a bound");
+  if (pW->nC >= 16) return cv_refuse_at(pW, cond, "more than 16 bound checks");
+  pW->aC[pW->nC].pG = pG;
+  pW->aC[pW->nC].bNeg = bNeg;
+  pW->nC++;
+  return 0;
+}
+
+static int is_zero_literal(ks_tu *pTu, CXCursor c) {
+  c = ks_rw_strip(c);
+  enum CXCursorKind e = clang_getCursorKind(c);
+  if (e != CXCursor_FloatingLiteral && e != CXCursor_IntegerLiteral) return 0;
+  char *z = ks_rw_squash_cursor(pTu, c);
+  int b = z && strspn(z, "0.") == strcspn(z, "fF") && strcspn(z, "fF") > 0;
+  free(z);
+  return b;
+}
+
+static int walk_stmt(cv_walk *pW, CXCursor c);
+
+/* The guard compares the flat index itself (PAR.x, not i + 1 or 2 * i) with its bound. */
+static int is_flat_guard(const ks_shape *pS, const ks_shape_guard *pG) {
+  const ks_poly *e = &pG->expr;
+  return pG->iDim == 0 && e->n == 1 && e->t[0].n == 1 && e->t[0].coef == 1 &&
+         pS->aAtom[e->t[0].a[0]].eKind == KS_ATOM_PAR && pS->aAtom[e->t[0].a[0]].iDim == 0;
+}
+
+static int walk_if(cv_walk *pW, CXCursor c) {
+  CXCursor k[3];
+  int nK = ks_rw_kids(c, k, 3);
+  if (nK != 2) return cv_refuse_at(pW, c, "an `if` with an `else` or a declaration");
+  CXCursor th = k[1];
+  if (clang_getCursorKind(th) == CXCursor_CompoundStmt) {
+    CXCursor one[2];
+    if (ks_rw_kids(th, one, 2) == 1 &&
+        (clang_getCursorKind(one[0]) == CXCursor_ContinueStmt || clang_getCursorKind(one[0]) == CXCursor_ReturnStmt))
+      th = one[0];
+  }
+  enum CXCursorKind eT = clang_getCursorKind(th);
+  if (eT == CXCursor_ReturnStmt) {
+    /* the flat index's bound: `if (i >= total) return;` before the loops */
+    const ks_shape_guard *pG = guard_at(pW, ks_rw_strip(k[0]));
+    if (pW->nDepth || pW->nLoopsSeen || pW->bTotal || !pG || !is_flat_guard(pW->pS, pG) || pG->eOp != CXBinaryOperator_GE ||
+        ks_rw_kids(th, k, 1) != 0)
+      return cv_refuse_at(pW, c, "a `return` other than `if (i >= total) return;` on the flat index first");
+    pW->bTotal = 1;
+    pW->pTotal = &pG->bound;
+    return 0;
+  }
+  if (eT == CXCursor_ContinueStmt) {
+    if (!pW->nDepth) return cv_refuse_at(pW, c, "a `continue` outside the loops");
+    return push_leaves(pW, k[0], CXBinaryOperator_LOr, 1); /* popped at the end of the enclosing block */
+  }
+  /* `if (i < total) { ... }` around the whole body, or a bound check around the tap */
+  const ks_shape_guard *pG = guard_at(pW, ks_rw_strip(k[0]));
+  if (!pW->nDepth && !pW->nLoopsSeen && !pW->bTotal && pG && is_flat_guard(pW->pS, pG) && pG->eOp == CXBinaryOperator_LT) {
+    pW->bTotal = 1;
+    pW->pTotal = &pG->bound;
+    return walk_stmt(pW, k[1]);
+  }
+  int nC = pW->nC;
+  if (push_leaves(pW, k[0], CXBinaryOperator_LAnd, 0) < 0) return -1;
+  int rc = walk_stmt(pW, k[1]);
+  pW->nC = nC;
+  return rc;
+}
+
+/* `acc += a * b` with a and b the two loads, in the innermost loop. */
+static int walk_accumulate(cv_walk *pW, CXCursor c) {
+  CXCursor k[2];
+  if (ks_rw_kids(c, k, 2) != 2 || clang_Cursor_isNull(pW->acc) || !ks_rw_is_ref_to(k[0], pW->acc))
+    return cv_refuse_at(pW, c, "an update that is not `acc += input * weight` on the float accumulator");
+  CXCursor r = ks_rw_strip(k[1]), m[2];
+  if (clang_getCursorKind(r) != CXCursor_BinaryOperator || clang_getCursorBinaryOperatorKind(r) != CXBinaryOperator_Mul ||
+      ks_rw_kids(r, m, 2) != 2)
+    return cv_refuse_at(pW, c, "an update that is not `acc += input * weight`");
+  for (int i = 0; i < 2; i++) {
+    CXCursor s = ks_rw_strip(m[i]);
+    enum CXCursorKind e = clang_getCursorKind(s);
+    if (e != CXCursor_ArraySubscriptExpr && !(e == CXCursor_UnaryOperator &&
+                                              clang_getCursorUnaryOperatorKind(s) == CXUnaryOperator_Deref))
+      return cv_refuse_at(pW, c, "a product whose factors are not two loads");
+  }
+  if (pW->nDepth != 3 || pW->bAcc) return cv_refuse_at(pW, c, "an accumulation outside the innermost of the three loops");
+  pW->bAcc = 1;
+  memcpy(pW->aAccC, pW->aC, sizeof pW->aC);
+  pW->nAccC = pW->nC;
+  return 0;
+}
+
+static int walk_stmt(cv_walk *pW, CXCursor c) {
+  enum CXCursorKind e = clang_getCursorKind(c);
+  switch (e) {
+  case CXCursor_CompoundStmt: {
+    CXCursor *a;
+    int n, rc = 0, nC = pW->nC;
+    ks_rw_children(c, &a, &n);
+    for (int i = 0; i < n && rc == 0; i++) rc = walk_stmt(pW, a[i]);
+    free(a);
+    pW->nC = nC;
+    return rc;
+  }
+  case CXCursor_NullStmt:
+    return 0;
+  case CXCursor_DeclStmt: {
+    CXCursor *a;
+    int n, rc = 0;
+    ks_rw_children(c, &a, &n);
+    for (int i = 0; i < n && rc == 0; i++) {
+      CXCursor d = a[i], in[2];
+      CXType t = clang_getCanonicalType(clang_getCursorType(d));
+      int nIn = ks_rw_kids(d, in, 2);
+      CXCursor init = nIn ? in[nIn - 1] : clang_getNullCursor();
+      if (clang_getCursorKind(d) != CXCursor_VarDecl || clang_Cursor_isNull(init) || !clang_isExpression(clang_getCursorKind(init)))
+        rc = cv_refuse_at(pW, d, "a declaration without an initializer");
+      else if (t.kind == CXType_Float && is_zero_literal(pW->pTu, init) && clang_Cursor_isNull(pW->acc) && !pW->nDepth)
+        pW->acc = d;
+      else if (!(ks_rw_is_integer_type(t) || t.kind == CXType_Pointer) || !ks_rw_pure_expr(init))
+        rc = cv_refuse_at(pW, d, "a local that is not an index, a pointer into a tensor or the float accumulator from 0");
+    }
+    free(a);
+    return rc;
+  }
+  case CXCursor_ForStmt: {
+    int iL = -1;
+    for (int i = 0; i < pW->pS->nLoop; i++)
+      if (clang_equalCursors(pW->pS->aLoop[i].cursor, c)) iL = i;
+    if (iL < 0 || iL != pW->nDepth) return cv_refuse_at(pW, c, "a loop other than the nest ci, ky, kx");
+    CXCursor k[4];
+    int nK = ks_rw_kids(c, k, 4);
+    pW->nDepth++;
+    pW->nLoopsSeen++;
+    int nC = pW->nC, rc = nK > 0 ? walk_stmt(pW, k[nK - 1]) : cv_refuse_at(pW, c, "an empty loop");
+    pW->nC = nC;
+    pW->nDepth--;
+    return rc;
+  }
+  case CXCursor_IfStmt:
+    return walk_if(pW, c);
+  case CXCursor_CompoundAssignOperator: {
+    char *z = ks_rw_squash_cursor(pW->pTu, c);
+    CXCursor k[2];
+    int bAdd = 0;
+    if (z && ks_rw_kids(c, k, 2) == 2) {
+      char *zL = ks_rw_squash_cursor(pW->pTu, k[0]);
+      bAdd = zL && !strncmp(z + strlen(zL), "+=", 2);
+      free(zL);
+    }
+    free(z);
+    if (!bAdd) return cv_refuse_at(pW, c, "a compound assignment other than `acc += ...`");
+    return walk_accumulate(pW, c);
+  }
+  case CXCursor_BinaryOperator: {
+    CXCursor k[2];
+    if (clang_getCursorBinaryOperatorKind(c) != CXBinaryOperator_Assign || ks_rw_kids(c, k, 2) != 2)
+      return cv_refuse_at(pW, c, "an expression statement that is not the store of the accumulator");
+    CXCursor l = ks_rw_strip(k[0]);
+    if (pW->nDepth || !pW->bAcc || pW->bStore || clang_getCursorKind(l) != CXCursor_ArraySubscriptExpr ||
+        clang_Cursor_isNull(pW->acc) || !ks_rw_is_ref_to(k[1], pW->acc))
+      return cv_refuse_at(pW, c, "an assignment other than `y[index] = acc;` after the loops");
+    pW->bStore = 1;
+    return 0;
+  }
+  default:
+    return cv_refuse_at(pW, c, "a statement a direct convolution does not have");
+  }
+}
+
+/* The bounds the tap is under, as E >= 0 and E < U for its row and column. */
+static int read_bounds(cv_walk *pW, cv_match *pM, const char **pzWhy) {
+  const ks_shape *pS = pW->pS;
+  int nRowLo = 0, nRowHi = 0, nColLo = 0, nColHi = 0;
+  for (int i = 0; i < pW->nAccC; i++) {
+    const ks_shape_guard *pG = pW->aAccC[i].pG;
+    int eOp = pG->eOp;
+    if (pW->aAccC[i].bNeg)
+      eOp = eOp == CXBinaryOperator_LT ? CXBinaryOperator_GE : eOp == CXBinaryOperator_GE ? CXBinaryOperator_LT
+            : eOp == CXBinaryOperator_LE ? CXBinaryOperator_GT : CXBinaryOperator_LE;
+    ks_poly b = pG->bound;
+    long long v = 0;
+    int bConst = b.n == 0 || (b.n == 1 && b.t[0].n == 0);
+    if (bConst && b.n) v = b.t[0].coef;
+    int bLow = eOp == CXBinaryOperator_GE || eOp == CXBinaryOperator_GT;
+    /* integers: E > -1 is E >= 0, E <= U - 1 is E < U (a constant U only) */
+    if (bLow && !(bConst && ((eOp == CXBinaryOperator_GE && v == 0) || (eOp == CXBinaryOperator_GT && v == -1))))
+      return *pzWhy = "a lower bound on the input row or column other than 0", -1;
+    if (!bLow && eOp != CXBinaryOperator_LT) return *pzWhy = "an upper bound on the input not written `< bound`", -1;
+    if (!bLow && !poly_of_params(pS, &b))
+      return *pzWhy = "an upper bound on the input row or column that is not an expression of the parameters", -1;
+    int bKy = 0, bKx = 0;
+    for (int t = 0; t < pG->expr.n; t++) {
+      bKy |= mono_has(&pG->expr.t[t], pM->aLoopAtom[1]) > 0;
+      bKx |= mono_has(&pG->expr.t[t], pM->aLoopAtom[2]) > 0;
+    }
+    if (bKy == bKx)
+      return *pzWhy = "a bound check on an expression that is not the input row (ky) or column (kx) (the loops must "
+                      "nest ci, ky, kx in that order, the weights' order)",
+             -1;
+    if (bKy) {
+      if (bLow ? nRowLo++ : nRowHi++) return *pzWhy = "the input row checked twice", -1;
+      if (!bLow) pM->H = b;
+      pM->ey = pG->expr;
+    } else {
+      if (bLow ? nColLo++ : nColHi++) return *pzWhy = "the input column checked twice", -1;
+      if (!bLow) pM->W = b;
+      pM->ex = pG->expr;
+    }
+  }
+  if (!nRowLo || !nRowHi || !nColLo || !nColHi)
+    return *pzWhy = "the tap is not under the bound checks 0 <= row < H and 0 <= column < W (a padded input is not taken)", -1;
+  return 0;
+}
+
+/* Read E = s*o + d*k + c: the output coordinate's atom, s, d, and -c. */
+static int read_window(const ks_shape *pS, const ks_poly *pE, int iK, int iCi, int *piO, ks_poly *pS_, ks_poly *pD,
+                       ks_poly *pP) {
+  int bOk = 1, aSkip[2] = {iK, iCi};
+  if (variant_atoms(pS, pE, aSkip, 2, piO) != 1) return -1;
+  *pD = poly_coef(pE, iK, &bOk);
+  *pS_ = poly_coef(pE, *piO, &bOk);
+  int aBoth[2] = {iK, *piO};
+  *pP = poly_neg(poly_without(pE, aBoth, 2));
+  if (!bOk || !poly_of_params(pS, pD) || !poly_of_params(pS, pS_) || !poly_of_params(pS, pP)) return -1;
+  for (int i = 0; i < pE->n; i++)
+    if (mono_has(&pE->t[i], iK) && mono_has(&pE->t[i], *piO)) return -1;
+  return 0;
+}
+
+/* A derived atom a = PAR-something % den: den, when a parameter polynomial. */
+static int rem_den(const ks_shape *pS, int a, ks_poly *pDen) {
+  const ks_atom *pA = &pS->aAtom[a];
+  if (pA->eKind != KS_ATOM_DERIVED || !pA->bRem || pA->iDimOf != 0 || !pA->pDen || !poly_of_params(pS, pA->pDen))
+    return -1;
+  *pDen = *pA->pDen;
+  return 0;
+}
+
+/* total / (cout * OH * OW) when every monomial of total holds those atoms (single parameters). */
+static int div_batch(const ks_shape *pS, const ks_poly *pTotal, const ks_poly *aF[3], ks_poly *pOut) {
+  *pOut = *pTotal;
+  for (int f = 0; f < 3; f++) {
+    const ks_poly *pF = aF[f];
+    if (pF->n != 1) return -1;
+    if (pF->t[0].n == 0) { /* a constant */
+      for (int i = 0; i < pOut->n; i++) {
+        if (pF->t[0].coef == 0 || pOut->t[i].coef % pF->t[0].coef) return -1;
+        pOut->t[i].coef /= pF->t[0].coef;
+      }
+      continue;
+    }
+    if (pF->t[0].coef != 1) return -1;
+    for (int j = 0; j < pF->t[0].n; j++) {
+      int bOk = 1;
+      ks_poly q = poly_coef(pOut, pF->t[0].a[j], &bOk);
+      if (!bOk || q.n != pOut->n) return -1;
+      *pOut = q;
+    }
+  }
+  return poly_of_params(pS, pOut) ? 0 : -1;
+}
+
+/* Check the reading on nDraws random draws of the parameters, every thread
+ * and tap: NULL, or what does not hold. */
+static const char *verify(const ks_shape *pS, const cv_match *pM) {
+  long long *aV = calloc((size_t)pS->nAtom + 1, sizeof *aV);
+  unsigned char *aSeen = NULL;
+  const char *zWhy = NULL;
+  if (!aV) return "out of memory";
+  cv_vals V = {pS, aV, 0};
+  unsigned long long seed = 0x9e3779b97f4a7c15ULL;
+  int iPar = -1;
+  for (int a = 0; a < pS->nAtom; a++)
+    if (pS->aAtom[a].eKind == KS_ATOM_PAR && pS->aAtom[a].iDim == 0) iPar = a;
+  for (int iDraw = 0; iDraw < 6 && !zWhy; iDraw++) {
+    for (int a = 0; a < pS->nAtom; a++) {
+      seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+      /* parameters 2..4; any other atom gets 0 (an index that reads one then fails the checks) */
+      aV[a] = is_param_atom(pS, a) ? 2 + (long long)((seed >> 33) % 3) : 0;
+    }
+    V.bBad = 0;
+    long long nTotal = eval_poly(&V, &pM->total), nB = eval_poly(&V, &pM->batch), nCo = eval_poly(&V, &pM->cout);
+    long long nOH = eval_poly(&V, &pM->OH), nOW = eval_poly(&V, &pM->OW), nCi = eval_poly(&V, &pM->cin);
+    long long nKH = eval_poly(&V, &pM->kh), nKW = eval_poly(&V, &pM->kw), nH = eval_poly(&V, &pM->H),
+              nW = eval_poly(&V, &pM->W);
+    long long sy = eval_poly(&V, &pM->sy), sx = eval_poly(&V, &pM->sx), py = eval_poly(&V, &pM->py),
+              px = eval_poly(&V, &pM->px), dy = eval_poly(&V, &pM->dy), dx = eval_poly(&V, &pM->dx);
+    if (V.bBad || nTotal != nB * nCo * nOH * nOW || nTotal <= 0 || nTotal > 200000 || nKH <= 0 || nKW <= 0 ||
+        nKH > 8 || nKW > 8) {
+      zWhy = "the flat index's bound is not batch * cout * OH * OW";
+      break;
+    }
+    free(aSeen);
+    aSeen = calloc((size_t)nTotal, 1);
+    if (!aSeen) {
+      zWhy = "out of memory";
+      break;
+    }
+    for (long long i = 0; i < nTotal && !zWhy; i++) {
+      if (iPar >= 0) aV[iPar] = i;
+      long long ox = eval_atom(&V, pM->iOx), oy = eval_atom(&V, pM->iOy), co = eval_atom(&V, pM->iCo);
+      /* nb: what the input index holds beyond the channel, row and column */
+      for (int l = 0; l < 3; l++) aV[pM->aLoopAtom[l]] = 0;
+      long long ey0 = eval_poly(&V, &pM->ey), ex0 = eval_poly(&V, &pM->ex), x0 = eval_poly(&V, &pM->pxIdx);
+      long long nPlane = nCi * nH * nW, rem = x0 - ey0 * nW - ex0;
+      long long nb = nPlane ? rem / nPlane : -1;
+      long long yi = eval_poly(&V, &pM->pyIdx);
+      if (V.bBad || ox < 0 || ox >= nOW || oy < 0 || oy >= nOH || co < 0 || co >= nCo || nb < 0 || nb >= nB ||
+          rem != nb * nPlane) {
+        zWhy = "the output coordinates are not a split of the flat index into batch, cout, OH, OW";
+        break;
+      }
+      if (yi != ((nb * nCo + co) * nOH + oy) * nOW + ox || yi < 0 || yi >= nTotal || aSeen[yi]) {
+        zWhy = "the output index is not y[nb][co][oy][ox] (NCHW), once per output";
+        break;
+      }
+      aSeen[yi] = 1;
+      for (long long ci = 0; ci < nCi && !zWhy; ci++)
+        for (long long ky = 0; ky < nKH && !zWhy; ky++)
+          for (long long kx = 0; kx < nKW && !zWhy; kx++) {
+            aV[pM->aLoopAtom[0]] = ci, aV[pM->aLoopAtom[1]] = ky, aV[pM->aLoopAtom[2]] = kx;
+            long long iy = eval_poly(&V, &pM->ey), ix = eval_poly(&V, &pM->ex);
+            if (iy != oy * sy - py + ky * dy || ix != ox * sx - px + kx * dx)
+              zWhy = "the input row and column are not oy*stride - pad + ky*dilation (and likewise for x)";
+            else if (eval_poly(&V, &pM->pwIdx) != ((co * nCi + ci) * nKH + ky) * nKW + kx)
+              zWhy = "the weights are not read as w[co][ci][ky][kx] (grouped, depthwise or transposed layouts are "
+                     "not taken)";
+            else if (eval_poly(&V, &pM->pxIdx) != ((nb * nCi + ci) * nH + iy) * nW + ix)
+              zWhy = "the input is not read as x[nb][ci][row][column] (NCHW) of the bounds checked";
+            else if (V.bBad)
+              zWhy = "an index it cannot evaluate";
+          }
+    }
+  }
+  free(aSeen);
+  free(aV);
+  return zWhy;
+}
+
+static int cv_match_kernel(ks_rewrite *p, CXCursor kernel, ks_shape *pS, cv_match *pM) {
+  ks_tu *pTu = ks_rewrite_tu(p);
+  const char *zK = ks_rewrite_kernel_name(p);
+  memset(pM, 0, sizeof *pM);
+  if (pS->bTruncated) return ks_rewrite_refuse(p, "kernel '%s' nests deeper than the shape model reads", zK);
+  if (pS->bShared || pS->bSync || pS->bAtomic || pS->bWarp)
+    return ks_rewrite_refuse(p, "kernel '%s' uses shared memory, barriers, atomics or warp primitives", zK);
+  if (pS->nCall) return ks_rewrite_refuse(p, "kernel '%s' calls '%s' in its computation", zK, pS->azCall[0]);
+  if (pS->nPar != 1 || pS->aPar[0].iDim != 0 || pS->aPar[0].bGridStride)
+    return ks_rewrite_refuse(p, "kernel '%s' is not one thread per output on a flat x index (a 2-D or 3-D grid, a "
+                                "grid-stride loop are not taken yet)", zK);
+  if (pS->nLoop != 3 || pS->aLoop[0].iParent != -1 || pS->aLoop[1].iParent != 0 || pS->aLoop[2].iParent != 1)
+    return ks_rewrite_refuse(p, "kernel '%s' does not have the three nested loops ci, ky, kx of a direct convolution", zK);
+  for (int i = 0; i < 3; i++) {
+    const ks_shape_loop *pL = &pS->aLoop[i];
+    int bZero = pL->init.n == 0 || (pL->init.n == 1 && pL->init.t[0].n == 0 && pL->init.t[0].coef == 0);
+    if (pL->iAtom < 0 || pL->nStep != 1 || !bZero || !poly_of_params(pS, &pL->bound) || pL->bGridStride ||
+        pL->bHasSync || pL->bStoresGlobal)
+      return ks_rewrite_refuse(p, "%s:%u: the loop over '%s' does not run from 0 by 1 to a bound of the parameters",
+                               pTu->zFile, pL->iLine, pL->zVar ? pL->zVar : "?");
+    pM->aLoopAtom[i] = pL->iAtom;
+  }
+  pM->cin = pS->aLoop[0].bound, pM->kh = pS->aLoop[1].bound, pM->kw = pS->aLoop[2].bound;
+  if (pS->aLoop[2].nAccum != 1 || pS->aLoop[2].aOp[0] != KS_ACC_OP_ADD)
+    return ks_rewrite_refuse(p, "kernel '%s': its innermost loop does not sum into one accumulator", zK);
+
+  /* The accesses: two float loads in the innermost loop, one store after. */
+  int aLoad[2], nLoad = 0, iStore = -1;
+  for (int i = 0; i < pS->nAccess; i++) {
+    const ks_shape_access *pA = &pS->aAccess[i];
+    if (pA->nElemSize != 4 || !pA->zElemType || !strstr(pA->zElemType, "float") || pA->index.bIrregular ||
+        pA->index.bIndirect)
+      return ks_rewrite_refuse(p, "%s:%u: an access that is not a float at an index of the threads and loops",
+                               pTu->zFile, pA->iLine);
+    if (pA->eKind == KS_SHAPE_LOAD && pA->iLoop == 2 && nLoad < 2) aLoad[nLoad++] = i;
+    else if (pA->eKind == KS_SHAPE_STORE && pA->iLoop == -1 && iStore < 0) iStore = i;
+    else
+      return ks_rewrite_refuse(p, "%s:%u: an access a direct convolution does not have (only the input and weight "
+                                  "loads of the tap and the output's store)", pTu->zFile, pA->iLine);
+  }
+  if (nLoad != 2 || iStore < 0)
+    return ks_rewrite_refuse(p, "kernel '%s' does not load an input and a weight per tap and store one output", zK);
+
+  /* The statements, the accumulator, the bounds the tap is under. */
+  cv_walk w;
+  memset(&w, 0, sizeof w);
+  w.p = p, w.pTu = pTu, w.pS = pS, w.kernel = kernel, w.acc = clang_getNullCursor();
+  CXCursor body = ks_rw_body(kernel);
+  if (clang_Cursor_isNull(body)) return ks_rewrite_refuse(p, "kernel '%s' has no body", zK);
+  if (walk_stmt(&w, body) < 0) return w.rc < 0 ? w.rc : ks_rewrite_refuse(p, "kernel '%s' is not taken", zK);
+  if (!w.bAcc || !w.bStore || !w.bTotal)
+    return ks_rewrite_refuse(p, "kernel '%s' lacks the bound on its flat index, the accumulation or the store", zK);
+  if (!poly_of_params(pS, w.pTotal))
+    return ks_rewrite_refuse(p, "kernel '%s': the flat index's bound is not an expression of the parameters", zK);
+  pM->total = *w.pTotal;
+  const char *zWhy = NULL;
+  if (read_bounds(&w, pM, &zWhy) < 0) return ks_rewrite_refuse(p, "kernel '%s': %s", zK, zWhy);
+
+  /* Which load is the input: the one at the bounded row. */
+  int iOy = -1, iOx = -1;
+  if (read_window(pS, &pM->ey, pM->aLoopAtom[1], pM->aLoopAtom[0], &iOy, &pM->sy, &pM->dy, &pM->py) < 0 ||
+      read_window(pS, &pM->ex, pM->aLoopAtom[2], pM->aLoopAtom[0], &iOx, &pM->sx, &pM->dx, &pM->px) < 0)
+    return ks_rewrite_refuse(p, "kernel '%s': the checked input row and column are not output coordinate * stride - "
+                                "pad + tap * dilation of the parameters", zK);
+  pM->iOy = iOy, pM->iOx = iOx;
+  int bX0 = 0;
+  for (int t = 0; t < pS->aAccess[aLoad[0]].index.n; t++) bX0 |= mono_has(&pS->aAccess[aLoad[0]].index.t[t], iOx) > 0;
+  const ks_shape_access *pX = &pS->aAccess[aLoad[bX0 ? 0 : 1]], *pWt = &pS->aAccess[aLoad[bX0 ? 1 : 0]];
+  pM->iX = pX->iParam, pM->iW = pWt->iParam, pM->iY = pS->aAccess[iStore].iParam;
+  pM->pxIdx = pX->index, pM->pwIdx = pWt->index, pM->pyIdx = pS->aAccess[iStore].index;
+  if (pM->iX == pM->iW || pM->iX == pM->iY || pM->iW == pM->iY || pM->iX < 0 || pM->iW < 0 || pM->iY < 0)
+    return ks_rewrite_refuse(p, "kernel '%s': the input, the weights and the output are not three distinct parameters", zK);
+  /* Beyond its window, the input index may depend on the batch index only. */
+  int aWin[5] = {pM->aLoopAtom[0], pM->aLoopAtom[1], pM->aLoopAtom[2], iOx, iOy};
+  if (variant_atoms(pS, &pM->pxIdx, aWin, 5, NULL) > 1)
+    return ks_rewrite_refuse(p, "kernel '%s': the input index depends on more than the batch index and the window "
+                                "(a grouped or depthwise convolution is not taken)", zK);
+  /* The output channel: the one thread-variant atom of the weights' index. */
+  int aSkip[3] = {pM->aLoopAtom[0], pM->aLoopAtom[1], pM->aLoopAtom[2]}, iCo = -1;
+  if (variant_atoms(pS, &pM->pwIdx, aSkip, 3, &iCo) != 1)
+    return ks_rewrite_refuse(p, "kernel '%s': the weights' index does not depend on one output channel", zK);
+  pM->iCo = iCo;
+  if (rem_den(pS, iOx, &pM->OW) < 0 || rem_den(pS, iOy, &pM->OH) < 0 || rem_den(pS, iCo, &pM->cout) < 0)
+    return ks_rewrite_refuse(p, "kernel '%s': the output column, row and channel are not the flat index split by %% "
+                                "of the parameters", zK);
+  const ks_poly *aF[3] = {&pM->cout, &pM->OH, &pM->OW};
+  if (div_batch(pS, &pM->total, aF, &pM->batch) < 0)
+    return ks_rewrite_refuse(p, "kernel '%s': the flat index's bound is not batch * cout * OH * OW", zK);
+  if ((zWhy = verify(pS, pM))) return ks_rewrite_refuse(p, "kernel '%s': %s", zK, zWhy);
+  return KS_OK;
+}
+
+static int at_file_scope(CXCursor kernel) {
+  return clang_getCursorKind(clang_getCursorSemanticParent(kernel)) == CXCursor_TranslationUnit;
+}
+
+/* A constant polynomial's value, or 0 when it is not one. */
+static long long poly_constant(const ks_poly *p) {
+  return p->n == 1 && p->t[0].n == 0 ? p->t[0].coef : 0;
+}
+
+/* The geometry's initializer: the kernel's names (azArg NULL). */
+static int geom_text(ks_buf *pB, const ks_shape *pS, const cv_match *pM) {
+  const ks_poly *a[] = {&pM->batch, &pM->cin, &pM->cout, &pM->H, &pM->W, &pM->OH, &pM->OW, &pM->kh,
+                        &pM->kw,    &pM->sy,  &pM->sx,   &pM->py, &pM->px, &pM->dy, &pM->dx};
+  int rc = ks_buf_puts(pB, "{");
+  for (unsigned i = 0; rc >= 0 && i < sizeof a / sizeof a[0]; i++) {
+    if (i) rc = ks_buf_puts(pB, ", ");
+    if (rc >= 0) rc = ks_buf_puts(pB, "(int)");
+    if (rc >= 0) rc = poly_text(pB, pS, a[i], NULL);
+  }
+  if (rc >= 0) rc = ks_buf_puts(pB, "}");
+  return rc;
+}
+
+/* Whether polynomial p reads parameter iParam. */
+static int poly_has_param(const ks_shape *pS, const ks_poly *p, int iParam) {
+  for (int i = 0; i < p->n; i++)
+    for (int j = 0; j < p->t[i].n; j++)
+      if (is_param_atom(pS, p->t[i].a[j]) && pS->aAtom[p->t[i].a[j]].iRef == iParam) return 1;
+  return 0;
+}
+
+/* Whether a launch argument may be evaluated once more in the grid: names,
+ * numbers, arithmetic and casts only (no call, assignment, ++ or --). */
+static int arg_pure(const char *z) {
+  for (const char *q = z; *q; q++) {
+    if ((q[0] == '+' && q[1] == '+') || (q[0] == '-' && q[1] == '-')) return 0;
+    if (!isalnum((unsigned char)*q) && !strchr("_ \t\n()*+-/%.", *q)) return 0; /* no =, ?, [, ->, , */
+    if (*q == '(') {
+      const char *e = q;
+      while (e > z && (e[-1] == ' ' || e[-1] == '\t')) e--;
+      if (e > z && (isalnum((unsigned char)e[-1]) || e[-1] == '_')) {
+        const char *b = e;
+        while (b > z && (isalnum((unsigned char)b[-1]) || b[-1] == '_')) b--;
+        /* a cast's type keyword, else a call */
+        static const char *const azT[] = {"int", "long", "unsigned", "size_t", "signed", 0};
+        int bType = 0;
+        for (int i = 0; azT[i]; i++) bType |= (size_t)(e - b) == strlen(azT[i]) && !strncmp(b, azT[i], (size_t)(e - b));
+        if (!bType) return 0;
+      }
+    }
+  }
+  return 1;
+}
+
+static int apply_conv_igemm(ks_rewrite *p) {
+  ks_tu *pTu = ks_rewrite_tu(p);
+  const char *zKernel = ks_rewrite_kernel_name(p);
+  const char *zCfg = ks_rewrite_param(p, "config", CV_DEFAULT_CONFIG);
+  const char *zWhy;
+  cv_cfg c;
+  if ((zWhy = parse_cfg(zCfg, &c))) return ks_rewrite_refuse(p, "config=%s: %s", zCfg, zWhy);
+  const int nT = cfg_threads(&c);
+  CXCursor kernel = ks_ast_find_kernel(pTu, zKernel);
+  if (clang_Cursor_isNull(kernel)) return ks_rewrite_refuse(p, "no kernel '%s' in the file", zKernel);
+  unsigned iKs, iKe;
+  if (ks_ast_extent(pTu, kernel, &iKs, &iKe) != 0)
+    return ks_rewrite_refuse(p, "kernel '%s' is not defined in the main file", zKernel);
+  if (ks_rewrite_has_note(p, iKs, iKe, NULL))
+    return ks_rewrite_already(p, "kernel '%s' already calls the convolution template", zKernel);
+  if (!at_file_scope(kernel))
+    return ks_rewrite_refuse(p, "kernel '%s' is not defined at file scope (inside a namespace or extern \"C\" block)",
+                             zKernel);
+  CXCursor body = ks_rw_body(kernel);
+  unsigned iBs, iBe;
+  if (clang_Cursor_isNull(body) || ks_ast_extent(pTu, body, &iBs, &iBe) != 0)
+    return ks_rewrite_refuse(p, "kernel '%s' has no body in the main file", zKernel);
+  if (ks_rw_has_word(pTu, iKs, iBs, "__launch_bounds__"))
+    return ks_rewrite_refuse(p, "kernel '%s' has __launch_bounds__; its block size changes here (apply launch-bounds "
+                                "after)", zKernel);
+
+  ks_shape *pS = NULL;
+  ks_launch *aL = NULL;
+  int nL = 0, rc;
+  ks_buf b = KS_BUF_INIT, cfg = KS_BUF_INIT, note = KS_BUF_INIT, geo = KS_BUF_INIT;
+  char *zNote = NULL, *zX = NULL, *zW = NULL, *zY = NULL;
+  cv_match m;
+  if ((rc = ks_shape_build(pTu, kernel, &pS)) < 0) goto done;
+  if ((rc = cv_match_kernel(p, kernel, pS, &m)) < 0) goto done;
+  /* The rule changes the grid and block: every use must be a launch it rewrites. */
+  if ((rc = ks_rw_launch_contract(p, zKernel)) < 0) goto done;
+  if ((rc = ks_rw_kernel_launches(p, zKernel, &aL, &nL)) < 0) goto done;
+  zX = ks_rw_spelling(clang_Cursor_getArgument(kernel, (unsigned)m.iX));
+  zW = ks_rw_spelling(clang_Cursor_getArgument(kernel, (unsigned)m.iW));
+  zY = ks_rw_spelling(clang_Cursor_getArgument(kernel, (unsigned)m.iY));
+  if (!zX || !zW || !zY) {
+    rc = ks_error_set(KS_ENOMEM, "out of memory");
+    goto done;
+  }
+
+  unsigned nIndent = 0;
+  unsigned iLine0 = ks_rewrite_line_start(p, iKs, &nIndent);
+  char zI[64];
+  snprintf(zI, sizeof zI, "%.*s  ", (int)(nIndent < 60 ? nIndent : 60), pTu->zSrc + iLine0);
+  char zT[128];
+  const long long nKH = poly_constant(&m.kh), nKW = poly_constant(&m.kw);
+  snprintf(zT, sizeof zT, "%d, %d, %d, %d, %d, %d, %d, %d, %lld, %lld", c.BM, c.BN, c.BK, c.WM, c.WN, c.TM, c.TN, c.S,
+           nKH > 0 ? nKH : 0, nKW > 0 ? nKW : 0);
+  if ((rc = geom_text(&geo, pS, &m)) < 0) goto done;
+  rc = ks_buf_printf(&b,
+                     "\n"
+                     "%s__shared__ __align__(16) float ks_smem[ks_conv::config<%d, %d, %d, %d, %d, %d, %d, %d>::SMEM / "
+                     "sizeof(float)];\n"
+                     "%sconst ks_conv::geom ks_g = %s;\n"
+                     "%sif (ks_conv::fits_int(ks_g))\n"
+                     "%s  ks_conv::conv_block<%s, int>(ks_g, %s, %s, %s, ks_smem, (int)blockIdx.y, (int)blockIdx.x);\n"
+                     "%selse\n"
+                     "%s  ks_conv::conv_block_wide<%s>(ks_g, %s, %s, %s, ks_smem, (int)blockIdx.y, "
+                     "(int)blockIdx.x);\n",
+                     zI, c.BM, c.BN, c.BK, c.WM, c.WN, c.TM, c.TN, c.S, zI, geo.z, zI, zI, zT, zX, zW, zY, zI, zI, zT,
+                     zX, zW, zY);
+  if (rc < 0) goto done;
+  if ((rc = ks_rewrite_replace(p, iBs + 1, iBe - 1, b.z)) < 0) goto done;
+
+  /* __launch_bounds__ before the name: the block size, and up to 8x8 per thread two 256-thread blocks' worth of
+   * registers (128 per thread), as the GEMM template has it. */
+  {
+    CXFile file;
+    unsigned iName = 0;
+    clang_getSpellingLocation(clang_getCursorLocation(kernel), &file, NULL, NULL, &iName);
+    if (iName <= iKs || iName >= iBs || strncmp(pTu->zSrc + iName, zKernel, strlen(zKernel)) != 0) {
+      rc = ks_rewrite_refuse(p, "the name of kernel '%s' is not written where its declaration is", zKernel);
+      goto done;
+    }
+    char zLb[64];
+    snprintf(zLb, sizeof zLb, "__launch_bounds__(%d, %d) ", nT, c.TM * c.TN <= 64 && nT <= 512 ? 512 / nT : 1);
+    if ((rc = ks_rewrite_replace(p, iName, iName, zLb)) < 0) goto done;
+  }
+
+  rc = ks_buf_printf(&note,
+                     "ks_conv::conv_block implicit GEMM (M = cout, N = batch*OH*OW, K = cin*KH*KW, im2col gathered "
+                     "into shared memory), %dx%dx%d tiles, %dx%d warps, %dx%d per thread, %d stages, %d threads; sums "
+                     "in the kernel's order (ci, ky, kx)",
+                     c.BM, c.BN, c.BK, c.WM, c.WN, c.TM, c.TN, c.S, nT);
+  if (rc < 0 || !(zNote = ks_rewrite_note_text(p, note.z))) {
+    rc = rc < 0 ? rc : ks_error_set(KS_ENOMEM, "out of memory");
+    goto done;
+  }
+  rc = ks_rw_insert_shipped(p, iLine0, nIndent, "#define KS_CONV_F32_CUH", "ks_conv_f32.cuh", "convolution template",
+                            "the shipped convolution template (share/kernelskill/templates/ks_conv_f32.cuh)", zNote);
+  if (rc < 0) goto done;
+
+  /* Every launch: ceil(N / BN) x ceil(cout / BM) blocks of NT threads, N = batch * OH * OW at the launch's arguments. */
+  for (int i = 0; i < nL; i++) {
+    ks_launch *pL = &aL[i];
+    if ((rc = ks_rw_launch_arity(p, pL, kernel, zKernel)) < 0) goto done;
+    for (int a = 0; a < pL->nArgs; a++)
+      if ((poly_has_param(pS, &m.batch, a) || poly_has_param(pS, &m.OH, a) || poly_has_param(pS, &m.OW, a) ||
+           poly_has_param(pS, &m.cout, a)) &&
+          !arg_pure(pL->azArg[a])) {
+        rc = ks_rewrite_refuse(p, "%s:%u: the launch of '%s' passes '%s', which the new grid would evaluate again",
+                               pTu->zFile, pL->iLine, zKernel, pL->azArg[a]);
+        goto done;
+      }
+    ks_buf n = KS_BUF_INIT, mm = KS_BUF_INIT;
+    rc = ks_buf_puts(&n, "(long long)");
+    if (rc >= 0) rc = poly_text(&n, pS, &m.batch, pL->azArg);
+    if (rc >= 0) rc = ks_buf_puts(&n, " * ");
+    if (rc >= 0) rc = poly_text(&n, pS, &m.OH, pL->azArg);
+    if (rc >= 0) rc = ks_buf_puts(&n, " * ");
+    if (rc >= 0) rc = poly_text(&n, pS, &m.OW, pL->azArg);
+    if (rc >= 0) rc = poly_text(&mm, pS, &m.cout, pL->azArg);
+    ks_buf_clear(&cfg);
+    if (rc >= 0)
+      rc = ks_buf_printf(&cfg, "dim3((unsigned)((%s + %d) / %d), (unsigned)((%s + %d) / %d)), dim3(%d)", n.z, c.BN - 1,
+                         c.BN, mm.z, c.BM - 1, c.BM, nT);
+    if (rc >= 0) rc = ks_rw_cfg_tail(&cfg, pL);
+    ks_buf_free(&n);
+    ks_buf_free(&mm);
+    if (rc < 0 || (rc = ks_rewrite_replace(p, pL->iCfgStart, pL->iCfgEnd, cfg.z)) < 0) goto done;
+    ks_buf_clear(&note);
+    if ((rc = ks_buf_printf(&note, "grid of %dx%d tiles over cout x batch*OH*OW, %d threads", c.BM, c.BN, nT)) < 0 ||
+        (rc = ks_rewrite_note(p, pL->iStart, note.z)) < 0)
+      goto done;
+  }
+done:
+  ks_shape_free(pS);
+  ks_ast_launches_free(aL, nL);
+  ks_buf_free(&b);
+  ks_buf_free(&cfg);
+  ks_buf_free(&note);
+  ks_buf_free(&geo);
+  free(zNote);
+  free(zX);
+  free(zW);
+  free(zY);
+  return rc;
+}
+
+static const char *const azParams[] = {"config", NULL};
+
+const ks_rule ks_rule_conv_igemm = {
+    "conv-igemm",
+    "direct FP32 convolution (NCHW, one thread per output on a flat index, loops ci/ky/kx, bounds by continue or "
+    "if; KxK, stride, padding, dilation constants or parameters) to the shipped implicit-GEMM template "
+    "ks_conv_f32.cuh (config=BMxBNxBK_wWMxWN_tTMxTN_sS), bitwise the original",
+    azParams, apply_conv_igemm};

@@ -1,0 +1,156 @@
+// Convolution kernels of the corpus (issue 15), written in the styles of
+// framework and teaching code: direct convolutions one thread per output (the
+// conv-igemm rule's idiom class, several ways of writing it) and neighbours it
+// must leave alone or does not take yet (manifest-conv.json says which).
+#include <cuda_runtime.h>
+
+// Caffe-style naming: every size, stride, padding and dilation a parameter.
+__global__ void conv2d_forward_naive(const float* data_im, const float* weight, float* data_out, const int num,
+                                     const int channels, const int height, const int width, const int channels_out,
+                                     const int height_out, const int width_out, const int kernel_h,
+                                     const int kernel_w, const int pad_h, const int pad_w, const int stride_h,
+                                     const int stride_w, const int dilation_h, const int dilation_w) {
+  const int index = blockIdx.x * blockDim.x + threadIdx.x;
+  if (index >= num * channels_out * height_out * width_out) return;
+  const int w_out = index % width_out;
+  const int h_index = index / width_out;
+  const int h_out = h_index % height_out;
+  const int c_out = (h_index / height_out) % channels_out;
+  const int n = index / (width_out * height_out * channels_out);
+  float val = 0.f;
+  for (int c = 0; c < channels; ++c) {
+    for (int i = 0; i < kernel_h; ++i) {
+      for (int j = 0; j < kernel_w; ++j) {
+        const int h_in = h_out * stride_h - pad_h + i * dilation_h;
+        const int w_in = w_out * stride_w - pad_w + j * dilation_w;
+        if (h_in >= 0 && w_in >= 0 && h_in < height && w_in < width) {
+          val += data_im[((n * channels + c) * height + h_in) * width + w_in] *
+                 weight[((c_out * channels + c) * kernel_h + i) * kernel_w + j];
+        }
+      }
+    }
+  }
+  data_out[index] = val;
+}
+
+// Teaching style: 3x3 "same" convolution, row pointers, the weight first.
+__global__ void conv3x3_same(const float* __restrict__ in, const float* __restrict__ filt, float* __restrict__ out,
+                             int N, int Cin, int Cout, int H, int W) {
+  size_t gid = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (gid >= (size_t)N * Cout * H * W) return;
+  int x = gid % W;
+  int y = (gid / W) % H;
+  int k = (gid / ((size_t)W * H)) % Cout;
+  size_t n = gid / ((size_t)W * H * Cout);
+  float s = 0.0f;
+  for (int c = 0; c < Cin; c++) {
+    const float* plane = in + (n * Cin + c) * H * W;
+    const float* f = filt + ((size_t)k * Cin + c) * 9;
+    for (int dy = 0; dy < 3; dy++) {
+      int yy = y + dy - 1;
+      if (yy < 0 || yy >= H) continue;
+      for (int dx = 0; dx < 3; dx++) {
+        int xx = x + dx - 1;
+        if (xx < 0 || xx >= W) continue;
+        s += f[dy * 3 + dx] * plane[yy * W + xx];
+      }
+    }
+  }
+  out[gid] = s;
+}
+
+// 7x7 stride-2 stem (ResNet's first layer shape), constants, output size parameters.
+__global__ void conv7x7_s2_stem(const float* x, const float* w, float* y, int B, int C, int K, int H, int W, int P,
+                                int Q) {
+  int t = threadIdx.x + blockIdx.x * blockDim.x;
+  if (t < B * K * P * Q) {
+    int q = t % Q, p = (t / Q) % P, k = (t / (Q * P)) % K, b = t / (Q * P * K);
+    float acc = 0.0f;
+    for (int c = 0; c < C; c++)
+      for (int r = 0; r < 7; r++)
+        for (int s = 0; s < 7; s++) {
+          int h = p * 2 - 3 + r, v = q * 2 - 3 + s;
+          if (h >= 0 && h < H && v >= 0 && v < W) acc += x[((b * C + c) * H + h) * W + v] * w[((k * C + c) * 7 + r) * 7 + s];
+        }
+    y[((b * K + k) * P + p) * Q + q] = acc;
+  }
+}
+
+// ---- neighbours ----
+
+// Depthwise 3x3: one filter per channel.
+__global__ void depthwise_conv3x3(const float* x, const float* w, float* y, int N, int C, int H, int W) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= N * C * H * W) return;
+  int ox = i % W, oy = (i / W) % H, c = (i / (W * H)) % C, n = i / (W * H * C);
+  float acc = 0.0f;
+  for (int ky = 0; ky < 3; ky++)
+    for (int kx = 0; kx < 3; kx++) {
+      int iy = oy + ky - 1, ix = ox + kx - 1;
+      if (iy >= 0 && iy < H && ix >= 0 && ix < W) acc += x[((n * C + c) * H + iy) * W + ix] * w[c * 9 + ky * 3 + kx];
+    }
+  y[i] = acc;
+}
+
+// Per-channel bias as the sum's start (not taken yet).
+__global__ void conv3x3_bias(const float* x, const float* w, const float* bias, float* y, int N, int C, int K, int H,
+                             int W) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= N * K * H * W) return;
+  int ox = i % W, oy = (i / W) % H, k = (i / (W * H)) % K, n = i / (W * H * K);
+  float acc = bias[k];
+  for (int c = 0; c < C; c++)
+    for (int ky = 0; ky < 3; ky++)
+      for (int kx = 0; kx < 3; kx++) {
+        int iy = oy + ky - 1, ix = ox + kx - 1;
+        if (iy >= 0 && iy < H && ix >= 0 && ix < W)
+          acc += x[((n * C + c) * H + iy) * W + ix] * w[((k * C + c) * 3 + ky) * 3 + kx];
+      }
+  y[i] = acc;
+}
+
+// 2-D grid over the output plane, the batch and channel on blockIdx.z (not taken yet).
+__global__ void conv2d_grid3d(const float* x, const float* w, float* y, int C, int K, int H, int W) {
+  int ox = blockIdx.x * blockDim.x + threadIdx.x;
+  int oy = blockIdx.y * blockDim.y + threadIdx.y;
+  int k = blockIdx.z % K, n = blockIdx.z / K;
+  if (ox >= W || oy >= H) return;
+  float acc = 0.0f;
+  for (int c = 0; c < C; c++)
+    for (int ky = 0; ky < 3; ky++)
+      for (int kx = 0; kx < 3; kx++) {
+        int iy = oy + ky - 1, ix = ox + kx - 1;
+        if (iy >= 0 && iy < H && ix >= 0 && ix < W)
+          acc += x[((n * C + c) * H + iy) * W + ix] * w[((k * C + c) * 3 + ky) * 3 + kx];
+      }
+  y[((n * K + k) * H + oy) * W + ox] = acc;
+}
+
+// Transposed convolution (gather form): the weights read [ci][co][ky][kx], the input at (oy + pad - ky) / stride.
+__global__ void conv_transpose2d(const float* x, const float* w, float* y, int N, int C, int K, int H, int W, int OH,
+                                 int OW) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= N * K * OH * OW) return;
+  int ox = i % OW, oy = (i / OW) % OH, k = (i / (OW * OH)) % K, n = i / (OW * OH * K);
+  float acc = 0.0f;
+  for (int c = 0; c < C; c++)
+    for (int ky = 0; ky < 3; ky++)
+      for (int kx = 0; kx < 3; kx++) {
+        int iy = oy + 1 - ky, ix = ox + 1 - kx;
+        if (iy >= 0 && iy < H && ix >= 0 && ix < W)
+          acc += x[((n * C + c) * H + iy) * W + ix] * w[((c * K + k) * 3 + ky) * 3 + kx];
+      }
+  y[i] = acc;
+}
+
+void conv_kernels_launch(const float* x, const float* w, const float* b, float* y, int N, int C, int K, int H, int W) {
+  int P = (H + 6 - 7) / 2 + 1, Q = (W + 6 - 7) / 2 + 1;
+  int n = N * K * H * W;
+  conv2d_forward_naive<<<(n + 255) / 256, 256>>>(x, w, y, N, C, H, W, K, H, W, 3, 3, 1, 1, 1, 1, 1, 1);
+  conv3x3_same<<<(n + 255) / 256, 256>>>(x, w, y, N, C, K, H, W);
+  conv7x7_s2_stem<<<(N * K * P * Q + 127) / 128, 128>>>(x, w, y, N, C, K, H, W, P, Q);
+  depthwise_conv3x3<<<(N * C * H * W + 255) / 256, 256>>>(x, w, y, N, C, H, W);
+  conv3x3_bias<<<(n + 255) / 256, 256>>>(x, w, b, y, N, C, K, H, W);
+  conv2d_grid3d<<<dim3((W + 15) / 16, (H + 15) / 16, N * K), dim3(16, 16)>>>(x, w, y, C, K, H, W);
+  conv_transpose2d<<<(n + 255) / 256, 256>>>(x, w, y, N, C, K, H, W, H, W);
+}
