@@ -1820,7 +1820,10 @@ int ks_rw_insert_shipped(ks_rewrite *p, unsigned iLine0, unsigned nIndent, const
     if (rc >= 0 && nTmpl && zTmpl[nTmpl - 1] != '\n') rc = ks_buf_puts(&ins, "\n");
     if (rc >= 0) rc = ks_buf_puts(&ins, "\n");
   }
-  if (rc >= 0) rc = ks_buf_printf(&ins, "%.*s%s\n", (int)nIndent, pTu->zSrc + iLine0, zNote);
+  char *zKn = rc >= 0 ? ks_rewrite_note_text(p, zNote) : NULL;
+  if (rc >= 0 && !zKn) rc = ks_error_set(KS_ENOMEM, "out of memory");
+  if (rc >= 0) rc = ks_buf_printf(&ins, "%.*s%s\n", (int)nIndent, pTu->zSrc + iLine0, zKn);
+  free(zKn);
   if (rc >= 0) rc = ks_rewrite_replace(p, iLine0, iLine0, ins.z);
 done:
   ks_buf_free(&ins);

@@ -202,8 +202,8 @@ char *ks_rw_paren(const char *zExpr);
  * indented by nIndent): unless the file already defines zGuard (the shipped
  * header's include guard, e.g. "#define KS_GEMM_F32_CUH"), a provenance note
  * saying zWhat and the header templates/<zName> of the data folder (zLabel
- * names it when it cannot be read); then zNote, the kernel's note as
- * ks_rewrite_note_text made it, at the kernel's indentation. */
+ * names it when it cannot be read); then the kernel's note zNote, made a
+ * provenance comment (ks_rewrite_note_text), at the kernel's indentation. */
 int ks_rw_insert_shipped(ks_rewrite *p, unsigned iLine0, unsigned nIndent, const char *zGuard, const char *zName,
                          const char *zLabel, const char *zWhat, const char *zNote);
 /* KS_OK when the launch passes as many arguments as the kernel has

@@ -719,7 +719,6 @@ static int emit_header_and_launches(cw_state *pS, unsigned iKs, long nCols, long
   ks_rewrite *p = pS->p;
   int rc = KS_OK;
   ks_buf cfg = KS_BUF_INIT, note = KS_BUF_INIT;
-  char *zNote = NULL;
   {
     int bSum = pS->zMemLv != NULL;
     for (int i = 0; i < pS->nAcc; i++) bSum |= pS->aAcc[i].eOp == CW_ADD;
@@ -729,15 +728,12 @@ static int emit_header_and_launches(cw_state *pS, unsigned iKs, long nCols, long
                               "the last bits, the Reviewer's tolerance check must admit it"
                             : "; max/min: exact");
   }
-  if (rc < 0 || !(zNote = ks_rewrite_note_text(p, note.z))) {
-    rc = rc < 0 ? rc : ks_error_set(KS_ENOMEM, "out of memory");
-    goto done;
-  }
+  if (rc < 0) goto done;
   unsigned nIndent = 0;
   unsigned iLine0 = ks_rewrite_line_start(p, iKs, &nIndent);
   /* above the kernel: the header (once per file), then the kernel's note */
   rc = ks_rw_insert_shipped(p, iLine0, nIndent, "#define KS_COLWALK_CUH", "ks_colwalk.cuh", "column-walk header",
-                            "the shipped column-walk helpers (share/kernelskill/templates/ks_colwalk.cuh)", zNote);
+                            "the shipped column-walk helpers (share/kernelskill/templates/ks_colwalk.cuh)", note.z);
   if (rc < 0) goto done;
 
   /* every launch: the grid with block / COLS times more blocks along x, a COLS x ROWS block */
@@ -756,7 +752,6 @@ static int emit_header_and_launches(cw_state *pS, unsigned iKs, long nCols, long
 done:
   ks_buf_free(&cfg);
   ks_buf_free(&note);
-  free(zNote);
   return rc;
 }
 

@@ -767,7 +767,7 @@ static int apply_conv_igemm(ks_rewrite *p) {
   ks_launch *aL = NULL;
   int nL = 0, rc;
   ks_buf b = KS_BUF_INIT, cfg = KS_BUF_INIT, note = KS_BUF_INIT, geo = KS_BUF_INIT;
-  char *zNote = NULL, *zX = NULL, *zW = NULL, *zY = NULL;
+  char *zX = NULL, *zW = NULL, *zY = NULL;
   cv_match m;
   if ((rc = ks_shape_build(pTu, kernel, &pS)) < 0) goto done;
   if ((rc = cv_match_kernel(p, kernel, pS, &m)) < 0) goto done;
@@ -826,12 +826,9 @@ static int apply_conv_igemm(ks_rewrite *p) {
                      "into shared memory), %dx%dx%d tiles, %dx%d warps, %dx%d per thread, %d stages, %d threads; sums "
                      "in the kernel's order (ci, ky, kx)",
                      c.BM, c.BN, c.BK, c.WM, c.WN, c.TM, c.TN, c.S, nT);
-  if (rc < 0 || !(zNote = ks_rewrite_note_text(p, note.z))) {
-    rc = rc < 0 ? rc : ks_error_set(KS_ENOMEM, "out of memory");
-    goto done;
-  }
+  if (rc < 0) goto done;
   rc = ks_rw_insert_shipped(p, iLine0, nIndent, "#define KS_CONV_F32_CUH", "ks_conv_f32.cuh", "convolution template",
-                            "the shipped convolution template (share/kernelskill/templates/ks_conv_f32.cuh)", zNote);
+                            "the shipped convolution template (share/kernelskill/templates/ks_conv_f32.cuh)", note.z);
   if (rc < 0) goto done;
 
   /* Every launch: ceil(N / BN) x ceil(cout / BM) blocks of NT threads, N = batch * OH * OW at the launch's arguments. */
@@ -874,7 +871,6 @@ done:
   ks_buf_free(&cfg);
   ks_buf_free(&note);
   ks_buf_free(&geo);
-  free(zNote);
   free(zX);
   free(zW);
   free(zY);

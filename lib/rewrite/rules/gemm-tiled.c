@@ -316,7 +316,7 @@ static int apply_gemm_tiled(ks_rewrite *p) {
   ks_launch *aL = NULL;
   int nL = 0, rc;
   ks_buf body = KS_BUF_INIT, cfg = KS_BUF_INIT, note = KS_BUF_INIT, scale = KS_BUF_INIT;
-  char *zA = NULL, *zB = NULL, *zC = NULL, *zNote = NULL;
+  char *zA = NULL, *zB = NULL, *zC = NULL;
   gt_cfg c;
   memset(&g, 0, sizeof g);
   const char *zMath = ks_rewrite_param(p, "math", "fp32");
@@ -458,12 +458,9 @@ static int apply_gemm_tiled(ks_rewrite *p) {
                        g.bBTrans ? ", B transposed" : "", g.zStore ? ", epilogue kept" : "",
                        g.bInitC ? ", accumulating into C" : "");
   if (rc >= 0 && bDyn) rc = ks_buf_printf(&note, ", %ld bytes of dynamic shared memory", nSmem);
-  if (rc < 0 || !(zNote = ks_rewrite_note_text(p, note.z))) {
-    rc = rc < 0 ? rc : ks_error_set(KS_ENOMEM, "out of memory");
-    goto done;
-  }
+  if (rc < 0) goto done;
   rc = ks_rw_insert_shipped(p, iLine0, nIndent, "#define KS_GEMM_F32_CUH", "ks_gemm_f32.cuh", "GEMM template",
-                            "the shipped GEMM template (share/kernelskill/templates/ks_gemm_f32.cuh)", zNote);
+                            "the shipped GEMM template (share/kernelskill/templates/ks_gemm_f32.cuh)", note.z);
   if (rc < 0) goto done;
 
   /* Every launch: the grid covers M x N in BM x BN tiles, a 1-D block. */
@@ -497,7 +494,6 @@ done:
   free(zA);
   free(zB);
   free(zC);
-  free(zNote);
   return rc;
 }
 
