@@ -4,6 +4,7 @@
 #include "rewrite/rwutil.h"
 #include "features/shape.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <errno.h>
 #include <stdlib.h>
@@ -1846,4 +1847,22 @@ int ks_rw_cfg_tail(ks_buf *pCfg, const ks_launch *pL) {
   if (pL->azCfg[2]) rc = ks_buf_printf(pCfg, ", %s", pL->azCfg[2]);
   if (rc >= 0 && pL->azCfg[3]) rc = ks_buf_printf(pCfg, ", %s", pL->azCfg[3]);
   return rc;
+}
+
+int ks_rw_arg_pure(const char *z) {
+  static const char *const azOk[] = {"sizeof", "alignof", "int", "long", "unsigned", "signed", "size_t", 0};
+  for (const char *q = z; *q; q++) {
+    if (*q == '=' || (q[0] == '+' && q[1] == '+') || (q[0] == '-' && q[1] == '-')) return 0;
+    if (!isalnum((unsigned char)*q) && !strchr("_ \t\n()*+-/%.:<>", *q)) return 0; /* no ?, [, ->, , */
+    if (*q != '(') continue;
+    const char *e = q;
+    while (e > z && (e[-1] == ' ' || e[-1] == '\t')) e--;
+    const char *b = e;
+    while (b > z && (isalnum((unsigned char)b[-1]) || b[-1] == '_')) b--;
+    if (b == e) continue;
+    int bOk = 0; /* a cast's type keyword or sizeof / alignof, else a call */
+    for (int i = 0; azOk[i]; i++) bOk |= (size_t)(e - b) == strlen(azOk[i]) && !strncmp(b, azOk[i], (size_t)(e - b));
+    if (!bOk) return 0;
+  }
+  return 1;
 }

@@ -208,6 +208,10 @@ int ks_rw_insert_shipped(ks_rewrite *p, unsigned iLine0, unsigned nIndent, const
                          const char *zLabel, const char *zWhat, const char *zNote);
 /* KS_OK when the launch passes as many arguments as the kernel has
  * parameters; else refused through p, naming the launch's file:line. */
+/* Whether a launch argument's text has no effect, so that it may be dropped
+ * or evaluated once more: names, numbers, arithmetic, comparisons, `::`,
+ * casts and sizeof / alignof; no call, assignment, ++ or --. */
+int ks_rw_arg_pure(const char *z);
 int ks_rw_launch_arity(ks_rewrite *p, const ks_launch *pL, CXCursor kernel, const char *zKernel);
 /* Append the launch's own shared-memory size and stream, as written
  * (", smem", ", stream"; nothing for those absent), to a new configuration. */

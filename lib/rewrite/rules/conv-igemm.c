@@ -714,29 +714,6 @@ static int poly_has_param(const ks_shape *pS, const ks_poly *p, int iParam) {
   return 0;
 }
 
-/* Whether a launch argument may be evaluated once more in the grid: names,
- * numbers, arithmetic and casts only (no call, assignment, ++ or --). */
-static int arg_pure(const char *z) {
-  for (const char *q = z; *q; q++) {
-    if ((q[0] == '+' && q[1] == '+') || (q[0] == '-' && q[1] == '-')) return 0;
-    if (!isalnum((unsigned char)*q) && !strchr("_ \t\n()*+-/%.", *q)) return 0; /* no =, ?, [, ->, , */
-    if (*q == '(') {
-      const char *e = q;
-      while (e > z && (e[-1] == ' ' || e[-1] == '\t')) e--;
-      if (e > z && (isalnum((unsigned char)e[-1]) || e[-1] == '_')) {
-        const char *b = e;
-        while (b > z && (isalnum((unsigned char)b[-1]) || b[-1] == '_')) b--;
-        /* a cast's type keyword, else a call */
-        static const char *const azT[] = {"int", "long", "unsigned", "size_t", "signed", 0};
-        int bType = 0;
-        for (int i = 0; azT[i]; i++) bType |= (size_t)(e - b) == strlen(azT[i]) && !strncmp(b, azT[i], (size_t)(e - b));
-        if (!bType) return 0;
-      }
-    }
-  }
-  return 1;
-}
-
 static int apply_conv_igemm(ks_rewrite *p) {
   ks_tu *pTu = ks_rewrite_tu(p);
   const char *zKernel = ks_rewrite_kernel_name(p);
@@ -838,7 +815,7 @@ static int apply_conv_igemm(ks_rewrite *p) {
     for (int a = 0; a < pL->nArgs; a++)
       if ((poly_has_param(pS, &m.batch, a) || poly_has_param(pS, &m.OH, a) || poly_has_param(pS, &m.OW, a) ||
            poly_has_param(pS, &m.cout, a)) &&
-          !arg_pure(pL->azArg[a])) {
+          !ks_rw_arg_pure(pL->azArg[a])) {
         rc = ks_rewrite_refuse(p, "%s:%u: the launch of '%s' passes '%s', which the new grid would evaluate again",
                                pTu->zFile, pL->iLine, zKernel, pL->azArg[a]);
         goto done;

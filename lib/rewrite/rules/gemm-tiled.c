@@ -261,26 +261,6 @@ static int to_tf32(ks_rewrite *p, const char *zSrc, unsigned iStart, unsigned iE
   return ks_rewrite_note(p, iStart, zNote);
 }
 
-/* Whether a launch's shared-memory argument can be dropped: nothing in its
- * text can have an effect (names, numbers, arithmetic, sizeof / alignof; no
- * call, assignment, ++ or --). */
-static int smem_arg_pure(const char *z) {
-  for (const char *q = z; *q; q++) {
-    if (*q == '=' || (q[0] == '+' && q[1] == '+') || (q[0] == '-' && q[1] == '-')) return 0;
-    if (*q == '(') {
-      const char *e = q;
-      while (e > z && (e[-1] == ' ' || e[-1] == '\t')) e--;
-      const char *b = e;
-      while (b > z && (isalnum((unsigned char)b[-1]) || b[-1] == '_')) b--;
-      if (b < e && !(e - b == 6 && !strncmp(b, "sizeof", 6)) && !(e - b == 7 && !strncmp(b, "alignof", 7)) &&
-          !(e - b == 6 && !strncmp(b, "size_t", 6)) && !(e - b == 3 && !strncmp(b, "int", 3)))
-        return 0; /* a call */
-    }
-    if (!isalnum((unsigned char)*q) && !strchr("_ \t\n()*+-/%.:<>", *q)) return 0;
-  }
-  return 1;
-}
-
 /* The launch configuration of a kernel on dynamic shared memory: the grid
  * behind a comma expression that first opts the kernel in to nSmem bytes
  * (cudaFuncSetAttribute, on every launch: a host call, and right on
@@ -295,7 +275,7 @@ static int dyn_launch_cfg(ks_rewrite *p, const ks_launch *pL, const char *zKerne
                              pL->iLine, zKernel);
   int nCallee = (int)(zOpen - zCall);
   while (nCallee > 0 && strchr(" \t\n", zCall[nCallee - 1])) nCallee--;
-  if (pL->azCfg[2] && !smem_arg_pure(pL->azCfg[2]))
+  if (pL->azCfg[2] && !ks_rw_arg_pure(pL->azCfg[2]))
     return ks_rewrite_refuse(p,
                              "%s:%u: the launch of '%s' passes a shared-memory size '%s' that may have an effect; the "
                              "tiled kernel needs %ld bytes there",
