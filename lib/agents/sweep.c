@@ -24,7 +24,7 @@ static const sweep_def aSweep[] = {{"block-size", "threads", {"128", "256", "512
                                     {"64x128x16_w32x64_t8x8_s3", "64x256x16_w32x64_t8x8_s2", "64x128x8_w32x64_t8x8_s4", 0},
                                     0},
                                    {"unroll", "factor", {"4", "8", 0, 0}, 1},
-                                   {"row-reduce", "threads", {"256", "512", "128", 0}, 0},
+                                   {"row-reduce", "threads", {"auto", "256", "128", 0}, 0},
                                    {0, 0, {0}, 0}};
 
 static int param_is(const char *zKV, const char *zName) {

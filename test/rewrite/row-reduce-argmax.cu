@@ -34,6 +34,23 @@
 // RUN: %python %S/Inputs/row-reduce-emu.py %clang19 %t.in.cu %t.x.cu xent_rows xent block 256
 // RUN: %kernelskill rewrite %t.in.cu --kernel xent_rows --rule row-reduce --param mode=warp --param threads=64 -o %t.xw.cu
 // RUN: %python %S/Inputs/row-reduce-emu.py %clang19 %t.in.cu %t.xw.cu xent_rows xent warp 64
+// threads=auto: each launch sizes the row's group from the row length (a warp
+// and 8 rows a block under 1024 elements, 64 to 256 threads above).
+// RUN: %kernelskill rewrite %t.in.cu --kernel argmax_rows --rule row-reduce --param threads=auto -o %t.aa.cu
+// RUN: FileCheck %s --check-prefix=AUTO --input-file=%t.aa.cu
+// RUN: %nvcc -c -arch=sm_90 %t.aa.cu -o %t.aa.o
+// RUN: %python %S/Inputs/row-reduce-emu.py %clang19 %t.in.cu %t.aa.cu argmax_rows argmax auto 0
+// RUN: %kernelskill rewrite %t.in.cu --kernel xent_rows --rule row-reduce --param threads=auto -o %t.xa.cu
+// RUN: %python %S/Inputs/row-reduce-emu.py %clang19 %t.in.cu %t.xa.cu xent_rows xent auto 0
+// RUN: not %kernelskill rewrite %t.in.cu --kernel argmax_rows --rule row-reduce --param threads=auto --param mode=warp -o %t.bad.cu 2>&1 | FileCheck %s --check-prefix=AUTO-WARP
+// AUTO: static __device__ __forceinline__ float ks_row_group_argmax_f(float v, int &i) {
+// AUTO: if (blockDim.x == 32u) return v;
+// AUTO-NEXT: __syncthreads();
+// AUTO: static inline dim3 ks_row_block(long long cols) {
+// AUTO: int row = blockIdx.x * blockDim.y + threadIdx.y;
+// AUTO: for (int ks_u = 0; ks_u < 4; ks_u++) {
+// AUTO: argmax_rows<<<ks_row_grid(rows, cols), ks_row_block(cols)>>>(
+// AUTO-WARP: threads=auto goes with mode=block
 // A scalar declared between the row index and the guard (issue 14): it stays
 // where it is and is read as the row body's first statement.
 // RUN: %kernelskill rewrite %t.in.cu --kernel norm_rows --rule row-reduce -o %t.n.cu

@@ -871,12 +871,16 @@ static int apply_column_walk(ks_rewrite *p) {
   ks_shape *pShape = NULL;
   ks_buf b = KS_BUF_INIT;
   char *zCond = NULL;
-  long nCols = 0, nRows = 0;
+  long nCols = 0, nRows = 0, nUnroll = 1;
 
   if ((rc = ks_rw_int_param(p, "column-walk", "cols", "32", 8, 32, &nCols)) < 0) return rc;
   if ((rc = ks_rw_int_param(p, "column-walk", "rows", "16", 1, 128, &nRows)) < 0) return rc;
   if ((nCols != 8 && nCols != 16 && nCols != 32) || (nRows & (nRows - 1)) || nCols * nRows > 1024)
     return ks_error_set(KS_EUSAGE, "rule column-walk: cols must be 8, 16 or 32, rows a power of two, cols*rows <= 1024");
+  /* unroll > 1: the slice's walk keeps that many row loads in flight (nvcc
+   * leaves a loop with a run-time trip count rolled: one load at a time).
+   * The sums keep their order: only the loads move ahead. */
+  if ((rc = ks_rw_int_param(p, "column-walk", "unroll", "1", 1, 16, &nUnroll)) < 0) return rc;
 
   CXCursor kernel = ks_ast_find_kernel(pTu, zKernel);
   pS->kernel = kernel;
@@ -1054,13 +1058,15 @@ static int apply_column_walk(ks_rewrite *p) {
         rc = ks_buf_printf(&b, "%sif (threadIdx.y != 0) %s = 0; /* one slice keeps the first value */\n", zI, zA);
         free(zA);
       }
-    if (rc >= 0) rc = ks_buf_printf(&b, "%sif (ks_cw_in) ", zI);
+    if (rc >= 0 && nUnroll > 1) rc = ks_buf_printf(&b, "%sif (ks_cw_in) {\n#pragma unroll %ld\n%s", zI, nUnroll, zI);
+    else if (rc >= 0) rc = ks_buf_printf(&b, "%sif (ks_cw_in) ", zI);
     unsigned iAt = pS->iLoopS, iLoopEnd = ks_rw_after_stmt(pTu, pS->iLoopE);
     for (int i = 0; i < pS->nEdit && rc >= 0; i++) {
       rc = ks_buf_printf(&b, "%.*s%s", (int)(pS->aEdit[i].s - iAt), zSrc + iAt, pS->aEdit[i].z);
       iAt = pS->aEdit[i].e;
     }
     if (rc >= 0) rc = ks_buf_printf(&b, "%.*s\n", (int)(iLoopEnd - iAt), zSrc + iAt);
+    if (rc >= 0 && nUnroll > 1) rc = ks_buf_printf(&b, "%s}\n", zI);
     if (rc >= 0) rc = ks_buf_printf(&b, "%s/* the row slices' partial results, combined in a fixed order */\n", zI);
     for (int i = 0; i < pS->nAcc && rc >= 0; i++) {
       char *zA = ks_rw_spelling(pS->aAcc[i].decl);
@@ -1098,10 +1104,10 @@ done:
   return rc;
 }
 
-static const char *const azParams[] = {"cols", "rows", NULL};
+static const char *const azParams[] = {"cols", "rows", "unroll", NULL};
 
 const ks_rule ks_rule_column_walk = {
     "column-walk",
     "thread-per-column walk down the rows (column sum/max/min/mean, A^T x) to blocks of cols x rows row slices "
-    "combined in shared memory (cols=8|16|32, rows=power of two)",
+    "combined in shared memory (cols=8|16|32, rows=power of two, unroll=1..16 row loads in flight per slice)",
     azParams, apply_column_walk};

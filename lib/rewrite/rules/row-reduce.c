@@ -95,6 +95,12 @@ typedef struct rr_state {
   /* the application: parameters, what matching found, what the edits need */
   const char *zKernel;
   int bWarp, nThreads, nUnroll;
+  int bGroup;             /* threads=auto: a group of threads per row, sized at each launch from the
+                             row length (blockDim.x threads, blockDim.y rows a block) */
+  int iColsParam;         /* auto: the parameter the first row loop's bound names, or -1 */
+  const char *zColsLit;   /* auto: else that bound's integer literal, or NULL */
+  char zColsBuf[32];
+  unsigned iHelpersAt;    /* where the helpers go (launches above it keep a fixed block) */
   unsigned iKs;           /* start of the kernel */
   unsigned iRowS, iRowE;  /* the row index's initializer */
   int iRowsParam;         /* the parameter the row guard compares with */
@@ -1049,8 +1055,19 @@ static int match_guard(rr_state *pS, CXCursor st, CXCursor *pBound, int *pbEarly
 
 /* ---- helpers written into the file ---- */
 
-static const char *helper_name(int eOp, int bDouble, int bWarp, char *zBuf, size_t nBuf) {
-  snprintf(zBuf, nBuf, "ks_row_%s_%s_%s", bWarp ? "warp" : "block", azOpName[eOp], bDouble ? "d" : "f");
+/* eKind: HK_BLOCK, HK_WARP, or HK_GROUP (threads=auto: as the block helper, but
+ * a group of one warp returns after its shuffles: no shared slots, no barrier,
+ * since blockDim.y rows then share the block). */
+enum { HK_BLOCK, HK_WARP, HK_GROUP };
+static const char *const azKind[] = {"block", "warp", "group"};
+
+static int helper_kind(const rr_state *pS) { return pS->bWarp ? HK_WARP : pS->bGroup ? HK_GROUP : HK_BLOCK; }
+
+/* A group of one warp needs no shared slots: it returns after its shuffles. */
+static const char *const zGroupEarly = "  if (blockDim.x == 32u) return v; /* a warp per row: no shared slots */\n";
+
+static const char *helper_name(int eOp, int bDouble, int eKind, char *zBuf, size_t nBuf) {
+  snprintf(zBuf, nBuf, "ks_row_%s_%s_%s", azKind[eKind], azOpName[eOp], bDouble ? "d" : "f");
   return zBuf;
 }
 
@@ -1061,11 +1078,12 @@ static const char *helper_name(int eOp, int bDouble, int bWarp, char *zBuf, size
  * yields the first index of the row's extreme, as the sequential loop does.
  * Only > / < and == compare values: a NaN never wins, and when the uniform
  * start value is NaN every pair stays (NaN, start index), as in the loop. */
-static int helper_arg_text(ks_rewrite *p, int eOp, int bDouble, int bWarp, ks_buf *pOut) {
+static int helper_arg_text(ks_rewrite *p, int eOp, int bDouble, int eKind, ks_buf *pOut) {
+  int bWarp = eKind == HK_WARP;
   char zName[64], zCombine[320], zWhat[200];
   const char *zT = bDouble ? "double" : "float";
   const char *zCmp = eOp == OP_ARGMAX ? ">" : "<";
-  helper_name(eOp, bDouble, bWarp, zName, sizeof zName);
+  helper_name(eOp, bDouble, eKind, zName, sizeof zName);
   snprintf(zCombine, sizeof zCombine,
            "  for (int o = 16; o > 0; o >>= 1) {\n"
            "    %s ks_ov = __shfl_xor_sync(0xffffffffu, v, o);\n"
@@ -1078,7 +1096,8 @@ static int helper_arg_text(ks_rewrite *p, int eOp, int bDouble, int bWarp, ks_bu
            zT, zCmp);
   snprintf(zWhat, sizeof zWhat,
            "%s-wide %s (value and first index) by warp shuffles%s: every thread gets the result",
-           bWarp ? "warp" : "block", azOpName[eOp], bWarp ? "" : " and one shared slot pair per warp");
+           bWarp ? "warp" : eKind == HK_GROUP ? "row-group" : "block", azOpName[eOp],
+           bWarp ? "" : " and one shared slot pair per warp");
   char *zNote = ks_rewrite_note_text(p, zWhat);
   if (!zNote) return ks_error_set(KS_ENOMEM, "out of memory");
   int rc = ks_buf_printf(pOut, "\n%s\nstatic __device__ __forceinline__ %s %s(%s v, int &i) {\n", zNote, zT, zName,
@@ -1092,6 +1111,7 @@ static int helper_arg_text(ks_rewrite *p, int eOp, int bDouble, int bWarp, ks_bu
                        "  __shared__ %s ks_part[32];\n"
                        "  __shared__ int ks_part_i[32];\n"
                        "%s"
+                       "%s"
                        "  __syncthreads();\n"
                        "  if ((threadIdx.x & 31u) == 0u) {\n"
                        "    ks_part[threadIdx.x >> 5] = v;\n"
@@ -1104,23 +1124,27 @@ static int helper_arg_text(ks_rewrite *p, int eOp, int bDouble, int bWarp, ks_bu
                        "%s"
                        "  return v;\n"
                        "}\n",
-                       zT, zCombine, zCombine);
+                       zT, zCombine, eKind == HK_GROUP ? zGroupEarly : "", zCombine);
 }
 
-static int helper_text(ks_rewrite *p, int eOp, int bDouble, int bWarp, ks_buf *pOut) {
+static int helper_text(ks_rewrite *p, int eOp, int bDouble, int eKind, ks_buf *pOut) {
+  int bWarp = eKind == HK_WARP;
+  const char *zEarly = eKind == HK_GROUP ? zGroupEarly : "";
   char zName[64];
   const char *zT = bDouble ? "double" : "float";
   const char *zSuffix = bDouble ? "" : "f";
   char zCombine[96];
-  helper_name(eOp, bDouble, bWarp, zName, sizeof zName);
-  if (eOp == OP_ARGMAX || eOp == OP_ARGMIN) return helper_arg_text(p, eOp, bDouble, bWarp, pOut);
+  helper_name(eOp, bDouble, eKind, zName, sizeof zName);
+  if (eOp == OP_ARGMAX || eOp == OP_ARGMIN) return helper_arg_text(p, eOp, bDouble, eKind, pOut);
   if (eOp == OP_SUM) snprintf(zCombine, sizeof zCombine, "v += __shfl_xor_sync(0xffffffffu, v, o);");
   else
     snprintf(zCombine, sizeof zCombine, "v = f%s%s(v, __shfl_xor_sync(0xffffffffu, v, o));",
              eOp == OP_MAX ? "max" : "min", zSuffix);
   char zWhat[160];
-  snprintf(zWhat, sizeof zWhat, "%s-wide %s by warp shuffles%s: every thread gets the result", bWarp ? "warp" : "block",
-           azOpName[eOp], bWarp ? "" : " and one shared slot per warp");
+  snprintf(zWhat, sizeof zWhat, "%s-wide %s by warp shuffles%s: every thread gets the result",
+           bWarp ? "warp" : eKind == HK_GROUP ? "row-group" : "block", azOpName[eOp],
+           bWarp ? "" : eKind == HK_GROUP ? " and, for groups of several warps, one shared slot per warp"
+                                          : " and one shared slot per warp");
   char *zNote = ks_rewrite_note_text(p, zWhat);
   if (!zNote) return ks_error_set(KS_ENOMEM, "out of memory");
   int rc = ks_buf_printf(pOut, "\n%s\nstatic __device__ __forceinline__ %s %s(%s v) {\n", zNote, zT, zName, zT);
@@ -1140,6 +1164,7 @@ static int helper_text(ks_rewrite *p, int eOp, int bDouble, int bWarp, ks_buf *p
     return ks_buf_printf(pOut,
                          "  __shared__ %s ks_part[32];\n"
                          "  for (int o = 16; o > 0; o >>= 1) %s\n"
+                         "%s"
                          "  __syncthreads();\n"
                          "  if ((threadIdx.x & 31u) == 0u) ks_part[threadIdx.x >> 5] = v;\n"
                          "  __syncthreads();\n"
@@ -1147,10 +1172,11 @@ static int helper_text(ks_rewrite *p, int eOp, int bDouble, int bWarp, ks_buf *p
                          "  for (int o = 16; o > 0; o >>= 1) %s\n"
                          "  return v;\n"
                          "}\n",
-                         zT, zCombine, bDouble ? "0.0" : "0.0f", zCombine);
+                         zT, zCombine, zEarly, bDouble ? "0.0" : "0.0f", zCombine);
   return ks_buf_printf(pOut,
                        "  __shared__ %s ks_part[32];\n"
                        "  for (int o = 16; o > 0; o >>= 1) %s\n"
+                       "%s"
                        "  __syncthreads();\n"
                        "  if ((threadIdx.x & 31u) == 0u) ks_part[threadIdx.x >> 5] = v;\n"
                        "  __syncthreads();\n"
@@ -1158,7 +1184,7 @@ static int helper_text(ks_rewrite *p, int eOp, int bDouble, int bWarp, ks_buf *p
                        "  for (int o = 16; o > 0; o >>= 1) %s\n"
                        "  return v;\n"
                        "}\n",
-                       zT, zCombine, zCombine);
+                       zT, zCombine, zEarly, zCombine);
 }
 
 typedef struct fn_find {
@@ -1338,6 +1364,15 @@ static int read_params(rr_state *pS) {
   pS->bWarp = strcmp(zMode, "warp") == 0;
   if (!pS->bWarp && strcmp(zMode, "block") != 0)
     return ks_rewrite_refuse(p, "mode=%s: use block (one block per row) or warp (one warp per row)", zMode);
+  if (strcmp(zThreads, "auto") == 0) {
+    /* Sized at each launch from the row length (ks_row_block): 16 elements a
+     * thread, 32 to 256 threads a row; measured on the H200, one fixed size
+     * leaves short rows' threads idle and long rows' loads too few. */
+    if (pS->bWarp) return ks_rewrite_refuse(p, "threads=auto goes with mode=block (mode=warp takes a block size)");
+    pS->bGroup = 1;
+    pS->nThreads = 256;
+    zThreads = "256";
+  }
   if (strspn(zThreads, "0123456789") != strlen(zThreads) || pS->nThreads < 32 || pS->nThreads > 1024 ||
       pS->nThreads % 32)
     return ks_rewrite_refuse(p, "threads=%s: use a multiple of 32 from 32 to 1024", zThreads);
@@ -1358,7 +1393,8 @@ static int find_kernel(rr_state *pS, CXCursor *pBody, unsigned *piBs, unsigned *
   if (ks_ast_extent(pTu, kernel, &pS->iKs, &iKe) < 0)
     return ks_rewrite_refuse(p, "kernel '%s' is not laid out in the main file", zKernel);
   if (ks_rewrite_has_note(p, pS->iKs, iKe, NULL))
-    return ks_rewrite_already(p, "kernel '%s' already works one %s per row", zKernel, pS->bWarp ? "warp" : "block");
+    return ks_rewrite_already(p, "kernel '%s' already works one %s per row", zKernel,
+                              pS->bWarp ? "warp" : pS->bGroup ? "group of threads" : "block");
   pS->kernel = kernel;
   pS->nParam = clang_Cursor_getNumArguments(kernel);
   if (pS->nParam > RR_MAX_PARAMS) return ks_rewrite_refuse(p, "kernel '%s' has too many parameters", zKernel);
@@ -1582,7 +1618,7 @@ static int edit_loop(rr_state *pS, rr_loop *pL) {
     char zName[64];
     if (pV->bMem) /* the memory sum's register, from zero in every thread */
       ks_buf_printf(&text, "%s %s = 0;\n%s", pV->bDouble ? "double" : "float", zAcc, zInd);
-    helper_name(pL->aeOp[k], pV->bDouble, bWarp, zName, sizeof zName);
+    helper_name(pL->aeOp[k], pV->bDouble, helper_kind(pS), zName, sizeof zName);
     pS->abHelper[pL->aeOp[k]][pV->bDouble] = 1;
     if (pL->abReset[k])
       ks_buf_printf(&text, "if (%s != 0) %s = %s;\n%s", zLane, zAcc, pV->bDouble ? "0.0" : "0.0f", zInd);
@@ -1617,10 +1653,10 @@ static int edit_loop(rr_state *pS, rr_loop *pL) {
   if (rc >= 0) {
     ks_buf b = KS_BUF_INIT;
     if (pL->nAcc)
-      ks_buf_printf(&b, "row strided over the %s's threads (coalesced), then %s-wide %s", bWarp ? "warp" : "block",
-                    bWarp ? "warp" : "block", note.z);
+      ks_buf_printf(&b, "row strided over the %s's threads (coalesced), then %s-wide %s", azKind[helper_kind(pS)],
+                    azKind[helper_kind(pS)], note.z);
     else
-      ks_buf_printf(&b, "row strided over the %s's threads (coalesced stores)", bWarp ? "warp" : "block");
+      ks_buf_printf(&b, "row strided over the %s's threads (coalesced stores)", azKind[helper_kind(pS)]);
     char *zNote = ks_buf_detach(&b);
     rc = zNote ? ks_rewrite_note(p, iLs, zNote) : ks_error_set(KS_ENOMEM, "out of memory");
     free(zNote);
@@ -1646,6 +1682,36 @@ static int edit_top_stores(rr_state *pS) {
   return KS_OK;
 }
 
+/* threads=auto: the host functions the launches size the row groups with,
+ * unless an earlier application wrote them above iAt (where they go: above the
+ * kernel; a launch before that keeps a fixed block, edit_launches). A group is
+ * 32 to 256 threads, about 16 elements a thread; a group of one warp takes 8
+ * rows a block (the helpers' warp path needs no barrier). */
+static int put_launch_helpers(rr_state *pS, unsigned iAt, ks_buf *pOut) {
+  fn_find f = {pS->pTu, "ks_row_block", -1};
+  clang_visitChildren(clang_getTranslationUnitCursor(pS->pTu->pTu), find_fn_visit, &f);
+  if (f.iAt >= 0 && (unsigned)f.iAt < iAt) return KS_OK;
+  if (f.iAt >= 0) return ks_rewrite_refuse(pS->p, "ks_row_block is defined below '%s'; move it above or rename it",
+                                           pS->zKernel);
+  char *zNote = ks_rewrite_note_text(pS->p, "the row groups' size from the row length: about 16 elements a thread, "
+                                            "32 to 256 threads, a warp per row (8 rows a block) under 1024 elements");
+  if (!zNote) return ks_error_set(KS_ENOMEM, "out of memory");
+  int rc = ks_buf_printf(pOut,
+                         "\n%s\n"
+                         "static inline dim3 ks_row_block(long long cols) {\n"
+                         "  unsigned g = 32;\n"
+                         "  while (g < 256u && (long long)g * 32 <= cols) g *= 2;\n"
+                         "  return g == 32u ? dim3(32, 8) : dim3(g, 1);\n"
+                         "}\n"
+                         "static inline dim3 ks_row_grid(long long rows, long long cols) {\n"
+                         "  long long y = (long long)ks_row_block(cols).y;\n"
+                         "  return dim3((unsigned)((rows + y - 1) / y));\n"
+                         "}\n",
+                         zNote);
+  free(zNote);
+  return rc;
+}
+
 /* The reduction helpers the loops use, above the kernel and the comment lines
  * directly above it, unless an earlier application wrote them there. */
 static int put_helpers(rr_state *pS) {
@@ -1660,17 +1726,19 @@ static int put_helpers(rr_state *pS) {
     if (k + 1 >= iAt || pTu->zSrc[k] != '/' || pTu->zSrc[k + 1] != '/') break;
     iAt = iPrev;
   }
+  pS->iHelpersAt = iAt;
   for (int eOp = OP_SUM; eOp < OP_COUNT && rc >= 0; eOp++) {
     for (int bD = 0; bD < 2 && rc >= 0; bD++) {
       if (!pS->abHelper[eOp][bD]) continue;
       char zName[64];
-      fn_find f = {pTu, helper_name(eOp, bD, pS->bWarp, zName, sizeof zName), -1};
+      fn_find f = {pTu, helper_name(eOp, bD, helper_kind(pS), zName, sizeof zName), -1};
       clang_visitChildren(clang_getTranslationUnitCursor(pTu->pTu), find_fn_visit, &f);
       if (f.iAt >= 0 && (unsigned)f.iAt < pS->iKs) continue; /* written by an earlier application */
       if (f.iAt >= 0) rc = ks_rewrite_refuse(p, "%s is defined below '%s'; move it above or rename it", zName, pS->zKernel);
-      else rc = helper_text(p, eOp, bD, pS->bWarp, &helpers);
+      else rc = helper_text(p, eOp, bD, helper_kind(pS), &helpers);
     }
   }
+  if (rc >= 0 && pS->bGroup) rc = put_launch_helpers(pS, iAt, &helpers);
   if (rc >= 0 && helpers.n) {
     if (iAt > 0) rc = ks_rewrite_replace(p, iAt - 1, iAt - 1, helpers.z);
     else rc = ks_buf_puts(&helpers, "\n") < 0 ? KS_ENOMEM : ks_rewrite_replace(p, 0, 0, helpers.z + 1);
@@ -1685,7 +1753,10 @@ static int edit_launches(rr_state *pS) {
   ks_rewrite *p = pS->p;
   int nThreads = pS->nThreads, bWarp = pS->bWarp, rc;
   ks_buf text = KS_BUF_INIT, note = KS_BUF_INIT;
-  if (bWarp)
+  if (pS->bGroup)
+    rc = ks_buf_printf(&note, "a group of threads per row (blockDim.x threads, blockDim.y rows a block), sized at "
+                              "each launch from the row length; cooperative reductions");
+  else if (bWarp)
     rc = ks_buf_printf(&note, "one warp per row (%d rows per block of %d threads), cooperative reductions",
                        nThreads / 32, nThreads);
   else
@@ -1695,20 +1766,68 @@ static int edit_launches(rr_state *pS) {
     ks_launch *pL = &pS->aL[i];
     char *zRows = ks_rw_paren(pL->azArg[pS->iRowsParam]);
     ks_buf_clear(&text);
-    if (bWarp) rc = ks_buf_printf(&text, "(%s + %d) / %d, %d", zRows, nThreads / 32 - 1, nThreads / 32, nThreads);
+    /* auto: the row length the launch passes, when it can be evaluated again
+     * and the helpers stand above the launch; else the fixed block. */
+    const char *zCols = pS->iColsParam >= 0 ? pL->azArg[pS->iColsParam] : pS->zColsLit;
+    int bGroupHere = pS->bGroup && zCols && simple_arg(zCols) && pL->iStart >= pS->iHelpersAt;
+    if (bGroupHere) {
+      char *zC = ks_rw_paren(zCols);
+      rc = ks_buf_printf(&text, "ks_row_grid(%s, %s), ks_row_block(%s)", zRows, zC, zC);
+      free(zC);
+    } else if (bWarp) rc = ks_buf_printf(&text, "(%s + %d) / %d, %d", zRows, nThreads / 32 - 1, nThreads / 32, nThreads);
     else rc = ks_buf_printf(&text, "%s, %d", zRows, nThreads);
     free(zRows);
     if (rc >= 0 && pL->azCfg[2]) rc = ks_buf_printf(&text, ", %s", pL->azCfg[2]);
     if (rc >= 0 && pL->azCfg[3]) rc = ks_buf_printf(&text, ", %s", pL->azCfg[3]);
     if (rc < 0 || (rc = ks_rewrite_replace(p, pL->iCfgStart, pL->iCfgEnd, text.z)) < 0) break;
     ks_buf_clear(&note);
-    if (bWarp) rc = ks_buf_printf(&note, "one warp per row: %d rows per block of %d threads", nThreads / 32, nThreads);
+    if (bGroupHere) rc = ks_buf_printf(&note, "a group of threads per row, sized from the row length");
+    else if (pS->bGroup)
+      rc = ks_buf_printf(&note, "one block of %d threads per row (the row length is not an argument the launch can "
+                                "repeat, or the launch stands above the kernel)", nThreads);
+    else if (bWarp) rc = ks_buf_printf(&note, "one warp per row: %d rows per block of %d threads", nThreads / 32, nThreads);
     else rc = ks_buf_printf(&note, "one block of %d threads per row", nThreads);
     if (rc >= 0) rc = ks_rewrite_note(p, pL->iStart, note.z);
   }
   ks_buf_free(&text);
   ks_buf_free(&note);
   return rc;
+}
+
+/* threads=auto: the row length each launch passes, from the first row loop's
+ * bound: a parameter (the launch's argument for it) or an integer literal.
+ * Anything else leaves the launches at the fixed block. And without an
+ * unroll= of the caller's, a kernel with a buffer of 16-bit elements (a
+ * pointer parameter to 2-byte elements: half and bf16 rows) gets 8 loads in
+ * flight a thread instead of 4, about the bytes in flight of 4-byte rows
+ * (measured on the H200: half and bf16 rows at 51-65% of the peak with 4). */
+static void find_cols(rr_state *pS) {
+  pS->iColsParam = -1;
+  pS->zColsLit = NULL;
+  if (!pS->bGroup || pS->nLoop < 1) return;
+  if (!ks_rewrite_param(pS->p, "unroll", NULL)) {
+    long long nMin = 0;
+    for (int i = 0; i < pS->nParam; i++) {
+      CXType t = clang_getCanonicalType(clang_getArgType(clang_getCursorType(pS->kernel), (unsigned)i));
+      if (t.kind != CXType_Pointer) continue;
+      long long n = clang_Type_getSizeOf(clang_getPointeeType(t));
+      if (n > 0 && (nMin == 0 || n < nMin)) nMin = n;
+    }
+    if (nMin > 0 && nMin <= 2) pS->nUnroll = 8;
+  }
+  CXCursor b = ks_rw_strip(pS->aLoop[0].bound);
+  CXCursor d = ks_rw_ref_decl(b);
+  if (!clang_Cursor_isNull(d)) {
+    pS->iColsParam = param_index(pS, d);
+    return;
+  }
+  if (kind(b) != CXCursor_IntegerLiteral) return;
+  char *z = ks_ast_text(pS->pTu, b);
+  if (z && strlen(z) < sizeof pS->zColsBuf && strspn(z, "0123456789uUlL") == strlen(z)) {
+    snprintf(pS->zColsBuf, sizeof pS->zColsBuf, "%s", z);
+    pS->zColsLit = pS->zColsBuf;
+  }
+  free(z);
 }
 
 /* ---- the rule ---- */
@@ -1722,9 +1841,12 @@ static int apply_row_reduce(ks_rewrite *p) {
   pS->atJ = clang_getNullCursor();
   pS->zKernel = ks_rewrite_kernel_name(p);
   if ((rc = read_params(pS)) < 0 || (rc = match_kernel(pS)) < 0) goto done;
+  find_cols(pS);
   /* ---- edits ---- */
   if ((rc = ks_rewrite_replace(p, pS->iRowS, pS->iRowE,
-                               pS->bWarp ? "blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5)" : "blockIdx.x")) < 0)
+                               pS->bWarp    ? "blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5)"
+                               : pS->bGroup ? "blockIdx.x * blockDim.y + threadIdx.y"
+                                            : "blockIdx.x")) < 0)
     goto done;
   for (int iLoop = 0; iLoop < pS->nLoop; iLoop++)
     if ((rc = edit_loop(pS, &pS->aLoop[iLoop])) < 0) goto done;
@@ -1743,5 +1865,5 @@ static const char *const azParams[] = {"threads", "mode", "unroll", NULL};
 const ks_rule ks_rule_row_reduce = {
     "row-reduce",
     "thread-per-row loops to one block (mode=block) or warp (mode=warp) per row with cooperative reductions "
-    "(threads=256)",
+    "(threads=256; threads=auto sizes each row's group at the launch from the row length)",
     azParams, apply_row_reduce};

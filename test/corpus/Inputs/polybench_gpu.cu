@@ -13,10 +13,10 @@ typedef float DATA_TYPE;
 #define NJ 2048
 #define NK 2048
 #define NL 2048
-#define NX 4096
+#define NX 32768
 #define NY 4096
 #define M_COLS 2048
-#define N_ROWS 8192
+#define N_ROWS 65536
 #define _PB_NI ni
 #define _PB_NJ nj
 #define _PB_NK nk

@@ -16,7 +16,9 @@ __half is emulated with _Float16, __nv_bfloat16 with a truncating 16-bit type,
 the same for both kernels). The inputs hold ties (small integers as floats, several
 equal extremes per row), NaNs (as the first element and inside rows), signed
 zeros and rows shorter than a warp. MODE block|warp and THREADS: the rewrite's
-launch (grid = rows, or rows / (THREADS / 32) rounded up). The original file's
+launch (grid = rows, or rows / (THREADS / 32) rounded up); MODE auto (threads=auto):
+the launch the rewrite's own ks_row_block / ks_row_grid give for each row length
+(2-D blocks: blockDim.y rows a block when a row gets one warp). The original file's
 one-line object-like macros come first. Exit 0 when all match."""
 import os
 import re
@@ -31,7 +33,7 @@ cxx, orig, new, name, case, mode, threads = sys.argv[1:8]
 def helpers(path):
     s = open(path, encoding="utf-8").read()
     return "\n".join(cuda_emu.block_at(s, m.start())
-                     for m in re.finditer(r"(?m)^static __device__ __forceinline__ [^\n]*\bks_row_\w+\(", s))
+                     for m in re.finditer(r"(?m)^static (?:__device__ __forceinline__|inline dim3) [^\n]*\bks_row_\w+\(", s))
 
 
 # Beyond the common prelude: warp shuffles (a per-warp slot exchange between
@@ -40,8 +42,12 @@ SHIM = cuda_emu.PRELUDE + r"""
 static pthread_barrier_t emu_wbar[32];
 static unsigned long long emu_slot[1024];
 static pthread_mutex_t emu_mu = PTHREAD_MUTEX_INITIALIZER;
+struct dim3 {
+  unsigned x, y, z;
+  dim3(unsigned a = 1, unsigned b = 1, unsigned c = 1) : x(a), y(b), z(c) {}
+};
 template <class T> static T __shfl_xor_sync(unsigned, T v, int o) {
-  unsigned t = threadIdx.x, w = t >> 5;
+  unsigned t = threadIdx.y * blockDim.x + threadIdx.x, w = t >> 5;
   unsigned long long b = 0, r;
   memcpy(&b, &v, sizeof v);
   emu_slot[t] = b;
@@ -102,12 +108,14 @@ static void call_new() {
 }
 static void (*gfn)();
 static void *thr(void *p) {
-  threadIdx.x = (unsigned)(long)p; threadIdx.y = threadIdx.z = 0;
+  unsigned t = (unsigned)(long)p;
+  threadIdx.x = t %% blockDim.x; threadIdx.y = t / blockDim.x; threadIdx.z = 0;
   gfn();
   return 0;
 }
-static void launch_threads(unsigned g, unsigned b, void (*fn)()) {
-  gridDim = {g, 1, 1}; blockDim = {b, 1, 1}; gfn = fn;
+static void launch_threads(unsigned g, unsigned bx, unsigned by, void (*fn)()) {
+  unsigned b = bx * by;
+  gridDim = {g, 1, 1}; blockDim = {bx, by, 1}; gfn = fn;
   pthread_barrier_init(&emu_bar, 0, b);
   for (unsigned w = 0; w < b / 32; w++) pthread_barrier_init(&emu_wbar[w], 0, 32);
   std::vector<pthread_t> th(b);
@@ -149,7 +157,7 @@ static void fill(int seed) {
   if (seed %% 2 && rows > 0) for (int c = 0; c < cols; c++) gx[c] = NAN; /* a row of NaNs */
 }
 int main() {
-  int sizes[][2] = {{7, 1}, {7, 5}, {13, 37}, {6, 64}, {12, 300}, {7, 1000}, {3, 257}};
+  int sizes[][2] = {{7, 1}, {7, 5}, {13, 37}, {6, 64}, {12, 300}, {7, 1000}, {3, 257}, {5, 1500}, {3, 2100}, {2, 4200}};
   unsigned T = %(threads)s;
   int bWarp = %(warp)d, bad = 0;
   for (int seed = 0; seed < 2; seed++)
@@ -169,7 +177,13 @@ int main() {
       gy.assign((size_t)rows * cols, -7.0f);
       unsigned W = T / 32;
       if (%(h)d) to_elem();
-      launch_threads(bWarp ? (rows + W - 1) / W : (unsigned)rows, T, call_new);
+#if %(auto)d
+      (void)W;
+      dim3 bb = ks_row_block(cols), gg = ks_row_grid(rows, cols);
+      launch_threads(gg.x, bb.x, bb.y, call_new);
+#else
+      launch_threads(bWarp ? (rows + W - 1) / W : (unsigned)rows, T, 1, call_new);
+#endif
       if (%(h)d) from_elem();
       int nDiff = 0;
       for (int r = 0; r < rows; r++) {
@@ -199,7 +213,7 @@ ICASE = {"argmax": 0, "argmin": 1, "xent": 2, "norm": 3, "hnorm": 3, "bnorm": 3}
 TOL = {"hnorm": "1e-3f", "bnorm": "8e-3f"}
 
 main = MAIN % {"args": ARGS[case], "case": ICASE[case], "xent": case in ("xent", "norm", "hnorm", "bnorm"),
-               "name": name, "threads": int(threads), "warp": mode == "warp", "h": case in ("hnorm", "bnorm"),
+               "name": name, "threads": int(threads), "warp": mode == "warp", "auto": mode == "auto", "h": case in ("hnorm", "bnorm"),
                "elem": "__nv_bfloat16" if case == "bnorm" else "__half", "tol": TOL.get(case, "1e-5f")}
 # The original file's one-line object macros (`#define NY 4096`): kernel bodies may use them.
 defines = "".join(l for l in open(orig, encoding="utf-8") if re.match(r"\s*#\s*define\s+\w+\s", l))
