@@ -957,6 +957,55 @@ static ks_acc_op rhs_op(CXCursor rhs, CXCursor d) {
   return KS_ACC_OP_NONE;
 }
 
+/* Does statement c assign `d = ...` (a plain assignment)? */
+typedef struct assign_find {
+  CXCursor d;
+  int b, nDepth;
+} assign_find;
+static enum CXChildVisitResult assign_cb(CXCursor c, CXCursor parent, CXClientData p) {
+  (void)parent;
+  assign_find *pF = p;
+  if (kind(c) == CXCursor_BinaryOperator && clang_getCursorBinaryOperatorKind(c) == CXBinaryOperator_Assign) {
+    kids k = get_kids(c);
+    if (k.n == 2) {
+      CXCursor d = ref_decl(k.a[0]);
+      if (!clang_Cursor_isNull(d) && clang_equalCursors(d, pF->d)) pF->b = 1;
+    }
+    free(k.a);
+    if (pF->b) return CXChildVisit_Break;
+  }
+  if (pF->nDepth > SHAPE_MAX_DEPTH) return CXChildVisit_Continue;
+  pF->nDepth++;
+  clang_visitChildren(c, assign_cb, pF);
+  pF->nDepth--;
+  return pF->b ? CXChildVisit_Break : CXChildVisit_Continue;
+}
+
+/* The select form of a max/min accumulation inside a loop:
+ * `if (v > best) { best = v; ... }` (argmax, running extremum): best, a local
+ * declared outside the loop, is compared and then assigned. */
+static void note_select_accum(sctx *pC, CXCursor cond, CXCursor then) {
+  if (cur_loop(pC) < 0) return;
+  cond = strip_parens(cond);
+  if (kind(cond) != CXCursor_BinaryOperator) return;
+  enum CXBinaryOperatorKind op = clang_getCursorBinaryOperatorKind(cond);
+  if (op != CXBinaryOperator_GT && op != CXBinaryOperator_GE && op != CXBinaryOperator_LT &&
+      op != CXBinaryOperator_LE)
+    return;
+  kids k = get_kids(cond);
+  for (int i = 0; i < k.n && k.n == 2; i++) {
+    CXCursor d = ref_decl(k.a[i]);
+    if (clang_Cursor_isNull(d) || kind(d) != CXCursor_VarDecl) continue;
+    assign_find f = {d, 0, 0};
+    if (kind(then) == CXCursor_BinaryOperator) assign_cb(then, cond, &f);
+    else clang_visitChildren(then, assign_cb, &f);
+    /* max when the new value must exceed it, min when it must be below */
+    int bMax = (i == 1) == (op == CXBinaryOperator_GT || op == CXBinaryOperator_GE);
+    if (f.b) note_accum(pC, k.a[i], bMax ? KS_ACC_OP_MAX : KS_ACC_OP_MIN);
+  }
+  free(k.a);
+}
+
 static void walk_kids_expr(sctx *pC, CXCursor c, ks_shape_akind eUse, int nDepth) {
   kids k = get_kids(c);
   for (int i = 0; i < k.n; i++) walk_expr(pC, k.a[i], eUse, nDepth + 1);
@@ -1062,9 +1111,16 @@ static void walk_expr(sctx *pC, CXCursor c, ks_shape_akind eUse, int nDepth) {
         if (iP >= 0 && (kind(a) != CXCursor_DeclRefExpr || off.n || off.bIrregular)) record_access(pC, a, iP, off, KS_SHAPE_LOAD);
       }
       if (eArg == KS_SHAPE_RMW && kind(a) == CXCursor_UnaryOperator &&
-          clang_getCursorUnaryOperatorKind(a) == CXUnaryOperator_AddrOf)
+          clang_getCursorUnaryOperatorKind(a) == CXUnaryOperator_AddrOf) {
         walk_expr(pC, only_expr(a), KS_SHAPE_RMW, nDepth + 1);
-      else
+      } else if (eArg == KS_SHAPE_RMW) {
+        /* atomicAdd(p, v) with p a pointer into a parameter (`float* d = P + off;`):
+         * the element it points at is read and written. */
+        ks_poly off;
+        int iP = eval_ptr(pC, a, &off, nDepth + 1);
+        if (iP >= 0) record_access(pC, a, iP, off, KS_SHAPE_RMW);
+        walk_expr(pC, k.a[i], KS_SHAPE_LOAD, nDepth + 1);
+      } else
         walk_expr(pC, k.a[i], KS_SHAPE_LOAD, nDepth + 1);
       iArg++;
     }
@@ -1356,6 +1412,7 @@ static void walk(sctx *pC, CXCursor c, int nDepth) {
   case CXCursor_IfStmt: {
     kids k = get_kids(c);
     if (k.n >= 2) note_guard(pC, k.a[0], k.n == 2 && is_return_only(k.a[1]), 0);
+    if (k.n >= 2) note_select_accum(pC, k.a[0], k.a[1]);
     for (int i = 0; i < k.n; i++) {
       if (i == 0) walk_expr(pC, k.a[i], KS_SHAPE_LOAD, nDepth + 1);
       else walk(pC, k.a[i], nDepth + 1);
