@@ -1519,6 +1519,66 @@ static int popcount(unsigned m) {
   return n;
 }
 
+/* Is delta (the difference of two indices into one array) a step of k
+ * positions, 1 <= |k| <= 8, along a coordinate of index p: the coefficient of
+ * a monomial of p that holds one coordinate atom (i*NY + j: NY or 1)? A pair
+ * of such accesses reads a neighbour (a[i] and a[i + 1], hz[(i - 1) * NY + j]);
+ * an offset that is not a multiple of a coordinate's stride (in[2 * i] and
+ * in[2 * i + 1], a field of a record; inp[x] and inp[x + NH * d], another
+ * slice) is not one. */
+static int neighbour_step(const ks_shape *pS, const ks_poly *p, const ks_poly *delta, int bFrac) {
+  if (delta->bIrregular || delta->n != 1) return 0;
+  const ks_mono *d = &delta->t[0];
+  for (int x = 0; x < d->n; x++)
+    if (pS->aAtom[d->a[x]].eKind != KS_ATOM_UNIFORM) return 0;
+  for (int i = 0; i < p->n; i++) {
+    const ks_mono *m = &p->t[i];
+    int iCoord = -1, nCoord = 0;
+    for (int x = 0; x < m->n; x++)
+      if (coord_bit(&pS->aAtom[m->a[x]])) iCoord = x, nCoord++;
+      else if (pS->aAtom[m->a[x]].eKind != KS_ATOM_UNIFORM) nCoord = 2;
+    if (nCoord != 1 || m->n - 1 != d->n || m->coef == 0) continue;
+    /* bFrac: a step of a fraction 1/q (q <= 8) of a coordinate's stride, the
+     * cells of a pooling window (p[1], p[W] of in + 2 * oy * W + 2 * ox) */
+    long long k = 0;
+    for (long long q = 1; q <= (bFrac ? 8 : 1) && !k; q++)
+      if ((d->coef * q) % m->coef == 0) k = d->coef * q / m->coef;
+    if (k == 0 || k > 8 || k < -8) continue;
+    int bSame = 1;
+    for (int x = 0, y = 0; x < m->n && bSame; x++) {
+      if (x == iCoord) continue;
+      if (m->a[x] != d->a[y++]) bSame = 0;
+    }
+    if (bSame) return 1;
+  }
+  return 0;
+}
+
+/* Does index p hold both loop atom iAtom's loop variable and a coordinate
+ * of the thread's position, in different terms (oy * s + ky * d)? */
+static int position_plus_loop(const ks_shape *pS, const ks_poly *p) {
+  int bLoop = 0, bCoord = 0;
+  for (int i = 0; i < p->n; i++) {
+    const ks_mono *m = &p->t[i];
+    int bL = 0, bC = 0;
+    for (int x = 0; x < m->n; x++) {
+      const ks_atom *a = &pS->aAtom[m->a[x]];
+      if (a->eKind == KS_ATOM_LOOP && a->iRef >= 0 && a->iRef < pS->nLoop && !pS->aLoop[a->iRef].bGridStride) bL = 1;
+      if (coord_bit(a)) bC = 1;
+    }
+    if (bL && !bC) bLoop = 1;
+    if (bC && !bL) bCoord = 1;
+  }
+  return bLoop && bCoord;
+}
+
+/* Is loop iInner nested (at any depth) inside loop iOuter? */
+static int loop_inside(const ks_shape *pS, int iInner, int iOuter) {
+  for (int i = pS->aLoop[iInner].iParent, n = 0; i >= 0 && n < pS->nLoop; i = pS->aLoop[i].iParent, n++)
+    if (i == iOuter) return 1;
+  return 0;
+}
+
 static void classify(ks_shape *pS) {
   int nStore = 0, bIndirect = 0, bIrregular = 0;
   for (int i = 0; i < pS->nAccess; i++) {
@@ -1539,6 +1599,12 @@ static void classify(ks_shape *pS) {
     pS->zWhy = "an index comes from memory";
     return;
   }
+  /* A kernel that already stages data in shared memory between barriers (a
+   * tiled transpose, a tiled stencil) is cooperative: no naive class fits. */
+  if (pS->bShared && pS->bSync) {
+    pS->zWhy = "shared memory between barriers: already a cooperative kernel";
+    return;
+  }
   /* A fixed small window (constant-trip loops over neighbour offsets). */
   for (int iL = 0; iL < pS->nLoop; iL++) {
     const ks_shape_loop *pL = &pS->aLoop[iL];
@@ -1547,11 +1613,44 @@ static void classify(ks_shape *pS) {
       const ks_shape_access *a = &pS->aAccess[i];
       if (a->eKind != KS_SHAPE_LOAD || a->index.bIrregular) continue;
       coord_info ci = coords(pS, &a->index, pL->iAtom);
-      if ((ci.bLoopUnit || ci.bLoopScaled) && (ci.mAny & 0x1ffu)) {
+      /* the position: the parallel index, the thread built-ins, or the
+       * coordinates split from a flat index (i % W, (i / W) % H) */
+      if ((ci.bLoopUnit || ci.bLoopScaled) && (ci.mAny & 0x7fffu)) {
         pS->eClass = KS_CLASS_STENCIL;
         pS->zWhy = "loads over a fixed small window of offsets from the thread's position";
         return;
       }
+    }
+  }
+  /* A window of any size: a per-thread loop offsets the thread's position
+   * and the sum is checked against the lower border (h_in = oy * s - pad +
+   * ky * d; if (h_in >= 0 ...)): a convolution written with its kernel size
+   * as a parameter. A row loop never needs that check. */
+  for (int i = 0; i < pS->nGuard; i++) {
+    const ks_shape_guard *g = &pS->aGuard[i];
+    long long vB;
+    if (!poly_is_const(&g->bound, &vB)) continue;
+    int bLower = (g->eOp == CXBinaryOperator_GE && vB == 0) || (g->eOp == CXBinaryOperator_GT && vB == -1);
+    if (bLower && position_plus_loop(pS, &g->expr)) {
+      pS->eClass = KS_CLASS_STENCIL;
+      pS->zWhy = "a window loop: the thread's position plus a loop offset, checked at the lower border";
+      return;
+    }
+  }
+  /* A loop nest in which an outer loop stores at its own positions and an
+   * inner one accumulates (for j2: C[j1][j2] = 0; for i: C[j1][j2] += ...;
+   * C[j2][j1] = C[j1][j2]): several outputs per thread, each from its own
+   * reduction. Not a row, column or map kernel; gemm-like when two parallel
+   * coordinates meet in the products (tested below). */
+  int bNest = 0;
+  for (int iO = 0; iO < pS->nLoop; iO++) {
+    if (pS->aLoop[iO].bGridStride || !pS->aLoop[iO].bStoresGlobal || !loop_var_used(pS, iO)) continue;
+    for (int iI = 0; iI < pS->nLoop; iI++) {
+      if (!loop_inside(pS, iI, iO) || !loop_var_used(pS, iI)) continue;
+      int bAcc = pS->aLoop[iI].nAccum > 0;
+      for (int x = 0; x < pS->nAccess; x++)
+        if (pS->aAccess[x].iLoop == iI && pS->aAccess[x].eKind == KS_SHAPE_RMW) bAcc = 1;
+      if (bAcc) bNest = 1;
     }
   }
   /* Per-thread loops whose variable indexes memory. */
@@ -1581,6 +1680,7 @@ static void classify(ks_shape *pS) {
       pS->zWhy = "a reduction loop over products of two operands indexed by different parallel coordinates";
       return;
     }
+    if (bNest) continue;
     if (bRow && (bAccum || pS->nLoop > 1)) {
       pS->eClass = KS_CLASS_ROW_REDUCE;
       pS->zWhy = "a per-thread loop over a contiguous dimension (unit stride in the loop variable)";
@@ -1592,6 +1692,10 @@ static void classify(ks_shape *pS) {
       return;
     }
   }
+  if (bNest) {
+    pS->zWhy = "a per-thread loop nest: an outer loop stores several outputs, each from an inner reduction";
+    return;
+  }
   if (bIrregular) {
     pS->zWhy = "an index is not a polynomial over the parallel and loop indices";
     return;
@@ -1600,22 +1704,23 @@ static void classify(ks_shape *pS) {
   for (int i = 0; i < pS->nAccess; i++) {
     const ks_shape_access *a = &pS->aAccess[i];
     if (a->eKind != KS_SHAPE_LOAD) continue;
-    int nSame = 1;
+    /* another access of the same array (a load, or the store of an in-place
+     * shift) a neighbour step away */
+    int nNeighbour = 0, nCell = 1;
     for (int j = 0; j < pS->nAccess; j++) {
       const ks_shape_access *b = &pS->aAccess[j];
-      if (j == i || b->eKind != KS_SHAPE_LOAD || b->iParam != a->iParam) continue;
+      if (j == i || b->iParam != a->iParam || b->index.bIrregular) continue;
       ks_poly dlt = poly_add(a->index, b->index, -1);
-      int bOffset = dlt.n > 0 && !dlt.bIrregular;
-      for (int t = 0; t < dlt.n && bOffset; t++)
-        for (int x = 0; x < dlt.t[t].n; x++)
-          if (pS->aAtom[dlt.t[t].a[x]].eKind != KS_ATOM_UNIFORM && pS->aAtom[dlt.t[t].a[x]].eKind != KS_ATOM_LOOP)
-            bOffset = 0;
-      if (bOffset) nSame++;
+      if (neighbour_step(pS, &a->index, &dlt, 0)) nNeighbour++;
+      else if (b->eKind == KS_SHAPE_LOAD && neighbour_step(pS, &a->index, &dlt, 1)) nCell++;
     }
+    /* cells of a window combined into fewer outputs (not one slice per
+     * output: q[i] = in[x], k[i] = in[x + NH * d], v[i] = ...) */
+    if (nCell >= 3 && nCell > nStore) nNeighbour++;
     int bSmallLoop = 0;
     for (int iL = 0; iL < pS->nLoop; iL++)
       if (pS->aLoop[iL].nTrip > 1 && pS->aLoop[iL].nTrip <= 16 && loop_var_used(pS, iL)) bSmallLoop = 1;
-    if (nSame >= 3 || (bSmallLoop && coords(pS, &a->index, -1).mAny)) {
+    if (nNeighbour || (bSmallLoop && coords(pS, &a->index, -1).mAny)) {
       pS->eClass = KS_CLASS_STENCIL;
       pS->zWhy = "loads of one array at fixed offsets from the thread's position";
       return;
