@@ -244,7 +244,14 @@ typedef struct svar {
   ks_poly val;
   int iParam;       /* a pointer into parameter iParam (with offset val), else -1 */
   int bShared;
+  CXCursor block;   /* the compound statement that declares it (the write pass) */
+  int nSeqWrites;   /* plain assignments that are statements of that block */
 } svar;
+
+/* Is every write of v a plain assignment in the block that declares it
+ * (`rest = rest % (N * d);` beside `int rest = ...;`)? Then the walk, in
+ * program order, follows its value from one assignment to the next. */
+#define SVAR_SEQUENTIAL(pV) ((pV)->nWrites > 0 && (pV)->nSeqWrites == (pV)->nWrites)
 
 typedef struct sctx {
   ks_tu *pTu;
@@ -391,13 +398,16 @@ static CXCursor ref_decl(CXCursor c) {
   return clang_getCursorReferenced(c);
 }
 
-static void note_write(sctx *pC, CXCursor lhs) {
+static void note_write(sctx *pC, CXCursor lhs, CXCursor stmtParent, int bPlain) {
   CXCursor d = ref_decl(lhs);
   if (clang_Cursor_isNull(d)) return;
   enum CXCursorKind e = kind(d);
   if (e != CXCursor_VarDecl && e != CXCursor_ParmDecl) return;
   svar *pV = add_var(pC, d);
-  if (pV) pV->nWrites++;
+  if (!pV) return;
+  pV->nWrites++;
+  if (bPlain && e == CXCursor_VarDecl && !clang_Cursor_isNull(pV->block) && clang_equalCursors(pV->block, stmtParent))
+    pV->nSeqWrites++;
 }
 
 static enum CXChildVisitResult write_cb(CXCursor c, CXCursor parent, CXClientData p) {
@@ -408,7 +418,7 @@ static enum CXChildVisitResult write_cb(CXCursor c, CXCursor parent, CXClientDat
     enum CXBinaryOperatorKind op = clang_getCursorBinaryOperatorKind(c);
     if (e == CXCursor_CompoundAssignOperator || op == CXBinaryOperator_Assign) {
       kids k = get_kids(c);
-      if (k.n >= 1) note_write(pW->pC, k.a[0]);
+      if (k.n >= 1) note_write(pW->pC, k.a[0], parent, e == CXCursor_BinaryOperator && kind(parent) == CXCursor_CompoundStmt);
       free(k.a);
     }
   } else if (e == CXCursor_UnaryOperator) {
@@ -416,16 +426,23 @@ static enum CXChildVisitResult write_cb(CXCursor c, CXCursor parent, CXClientDat
     if (op == CXUnaryOperator_PreInc || op == CXUnaryOperator_PostInc || op == CXUnaryOperator_PreDec ||
         op == CXUnaryOperator_PostDec || op == CXUnaryOperator_AddrOf) {
       kids k = get_kids(c);
-      if (k.n >= 1) note_write(pW->pC, k.a[0]);
+      if (k.n >= 1) note_write(pW->pC, k.a[0], clang_getNullCursor(), 0);
       free(k.a);
     }
+  } else if (e == CXCursor_DeclStmt && kind(parent) == CXCursor_CompoundStmt) {
+    kids k = get_kids(c);
+    for (int i = 0; i < k.n; i++) {
+      svar *pV = kind(k.a[i]) == CXCursor_VarDecl ? add_var(pW->pC, k.a[i]) : NULL;
+      if (pV) pV->block = parent;
+    }
+    free(k.a);
   } else if (e == CXCursor_VarDecl) {
     /* A reference bound to a local can write it: count it as written. */
     CXType t = clang_getCursorType(c);
     if (t.kind == CXType_LValueReference) {
       kids k = get_kids(c);
       for (int i = 0; i < k.n; i++)
-        if (clang_isExpression(kind(k.a[i]))) note_write(pW->pC, k.a[i]);
+        if (clang_isExpression(kind(k.a[i]))) note_write(pW->pC, k.a[i], clang_getNullCursor(), 0);
       free(k.a);
     }
   }
@@ -1049,6 +1066,11 @@ static void walk_expr(sctx *pC, CXCursor c, ks_shape_akind eUse, int nDepth) {
       }
       walk_expr(pC, k.a[0], e == CXCursor_CompoundAssignOperator ? KS_SHAPE_RMW : KS_SHAPE_STORE, nDepth + 1);
       walk_expr(pC, k.a[1], KS_SHAPE_LOAD, nDepth + 1);
+      /* the next value of a sequentially reassigned integer local */
+      svar *pV = e == CXCursor_BinaryOperator && !clang_Cursor_isNull(d) && kind(d) == CXCursor_VarDecl ? find_var(pC, d) : NULL;
+      if (pV && SVAR_SEQUENTIAL(pV) && pV->bKnown && pV->iParam < 0 && int_bits(clang_getCursorType(d))) {
+        pV->val = normalize(pC, eval(pC, k.a[1], nDepth + 1));
+      }
       free(k.a);
       return;
     }
@@ -1181,7 +1203,7 @@ static void walk_decl(sctx *pC, CXCursor d, int nDepth) {
     }
     return;
   }
-  if (pV->nWrites == 0 && (int_bits(t) || clang_getCanonicalType(t).kind == CXType_Unexposed)) {
+  if ((pV->nWrites == 0 || SVAR_SEQUENTIAL(pV)) && (int_bits(t) || clang_getCanonicalType(t).kind == CXType_Unexposed)) {
     pV->val = normalize(pC, eval(pC, init, nDepth + 1));
     pV->bKnown = 1;
   }
@@ -1572,6 +1594,294 @@ static int position_plus_loop(const ks_shape *pS, const ks_poly *p) {
   return bLoop && bCoord;
 }
 
+/* ---------- the layout of the thread's position: sampled ----------
+ *
+ * A flat index split into coordinates (c = i % C, w = (i / C) % W, ...) is a
+ * mixed-radix number: each coordinate is one digit (i / lo) % radix. The
+ * polynomials say which atoms an index holds, not which digit of i each one
+ * is, so the layout is read numerically: every uniform gets a distinct small
+ * prime, the digits of each parallel dimension are found from their values
+ * over a range of positions, and every access's index is checked to be affine
+ * in the digits (its coefficient per digit: how far the address moves when
+ * that coordinate steps). Same order of coefficients: a map; another order:
+ * a permutation (transpose); not affine, or no load covering every coordinate
+ * the stores use: none of them. */
+
+#define LAYOUT_T 4096   /* positions sampled per parallel dimension */
+#define LAYOUT_DIGITS 8 /* digits per parallel dimension */
+
+typedef struct lay_digit {
+  long long lo, radix; /* the digit is (t / lo) % radix; radix 0: t / lo */
+} lay_digit;
+
+typedef struct lay {
+  const ks_shape *pS;
+  long long *aUni;    /* sample value of each uniform atom (by atom id) */
+  long long aPar[3];  /* the position sampled */
+  int bFail;
+  lay_digit aDig[3][LAYOUT_DIGITS];
+  int nDig[3];
+} lay;
+
+static long long lay_poly(lay *L, const ks_poly *p, int nDepth);
+
+static long long lay_atom(lay *L, int iAtom, int nDepth) {
+  const ks_atom *a = &L->pS->aAtom[iAtom];
+  if (a->eKind == KS_ATOM_PAR && a->iDim >= 0 && a->iDim < 3) return L->aPar[a->iDim];
+  if (a->eKind == KS_ATOM_UNIFORM) return L->aUni[iAtom];
+  if (a->eKind == KS_ATOM_DERIVED && a->pNum && a->pDen && nDepth < 16) {
+    long long n = lay_poly(L, a->pNum, nDepth + 1), d = lay_poly(L, a->pDen, nDepth + 1);
+    if (L->bFail || d <= 0 || n < 0) {
+      L->bFail = 1;
+      return 0;
+    }
+    return a->bRem ? n % d : n / d;
+  }
+  L->bFail = 1;
+  return 0;
+}
+
+static long long lay_poly(lay *L, const ks_poly *p, int nDepth) {
+  if (p->bIrregular) {
+    L->bFail = 1;
+    return 0;
+  }
+  long long r = 0;
+  for (int i = 0; i < p->n && !L->bFail; i++) {
+    long long v = p->t[i].coef;
+    for (int x = 0; x < p->t[i].n && !L->bFail; x++) {
+      v *= lay_atom(L, p->t[i].a[x], nDepth);
+      if (v > (1LL << 40) || v < -(1LL << 40)) L->bFail = 1;
+    }
+    r += v;
+  }
+  return r;
+}
+
+/* Value of atom iAtom with parallel dimension d at t, the others at 0. */
+static long long lay_at(lay *L, int iAtom, int d, long long t) {
+  L->aPar[0] = L->aPar[1] = L->aPar[2] = 0;
+  L->aPar[d] = t;
+  return lay_atom(L, iAtom, 0);
+}
+
+static long long lay_digit_val(const lay_digit *g, long long t) {
+  return g->radix ? (t / g->lo) % g->radix : t / g->lo;
+}
+
+/* The digits of parallel dimension d: the split atoms that nothing splits
+ * further, placed by the first position each is nonzero at and the first
+ * after it where it is zero again, the gaps filled by implicit digits (i
+ * / C when only i % C is written). 0, or -1 when they do not form a
+ * mixed-radix number. */
+static int lay_digits(lay *L, int d) {
+  const ks_shape *pS = L->pS;
+  lay_digit aLeaf[LAYOUT_DIGITS];
+  int nLeaf = 0;
+  for (int i = 0; i < pS->nAtom; i++) {
+    const ks_atom *a = &pS->aAtom[i];
+    if (a->eKind != KS_ATOM_DERIVED || a->iDimOf != d) continue;
+    int bSplit = 0;
+    for (int j = 0; j < pS->nAtom && !bSplit; j++) {
+      const ks_atom *b = &pS->aAtom[j];
+      if (j != i && b->eKind == KS_ATOM_DERIVED && b->pNum && b->pNum->n == 1 && b->pNum->t[0].n == 1 &&
+          b->pNum->t[0].coef == 1 && b->pNum->t[0].a[0] == i)
+        bSplit = 1;
+    }
+    if (bSplit) continue;
+    long long lo = 0, hi = 0;
+    for (long long t = 1; t < LAYOUT_T && !lo; t++)
+      if (lay_at(L, i, d, t) != 0) lo = t;
+    if (L->bFail) return -1;
+    if (!lo) continue; /* constant over the range sampled */
+    for (long long t = lo + 1; t < LAYOUT_T && !hi; t++)
+      if (lay_at(L, i, d, t) == 0) hi = t;
+    if (hi && hi % lo) return -1;
+    lay_digit g = {lo, hi ? hi / lo : 0};
+    for (long long t = 0; t < LAYOUT_T; t++)
+      if (lay_at(L, i, d, t) != lay_digit_val(&g, t)) return -1;
+    int bDup = 0;
+    for (int x = 0; x < nLeaf; x++)
+      if (aLeaf[x].lo == g.lo && aLeaf[x].radix == g.radix) bDup = 1;
+    if (bDup) continue;
+    if (nLeaf == LAYOUT_DIGITS) return -1;
+    aLeaf[nLeaf++] = g;
+  }
+  /* by lo */
+  for (int i = 1; i < nLeaf; i++)
+    for (int j = i; j > 0 && aLeaf[j].lo < aLeaf[j - 1].lo; j--) {
+      lay_digit t = aLeaf[j];
+      aLeaf[j] = aLeaf[j - 1];
+      aLeaf[j - 1] = t;
+    }
+  long long cur = 1;
+  int n = 0;
+  for (int i = 0; i <= nLeaf; i++) {
+    if (cur == 0) return i == nLeaf ? (L->nDig[d] = n, 0) : -1; /* after an unbounded digit */
+    long long lo = i < nLeaf ? aLeaf[i].lo : 0;
+    if (i == nLeaf || lo > cur) {
+      /* an implicit digit from cur up to the next one (or unbounded) */
+      if (i < nLeaf && lo % cur) return -1;
+      if (n == LAYOUT_DIGITS) return -1;
+      L->aDig[d][n++] = (lay_digit){cur, i < nLeaf ? lo / cur : 0};
+      cur = i < nLeaf ? lo : 0;
+      if (i == nLeaf) break;
+    }
+    if (lo < cur) return -1; /* overlapping digits */
+    if (n == LAYOUT_DIGITS) return -1;
+    L->aDig[d][n++] = aLeaf[i];
+    cur = aLeaf[i].radix ? aLeaf[i].lo * aLeaf[i].radix : 0;
+  }
+  L->nDig[d] = n;
+  return 0;
+}
+
+/* Coefficients of index p per digit (aCoef[d * LAYOUT_DIGITS + k]); 1 when
+ * p is affine in the digits over the positions sampled, 0 when not, -1 when
+ * it cannot be evaluated. */
+static int lay_coefs(lay *L, const ks_poly *p, long long *aCoef) {
+  L->aPar[0] = L->aPar[1] = L->aPar[2] = 0;
+  long long a0 = lay_poly(L, p, 0);
+  for (int d = 0; d < 3; d++)
+    for (int k = 0; k < L->nDig[d]; k++) {
+      L->aPar[0] = L->aPar[1] = L->aPar[2] = 0;
+      L->aPar[d] = L->aDig[d][k].lo;
+      aCoef[d * LAYOUT_DIGITS + k] = lay_poly(L, p, 0) - a0;
+    }
+  if (L->bFail) return -1;
+  /* each dimension alone, then a few positions of all of them together */
+  for (int d = 0; d < 3; d++) {
+    if (!L->nDig[d]) continue;
+    for (long long t = 0; t < LAYOUT_T; t += 1 + t / 64) {
+      L->aPar[0] = L->aPar[1] = L->aPar[2] = 0;
+      L->aPar[d] = t;
+      long long v = a0;
+      for (int k = 0; k < L->nDig[d]; k++) v += aCoef[d * LAYOUT_DIGITS + k] * lay_digit_val(&L->aDig[d][k], t);
+      if (lay_poly(L, p, 0) != v) return L->bFail ? -1 : 0;
+    }
+  }
+  for (long long s = 1; s < 40; s++) {
+    long long v = a0;
+    for (int d = 0; d < 3; d++) {
+      L->aPar[d] = L->nDig[d] ? (s * (7 + 13 * d)) % LAYOUT_T : 0;
+      for (int k = 0; k < L->nDig[d]; k++) v += aCoef[d * LAYOUT_DIGITS + k] * lay_digit_val(&L->aDig[d][k], L->aPar[d]);
+    }
+    if (lay_poly(L, p, 0) != v) return L->bFail ? -1 : 0;
+  }
+  return 1;
+}
+
+/* Do the digits that both a and b use (nonzero coefficients) run in the same
+ * order of |coefficient|, strictly? */
+static int lay_same_order(const long long *a, const long long *b, int n) {
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < n; j++) {
+      if (i == j || !a[i] || !a[j] || !b[i] || !b[j]) continue;
+      long long ai = a[i] < 0 ? -a[i] : a[i], aj = a[j] < 0 ? -a[j] : a[j];
+      long long bi = b[i] < 0 ? -b[i] : b[i], bj = b[j] < 0 ? -b[j] : b[j];
+      if (ai == aj || bi == bj || (ai < aj) != (bi < bj)) return 0;
+    }
+  return 1;
+}
+
+/* Map, transpose or other from the sampled layout: 1 when it decided (class
+ * and why set), 0 when the accesses are not of the form it reads (thread
+ * built-ins apart, loop variables: the caller decides). */
+static int layout_class(ks_shape *pS) {
+  int rc = 0;
+  lay L;
+  memset(&L, 0, sizeof L);
+  L.pS = pS;
+  L.aUni = calloc((size_t)pS->nAtom + 1, sizeof(long long));
+  if (!L.aUni) return 0;
+  static const long long aPrime[] = {3, 5, 7, 11, 13, 17, 19, 23};
+  int nUni = 0;
+  for (int i = 0; i < pS->nAtom; i++)
+    if (pS->aAtom[i].eKind == KS_ATOM_UNIFORM) L.aUni[i] = aPrime[nUni++ % 8];
+  int nCoef = 3 * LAYOUT_DIGITS;
+  long long *aC = calloc((size_t)pS->nAccess * (size_t)nCoef + 1, sizeof(long long));
+  if (!aC) goto done;
+  int abAxis[3] = {0, 0, 0};
+  for (int i = 0; i < pS->nAtom; i++) {
+    const ks_atom *a = &pS->aAtom[i];
+    if (a->eKind == KS_ATOM_PAR && a->iDim >= 0 && a->iDim < 3) abAxis[a->iDim] = 1;
+  }
+  for (int d = 0; d < 3; d++)
+    if (abAxis[d] && lay_digits(&L, d) < 0) goto done;
+  int iStore = -1;
+  for (int i = 0; i < pS->nAccess; i++) {
+    int r = lay_coefs(&L, &pS->aAccess[i].index, aC + (size_t)i * nCoef);
+    if (r < 0) goto done;
+    if (r == 0) {
+      pS->eClass = KS_CLASS_OTHER;
+      pS->zWhy = "an index is not affine in the coordinates of the thread's position";
+      rc = 1;
+      goto done;
+    }
+    if (pS->aAccess[i].eKind != KS_SHAPE_LOAD && iStore < 0) iStore = i;
+  }
+  if (iStore < 0) goto done;
+  /* every store covers every coordinate (else threads share an element) */
+  const long long *pSt = aC + (size_t)iStore * nCoef;
+  for (int i = 0; i < pS->nAccess; i++) {
+    if (pS->aAccess[i].eKind == KS_SHAPE_LOAD) continue;
+    const long long *p = aC + (size_t)i * nCoef;
+    for (int d = 0; d < 3; d++)
+      for (int k = 0; k < L.nDig[d]; k++)
+        if (!p[d * LAYOUT_DIGITS + k]) {
+          pS->eClass = KS_CLASS_OTHER;
+          pS->zWhy = "a store does not depend on every coordinate of the thread's position";
+          rc = 1;
+          goto done;
+        }
+    if (!lay_same_order(pSt, p, nCoef)) {
+      pS->eClass = KS_CLASS_OTHER;
+      pS->zWhy = "the stores run over the thread's coordinates in different orders";
+      rc = 1;
+      goto done;
+    }
+  }
+  int bFull = 0, bVariant = 0, bPermuted = 0;
+  for (int i = 0; i < pS->nAccess; i++) {
+    /* the loads, and the elements updated in place (y[i] += b[i % C]) */
+    if (pS->aAccess[i].eKind == KS_SHAPE_STORE) continue;
+    const long long *p = aC + (size_t)i * nCoef;
+    int nUsed = 0, nAll = 0;
+    for (int d = 0; d < 3; d++)
+      for (int k = 0; k < L.nDig[d]; k++) {
+        nAll++;
+        if (p[d * LAYOUT_DIGITS + k]) nUsed++;
+      }
+    if (!nUsed) continue;
+    bVariant = 1;
+    if (nUsed == nAll) bFull = 1;
+    if (!lay_same_order(pSt, p, nCoef)) {
+      if (nUsed < nAll) {
+        pS->eClass = KS_CLASS_OTHER;
+        pS->zWhy = "a load reads part of the thread's coordinates in another order";
+        rc = 1;
+        goto done;
+      }
+      bPermuted = 1;
+    }
+  }
+  rc = 1;
+  if (bPermuted) {
+    pS->eClass = KS_CLASS_TRANSPOSE;
+    pS->zWhy = "a load runs over the thread's coordinates in another order than the stores (a permutation)";
+  } else if (bVariant && !bFull) {
+    pS->eClass = KS_CLASS_OTHER;
+    pS->zWhy = "every load reads a coarser position than the stores write (a resampling or expansion)";
+  } else {
+    pS->eClass = KS_CLASS_MAP;
+    pS->zWhy = "each thread reads and writes at its own position (plus broadcasts)";
+  }
+done:
+  free(aC);
+  free(L.aUni);
+  return rc;
+}
+
 /* Is loop iInner nested (at any depth) inside loop iOuter? */
 static int loop_inside(const ks_shape *pS, int iInner, int iOuter) {
   for (int i = pS->aLoop[iInner].iParent, n = 0; i >= 0 && n < pS->nLoop; i = pS->aLoop[i].iParent, n++)
@@ -1707,12 +2017,19 @@ static void classify(ks_shape *pS) {
     /* another access of the same array (a load, or the store of an in-place
      * shift) a neighbour step away */
     int nNeighbour = 0, nCell = 1;
+    ks_poly aCell[8];
     for (int j = 0; j < pS->nAccess; j++) {
       const ks_shape_access *b = &pS->aAccess[j];
       if (j == i || b->iParam != a->iParam || b->index.bIrregular) continue;
       ks_poly dlt = poly_add(a->index, b->index, -1);
-      if (neighbour_step(pS, &a->index, &dlt, 0)) nNeighbour++;
-      else if (b->eKind == KS_SHAPE_LOAD && neighbour_step(pS, &a->index, &dlt, 1)) nCell++;
+      if (neighbour_step(pS, &a->index, &dlt, 0)) {
+        nNeighbour++;
+      } else if (b->eKind == KS_SHAPE_LOAD && neighbour_step(pS, &a->index, &dlt, 1)) {
+        /* distinct cells: z[2 * i + 1] read twice is one field, not two cells */
+        int bSeen = 0;
+        for (int x = 0; x < nCell - 1 && !bSeen; x++) bSeen = poly_add(aCell[x], dlt, -1).n == 0;
+        if (!bSeen && nCell - 1 < 8) aCell[nCell++ - 1] = dlt;
+      }
     }
     /* cells of a window combined into fewer outputs (not one slice per
      * output: q[i] = in[x], k[i] = in[x + NH * d], v[i] = ...) */
@@ -1750,6 +2067,7 @@ static void classify(ks_shape *pS) {
     pS->zWhy = "shared memory, barriers or warp primitives: already a cooperative kernel";
     return;
   }
+  if (layout_class(pS)) return;
   int bTranspose = 0;
   for (int i = 0; i < pS->nAccess; i++) {
     const ks_shape_access *a = &pS->aAccess[i];
