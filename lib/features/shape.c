@@ -244,7 +244,14 @@ typedef struct svar {
   ks_poly val;
   int iParam;       /* a pointer into parameter iParam (with offset val), else -1 */
   int bShared;
+  CXCursor block;   /* the compound statement that declares it (the write pass) */
+  int nSeqWrites;   /* plain assignments that are statements of that block */
 } svar;
+
+/* Is every write of v a plain assignment in the block that declares it
+ * (`rest = rest % (N * d);` beside `int rest = ...;`)? Then the walk, in
+ * program order, follows its value from one assignment to the next. */
+#define SVAR_SEQUENTIAL(pV) ((pV)->nWrites > 0 && (pV)->nSeqWrites == (pV)->nWrites)
 
 typedef struct sctx {
   ks_tu *pTu;
@@ -391,13 +398,16 @@ static CXCursor ref_decl(CXCursor c) {
   return clang_getCursorReferenced(c);
 }
 
-static void note_write(sctx *pC, CXCursor lhs) {
+static void note_write(sctx *pC, CXCursor lhs, CXCursor stmtParent, int bPlain) {
   CXCursor d = ref_decl(lhs);
   if (clang_Cursor_isNull(d)) return;
   enum CXCursorKind e = kind(d);
   if (e != CXCursor_VarDecl && e != CXCursor_ParmDecl) return;
   svar *pV = add_var(pC, d);
-  if (pV) pV->nWrites++;
+  if (!pV) return;
+  pV->nWrites++;
+  if (bPlain && e == CXCursor_VarDecl && !clang_Cursor_isNull(pV->block) && clang_equalCursors(pV->block, stmtParent))
+    pV->nSeqWrites++;
 }
 
 static enum CXChildVisitResult write_cb(CXCursor c, CXCursor parent, CXClientData p) {
@@ -408,7 +418,7 @@ static enum CXChildVisitResult write_cb(CXCursor c, CXCursor parent, CXClientDat
     enum CXBinaryOperatorKind op = clang_getCursorBinaryOperatorKind(c);
     if (e == CXCursor_CompoundAssignOperator || op == CXBinaryOperator_Assign) {
       kids k = get_kids(c);
-      if (k.n >= 1) note_write(pW->pC, k.a[0]);
+      if (k.n >= 1) note_write(pW->pC, k.a[0], parent, e == CXCursor_BinaryOperator && kind(parent) == CXCursor_CompoundStmt);
       free(k.a);
     }
   } else if (e == CXCursor_UnaryOperator) {
@@ -416,16 +426,23 @@ static enum CXChildVisitResult write_cb(CXCursor c, CXCursor parent, CXClientDat
     if (op == CXUnaryOperator_PreInc || op == CXUnaryOperator_PostInc || op == CXUnaryOperator_PreDec ||
         op == CXUnaryOperator_PostDec || op == CXUnaryOperator_AddrOf) {
       kids k = get_kids(c);
-      if (k.n >= 1) note_write(pW->pC, k.a[0]);
+      if (k.n >= 1) note_write(pW->pC, k.a[0], clang_getNullCursor(), 0);
       free(k.a);
     }
+  } else if (e == CXCursor_DeclStmt && kind(parent) == CXCursor_CompoundStmt) {
+    kids k = get_kids(c);
+    for (int i = 0; i < k.n; i++) {
+      svar *pV = kind(k.a[i]) == CXCursor_VarDecl ? add_var(pW->pC, k.a[i]) : NULL;
+      if (pV) pV->block = parent;
+    }
+    free(k.a);
   } else if (e == CXCursor_VarDecl) {
     /* A reference bound to a local can write it: count it as written. */
     CXType t = clang_getCursorType(c);
     if (t.kind == CXType_LValueReference) {
       kids k = get_kids(c);
       for (int i = 0; i < k.n; i++)
-        if (clang_isExpression(kind(k.a[i]))) note_write(pW->pC, k.a[i]);
+        if (clang_isExpression(kind(k.a[i]))) note_write(pW->pC, k.a[i], clang_getNullCursor(), 0);
       free(k.a);
     }
   }
@@ -957,6 +974,55 @@ static ks_acc_op rhs_op(CXCursor rhs, CXCursor d) {
   return KS_ACC_OP_NONE;
 }
 
+/* Does statement c assign `d = ...` (a plain assignment)? */
+typedef struct assign_find {
+  CXCursor d;
+  int b, nDepth;
+} assign_find;
+static enum CXChildVisitResult assign_cb(CXCursor c, CXCursor parent, CXClientData p) {
+  (void)parent;
+  assign_find *pF = p;
+  if (kind(c) == CXCursor_BinaryOperator && clang_getCursorBinaryOperatorKind(c) == CXBinaryOperator_Assign) {
+    kids k = get_kids(c);
+    if (k.n == 2) {
+      CXCursor d = ref_decl(k.a[0]);
+      if (!clang_Cursor_isNull(d) && clang_equalCursors(d, pF->d)) pF->b = 1;
+    }
+    free(k.a);
+    if (pF->b) return CXChildVisit_Break;
+  }
+  if (pF->nDepth > SHAPE_MAX_DEPTH) return CXChildVisit_Continue;
+  pF->nDepth++;
+  clang_visitChildren(c, assign_cb, pF);
+  pF->nDepth--;
+  return pF->b ? CXChildVisit_Break : CXChildVisit_Continue;
+}
+
+/* The select form of a max/min accumulation inside a loop:
+ * `if (v > best) { best = v; ... }` (argmax, running extremum): best, a local
+ * declared outside the loop, is compared and then assigned. */
+static void note_select_accum(sctx *pC, CXCursor cond, CXCursor then) {
+  if (cur_loop(pC) < 0) return;
+  cond = strip_parens(cond);
+  if (kind(cond) != CXCursor_BinaryOperator) return;
+  enum CXBinaryOperatorKind op = clang_getCursorBinaryOperatorKind(cond);
+  if (op != CXBinaryOperator_GT && op != CXBinaryOperator_GE && op != CXBinaryOperator_LT &&
+      op != CXBinaryOperator_LE)
+    return;
+  kids k = get_kids(cond);
+  for (int i = 0; i < k.n && k.n == 2; i++) {
+    CXCursor d = ref_decl(k.a[i]);
+    if (clang_Cursor_isNull(d) || kind(d) != CXCursor_VarDecl) continue;
+    assign_find f = {d, 0, 0};
+    if (kind(then) == CXCursor_BinaryOperator) assign_cb(then, cond, &f);
+    else clang_visitChildren(then, assign_cb, &f);
+    /* max when the new value must exceed it, min when it must be below */
+    int bMax = (i == 1) == (op == CXBinaryOperator_GT || op == CXBinaryOperator_GE);
+    if (f.b) note_accum(pC, k.a[i], bMax ? KS_ACC_OP_MAX : KS_ACC_OP_MIN);
+  }
+  free(k.a);
+}
+
 static void walk_kids_expr(sctx *pC, CXCursor c, ks_shape_akind eUse, int nDepth) {
   kids k = get_kids(c);
   for (int i = 0; i < k.n; i++) walk_expr(pC, k.a[i], eUse, nDepth + 1);
@@ -1000,6 +1066,11 @@ static void walk_expr(sctx *pC, CXCursor c, ks_shape_akind eUse, int nDepth) {
       }
       walk_expr(pC, k.a[0], e == CXCursor_CompoundAssignOperator ? KS_SHAPE_RMW : KS_SHAPE_STORE, nDepth + 1);
       walk_expr(pC, k.a[1], KS_SHAPE_LOAD, nDepth + 1);
+      /* the next value of a sequentially reassigned integer local */
+      svar *pV = e == CXCursor_BinaryOperator && !clang_Cursor_isNull(d) && kind(d) == CXCursor_VarDecl ? find_var(pC, d) : NULL;
+      if (pV && SVAR_SEQUENTIAL(pV) && pV->bKnown && pV->iParam < 0 && int_bits(clang_getCursorType(d))) {
+        pV->val = normalize(pC, eval(pC, k.a[1], nDepth + 1));
+      }
       free(k.a);
       return;
     }
@@ -1062,9 +1133,16 @@ static void walk_expr(sctx *pC, CXCursor c, ks_shape_akind eUse, int nDepth) {
         if (iP >= 0 && (kind(a) != CXCursor_DeclRefExpr || off.n || off.bIrregular)) record_access(pC, a, iP, off, KS_SHAPE_LOAD);
       }
       if (eArg == KS_SHAPE_RMW && kind(a) == CXCursor_UnaryOperator &&
-          clang_getCursorUnaryOperatorKind(a) == CXUnaryOperator_AddrOf)
+          clang_getCursorUnaryOperatorKind(a) == CXUnaryOperator_AddrOf) {
         walk_expr(pC, only_expr(a), KS_SHAPE_RMW, nDepth + 1);
-      else
+      } else if (eArg == KS_SHAPE_RMW) {
+        /* atomicAdd(p, v) with p a pointer into a parameter (`float* d = P + off;`):
+         * the element it points at is read and written. */
+        ks_poly off;
+        int iP = eval_ptr(pC, a, &off, nDepth + 1);
+        if (iP >= 0) record_access(pC, a, iP, off, KS_SHAPE_RMW);
+        walk_expr(pC, k.a[i], KS_SHAPE_LOAD, nDepth + 1);
+      } else
         walk_expr(pC, k.a[i], KS_SHAPE_LOAD, nDepth + 1);
       iArg++;
     }
@@ -1125,7 +1203,7 @@ static void walk_decl(sctx *pC, CXCursor d, int nDepth) {
     }
     return;
   }
-  if (pV->nWrites == 0 && (int_bits(t) || clang_getCanonicalType(t).kind == CXType_Unexposed)) {
+  if ((pV->nWrites == 0 || SVAR_SEQUENTIAL(pV)) && (int_bits(t) || clang_getCanonicalType(t).kind == CXType_Unexposed)) {
     pV->val = normalize(pC, eval(pC, init, nDepth + 1));
     pV->bKnown = 1;
   }
@@ -1356,6 +1434,7 @@ static void walk(sctx *pC, CXCursor c, int nDepth) {
   case CXCursor_IfStmt: {
     kids k = get_kids(c);
     if (k.n >= 2) note_guard(pC, k.a[0], k.n == 2 && is_return_only(k.a[1]), 0);
+    if (k.n >= 2) note_select_accum(pC, k.a[0], k.a[1]);
     for (int i = 0; i < k.n; i++) {
       if (i == 0) walk_expr(pC, k.a[i], KS_SHAPE_LOAD, nDepth + 1);
       else walk(pC, k.a[i], nDepth + 1);
@@ -1462,6 +1541,354 @@ static int popcount(unsigned m) {
   return n;
 }
 
+/* Is delta (the difference of two indices into one array) a step of k
+ * positions, 1 <= |k| <= 8, along a coordinate of index p: the coefficient of
+ * a monomial of p that holds one coordinate atom (i*NY + j: NY or 1)? A pair
+ * of such accesses reads a neighbour (a[i] and a[i + 1], hz[(i - 1) * NY + j]);
+ * an offset that is not a multiple of a coordinate's stride (in[2 * i] and
+ * in[2 * i + 1], a field of a record; inp[x] and inp[x + NH * d], another
+ * slice) is not one. */
+static int neighbour_step(const ks_shape *pS, const ks_poly *p, const ks_poly *delta, int bFrac) {
+  if (delta->bIrregular || delta->n != 1) return 0;
+  const ks_mono *d = &delta->t[0];
+  for (int x = 0; x < d->n; x++)
+    if (pS->aAtom[d->a[x]].eKind != KS_ATOM_UNIFORM) return 0;
+  for (int i = 0; i < p->n; i++) {
+    const ks_mono *m = &p->t[i];
+    int iCoord = -1, nCoord = 0;
+    for (int x = 0; x < m->n; x++)
+      if (coord_bit(&pS->aAtom[m->a[x]])) iCoord = x, nCoord++;
+      else if (pS->aAtom[m->a[x]].eKind != KS_ATOM_UNIFORM) nCoord = 2;
+    if (nCoord != 1 || m->n - 1 != d->n || m->coef == 0) continue;
+    /* bFrac: a step of a fraction 1/q (q <= 8) of a coordinate's stride, the
+     * cells of a pooling window (p[1], p[W] of in + 2 * oy * W + 2 * ox) */
+    long long k = 0;
+    for (long long q = 1; q <= (bFrac ? 8 : 1) && !k; q++)
+      if ((d->coef * q) % m->coef == 0) k = d->coef * q / m->coef;
+    if (k == 0 || k > 8 || k < -8) continue;
+    int bSame = 1;
+    for (int x = 0, y = 0; x < m->n && bSame; x++) {
+      if (x == iCoord) continue;
+      if (m->a[x] != d->a[y++]) bSame = 0;
+    }
+    if (bSame) return 1;
+  }
+  return 0;
+}
+
+/* Does index p hold both loop atom iAtom's loop variable and a coordinate
+ * of the thread's position, in different terms (oy * s + ky * d)? */
+static int position_plus_loop(const ks_shape *pS, const ks_poly *p) {
+  int bLoop = 0, bCoord = 0;
+  for (int i = 0; i < p->n; i++) {
+    const ks_mono *m = &p->t[i];
+    int bL = 0, bC = 0;
+    for (int x = 0; x < m->n; x++) {
+      const ks_atom *a = &pS->aAtom[m->a[x]];
+      if (a->eKind == KS_ATOM_LOOP && a->iRef >= 0 && a->iRef < pS->nLoop && !pS->aLoop[a->iRef].bGridStride) bL = 1;
+      if (coord_bit(a)) bC = 1;
+    }
+    if (bL && !bC) bLoop = 1;
+    if (bC && !bL) bCoord = 1;
+  }
+  return bLoop && bCoord;
+}
+
+/* ---------- the layout of the thread's position: sampled ----------
+ *
+ * A flat index split into coordinates (c = i % C, w = (i / C) % W, ...) is a
+ * mixed-radix number: each coordinate is one digit (i / lo) % radix. The
+ * polynomials say which atoms an index holds, not which digit of i each one
+ * is, so the layout is read numerically: every uniform gets a distinct small
+ * prime, the digits of each parallel dimension are found from their values
+ * over a range of positions, and every access's index is checked to be affine
+ * in the digits (its coefficient per digit: how far the address moves when
+ * that coordinate steps). Same order of coefficients: a map; another order:
+ * a permutation (transpose); not affine, or no load covering every coordinate
+ * the stores use: none of them. */
+
+#define LAYOUT_T 4096   /* positions sampled per parallel dimension */
+#define LAYOUT_DIGITS 8 /* digits per parallel dimension */
+
+typedef struct lay_digit {
+  long long lo, radix; /* the digit is (t / lo) % radix; radix 0: t / lo */
+} lay_digit;
+
+typedef struct lay {
+  const ks_shape *pS;
+  long long *aUni;    /* sample value of each uniform atom (by atom id) */
+  long long aPar[3];  /* the position sampled */
+  int bFail;
+  lay_digit aDig[3][LAYOUT_DIGITS];
+  int nDig[3];
+} lay;
+
+static long long lay_poly(lay *L, const ks_poly *p, int nDepth);
+
+static long long lay_atom(lay *L, int iAtom, int nDepth) {
+  const ks_atom *a = &L->pS->aAtom[iAtom];
+  if (a->eKind == KS_ATOM_PAR && a->iDim >= 0 && a->iDim < 3) return L->aPar[a->iDim];
+  if (a->eKind == KS_ATOM_UNIFORM) return L->aUni[iAtom];
+  if (a->eKind == KS_ATOM_DERIVED && a->pNum && a->pDen && nDepth < 16) {
+    long long n = lay_poly(L, a->pNum, nDepth + 1), d = lay_poly(L, a->pDen, nDepth + 1);
+    if (L->bFail || d <= 0 || n < 0) {
+      L->bFail = 1;
+      return 0;
+    }
+    return a->bRem ? n % d : n / d;
+  }
+  L->bFail = 1;
+  return 0;
+}
+
+static long long lay_poly(lay *L, const ks_poly *p, int nDepth) {
+  if (p->bIrregular) {
+    L->bFail = 1;
+    return 0;
+  }
+  long long r = 0;
+  for (int i = 0; i < p->n && !L->bFail; i++) {
+    long long v = p->t[i].coef;
+    for (int x = 0; x < p->t[i].n && !L->bFail; x++) {
+      v *= lay_atom(L, p->t[i].a[x], nDepth);
+      if (v > (1LL << 40) || v < -(1LL << 40)) L->bFail = 1;
+    }
+    r += v;
+  }
+  return r;
+}
+
+/* Value of atom iAtom with parallel dimension d at t, the others at 0. */
+static long long lay_at(lay *L, int iAtom, int d, long long t) {
+  L->aPar[0] = L->aPar[1] = L->aPar[2] = 0;
+  L->aPar[d] = t;
+  return lay_atom(L, iAtom, 0);
+}
+
+static long long lay_digit_val(const lay_digit *g, long long t) {
+  return g->radix ? (t / g->lo) % g->radix : t / g->lo;
+}
+
+/* The digits of parallel dimension d: the split atoms that nothing splits
+ * further, placed by the first position each is nonzero at and the first
+ * after it where it is zero again, the gaps filled by implicit digits (i
+ * / C when only i % C is written). 0, or -1 when they do not form a
+ * mixed-radix number. */
+static int lay_digits(lay *L, int d) {
+  const ks_shape *pS = L->pS;
+  lay_digit aLeaf[LAYOUT_DIGITS];
+  int nLeaf = 0;
+  for (int i = 0; i < pS->nAtom; i++) {
+    const ks_atom *a = &pS->aAtom[i];
+    if (a->eKind != KS_ATOM_DERIVED || a->iDimOf != d) continue;
+    int bSplit = 0;
+    for (int j = 0; j < pS->nAtom && !bSplit; j++) {
+      const ks_atom *b = &pS->aAtom[j];
+      if (j != i && b->eKind == KS_ATOM_DERIVED && b->pNum && b->pNum->n == 1 && b->pNum->t[0].n == 1 &&
+          b->pNum->t[0].coef == 1 && b->pNum->t[0].a[0] == i)
+        bSplit = 1;
+    }
+    if (bSplit) continue;
+    long long lo = 0, hi = 0;
+    for (long long t = 1; t < LAYOUT_T && !lo; t++)
+      if (lay_at(L, i, d, t) != 0) lo = t;
+    if (L->bFail) return -1;
+    if (!lo) continue; /* constant over the range sampled */
+    for (long long t = lo + 1; t < LAYOUT_T && !hi; t++)
+      if (lay_at(L, i, d, t) == 0) hi = t;
+    if (hi && hi % lo) return -1;
+    lay_digit g = {lo, hi ? hi / lo : 0};
+    for (long long t = 0; t < LAYOUT_T; t++)
+      if (lay_at(L, i, d, t) != lay_digit_val(&g, t)) return -1;
+    int bDup = 0;
+    for (int x = 0; x < nLeaf; x++)
+      if (aLeaf[x].lo == g.lo && aLeaf[x].radix == g.radix) bDup = 1;
+    if (bDup) continue;
+    if (nLeaf == LAYOUT_DIGITS) return -1;
+    aLeaf[nLeaf++] = g;
+  }
+  /* by lo */
+  for (int i = 1; i < nLeaf; i++)
+    for (int j = i; j > 0 && aLeaf[j].lo < aLeaf[j - 1].lo; j--) {
+      lay_digit t = aLeaf[j];
+      aLeaf[j] = aLeaf[j - 1];
+      aLeaf[j - 1] = t;
+    }
+  long long cur = 1;
+  int n = 0;
+  for (int i = 0; i <= nLeaf; i++) {
+    if (cur == 0) return i == nLeaf ? (L->nDig[d] = n, 0) : -1; /* after an unbounded digit */
+    long long lo = i < nLeaf ? aLeaf[i].lo : 0;
+    if (i == nLeaf || lo > cur) {
+      /* an implicit digit from cur up to the next one (or unbounded) */
+      if (i < nLeaf && lo % cur) return -1;
+      if (n == LAYOUT_DIGITS) return -1;
+      L->aDig[d][n++] = (lay_digit){cur, i < nLeaf ? lo / cur : 0};
+      cur = i < nLeaf ? lo : 0;
+      if (i == nLeaf) break;
+    }
+    if (lo < cur) return -1; /* overlapping digits */
+    if (n == LAYOUT_DIGITS) return -1;
+    L->aDig[d][n++] = aLeaf[i];
+    cur = aLeaf[i].radix ? aLeaf[i].lo * aLeaf[i].radix : 0;
+  }
+  L->nDig[d] = n;
+  return 0;
+}
+
+/* Coefficients of index p per digit (aCoef[d * LAYOUT_DIGITS + k]); 1 when
+ * p is affine in the digits over the positions sampled, 0 when not, -1 when
+ * it cannot be evaluated. */
+static int lay_coefs(lay *L, const ks_poly *p, long long *aCoef) {
+  L->aPar[0] = L->aPar[1] = L->aPar[2] = 0;
+  long long a0 = lay_poly(L, p, 0);
+  for (int d = 0; d < 3; d++)
+    for (int k = 0; k < L->nDig[d]; k++) {
+      L->aPar[0] = L->aPar[1] = L->aPar[2] = 0;
+      L->aPar[d] = L->aDig[d][k].lo;
+      aCoef[d * LAYOUT_DIGITS + k] = lay_poly(L, p, 0) - a0;
+    }
+  if (L->bFail) return -1;
+  /* each dimension alone, then a few positions of all of them together */
+  for (int d = 0; d < 3; d++) {
+    if (!L->nDig[d]) continue;
+    for (long long t = 0; t < LAYOUT_T; t += 1 + t / 64) {
+      L->aPar[0] = L->aPar[1] = L->aPar[2] = 0;
+      L->aPar[d] = t;
+      long long v = a0;
+      for (int k = 0; k < L->nDig[d]; k++) v += aCoef[d * LAYOUT_DIGITS + k] * lay_digit_val(&L->aDig[d][k], t);
+      if (lay_poly(L, p, 0) != v) return L->bFail ? -1 : 0;
+    }
+  }
+  for (long long s = 1; s < 40; s++) {
+    long long v = a0;
+    for (int d = 0; d < 3; d++) {
+      L->aPar[d] = L->nDig[d] ? (s * (7 + 13 * d)) % LAYOUT_T : 0;
+      for (int k = 0; k < L->nDig[d]; k++) v += aCoef[d * LAYOUT_DIGITS + k] * lay_digit_val(&L->aDig[d][k], L->aPar[d]);
+    }
+    if (lay_poly(L, p, 0) != v) return L->bFail ? -1 : 0;
+  }
+  return 1;
+}
+
+/* Do the digits that both a and b use (nonzero coefficients) run in the same
+ * order of |coefficient|, strictly? */
+static int lay_same_order(const long long *a, const long long *b, int n) {
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < n; j++) {
+      if (i == j || !a[i] || !a[j] || !b[i] || !b[j]) continue;
+      long long ai = a[i] < 0 ? -a[i] : a[i], aj = a[j] < 0 ? -a[j] : a[j];
+      long long bi = b[i] < 0 ? -b[i] : b[i], bj = b[j] < 0 ? -b[j] : b[j];
+      if (ai == aj || bi == bj || (ai < aj) != (bi < bj)) return 0;
+    }
+  return 1;
+}
+
+/* Map, transpose or other from the sampled layout: 1 when it decided (class
+ * and why set), 0 when the accesses are not of the form it reads (thread
+ * built-ins apart, loop variables: the caller decides). */
+static int layout_class(ks_shape *pS) {
+  int rc = 0;
+  lay L;
+  memset(&L, 0, sizeof L);
+  L.pS = pS;
+  L.aUni = calloc((size_t)pS->nAtom + 1, sizeof(long long));
+  if (!L.aUni) return 0;
+  static const long long aPrime[] = {3, 5, 7, 11, 13, 17, 19, 23};
+  int nUni = 0;
+  for (int i = 0; i < pS->nAtom; i++)
+    if (pS->aAtom[i].eKind == KS_ATOM_UNIFORM) L.aUni[i] = aPrime[nUni++ % 8];
+  int nCoef = 3 * LAYOUT_DIGITS;
+  long long *aC = calloc((size_t)pS->nAccess * (size_t)nCoef + 1, sizeof(long long));
+  if (!aC) goto done;
+  int abAxis[3] = {0, 0, 0};
+  for (int i = 0; i < pS->nAtom; i++) {
+    const ks_atom *a = &pS->aAtom[i];
+    if (a->eKind == KS_ATOM_PAR && a->iDim >= 0 && a->iDim < 3) abAxis[a->iDim] = 1;
+  }
+  for (int d = 0; d < 3; d++)
+    if (abAxis[d] && lay_digits(&L, d) < 0) goto done;
+  int iStore = -1;
+  for (int i = 0; i < pS->nAccess; i++) {
+    int r = lay_coefs(&L, &pS->aAccess[i].index, aC + (size_t)i * nCoef);
+    if (r < 0) goto done;
+    if (r == 0) {
+      pS->eClass = KS_CLASS_OTHER;
+      pS->zWhy = "an index is not affine in the coordinates of the thread's position";
+      rc = 1;
+      goto done;
+    }
+    if (pS->aAccess[i].eKind != KS_SHAPE_LOAD && iStore < 0) iStore = i;
+  }
+  if (iStore < 0) goto done;
+  /* every store covers every coordinate (else threads share an element) */
+  const long long *pSt = aC + (size_t)iStore * nCoef;
+  for (int i = 0; i < pS->nAccess; i++) {
+    if (pS->aAccess[i].eKind == KS_SHAPE_LOAD) continue;
+    const long long *p = aC + (size_t)i * nCoef;
+    for (int d = 0; d < 3; d++)
+      for (int k = 0; k < L.nDig[d]; k++)
+        if (!p[d * LAYOUT_DIGITS + k]) {
+          pS->eClass = KS_CLASS_OTHER;
+          pS->zWhy = "a store does not depend on every coordinate of the thread's position";
+          rc = 1;
+          goto done;
+        }
+    if (!lay_same_order(pSt, p, nCoef)) {
+      pS->eClass = KS_CLASS_OTHER;
+      pS->zWhy = "the stores run over the thread's coordinates in different orders";
+      rc = 1;
+      goto done;
+    }
+  }
+  int bFull = 0, bVariant = 0, bPermuted = 0;
+  for (int i = 0; i < pS->nAccess; i++) {
+    /* the loads, and the elements updated in place (y[i] += b[i % C]) */
+    if (pS->aAccess[i].eKind == KS_SHAPE_STORE) continue;
+    const long long *p = aC + (size_t)i * nCoef;
+    int nUsed = 0, nAll = 0;
+    for (int d = 0; d < 3; d++)
+      for (int k = 0; k < L.nDig[d]; k++) {
+        nAll++;
+        if (p[d * LAYOUT_DIGITS + k]) nUsed++;
+      }
+    if (!nUsed) continue;
+    bVariant = 1;
+    if (nUsed == nAll) bFull = 1;
+    if (!lay_same_order(pSt, p, nCoef)) {
+      if (nUsed < nAll) {
+        pS->eClass = KS_CLASS_OTHER;
+        pS->zWhy = "a load reads part of the thread's coordinates in another order";
+        rc = 1;
+        goto done;
+      }
+      bPermuted = 1;
+    }
+  }
+  rc = 1;
+  if (bPermuted) {
+    pS->eClass = KS_CLASS_TRANSPOSE;
+    pS->zWhy = "a load runs over the thread's coordinates in another order than the stores (a permutation)";
+  } else if (bVariant && !bFull) {
+    pS->eClass = KS_CLASS_OTHER;
+    pS->zWhy = "every load reads a coarser position than the stores write (a resampling or expansion)";
+  } else {
+    pS->eClass = KS_CLASS_MAP;
+    pS->zWhy = "each thread reads and writes at its own position (plus broadcasts)";
+  }
+done:
+  free(aC);
+  free(L.aUni);
+  return rc;
+}
+
+/* Is loop iInner nested (at any depth) inside loop iOuter? */
+static int loop_inside(const ks_shape *pS, int iInner, int iOuter) {
+  for (int i = pS->aLoop[iInner].iParent, n = 0; i >= 0 && n < pS->nLoop; i = pS->aLoop[i].iParent, n++)
+    if (i == iOuter) return 1;
+  return 0;
+}
+
 static void classify(ks_shape *pS) {
   int nStore = 0, bIndirect = 0, bIrregular = 0;
   for (int i = 0; i < pS->nAccess; i++) {
@@ -1482,6 +1909,12 @@ static void classify(ks_shape *pS) {
     pS->zWhy = "an index comes from memory";
     return;
   }
+  /* A kernel that already stages data in shared memory between barriers (a
+   * tiled transpose, a tiled stencil) is cooperative: no naive class fits. */
+  if (pS->bShared && pS->bSync) {
+    pS->zWhy = "shared memory between barriers: already a cooperative kernel";
+    return;
+  }
   /* A fixed small window (constant-trip loops over neighbour offsets). */
   for (int iL = 0; iL < pS->nLoop; iL++) {
     const ks_shape_loop *pL = &pS->aLoop[iL];
@@ -1490,11 +1923,44 @@ static void classify(ks_shape *pS) {
       const ks_shape_access *a = &pS->aAccess[i];
       if (a->eKind != KS_SHAPE_LOAD || a->index.bIrregular) continue;
       coord_info ci = coords(pS, &a->index, pL->iAtom);
-      if ((ci.bLoopUnit || ci.bLoopScaled) && (ci.mAny & 0x1ffu)) {
+      /* the position: the parallel index, the thread built-ins, or the
+       * coordinates split from a flat index (i % W, (i / W) % H) */
+      if ((ci.bLoopUnit || ci.bLoopScaled) && (ci.mAny & 0x7fffu)) {
         pS->eClass = KS_CLASS_STENCIL;
         pS->zWhy = "loads over a fixed small window of offsets from the thread's position";
         return;
       }
+    }
+  }
+  /* A window of any size: a per-thread loop offsets the thread's position
+   * and the sum is checked against the lower border (h_in = oy * s - pad +
+   * ky * d; if (h_in >= 0 ...)): a convolution written with its kernel size
+   * as a parameter. A row loop never needs that check. */
+  for (int i = 0; i < pS->nGuard; i++) {
+    const ks_shape_guard *g = &pS->aGuard[i];
+    long long vB;
+    if (!poly_is_const(&g->bound, &vB)) continue;
+    int bLower = (g->eOp == CXBinaryOperator_GE && vB == 0) || (g->eOp == CXBinaryOperator_GT && vB == -1);
+    if (bLower && position_plus_loop(pS, &g->expr)) {
+      pS->eClass = KS_CLASS_STENCIL;
+      pS->zWhy = "a window loop: the thread's position plus a loop offset, checked at the lower border";
+      return;
+    }
+  }
+  /* A loop nest in which an outer loop stores at its own positions and an
+   * inner one accumulates (for j2: C[j1][j2] = 0; for i: C[j1][j2] += ...;
+   * C[j2][j1] = C[j1][j2]): several outputs per thread, each from its own
+   * reduction. Not a row, column or map kernel; gemm-like when two parallel
+   * coordinates meet in the products (tested below). */
+  int bNest = 0;
+  for (int iO = 0; iO < pS->nLoop; iO++) {
+    if (pS->aLoop[iO].bGridStride || !pS->aLoop[iO].bStoresGlobal || !loop_var_used(pS, iO)) continue;
+    for (int iI = 0; iI < pS->nLoop; iI++) {
+      if (!loop_inside(pS, iI, iO) || !loop_var_used(pS, iI)) continue;
+      int bAcc = pS->aLoop[iI].nAccum > 0;
+      for (int x = 0; x < pS->nAccess; x++)
+        if (pS->aAccess[x].iLoop == iI && pS->aAccess[x].eKind == KS_SHAPE_RMW) bAcc = 1;
+      if (bAcc) bNest = 1;
     }
   }
   /* Per-thread loops whose variable indexes memory. */
@@ -1524,6 +1990,7 @@ static void classify(ks_shape *pS) {
       pS->zWhy = "a reduction loop over products of two operands indexed by different parallel coordinates";
       return;
     }
+    if (bNest) continue;
     if (bRow && (bAccum || pS->nLoop > 1)) {
       pS->eClass = KS_CLASS_ROW_REDUCE;
       pS->zWhy = "a per-thread loop over a contiguous dimension (unit stride in the loop variable)";
@@ -1535,6 +2002,10 @@ static void classify(ks_shape *pS) {
       return;
     }
   }
+  if (bNest) {
+    pS->zWhy = "a per-thread loop nest: an outer loop stores several outputs, each from an inner reduction";
+    return;
+  }
   if (bIrregular) {
     pS->zWhy = "an index is not a polynomial over the parallel and loop indices";
     return;
@@ -1543,22 +2014,30 @@ static void classify(ks_shape *pS) {
   for (int i = 0; i < pS->nAccess; i++) {
     const ks_shape_access *a = &pS->aAccess[i];
     if (a->eKind != KS_SHAPE_LOAD) continue;
-    int nSame = 1;
+    /* another access of the same array (a load, or the store of an in-place
+     * shift) a neighbour step away */
+    int nNeighbour = 0, nCell = 1;
+    ks_poly aCell[8];
     for (int j = 0; j < pS->nAccess; j++) {
       const ks_shape_access *b = &pS->aAccess[j];
-      if (j == i || b->eKind != KS_SHAPE_LOAD || b->iParam != a->iParam) continue;
+      if (j == i || b->iParam != a->iParam || b->index.bIrregular) continue;
       ks_poly dlt = poly_add(a->index, b->index, -1);
-      int bOffset = dlt.n > 0 && !dlt.bIrregular;
-      for (int t = 0; t < dlt.n && bOffset; t++)
-        for (int x = 0; x < dlt.t[t].n; x++)
-          if (pS->aAtom[dlt.t[t].a[x]].eKind != KS_ATOM_UNIFORM && pS->aAtom[dlt.t[t].a[x]].eKind != KS_ATOM_LOOP)
-            bOffset = 0;
-      if (bOffset) nSame++;
+      if (neighbour_step(pS, &a->index, &dlt, 0)) {
+        nNeighbour++;
+      } else if (b->eKind == KS_SHAPE_LOAD && neighbour_step(pS, &a->index, &dlt, 1)) {
+        /* distinct cells: z[2 * i + 1] read twice is one field, not two cells */
+        int bSeen = 0;
+        for (int x = 0; x < nCell - 1 && !bSeen; x++) bSeen = poly_add(aCell[x], dlt, -1).n == 0;
+        if (!bSeen && nCell - 1 < 8) aCell[nCell++ - 1] = dlt;
+      }
     }
+    /* cells of a window combined into fewer outputs (not one slice per
+     * output: q[i] = in[x], k[i] = in[x + NH * d], v[i] = ...) */
+    if (nCell >= 3 && nCell > nStore) nNeighbour++;
     int bSmallLoop = 0;
     for (int iL = 0; iL < pS->nLoop; iL++)
       if (pS->aLoop[iL].nTrip > 1 && pS->aLoop[iL].nTrip <= 16 && loop_var_used(pS, iL)) bSmallLoop = 1;
-    if (nSame >= 3 || (bSmallLoop && coords(pS, &a->index, -1).mAny)) {
+    if (nNeighbour || (bSmallLoop && coords(pS, &a->index, -1).mAny)) {
       pS->eClass = KS_CLASS_STENCIL;
       pS->zWhy = "loads of one array at fixed offsets from the thread's position";
       return;
@@ -1588,6 +2067,7 @@ static void classify(ks_shape *pS) {
     pS->zWhy = "shared memory, barriers or warp primitives: already a cooperative kernel";
     return;
   }
+  if (layout_class(pS)) return;
   int bTranspose = 0;
   for (int i = 0; i < pS->nAccess; i++) {
     const ks_shape_access *a = &pS->aAccess[i];
