@@ -1,6 +1,7 @@
 /* cli.c — option and error helpers shared by the subcommands. */
 #include "cli.h"
 
+#include <assert.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,17 +41,87 @@ int ks_cli_opt_value(int argc, char **argv, int *pi, const char *zName, const ch
   return 1;
 }
 
-int ks_cli_value_opts(const ks_cmd *pCmd, int argc, char **argv, int *pi, const ks_cli_value_opt *aOpts) {
-  for (int k = 0; aOpts[k].zName; k++) {
+/* The value of a value-taking entry in argv[*pi], under either spelling. */
+static int opt_value(int argc, char **argv, int *pi, const ks_cli_opt *pOpt, const char **pzVal) {
+  int m = ks_cli_opt_value(argc, argv, pi, pOpt->zName, pzVal);
+  if (m == 0 && pOpt->zAlias) m = ks_cli_opt_value(argc, argv, pi, pOpt->zAlias, pzVal);
+  return m;
+}
+
+static int needs(const ks_cmd *pCmd, const ks_cli_opt *pOpt) {
+  return ks_cli_usage_error(pCmd, "%s needs %s", pOpt->zName, pOpt->zNeeds ? pOpt->zNeeds : "a value");
+}
+
+/* Give one matched entry its value: 0, or an exit code with the usage error printed. */
+static int take_value(const ks_cmd *pCmd, const ks_cli_opt *pOpt, const char *zVal) {
+  switch (pOpt->eKind) {
+  case KS_CLI_STR:
+    *(const char **)pOpt->pVar = zVal;
+    return 0;
+  case KS_CLI_INT:
+    return ks_cli_count(zVal, pOpt->nMin, pOpt->nMax, (int *)pOpt->pVar) < 0 ? needs(pCmd, pOpt) : 0;
+  case KS_CLI_LIST: {
+    int ec = pOpt->xFn ? pOpt->xFn(pOpt, pCmd, zVal) : 0;
+    if (ec) return ec;
+    if (*pOpt->pnList >= pOpt->nMax) {
+      if (!pOpt->zFull) return ks_cli_usage_error(pCmd, "too many %s options", pOpt->zName);
+#if defined(__GNUC__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+#endif
+      return ks_cli_usage_error(pCmd, pOpt->zFull, (int)pOpt->nMax);
+#if defined(__GNUC__)
+#pragma GCC diagnostic pop
+#endif
+    }
+    ((const char **)pOpt->pVar)[(*pOpt->pnList)++] = zVal;
+    return 0;
+  }
+  case KS_CLI_FN:
+    return pOpt->xFn(pOpt, pCmd, zVal);
+  default:
+    assert(!"a flag takes no value");
+    return KS_EXIT_ENV;
+  }
+}
+
+int ks_cli_match(const ks_cmd *pCmd, int argc, char **argv, int *pi, const ks_cli_opt *aOpts) {
+  const char *zArg = argv[*pi];
+  for (const ks_cli_opt *pOpt = aOpts; pOpt->zName; pOpt++) {
+    if (pOpt->eKind == KS_CLI_FLAG || pOpt->eKind == KS_CLI_CLEAR) {
+      if (strcmp(zArg, pOpt->zName) && (!pOpt->zAlias || strcmp(zArg, pOpt->zAlias))) continue;
+      *(int *)pOpt->pVar = pOpt->eKind == KS_CLI_FLAG;
+      return 1;
+    }
     const char *zVal;
-    int m = ks_cli_opt_value(argc, argv, pi, aOpts[k].zName, &zVal);
-    if (m < 0) {
-      ks_cli_usage_error(pCmd, "%s needs %s", aOpts[k].zName, aOpts[k].zWhat ? aOpts[k].zWhat : "a value");
+    int m = opt_value(argc, argv, pi, pOpt, &zVal);
+    if (m == 0) continue;
+    if (m < 0 || (pOpt->bNonEmpty && !zVal[0])) {
+      needs(pCmd, pOpt);
       return -1;
     }
-    if (m > 0) {
-      *aOpts[k].pzVar = zVal;
-      return 1;
+    return take_value(pCmd, pOpt, zVal) ? -1 : 1;
+  }
+  return 0;
+}
+
+int ks_cli_parse(const ks_cmd *pCmd, int argc, char **argv, int iFirst, const ks_cli_opt *aOpts,
+                 const char **pzOperand, const char *zWhat, int *piRest) {
+  if (piRest) *piRest = argc;
+  for (int i = iFirst; i < argc; i++) {
+    int m;
+    if (piRest && strcmp(argv[i], "--") == 0) {
+      *piRest = i + 1;
+      break;
+    }
+    if ((m = ks_cli_match(pCmd, argc, argv, &i, aOpts)) != 0) {
+      if (m < 0) return KS_EXIT_ENV;
+    } else if (pzOperand) {
+      if (ks_cli_operand(pCmd, argv[i], pzOperand, zWhat) != 0) return KS_EXIT_ENV;
+    } else if (argv[i][0] == '-' && argv[i][1]) {
+      return ks_cli_usage_error(pCmd, "unknown option '%s'", argv[i]);
+    } else {
+      return ks_cli_usage_error(pCmd, "unexpected argument '%s'", argv[i]);
     }
   }
   return 0;

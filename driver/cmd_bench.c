@@ -39,41 +39,31 @@ static const char zUsage[] =
 
 extern const ks_cmd ks_cmd_bench;
 
+static int take_timeout(const ks_cli_opt *pOpt, const ks_cmd *pCmd, const char *zVal) {
+  if (atof(zVal) <= 0) return ks_cli_usage_error(pCmd, "%s needs %s", pOpt->zName, pOpt->zNeeds);
+  *(double *)pOpt->pVar = atof(zVal);
+  return 0;
+}
+
 static int run_bench(int argc, char **argv) {
   const char *zTask = NULL, *zOut = NULL;
   int bJson = 0;
   ks_review_opts o = KS_REVIEW_OPTS_INIT;
-  const ks_cli_value_opt aOpts[] = {{"--candidate", &o.zCandidate, "a file"},
-                                    {"--arch", &o.zArch, "a value (sm_90)"},
-                                    {"--work", &o.zWorkDir, "a folder"},
-                                    {"-o", &zOut, "a file"},
-                                    {0, 0, 0}};
-  for (int i = 1; i < argc; i++) {
-    const char *zVal;
-    int m;
-    if (strcmp(argv[i], "--json") == 0) {
-      bJson = 1;
-    } else if (strcmp(argv[i], "--no-metrics") == 0) {
-      o.bMetrics = 0;
-    } else if (strcmp(argv[i], "--compile-only") == 0) {
-      o.bCompileOnly = 1;
-    } else if (strcmp(argv[i], "-v") == 0) {
-      o.bVerbose = 1;
-    } else if ((m = ks_cli_value_opts(&ks_cmd_bench, argc, argv, &i, aOpts)) != 0) {
-      if (m < 0) return KS_EXIT_ENV;
-    } else if ((m = ks_cli_opt_value(argc, argv, &i, "--runs", &zVal)) != 0) {
-      if (m < 0 || ks_cli_count(zVal, 50, 100000, &o.nRuns) < 0)
-        return ks_cli_usage_error(&ks_cmd_bench, "--runs needs a count of at least 50");
-    } else if ((m = ks_cli_opt_value(argc, argv, &i, "--trials", &zVal)) != 0) {
-      if (m < 0 || ks_cli_count(zVal, 5, 10000, &o.nTrials) < 0)
-        return ks_cli_usage_error(&ks_cmd_bench, "--trials needs a count of at least 5");
-    } else if ((m = ks_cli_opt_value(argc, argv, &i, "--timeout", &zVal)) != 0) {
-      if (m < 0 || atof(zVal) <= 0) return ks_cli_usage_error(&ks_cmd_bench, "--timeout needs seconds > 0");
-      o.rTimeoutS = atof(zVal);
-    } else if (ks_cli_operand(&ks_cmd_bench, argv[i], &zTask, "task") != 0) {
-      return KS_EXIT_ENV;
-    }
-  }
+  const ks_cli_opt aOpts[] = {
+      KS_CLI_FLAG_OPT("--json", &bJson),
+      {.zName = "--no-metrics", .eKind = KS_CLI_CLEAR, .pVar = &o.bMetrics},
+      KS_CLI_FLAG_OPT("--compile-only", &o.bCompileOnly),
+      KS_CLI_FLAG_OPT("-v", &o.bVerbose),
+      KS_CLI_STR_OPT("--candidate", &o.zCandidate, "a file"),
+      KS_CLI_STR_OPT("--arch", &o.zArch, "a value (sm_90)"),
+      KS_CLI_STR_OPT("--work", &o.zWorkDir, "a folder"),
+      KS_CLI_STR_OPT("-o", &zOut, "a file"),
+      KS_CLI_INT_OPT("--runs", &o.nRuns, 50, 100000, "a count of at least 50"),
+      KS_CLI_INT_OPT("--trials", &o.nTrials, 5, 10000, "a count of at least 5"),
+      {.zName = "--timeout", .eKind = KS_CLI_FN, .pVar = &o.rTimeoutS, .zNeeds = "seconds > 0", .xFn = take_timeout},
+      {0}};
+  int ec = ks_cli_parse(&ks_cmd_bench, argc, argv, 1, aOpts, &zTask, "task", NULL);
+  if (ec) return ec;
   if (!zTask) return ks_cli_usage_error(&ks_cmd_bench, "no task file");
   ks_task *pTask = NULL;
   int rc = ks_task_load(zTask, &pTask);
@@ -86,7 +76,6 @@ static int run_bench(int argc, char **argv) {
     return KS_EXIT_ENV;
   }
   if (rc < 0) return ks_cli_fail(rc);
-  int ec = KS_EXIT_OK;
   switch (pRes->eVerdict) {
   case KS_VERDICT_COMPILE_ERROR:
   case KS_VERDICT_WRONG_RESULT:

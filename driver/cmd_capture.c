@@ -161,7 +161,7 @@ static int sources_from_compile_commands(char **azSrc, int *pnSrc) {
   return 0;
 }
 
-static int run_program(char **argv, const char *zLib, const char *zDir, char **azKernel, int nKernel, int iLaunch,
+static int run_program(char **argv, const char *zLib, const char *zDir, const char *const *azKernel, int nKernel, int iLaunch,
                        int bEvery, unsigned long long nLimit, int bDry, int *piStatus) {
   ks_buf sel = KS_BUF_INIT;
   for (int i = 0; i < nKernel; i++) ks_buf_printf(&sel, "%s%s", i ? "," : "", azKernel[i]);
@@ -202,14 +202,50 @@ static int write_text(const char *zDir, const char *zName, const ks_buf *b) {
   return rc;
 }
 
+static int check_kernel(const ks_cli_opt *pOpt, const ks_cmd *pCmd, const char *zVal) {
+  if (strchr(zVal, ',')) return ks_cli_usage_error(pCmd, "%s '%s': one name per option", pOpt->zName, zVal);
+  return 0;
+}
+
+static int take_limit(const ks_cli_opt *pOpt, const ks_cmd *pCmd, const char *zVal) {
+  if (parse_size(zVal, pOpt->pVar) < 0) return ks_cli_usage_error(pCmd, "%s needs %s", pOpt->zName, pOpt->zNeeds);
+  return 0;
+}
+
+static int take_init(const ks_cli_opt *pOpt, const ks_cmd *pCmd, const char *zVal) {
+  ks_capture_init_mode *pe = pOpt->pVar;
+  if (!strcmp(zVal, "file")) *pe = KS_CAPTURE_INIT_FILE;
+  else if (!strcmp(zVal, "dist")) *pe = KS_CAPTURE_INIT_DIST;
+  else if (!strcmp(zVal, "auto")) *pe = KS_CAPTURE_INIT_AUTO;
+  else return ks_cli_usage_error(pCmd, "%s '%s': must be %s", pOpt->zName, zVal, pOpt->zNeeds);
+  return 0;
+}
+
 static int run_capture(int argc, char **argv) {
   const char *zOut = NULL, *zFrom = NULL, *zCmpA = NULL, *zCmpB = NULL, *zPromote = NULL, *zStore = NULL, *zVal;
   int bForce = 0;
-  char *azKernel[MAX_LIST], *azSrc[MAX_LIST];
+  const char *azKernel[MAX_LIST];
+  char *azSrc[MAX_LIST];
   int nKernel = 0, nSrc = 0, iLaunch = 0, bEvery = 0, bDry = 0, bNoTasks = 0, iProg = -1, m, ec = KS_EXIT_OK;
   int nOwnedSrc = 0;
   unsigned long long nLimit = 1ull << 30;
   ks_capture_init_mode eInit = KS_CAPTURE_INIT_AUTO;
+  const ks_cli_opt aOpts[] = {
+      KS_CLI_STR_OPT("-o", &zOut, "a folder"),
+      {.zName = "--kernel", .eKind = KS_CLI_LIST, .pVar = azKernel, .pnList = &nKernel, .nMax = MAX_LIST,
+       .zNeeds = "a name", .zFull = "at most %d --kernel options", .bNonEmpty = 1, .xFn = check_kernel},
+      KS_CLI_INT_OPT("--launch", &iLaunch, 0, INT_MAX, "a launch number (0 is the first)"),
+      {.zName = "--limit", .eKind = KS_CLI_FN, .pVar = &nLimit, .zNeeds = "a size (bytes, or with K, M, G: 512M)",
+       .xFn = take_limit},
+      {.zName = "--init", .eKind = KS_CLI_FN, .pVar = &eInit, .zNeeds = "file, dist or auto", .xFn = take_init},
+      KS_CLI_STR_OPT("--from", &zFrom, "a capture folder"),
+      KS_CLI_STR_OPT("--promote", &zPromote, "a captured task folder"),
+      KS_CLI_STR_OPT("--store", &zStore, "a folder"),
+      KS_CLI_FLAG_OPT("--force", &bForce),
+      KS_CLI_FLAG_OPT("--all-launches", &bEvery),
+      KS_CLI_FLAG_OPT("--dry-run", &bDry),
+      KS_CLI_FLAG_OPT("--no-tasks", &bNoTasks),
+      {0}};
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--")) {
       iProg = i + 1;
@@ -217,15 +253,10 @@ static int run_capture(int argc, char **argv) {
     } else if (ks_cli_is_help(argv[i])) {
       fputs(zUsage, stdout);
       return KS_EXIT_OK;
-    } else if (!strcmp(argv[i], "-o")) {
-      if (i + 1 >= argc) return ks_cli_usage_error(&ks_cmd_capture, "-o needs a folder");
-      zOut = argv[++i];
-    } else if ((m = ks_cli_opt_value(argc, argv, &i, "--kernel", &zVal)) != 0) {
-      if (m < 0 || !*zVal) return ks_cli_usage_error(&ks_cmd_capture, "--kernel needs a name");
-      if (nKernel == MAX_LIST) return ks_cli_usage_error(&ks_cmd_capture, "at most %d --kernel options", MAX_LIST);
-      if (strchr(zVal, ',')) return ks_cli_usage_error(&ks_cmd_capture, "--kernel '%s': one name per option", zVal);
-      azKernel[nKernel++] = (char *)zVal;
+    } else if ((m = ks_cli_match(&ks_cmd_capture, argc, argv, &i, aOpts)) != 0) {
+      if (m < 0) return KS_EXIT_ENV;
     } else if ((m = ks_cli_opt_value(argc, argv, &i, "--source", &zVal)) != 0) {
+      /* kept as an absolute path: the tasks name it from another folder */
       if (m < 0 || !*zVal) return ks_cli_usage_error(&ks_cmd_capture, "--source needs a file");
       if (nSrc == MAX_LIST) return ks_cli_usage_error(&ks_cmd_capture, "at most %d --source options", MAX_LIST);
       if (!ks_file_exists(zVal)) return ks_cli_usage_error(&ks_cmd_capture, "--source %s: no such file", zVal);
@@ -233,39 +264,10 @@ static int run_capture(int argc, char **argv) {
       if (!realpath(zVal, zAbsSrc)) return ks_cli_usage_error(&ks_cmd_capture, "--source %s: %s", zVal, strerror(errno));
       azSrc[nSrc++] = ks_strdup(zAbsSrc);
       nOwnedSrc = nSrc;
-    } else if ((m = ks_cli_opt_value(argc, argv, &i, "--launch", &zVal)) != 0) {
-      if (m < 0 || ks_cli_count(zVal, 0, INT_MAX, &iLaunch) < 0)
-        return ks_cli_usage_error(&ks_cmd_capture, "--launch needs a launch number (0 is the first)");
-    } else if ((m = ks_cli_opt_value(argc, argv, &i, "--limit", &zVal)) != 0) {
-      if (m < 0 || parse_size(zVal, &nLimit) < 0)
-        return ks_cli_usage_error(&ks_cmd_capture, "--limit needs a size (bytes, or with K, M, G: 512M)");
-    } else if ((m = ks_cli_opt_value(argc, argv, &i, "--init", &zVal)) != 0) {
-      if (m < 0) return ks_cli_usage_error(&ks_cmd_capture, "--init needs file, dist or auto");
-      if (!strcmp(zVal, "file")) eInit = KS_CAPTURE_INIT_FILE;
-      else if (!strcmp(zVal, "dist")) eInit = KS_CAPTURE_INIT_DIST;
-      else if (!strcmp(zVal, "auto")) eInit = KS_CAPTURE_INIT_AUTO;
-      else return ks_cli_usage_error(&ks_cmd_capture, "--init '%s': must be file, dist or auto", zVal);
-    } else if ((m = ks_cli_opt_value(argc, argv, &i, "--from", &zVal)) != 0) {
-      if (m < 0) return ks_cli_usage_error(&ks_cmd_capture, "--from needs a capture folder");
-      zFrom = zVal;
     } else if (!strcmp(argv[i], "--compare")) {
       if (i + 2 >= argc) return ks_cli_usage_error(&ks_cmd_capture, "--compare needs two capture folders");
       zCmpA = argv[++i];
       zCmpB = argv[++i];
-    } else if ((m = ks_cli_opt_value(argc, argv, &i, "--promote", &zVal)) != 0) {
-      if (m < 0) return ks_cli_usage_error(&ks_cmd_capture, "--promote needs a captured task folder");
-      zPromote = zVal;
-    } else if ((m = ks_cli_opt_value(argc, argv, &i, "--store", &zVal)) != 0) {
-      if (m < 0) return ks_cli_usage_error(&ks_cmd_capture, "--store needs a folder");
-      zStore = zVal;
-    } else if (!strcmp(argv[i], "--force")) {
-      bForce = 1;
-    } else if (!strcmp(argv[i], "--all-launches")) {
-      bEvery = 1;
-    } else if (!strcmp(argv[i], "--dry-run")) {
-      bDry = 1;
-    } else if (!strcmp(argv[i], "--no-tasks")) {
-      bNoTasks = 1;
     } else if (argv[i][0] == '-') {
       return ks_cli_usage_error(&ks_cmd_capture, "unknown option '%s'", argv[i]);
     } else {

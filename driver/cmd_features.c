@@ -27,22 +27,11 @@ extern const ks_cmd ks_cmd_features;
 
 static int run_features(int argc, char **argv) {
   const char *zFile = NULL, *zKernel = NULL, *zArch = NULL;
-  int bJson = 0, bDevice = 0, iExtra = argc, m;
-  const ks_cli_value_opt aOpts[] = {{"--kernel", &zKernel, 0}, {"--arch", &zArch, 0}, {0, 0, 0}};
-  for (int i = 1; i < argc; i++) {
-    if (strcmp(argv[i], "--") == 0) {
-      iExtra = i + 1;
-      break;
-    } else if (strcmp(argv[i], "--json") == 0) {
-      bJson = 1;
-    } else if (strcmp(argv[i], "--device") == 0) {
-      bDevice = 1;
-    } else if ((m = ks_cli_value_opts(&ks_cmd_features, argc, argv, &i, aOpts)) != 0) {
-      if (m < 0) return KS_EXIT_ENV;
-    } else if (ks_cli_operand(&ks_cmd_features, argv[i], &zFile, "file") != 0) {
-      return KS_EXIT_ENV;
-    }
-  }
+  int bJson = 0, bDevice = 0, iExtra = argc;
+  const ks_cli_opt aOpts[] = {KS_CLI_FLAG_OPT("--json", &bJson), KS_CLI_FLAG_OPT("--device", &bDevice),
+                              KS_CLI_STR_OPT("--kernel", &zKernel, 0), KS_CLI_STR_OPT("--arch", &zArch, 0), {0}};
+  int ec = ks_cli_parse(&ks_cmd_features, argc, argv, 1, aOpts, &zFile, "file", &iExtra);
+  if (ec) return ec;
   if (!zFile) return ks_cli_usage_error(&ks_cmd_features, "no input file");
 
   ks_parse_opts po = KS_PARSE_OPTS_INIT;
@@ -54,7 +43,7 @@ static int run_features(int argc, char **argv) {
   ks_buf out = KS_BUF_INIT, diags = KS_BUF_INIT;
   int rc = ks_tu_parse(zFile, &po, &pTu);
   if (rc < 0) {
-    int ec = ks_cli_fail(rc);
+    ec = ks_cli_fail(rc);
     ks_buf_free(&out);
     return ec;
   }
@@ -64,7 +53,6 @@ static int run_features(int argc, char **argv) {
   int nErr = ks_tu_error_count(pTu);
   ks_tu_diagnostics(pTu, &diags);
   fputs(ks_buf_cstr(&diags), stderr);
-  int ec = KS_EXIT_OK;
   if (rc < 0) {
     ec = ks_cli_fail(rc);
   } else {

@@ -92,24 +92,17 @@ static int run_extract(int argc, char **argv) {
   const char *azKernel[KS_LLM_CLI_MAX];
   int nKernel = 0;
   const char *zEntry = NULL, *zOut = NULL, *zFile = NULL;
-  const ks_cli_value_opt aOpts[] = {{"--entry", &zEntry, 0}, {"-o", &zOut, "a file"}, {0, 0, 0}};
-  for (int i = 2; i < argc; i++) {
-    const char *zVal;
-    int m;
-    if ((m = ks_cli_opt_value(argc, argv, &i, "--kernel", &zVal)) != 0) {
-      if (m < 0) return ks_cli_usage_error(&ks_cmd_llm, "--kernel needs a value");
-      if (nKernel == KS_LLM_CLI_MAX) return ks_cli_usage_error(&ks_cmd_llm, "too many --kernel options");
-      azKernel[nKernel++] = zVal;
-    } else if ((m = ks_cli_value_opts(&ks_cmd_llm, argc, argv, &i, aOpts)) != 0) {
-      if (m < 0) return KS_EXIT_ENV;
-    } else if (ks_cli_operand(&ks_cmd_llm, argv[i], &zFile, "reply file") != 0) {
-      return KS_EXIT_ENV;
-    }
-  }
+  const ks_cli_opt aOpts[] = {
+      KS_CLI_LIST_OPT("--kernel", azKernel, &nKernel, KS_LLM_CLI_MAX, 0, 0),
+      KS_CLI_STR_OPT("--entry", &zEntry, 0),
+      KS_CLI_STR_OPT("-o", &zOut, "a file"),
+      {0}};
+  int ec = ks_cli_parse(&ks_cmd_llm, argc, argv, 2, aOpts, &zFile, "reply file", NULL);
+  if (ec) return ec;
   if (!zFile) return ks_cli_usage_error(&ks_cmd_llm, "extract: no reply file");
   char *zRaw = NULL, *zReply = NULL, *zCode = NULL;
   ks_buf why = KS_BUF_INIT;
-  int ec = KS_EXIT_OK, iLine = 0;
+  int iLine = 0;
   int rc = ks_file_read(zFile, &zRaw, NULL);
   if (rc < 0) {
     ec = ks_cli_fail(rc);
@@ -154,17 +147,9 @@ static int run_sandbox(int argc, char **argv) {
   const char *azLib[KS_LLM_CLI_MAX];
   int nLib = 0;
   const char *zFile = NULL;
-  for (int i = 2; i < argc; i++) {
-    const char *zVal;
-    int m;
-    if ((m = ks_cli_opt_value(argc, argv, &i, "--library", &zVal)) != 0) {
-      if (m < 0) return ks_cli_usage_error(&ks_cmd_llm, "--library needs a value");
-      if (nLib == KS_LLM_CLI_MAX) return ks_cli_usage_error(&ks_cmd_llm, "too many --library options");
-      azLib[nLib++] = zVal;
-    } else if (ks_cli_operand(&ks_cmd_llm, argv[i], &zFile, "file") != 0) {
-      return KS_EXIT_ENV;
-    }
-  }
+  const ks_cli_opt aOpts[] = {KS_CLI_LIST_OPT("--library", azLib, &nLib, KS_LLM_CLI_MAX, 0, 0), {0}};
+  int ec = ks_cli_parse(&ks_cmd_llm, argc, argv, 2, aOpts, &zFile, "file", NULL);
+  if (ec) return ec;
   if (!zFile) return ks_cli_usage_error(&ks_cmd_llm, "sandbox: no file");
   char *zCode = NULL;
   size_t nCode = 0;
@@ -175,7 +160,6 @@ static int run_sandbox(int argc, char **argv) {
   so.nLibraries = nLib;
   ks_buf why = KS_BUF_INIT;
   rc = ks_sandbox_check(zFile, zCode, nCode, &so, &why);
-  int ec = KS_EXIT_OK;
   fputs(ks_buf_cstr(&why), stderr);
   if (rc < 0)
     ec = ks_cli_fail(rc);

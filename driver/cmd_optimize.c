@@ -132,45 +132,25 @@ static int run_optimize(int argc, char **argv) {
   const char *azDirs[MAX_DIRS];
   int nDirs = 0, nRounds = 0, nRuns = 0, nTrials = 0, nSweep = 0;
   int bWriteBack = 0, bResume = 0, bJson = 0, bQuiet = 0, bDry = 0, bReportOnly = 0, bCommit = 0;
-  for (int i = 1; i < argc; i++) {
-    const char *zVal = NULL;
-    int m;
-    if (!strcmp(argv[i], "--write-back")) bWriteBack = 1;
-    else if (!strcmp(argv[i], "--commit")) bCommit = 1;
-    else if (!strcmp(argv[i], "--resume")) bResume = 1;
-    else if (!strcmp(argv[i], "--json")) bJson = 1;
-    else if (!strcmp(argv[i], "--quiet") || !strcmp(argv[i], "-q")) bQuiet = 1;
-    else if (!strcmp(argv[i], "--dry-run")) bDry = 1;
-    else if (!strcmp(argv[i], "--report-only")) bReportOnly = 1;
-    else if ((m = ks_cli_opt_value(argc, argv, &i, "--rounds", &zVal)) != 0) {
-      if (m < 0 || ks_cli_count(zVal, 1, 1000, &nRounds) < 0)
-        return ks_cli_usage_error(&ks_cmd_optimize, "--rounds needs a count 1..1000");
-    } else if ((m = ks_cli_opt_value(argc, argv, &i, "--runs", &zVal)) != 0) {
-      if (m < 0 || ks_cli_count(zVal, 50, 100000, &nRuns) < 0)
-        return ks_cli_usage_error(&ks_cmd_optimize, "--runs needs a count of at least 50");
-    } else if ((m = ks_cli_opt_value(argc, argv, &i, "--trials", &zVal)) != 0) {
-      if (m < 0 || ks_cli_count(zVal, 5, 10000, &nTrials) < 0)
-        return ks_cli_usage_error(&ks_cmd_optimize, "--trials needs a count of at least 5");
-    } else if ((m = ks_cli_opt_value(argc, argv, &i, "--sweep", &zVal)) != 0) {
-      if (m < 0 || ks_cli_count(zVal, 1, 8, &nSweep) < 0)
-        return ks_cli_usage_error(&ks_cmd_optimize, "--sweep needs a count 1..8");
-    } else if ((m = ks_cli_opt_value(argc, argv, &i, "--out", &zVal)) != 0) {
-      if (m < 0 || !zVal[0]) return ks_cli_usage_error(&ks_cmd_optimize, "--out needs a folder");
-      zOut = zVal;
-    } else if ((m = ks_cli_opt_value(argc, argv, &i, "--store", &zVal)) != 0) {
-      if (m < 0 || !zVal[0]) return ks_cli_usage_error(&ks_cmd_optimize, "--store needs a folder");
-      zStore = zVal;
-    } else if ((m = ks_cli_opt_value(argc, argv, &i, "--llm", &zVal)) != 0) {
-      if (m < 0 || !zVal[0]) return ks_cli_usage_error(&ks_cmd_optimize, "--llm needs 'off' or a URL");
-      zLlm = zVal;
-    } else if ((m = ks_cli_opt_value(argc, argv, &i, "--skills", &zVal)) != 0) {
-      if (m < 0) return ks_cli_usage_error(&ks_cmd_optimize, "--skills needs a folder");
-      if (nDirs == MAX_DIRS) return ks_cli_usage_error(&ks_cmd_optimize, "at most %d --skills folders", MAX_DIRS);
-      azDirs[nDirs++] = zVal;
-    } else if (ks_cli_operand(&ks_cmd_optimize, argv[i], &zTaskPath, "task") != 0) {
-      return KS_EXIT_ENV;
-    }
-  }
+  const ks_cli_opt aOpts[] = {
+      KS_CLI_FLAG_OPT("--write-back", &bWriteBack),
+      KS_CLI_FLAG_OPT("--commit", &bCommit),
+      KS_CLI_FLAG_OPT("--resume", &bResume),
+      KS_CLI_FLAG_OPT("--json", &bJson),
+      {.zName = "--quiet", .zAlias = "-q", .eKind = KS_CLI_FLAG, .pVar = &bQuiet},
+      KS_CLI_FLAG_OPT("--dry-run", &bDry),
+      KS_CLI_FLAG_OPT("--report-only", &bReportOnly),
+      KS_CLI_INT_OPT("--rounds", &nRounds, 1, 1000, "a count 1..1000"),
+      KS_CLI_INT_OPT("--runs", &nRuns, 50, 100000, "a count of at least 50"),
+      KS_CLI_INT_OPT("--trials", &nTrials, 5, 10000, "a count of at least 5"),
+      KS_CLI_INT_OPT("--sweep", &nSweep, 1, 8, "a count 1..8"),
+      {.zName = "--out", .eKind = KS_CLI_STR, .pVar = &zOut, .zNeeds = "a folder", .bNonEmpty = 1},
+      {.zName = "--store", .eKind = KS_CLI_STR, .pVar = &zStore, .zNeeds = "a folder", .bNonEmpty = 1},
+      {.zName = "--llm", .eKind = KS_CLI_STR, .pVar = &zLlm, .zNeeds = "'off' or a URL", .bNonEmpty = 1},
+      KS_CLI_LIST_OPT("--skills", azDirs, &nDirs, MAX_DIRS, "a folder", "at most %d --skills folders"),
+      {0}};
+  int ec = ks_cli_parse(&ks_cmd_optimize, argc, argv, 1, aOpts, &zTaskPath, "task", NULL);
+  if (ec) return ec;
   if (bReportOnly) {
     if (!zOut) return ks_cli_usage_error(&ks_cmd_optimize, "--report-only needs --out DIR");
     int rc = ks_report_write(zOut);
@@ -191,7 +171,7 @@ static int run_optimize(int argc, char **argv) {
   /* No --llm: the environment decides (KS_LLM_URL). */
   int bLlm = zLlm ? strcmp(zLlm, "off") != 0 : ks_llm_configured();
 
-  int rc = KS_OK, ec = KS_EXIT_OK;
+  int rc = KS_OK;
   ks_task *pTask = NULL;
   ks_loop_result *pRes = NULL;
   ks_llm *pLlm = NULL;

@@ -94,51 +94,40 @@ static int features_from_source(const char *zFile, const char *zKernel, char **a
 
 #define MAX_DIRS 16
 
+static int check_allow(const ks_cli_opt *pOpt, const ks_cmd *pCmd, const char *zVal) {
+  if (strcmp(zVal, "cublas") && strcmp(zVal, "cub"))
+    return ks_cli_usage_error(pCmd, "%s: unknown library '%s' (cublas, cub)", pOpt->zName, zVal);
+  return 0;
+}
+
 static int run_plan(int argc, char **argv) {
   const char *zFile = NULL, *zKernel = NULL, *zFeatures = NULL, *zProfile = NULL, *zJournal = NULL;
   const char *zParent = NULL, *zFlags = "", *zTask = NULL;
   const char *azDirs[MAX_DIRS], *azAllow[MAX_DIRS];
   int nDirs = 0, nAllow = 0, nTop = 5, bJson = 0, bVerbose = 0, bEvidence = 0, iExtra = argc;
-  const ks_cli_value_opt aOpts[] = {{"--kernel", &zKernel, 0},   {"--features", &zFeatures, 0},
-                                    {"--profile", &zProfile, 0}, {"--journal", &zJournal, 0},
-                                    {"--parent", &zParent, 0},   {"--flags", &zFlags, 0},
-                                    {"--task", &zTask, 0},       {0, 0, 0}};
-  for (int i = 1; i < argc; i++) {
-    const char *zVal;
-    int m;
-    if (strcmp(argv[i], "--") == 0) {
-      iExtra = i + 1;
-      break;
-    } else if (strcmp(argv[i], "--json") == 0) {
-      bJson = 1;
-    } else if (strcmp(argv[i], "--verbose") == 0 || strcmp(argv[i], "-v") == 0) {
-      bVerbose = 1;
-    } else if (strcmp(argv[i], "--evidence") == 0) {
-      bEvidence = 1;
-    } else if ((m = ks_cli_value_opts(&ks_cmd_plan, argc, argv, &i, aOpts)) != 0) {
-      if (m < 0) return KS_EXIT_ENV;
-    } else if ((m = ks_cli_opt_value(argc, argv, &i, "--skills", &zVal)) != 0) {
-      if (m < 0) return ks_cli_usage_error(&ks_cmd_plan, "--skills needs a folder");
-      if (nDirs == MAX_DIRS) return ks_cli_usage_error(&ks_cmd_plan, "at most %d --skills folders", MAX_DIRS);
-      azDirs[nDirs++] = zVal;
-    } else if ((m = ks_cli_opt_value(argc, argv, &i, "--allow", &zVal)) != 0) {
-      if (m < 0) return ks_cli_usage_error(&ks_cmd_plan, "--allow needs a library name");
-      if (strcmp(zVal, "cublas") && strcmp(zVal, "cub"))
-        return ks_cli_usage_error(&ks_cmd_plan, "--allow: unknown library '%s' (cublas, cub)", zVal);
-      if (nAllow == MAX_DIRS) return ks_cli_usage_error(&ks_cmd_plan, "too many --allow");
-      azAllow[nAllow++] = zVal;
-    } else if ((m = ks_cli_opt_value(argc, argv, &i, "--top", &zVal)) != 0) {
-      if (m < 0 || ks_cli_count(zVal, 0, 1000, &nTop) < 0)
-        return ks_cli_usage_error(&ks_cmd_plan, "--top needs a count 0..1000");
-    } else if (ks_cli_operand(&ks_cmd_plan, argv[i], &zFile, "file") != 0) {
-      return KS_EXIT_ENV;
-    }
-  }
+  const ks_cli_opt aOpts[] = {
+      KS_CLI_FLAG_OPT("--json", &bJson),
+      {.zName = "--verbose", .zAlias = "-v", .eKind = KS_CLI_FLAG, .pVar = &bVerbose},
+      KS_CLI_FLAG_OPT("--evidence", &bEvidence),
+      KS_CLI_STR_OPT("--kernel", &zKernel, 0),
+      KS_CLI_STR_OPT("--features", &zFeatures, 0),
+      KS_CLI_STR_OPT("--profile", &zProfile, 0),
+      KS_CLI_STR_OPT("--journal", &zJournal, 0),
+      KS_CLI_STR_OPT("--parent", &zParent, 0),
+      KS_CLI_STR_OPT("--flags", &zFlags, 0),
+      KS_CLI_STR_OPT("--task", &zTask, 0),
+      KS_CLI_LIST_OPT("--skills", azDirs, &nDirs, MAX_DIRS, "a folder", "at most %d --skills folders"),
+      {.zName = "--allow", .eKind = KS_CLI_LIST, .pVar = azAllow, .pnList = &nAllow, .nMax = MAX_DIRS,
+       .zNeeds = "a library name", .zFull = "too many --allow", .xFn = check_allow},
+      KS_CLI_INT_OPT("--top", &nTop, 0, 1000, "a count 0..1000"),
+      {0}};
+  int ec = ks_cli_parse(&ks_cmd_plan, argc, argv, 1, aOpts, &zFile, "file", &iExtra);
+  if (ec) return ec;
   if (!zKernel) return ks_cli_usage_error(&ks_cmd_plan, "--kernel is required");
   if (!zFile == !zFeatures) return ks_cli_usage_error(&ks_cmd_plan, "give either FILE.cu or --features F.json");
   if (zFeatures && iExtra < argc) return ks_cli_usage_error(&ks_cmd_plan, "clang arguments need FILE.cu");
 
-  int rc = KS_OK, ec = KS_EXIT_OK;
+  int rc = KS_OK;
   char *zSummary = NULL, *zText = NULL, *zProf = NULL, *zSrc = NULL;
   size_t nText = 0;
   char azHash[17];

@@ -86,41 +86,31 @@ static void print_json(const char *zFile, const char *zKernel, const char *zRule
   cJSON_Delete(pRoot);
 }
 
+static int take_round(const ks_cli_opt *pOpt, const ks_cmd *pCmd, const char *zVal) {
+  if (ks_cli_count(zVal, 0, 1000000, (int *)pOpt->pVar) < 0)
+    return ks_cli_usage_error(pCmd, "%s needs a non-negative number, not '%s'", pOpt->zName, zVal);
+  return 0;
+}
+
 static int run_rewrite(int argc, char **argv) {
   const char *zFile = NULL, *zKernel = NULL, *zRule = NULL, *zSkill = NULL, *zOut = NULL;
   int bDiff = 0, bJson = 0, bList = 0, iRound = 0, iExtra = argc;
   const char **azParam = calloc((size_t)argc + 1, sizeof(char *));
-  int nParam = 0, ec = KS_EXIT_OK;
-  const ks_cli_value_opt aOpts[] = {
-      {"--kernel", &zKernel, 0}, {"--rule", &zRule, 0}, {"--skill", &zSkill, 0}, {"-o", &zOut, "a file"}, {0, 0, 0}};
+  int nParam = 0;
+  const ks_cli_opt aOpts[] = {
+      KS_CLI_FLAG_OPT("--diff", &bDiff),
+      KS_CLI_FLAG_OPT("--json", &bJson),
+      KS_CLI_FLAG_OPT("--list", &bList),
+      KS_CLI_STR_OPT("--kernel", &zKernel, 0),
+      KS_CLI_STR_OPT("--rule", &zRule, 0),
+      KS_CLI_STR_OPT("--skill", &zSkill, 0),
+      KS_CLI_STR_OPT("-o", &zOut, "a file"),
+      KS_CLI_LIST_OPT("--param", azParam, &nParam, argc, 0, 0),
+      {.zName = "--round", .eKind = KS_CLI_FN, .pVar = &iRound, .xFn = take_round},
+      {0}};
   if (!azParam) return ks_cli_fail(ks_error_set(KS_ENOMEM, "out of memory"));
-  for (int i = 1; i < argc; i++) {
-    const char *zVal;
-    int m;
-    if (strcmp(argv[i], "--") == 0) {
-      iExtra = i + 1;
-      break;
-    } else if (strcmp(argv[i], "--diff") == 0) {
-      bDiff = 1;
-    } else if (strcmp(argv[i], "--json") == 0) {
-      bJson = 1;
-    } else if (strcmp(argv[i], "--list") == 0) {
-      bList = 1;
-    } else if ((m = ks_cli_value_opts(&ks_cmd_rewrite, argc, argv, &i, aOpts)) != 0) {
-      if (m < 0) goto usage;
-    } else if ((m = ks_cli_opt_value(argc, argv, &i, "--param", &zVal)) != 0) {
-      if (m < 0) goto missing;
-      azParam[nParam++] = zVal;
-    } else if ((m = ks_cli_opt_value(argc, argv, &i, "--round", &zVal)) != 0) {
-      if (m < 0) goto missing;
-      if (ks_cli_count(zVal, 0, 1000000, &iRound) < 0) {
-        ec = ks_cli_usage_error(&ks_cmd_rewrite, "--round needs a non-negative number, not '%s'", zVal);
-        goto done;
-      }
-    } else if (ks_cli_operand(&ks_cmd_rewrite, argv[i], &zFile, "file") != 0) {
-      goto usage;
-    }
-  }
+  int ec = ks_cli_parse(&ks_cmd_rewrite, argc, argv, 1, aOpts, &zFile, "file", &iExtra);
+  if (ec) goto done;
   if (bList) {
     ec = list_rules(bJson);
     goto done;
@@ -193,12 +183,6 @@ static int run_rewrite(int argc, char **argv) {
   }
   free(zNew);
   ks_tu_free(pTu);
-  goto done;
-missing:
-  ec = ks_cli_usage_error(&ks_cmd_rewrite, "option '%s' needs a value", argv[argc - 1]);
-  goto done;
-usage:
-  ec = KS_EXIT_ENV;
 done:
   free(azParam);
   return ec;

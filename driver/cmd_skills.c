@@ -40,33 +40,31 @@ static const char *const *rule_params(void *pCtx, const char *zRule, int *pbFoun
   return pRule ? pRule->azParams : NULL;
 }
 
+static int note_only(const ks_cli_opt *pOpt, const ks_cmd *pCmd, const char *zVal) {
+  (void)pCmd, (void)zVal;
+  *(int *)pOpt->pCtx = 1;
+  return 0;
+}
+
 static int run_skills(int argc, char **argv) {
   const char *azDirs[MAX_DIRS];
   int nDirs = 0, bJson = 0, bMarkdown = 0, bOnly = 0;
   const char *zVerb = NULL, *zId = NULL;
+  const ks_cli_opt aOpts[] = {
+      KS_CLI_FLAG_OPT("--json", &bJson),
+      KS_CLI_FLAG_OPT("--markdown", &bMarkdown),
+      KS_CLI_LIST_OPT("--skills", azDirs, &nDirs, MAX_DIRS, "a folder", "at most %d folders"),
+      {.zName = "--only", .eKind = KS_CLI_LIST, .pVar = azDirs, .pnList = &nDirs, .nMax = MAX_DIRS, .zNeeds = "a folder",
+       .zFull = "at most %d folders", .xFn = note_only, .pCtx = &bOnly},
+      {0}};
   for (int i = 1; i < argc; i++) {
-    const char *zVal;
-    int m;
-    if (strcmp(argv[i], "--json") == 0) {
-      bJson = 1;
-    } else if (strcmp(argv[i], "--markdown") == 0) {
-      bMarkdown = 1;
-    } else if ((m = ks_cli_opt_value(argc, argv, &i, "--skills", &zVal)) != 0 ||
-               (m = -2 * ks_cli_opt_value(argc, argv, &i, "--only", &zVal)) != 0) {
-      /* m: 1 --skills, -2 --only, -1 / 2 a missing value */
-      if (m == -1 || m == 2) return ks_cli_usage_error(&ks_cmd_skills, "%s needs a folder", argv[i]);
-      if (nDirs == MAX_DIRS) return ks_cli_usage_error(&ks_cmd_skills, "at most %d folders", MAX_DIRS);
-      if (m == -2) bOnly = 1;
-      azDirs[nDirs++] = zVal;
-    } else if (argv[i][0] == '-' && argv[i][1]) {
-      return ks_cli_usage_error(&ks_cmd_skills, "unknown option '%s'", argv[i]);
-    } else if (!zVerb) {
-      zVerb = argv[i];
-    } else if (!zId && strcmp(zVerb, "show") == 0) {
-      zId = argv[i];
-    } else {
-      return ks_cli_usage_error(&ks_cmd_skills, "unexpected argument '%s'", argv[i]);
-    }
+    int m = ks_cli_match(&ks_cmd_skills, argc, argv, &i, aOpts);
+    if (m < 0) return KS_EXIT_ENV;
+    if (m > 0) continue;
+    if (argv[i][0] == '-' && argv[i][1]) return ks_cli_usage_error(&ks_cmd_skills, "unknown option '%s'", argv[i]);
+    if (!zVerb) zVerb = argv[i];
+    else if (!zId && strcmp(zVerb, "show") == 0) zId = argv[i];
+    else return ks_cli_usage_error(&ks_cmd_skills, "unexpected argument '%s'", argv[i]);
   }
   if (!zVerb) return ks_cli_usage_error(&ks_cmd_skills, "say list, show ID or check");
   if (bJson && bMarkdown) return ks_cli_usage_error(&ks_cmd_skills, "--json or --markdown, not both");

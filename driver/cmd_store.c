@@ -56,21 +56,18 @@ static int do_add(int argc, char **argv, const char *zStore) {
   ks_store_add_opts o = KS_STORE_ADD_OPTS_INIT;
   const char *zRun = NULL;
   char **azOwned = NULL;
-  int m, rc = KS_OK, ec = KS_EXIT_OK;
+  int rc = KS_OK;
   ks_store *pStore = NULL;
   ks_store_entry *pE = NULL;
-  const ks_cli_value_opt aOpts[] = {{"--original", &o.zOriginal, "a file"}, {"--optimized", &o.zOptimized, "a file"},
-                                    {"--arch", &o.zArch, "an arch (sm_90)"},  {"--evidence", &o.zEvidence, "a file"},
-                                    {"--task", &o.zTask, "a file"},           {0, 0, 0}};
-  for (int i = 1; i < argc; i++) {
-    if (strcmp(argv[i], "--force") == 0) {
-      o.bForce = 1;
-    } else if ((m = ks_cli_value_opts(&ks_cmd_store, argc, argv, &i, aOpts)) != 0) {
-      if (m < 0) return KS_EXIT_ENV;
-    } else if (ks_cli_operand(&ks_cmd_store, argv[i], &zRun, "run folder") != 0) {
-      return KS_EXIT_ENV;
-    }
-  }
+  const ks_cli_opt aOpts[] = {KS_CLI_FLAG_OPT("--force", &o.bForce),
+                              KS_CLI_STR_OPT("--original", &o.zOriginal, "a file"),
+                              KS_CLI_STR_OPT("--optimized", &o.zOptimized, "a file"),
+                              KS_CLI_STR_OPT("--arch", &o.zArch, "an arch (sm_90)"),
+                              KS_CLI_STR_OPT("--evidence", &o.zEvidence, "a file"),
+                              KS_CLI_STR_OPT("--task", &o.zTask, "a file"),
+                              {0}};
+  int ec = ks_cli_parse(&ks_cmd_store, argc, argv, 1, aOpts, &zRun, "run folder", NULL);
+  if (ec) return ec;
   if (zRun && (o.zOriginal || o.zOptimized || o.zArch))
     return ks_cli_usage_error(&ks_cmd_store, "store add: give RUN_DIR or --original/--optimized/--arch, not both");
   if (!zRun && (!o.zOriginal || !o.zOptimized || !o.zArch))
@@ -109,14 +106,13 @@ static void summary(const ks_store_entry *pE, ks_buf *pOut) {
 }
 
 static int do_ls(int argc, char **argv, const char *zStore) {
-  int bJson = 0, n = 0, nBad = 0, rc, ec = KS_EXIT_OK;
+  int bJson = 0, n = 0, nBad = 0, rc;
   ks_store *pStore = NULL;
   ks_store_entry **ap = NULL;
   ks_buf out = KS_BUF_INIT;
-  for (int i = 1; i < argc; i++) {
-    if (strcmp(argv[i], "--json") == 0) bJson = 1;
-    else return ks_cli_usage_error(&ks_cmd_store, "store ls: unknown argument '%s'", argv[i]);
-  }
+  const ks_cli_opt aOpts[] = {KS_CLI_FLAG_OPT("--json", &bJson), {0}};
+  int ec = ks_cli_parse(&ks_cmd_store, argc, argv, 1, aOpts, NULL, NULL, NULL);
+  if (ec) return ec;
   if ((rc = open_store(zStore, 0, &pStore)) < 0) goto done;
   if ((rc = ks_store_list(pStore, &ap, &n, &nBad)) < 0) goto done;
   if (bJson) ks_buf_puts(&out, "[");
@@ -156,18 +152,15 @@ done:
 
 static int do_show(int argc, char **argv, const char *zStore) {
   const char *zKey = NULL;
-  int bDiff = 0, rc, ec = KS_EXIT_OK;
+  int bDiff = 0, rc;
   ks_store *pStore = NULL;
   ks_store_entry *pE = NULL;
   char *zOrig = NULL, *zOpt = NULL, *zPath = NULL;
   size_t nOrig = 0, nOpt = 0;
   ks_buf out = KS_BUF_INIT;
-  for (int i = 1; i < argc; i++) {
-    if (strcmp(argv[i], "--diff") == 0) bDiff = 1;
-    else if (argv[i][0] == '-') return ks_cli_usage_error(&ks_cmd_store, "store show: unknown option '%s'", argv[i]);
-    else if (!zKey) zKey = argv[i];
-    else return ks_cli_usage_error(&ks_cmd_store, "store show: one entry at a time");
-  }
+  const ks_cli_opt aOpts[] = {KS_CLI_FLAG_OPT("--diff", &bDiff), {0}};
+  int ec = ks_cli_parse(&ks_cmd_store, argc, argv, 1, aOpts, &zKey, "entry", NULL);
+  if (ec) return ec;
   if (!zKey) return ks_cli_usage_error(&ks_cmd_store, "store show: which entry?");
   if ((rc = open_store(zStore, 0, &pStore)) < 0) goto done;
   if ((rc = ks_store_find(pStore, zKey, &pE)) < 0) goto done;
@@ -256,15 +249,14 @@ static int run_store(int argc, char **argv) {
   char **azArgs = calloc((size_t)argc + 1, sizeof(char *));
   int nArgs = 0, ec;
   if (!azArgs) return ks_cli_fail(ks_error_set(KS_ENOMEM, "out of memory"));
+  const ks_cli_opt aOpts[] = {KS_CLI_STR_OPT("--store", &zStore, "a folder"), {0}};
   for (int i = 1; i < argc; i++) {
-    const char *zVal;
-    int m = ks_cli_opt_value(argc, argv, &i, "--store", &zVal);
+    int m = ks_cli_match(&ks_cmd_store, argc, argv, &i, aOpts);
     if (m < 0) {
       free(azArgs);
-      return ks_cli_usage_error(&ks_cmd_store, "--store needs a folder");
+      return KS_EXIT_ENV;
     }
-    if (m > 0) zStore = zVal;
-    else azArgs[nArgs++] = argv[i];
+    if (m == 0) azArgs[nArgs++] = argv[i];
   }
   if (nArgs == 0) {
     free(azArgs);

@@ -26,19 +26,11 @@ extern const ks_cmd ks_cmd_task;
 
 static int task_init(int argc, char **argv) {
   const char *zFile = NULL, *zEntry = NULL, *zOut = NULL;
-  int bForce = 0, bOutside = 0, m;
-  const ks_cli_value_opt aOpts[] = {{"--entry", &zEntry, 0}, {"-o", &zOut, "a file"}, {0, 0, 0}};
-  for (int i = 2; i < argc; i++) {
-    if ((m = ks_cli_value_opts(&ks_cmd_task, argc, argv, &i, aOpts)) != 0) {
-      if (m < 0) return KS_EXIT_ENV;
-    } else if (strcmp(argv[i], "--force") == 0) {
-      bForce = 1;
-    } else if (strcmp(argv[i], "--allow-outside") == 0) {
-      bOutside = 1;
-    } else if (ks_cli_operand(&ks_cmd_task, argv[i], &zFile, "source file") != 0) {
-      return KS_EXIT_ENV;
-    }
-  }
+  int bForce = 0, bOutside = 0;
+  const ks_cli_opt aOpts[] = {KS_CLI_STR_OPT("--entry", &zEntry, 0), KS_CLI_STR_OPT("-o", &zOut, "a file"),
+                              KS_CLI_FLAG_OPT("--force", &bForce), KS_CLI_FLAG_OPT("--allow-outside", &bOutside), {0}};
+  int ec = ks_cli_parse(&ks_cmd_task, argc, argv, 2, aOpts, &zFile, "source file", NULL);
+  if (ec) return ec;
   if (!zFile) return ks_cli_usage_error(&ks_cmd_task, "task init: no source file");
   if (!zEntry) return ks_cli_usage_error(&ks_cmd_task, "task init: --entry FN is required");
   if (access(zFile, F_OK) != 0) {
@@ -56,7 +48,7 @@ static int task_init(int argc, char **argv) {
   o.zOutPath = zOut;
   const char *zEnvOut = getenv("KS_TASK_ALLOW_OUTSIDE");
   o.bAllowOutside = bOutside || (zEnvOut && strcmp(zEnvOut, "1") == 0);
-  int rc = ks_task_draft(zFile, zEntry, &o, &out, &notes), ec = KS_EXIT_OK;
+  int rc = ks_task_draft(zFile, zEntry, &o, &out, &notes);
   if (rc < 0) {
     ec = ks_cli_fail(rc);
   } else if (zOut) {

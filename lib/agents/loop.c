@@ -118,6 +118,17 @@ cJSON *new_record(const char *zEvent, int iRound) {
   return p;
 }
 
+/* A review's verdict in a journal record; with zBaseKey, and when it was timed,
+ * its speedup, the candidate's median and the baseline's (named zBaseKey). */
+static void add_verdict(cJSON *pRec, const ks_review_result *pRev, const char *zVerdict, const char *zBaseKey) {
+  cJSON_AddStringToObject(pRec, "verdict", zVerdict);
+  cJSON_AddStringToObject(pRec, "reason", pRev->zReason ? pRev->zReason : "");
+  if (!zBaseKey || !pRev->bTimed) return;
+  cJSON_AddNumberToObject(pRec, "speedup", pRev->rSpeedup);
+  cJSON_AddNumberToObject(pRec, "median_us", pRev->cand.rMedianUs);
+  cJSON_AddNumberToObject(pRec, zBaseKey, 0.5 * (pRev->seed.rMedianUs + pRev->seed2.rMedianUs));
+}
+
 cJSON *params_json(char *const *az, int n) {
   cJSON *p = cJSON_CreateObject();
   for (int i = 0; p && i < n; i++) {
@@ -284,8 +295,7 @@ static int round0(loop *L) {
   }
   pRec = new_record("review", 0);
   cJSON_AddStringToObject(pRec, "hash", L->azSeed);
-  cJSON_AddStringToObject(pRec, "verdict", ks_verdict_name(pRev->eVerdict));
-  cJSON_AddStringToObject(pRec, "reason", pRev->zReason ? pRev->zReason : "");
+  add_verdict(pRec, pRev, ks_verdict_name(pRev->eVerdict), NULL);
   cJSON_AddNumberToObject(pRec, "seconds", ks_clock_now(L->o.pClock) - rT);
   if (pRev->eVerdict != KS_VERDICT_OK) {
     ks_diagnose(pRev, NULL, &diag);
@@ -377,12 +387,8 @@ int eval_cand(loop *L, int iRound, const round_plan *r, const cand *c, outcome *
   cJSON_AddStringToObject(pRec, "kernel", r->zKernel);
   cJSON_AddItemToObject(pRec, "params", params_json(c->azParams, c->nParams));
   if (c->zAgent) add_llm_fields(pRec, c);
-  cJSON_AddStringToObject(pRec, "verdict", zVerdict);
-  cJSON_AddStringToObject(pRec, "reason", pRev->zReason ? pRev->zReason : "");
+  add_verdict(pRec, pRev, zVerdict, "parent_us");
   if (pRev->bTimed) {
-    cJSON_AddNumberToObject(pRec, "speedup", pRev->rSpeedup);
-    cJSON_AddNumberToObject(pRec, "median_us", pRev->cand.rMedianUs);
-    cJSON_AddNumberToObject(pRec, "parent_us", 0.5 * (pRev->seed.rMedianUs + pRev->seed2.rMedianUs));
     cJSON_AddNumberToObject(pRec, "noise_pct", pRev->rNoisePct);
     cJSON_AddNumberToObject(pRec, "threshold_pct", pRev->rThresholdPct);
     cJSON *pProf = ev_profile(pRev->zEvidence, r->zKernel);
@@ -639,14 +645,8 @@ static int finish(loop *L, const char *zStop) {
       const char *zV = ks_verdict_name(pRev->eVerdict);
       cJSON *pRec = new_record("final", L->iRound);
       cJSON_AddStringToObject(pRec, "hash", L->azBest);
-      cJSON_AddStringToObject(pRec, "verdict", zV);
-      cJSON_AddStringToObject(pRec, "reason", pRev->zReason ? pRev->zReason : "");
-      if (pRev->bTimed) {
-        cJSON_AddNumberToObject(pRec, "speedup", pRev->rSpeedup);
-        cJSON_AddNumberToObject(pRec, "median_us", pRev->cand.rMedianUs);
-        cJSON_AddNumberToObject(pRec, "seed_us", 0.5 * (pRev->seed.rMedianUs + pRev->seed2.rMedianUs));
-        R->rSpeedup = pRev->rSpeedup;
-      }
+      add_verdict(pRec, pRev, zV, "seed_us");
+      if (pRev->bTimed) R->rSpeedup = pRev->rSpeedup;
       cJSON_AddNumberToObject(pRec, "seconds", ks_clock_now(L->o.pClock) - rT);
       R->bFinalPassed = is_correct(zV);
       say(L, "closing review: %s%s%s", zV, pRev->zReason ? ": " : "", pRev->zReason ? pRev->zReason : "");

@@ -69,6 +69,22 @@ static int jdim3(const cJSON *o, const char *k, unsigned *a) {
   return 1;
 }
 
+/* The array o[k] of a launch record (at most KS_CAPTURE_MAX_PARAMS items) in
+ * *ppArr, its size in *pn, and a zeroed C array for it (one element more than
+ * it holds); NULL with the error in *prc. */
+static void *jarray(const char *zFile, int iLine, const cJSON *o, const char *k, size_t nElem, const cJSON **ppArr,
+                    int *pn, int *prc) {
+  const cJSON *p = cJSON_GetObjectItemCaseSensitive(o, k);
+  void *a = NULL;
+  int n = cJSON_GetArraySize(p);
+  if (!cJSON_IsArray(p)) *prc = LFAIL("%s:%d: %s: must be an array", zFile, iLine, k);
+  else if (n > KS_CAPTURE_MAX_PARAMS) *prc = LFAIL("%s:%d: %s: too many (%d)", zFile, iLine, k, n);
+  else if (!(a = calloc((size_t)n + 1, nElem))) *prc = KS_ENOMEM;
+  *pn = a ? n : 0; /* the caller frees as many as it says */
+  *ppArr = p;
+  return a;
+}
+
 /* Snapshot file names come from a file we did not write ourselves in this
  * process: keep them inside the capture folder. */
 static int safe_rel(const char *z) {
@@ -101,12 +117,9 @@ static int parse_launch(const char *zFile, int iLine, const cJSON *o, ks_capture
   const cJSON *pSnap = cJSON_GetObjectItemCaseSensitive(o, "snapshot");
   l->bSnapshot = cJSON_IsTrue(pSnap);
 
-  const cJSON *pAllocs = cJSON_GetObjectItemCaseSensitive(o, "allocs");
-  if (!cJSON_IsArray(pAllocs)) return LFAIL("%s:%d: allocs: must be an array", zFile, iLine);
-  l->nAlloc = cJSON_GetArraySize(pAllocs);
-  if (l->nAlloc > KS_CAPTURE_MAX_PARAMS) return LFAIL("%s:%d: allocs: too many (%d)", zFile, iLine, l->nAlloc);
-  l->aAlloc = calloc((size_t)l->nAlloc + 1, sizeof *l->aAlloc);
-  if (!l->aAlloc) return KS_ENOMEM;
+  const cJSON *pAllocs, *pParams;
+  int rc;
+  if (!(l->aAlloc = jarray(zFile, iLine, o, "allocs", sizeof *l->aAlloc, &pAllocs, &l->nAlloc, &rc))) return rc;
   int k = 0;
   for (const cJSON *q = pAllocs->child; q; q = q->next, k++) {
     ks_capture_alloc *a = &l->aAlloc[k];
@@ -123,12 +136,7 @@ static int parse_launch(const char *zFile, int iLine, const cJSON *o, ks_capture
       return LFAIL("%s:%d: allocs[%d]: a snapshotted launch names both snapshot files", zFile, iLine, k);
   }
 
-  const cJSON *pParams = cJSON_GetObjectItemCaseSensitive(o, "params");
-  if (!cJSON_IsArray(pParams)) return LFAIL("%s:%d: params: must be an array", zFile, iLine);
-  l->nParam = cJSON_GetArraySize(pParams);
-  if (l->nParam > KS_CAPTURE_MAX_PARAMS) return LFAIL("%s:%d: params: too many (%d)", zFile, iLine, l->nParam);
-  l->aParam = calloc((size_t)l->nParam + 1, sizeof *l->aParam);
-  if (!l->aParam) return KS_ENOMEM;
+  if (!(l->aParam = jarray(zFile, iLine, o, "params", sizeof *l->aParam, &pParams, &l->nParam, &rc))) return rc;
   k = 0;
   for (const cJSON *q = pParams->child; q; q = q->next, k++) {
     ks_capture_param *pp = &l->aParam[k];

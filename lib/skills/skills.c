@@ -246,11 +246,27 @@ static const char *const azKnownKeys[] = {"id", "version", "title", "category", 
                                           "priority", "gain", "effect", "rewrite", "guidance", "risks",
                                           "references", "tags", 0};
 
+static const char *const azUnlessKeys[] = {"if", "why", 0};
+static const char *const azRewriteKeys[] = {"rule", "params", 0};
+static const char *const azGuidanceKeys[] = {"text", "before", "after", 0};
+
+/* Every member of pObj is one of azKnown; zIn names pObj in the message ("rewrite"),
+ * NULL at the top level. */
+static int known_members(loader *L, const cJSON *pObj, const char *zIn, const char *const *azKnown) {
+  for (const cJSON *pK = pObj->child; pK; pK = pK->next) {
+    if (in_list(azKnown, pK->string)) continue;
+    if (!zIn) return lerr(L, pK->string, "unknown member \"%s\"", pK->string);
+    char zMK[160];
+    snprintf(zMK, sizeof zMK, "%s.%s", zIn, pK->string);
+    return lerr(L, zMK, "unknown member \"%s\" in %s", pK->string, zIn);
+  }
+  return KS_OK;
+}
+
 static int parse_skill(loader *L, cJSON *pDoc, ks_skill *s) {
   int rc;
   if (!cJSON_IsObject(pDoc)) return lerr(L, "", "a skill file holds one JSON object");
-  for (cJSON *pI = pDoc->child; pI; pI = pI->next)
-    if (!in_list(azKnownKeys, pI->string)) return lerr(L, pI->string, "unknown member \"%s\"", pI->string);
+  if ((rc = known_members(L, pDoc, NULL, azKnownKeys)) < 0) return rc;
   if ((rc = req_string(L, pDoc, "id", "id", 1, &s->zId)) < 0) return rc;
   if (!valid_id(s->zId))
     return lerr(L, "id", "id \"%s\" should read <prefix>.<name> in lower case, digits and '-'", s->zId);
@@ -285,12 +301,7 @@ static int parse_skill(loader *L, cJSON *pDoc, ks_skill *s) {
       snprintf(zMIf, sizeof zMIf, "unless[%d].if", i);
       snprintf(zMWhy, sizeof zMWhy, "unless[%d].why", i);
       if (!cJSON_IsObject(pI)) return lerr(L, zM, "%s should be {\"if\": ..., \"why\": ...}", zM);
-      for (cJSON *pK = pI->child; pK; pK = pK->next)
-        if (strcmp(pK->string, "if") && strcmp(pK->string, "why")) {
-          char zMK[96];
-          snprintf(zMK, sizeof zMK, "%s.%s", zM, pK->string);
-          return lerr(L, zMK, "unknown member \"%s\" in %s", pK->string, zM);
-        }
+      if ((rc = known_members(L, pI, zM, azUnlessKeys)) < 0) return rc;
       s->nUnless++;
       if ((rc = req_string(L, pI, "if", zMIf, 1, &s->aUnless[i].zIf)) < 0) return rc;
       if ((rc = req_string(L, pI, "why", zMWhy, 1, &s->aUnless[i].zWhy)) < 0) return rc;
@@ -329,12 +340,7 @@ static int parse_skill(loader *L, cJSON *pDoc, ks_skill *s) {
   cJSON *pR = cJSON_GetObjectItemCaseSensitive(pDoc, "rewrite");
   if (pR) {
     if (!cJSON_IsObject(pR)) return lerr(L, "rewrite", "\"rewrite\" should be {\"rule\": ID, \"params\": {...}}");
-    for (cJSON *pK = pR->child; pK; pK = pK->next)
-      if (strcmp(pK->string, "rule") && strcmp(pK->string, "params")) {
-        char zMK[96];
-        snprintf(zMK, sizeof zMK, "rewrite.%s", pK->string);
-        return lerr(L, zMK, "unknown member \"%s\" in rewrite", pK->string);
-      }
+    if ((rc = known_members(L, pR, "rewrite", azRewriteKeys)) < 0) return rc;
     if ((rc = req_string(L, pR, "rule", "rewrite.rule", 1, &s->zRule)) < 0) return rc;
     cJSON *pPar = cJSON_GetObjectItemCaseSensitive(pR, "params");
     if (pPar) {
@@ -355,12 +361,7 @@ static int parse_skill(loader *L, cJSON *pDoc, ks_skill *s) {
   cJSON *pGd = cJSON_GetObjectItemCaseSensitive(pDoc, "guidance");
   if (pGd) {
     if (!cJSON_IsObject(pGd)) return lerr(L, "guidance", "\"guidance\" should be {\"text\": ..., \"before\": ..., \"after\": ...}");
-    for (cJSON *pK = pGd->child; pK; pK = pK->next)
-      if (strcmp(pK->string, "text") && strcmp(pK->string, "before") && strcmp(pK->string, "after")) {
-        char zMK[96];
-        snprintf(zMK, sizeof zMK, "guidance.%s", pK->string);
-        return lerr(L, zMK, "unknown member \"%s\" in guidance", pK->string);
-      }
+    if ((rc = known_members(L, pGd, "guidance", azGuidanceKeys)) < 0) return rc;
     if ((rc = req_string(L, pGd, "text", "guidance.text", 1, &s->zGuidance)) < 0) return rc;
     if ((rc = req_string(L, pGd, "before", "guidance.before", 0, &s->zBefore)) < 0) return rc;
     if ((rc = req_string(L, pGd, "after", "guidance.after", 0, &s->zAfter)) < 0) return rc;

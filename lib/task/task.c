@@ -555,6 +555,18 @@ static char *resolve(const char *zTaskFile, const char *zRel) {
   return z;
 }
 
+/* The file a task's field zField names (zRel, relative to the task file): resolved
+ * into *pzOut, and refused when it does not exist or (unless allowed) lies
+ * outside the task file's folder tree. */
+static int task_file(vctx *v, const char *zTaskFile, const char *zField, const char *zRel, char **pzOut) {
+  if (!(*pzOut = resolve(zTaskFile, zRel))) return KS_ENOMEM;
+  if (!ks_file_exists(*pzOut)) return VFAIL(v, zField, "file '%s' not found", *pzOut);
+  if (!v->bAllowOutside && !inside_task_folder(zTaskFile, *pzOut))
+    return VFAIL(v, zField, "'%s' lies outside the task file's folder tree (allow it explicitly: "
+                            "--allow-outside or KS_TASK_ALLOW_OUTSIDE=1)", zRel);
+  return KS_OK;
+}
+
 static int validate(vctx *v, const cJSON *pRoot) {
   static const char *const azKeys[] = {"ks_task", "name", "description", "source", "reference", "entry", "dims",
                                        "args", "tolerance", "cost", "libraries", "trials", "timeout_s", "seed",
@@ -583,21 +595,9 @@ static int validate(vctx *v, const cJSON *pRoot) {
   if (z && !(t->zSpec = ks_strdup(z))) return KS_ENOMEM;
   int bSource = cJSON_GetObjectItemCaseSensitive(pRoot, "source") != NULL;
   if ((rc = get_string(v, pRoot, "source", "source", t->zSpec == NULL, &z)) < 0) return rc;
-  if (bSource) {
-    if (!(t->zSource = resolve(t->zPath, z))) return KS_ENOMEM;
-    if (!ks_file_exists(t->zSource)) return VFAIL(v, "source", "file '%s' not found", t->zSource);
-    if (!v->bAllowOutside && !inside_task_folder(t->zPath, t->zSource))
-      return VFAIL(v, "source", "'%s' lies outside the task file's folder tree (allow it explicitly: "
-                                "--allow-outside or KS_TASK_ALLOW_OUTSIDE=1)", z);
-  }
+  if (bSource && (rc = task_file(v, t->zPath, "source", z, &t->zSource)) < 0) return rc;
   if ((rc = get_string(v, pRoot, "reference", "reference", 0, &z)) < 0) return rc;
-  if (z) {
-    if (!(t->zReference = resolve(t->zPath, z))) return KS_ENOMEM;
-    if (!ks_file_exists(t->zReference)) return VFAIL(v, "reference", "file '%s' not found", t->zReference);
-    if (!v->bAllowOutside && !inside_task_folder(t->zPath, t->zReference))
-      return VFAIL(v, "reference", "'%s' lies outside the task file's folder tree (allow it explicitly: "
-                                   "--allow-outside or KS_TASK_ALLOW_OUTSIDE=1)", z);
-  }
+  if (z && (rc = task_file(v, t->zPath, "reference", z, &t->zReference)) < 0) return rc;
   if (!t->zSource && !t->zReference)
     return VFAIL(v, "reference", "missing: a task with a `spec` and no `source` needs a reference to check the "
                                  "generated seed against");

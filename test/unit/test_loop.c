@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include <cjson/cJSON.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -215,8 +216,30 @@ static void test_full_run(void **state) {
     int j = ks_journal_find(pJ, "candidate", e->iRound, zBest);
     assert_true(j >= 0);
     assert_string_equal(pJ->a[j].zVerdict, "accepted");
+    /* A timed candidate's record: its gain, its time and its parent's. */
+    double rSpeedup = 0, rUs = 0, rParentUs = 0;
+    assert_int_equal(ks_journal_entry_number(&pJ->a[j], "speedup", &rSpeedup), KS_OK);
+    assert_int_equal(ks_journal_entry_number(&pJ->a[j], "median_us", &rUs), KS_OK);
+    assert_int_equal(ks_journal_entry_number(&pJ->a[j], "parent_us", &rParentUs), KS_OK);
+    assert_true(rSpeedup > 1.01);
+    assert_true(rUs > 0 && fabs(rParentUs / rUs - rSpeedup) < 1e-9);
     free(zBest);
   }
+  /* The closing review's record: the verdict, its reason and the time against the seed. */
+  int iFinal = ks_journal_find(pJ, "final", -1, NULL);
+  assert_true(iFinal >= 0);
+  double rSeedUs = 0, rFinalUs = 0;
+  assert_int_equal(ks_journal_entry_number(&pJ->a[iFinal], "seed_us", &rSeedUs), KS_OK);
+  assert_int_equal(ks_journal_entry_number(&pJ->a[iFinal], "median_us", &rFinalUs), KS_OK);
+  assert_true(rSeedUs / rFinalUs > 1.8);
+  assert_null(ks_journal_entry_string(&pJ->a[iFinal], "parent_us"));
+  char *zReason = ks_journal_entry_string(&pJ->a[iFinal], "reason");
+  assert_non_null(zReason);
+  free(zReason);
+  /* The seed's review record holds no candidate timing. */
+  int iRev = ks_journal_find(pJ, "review", -1, NULL);
+  assert_true(iRev >= 0);
+  assert_int_equal(ks_journal_entry_number(&pJ->a[iRev], "speedup", &rSeedUs), KS_ENOTFOUND);
   /* The best source carries the evidence and gain of each accepted change. */
   char *zBest = read_all(pRes->zBestPath);
   assert_non_null(strstr(zBest, "// kernelskill: mem.vectorize-128 (rule vectorize, round "));
