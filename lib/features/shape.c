@@ -917,29 +917,38 @@ static void note_accum(sctx *pC, CXCursor lhs, ks_acc_op eOp) {
   pL->azAccum[pL->nAccum++] = z;
 }
 
-static int mentions_decl(CXCursor c, CXCursor d, int nDepth);
-typedef struct mention {
+/* Does the subtree below c hold a node that xIs matches against d (to
+ * SHAPE_MAX_DEPTH levels)? One walker for the questions below. */
+typedef int (*node_is)(CXCursor c, CXCursor d);
+typedef struct node_find {
   CXCursor d;
+  node_is xIs;
   int b, nDepth;
-} mention;
-static enum CXChildVisitResult mention_cb(CXCursor c, CXCursor parent, CXClientData p) {
+} node_find;
+static enum CXChildVisitResult node_find_cb(CXCursor c, CXCursor parent, CXClientData p) {
   (void)parent;
-  mention *m = p;
-  if (kind(c) == CXCursor_DeclRefExpr && clang_equalCursors(clang_getCursorReferenced(c), m->d)) {
-    m->b = 1;
+  node_find *pF = p;
+  if (pF->xIs(c, pF->d)) {
+    pF->b = 1;
     return CXChildVisit_Break;
   }
-  if (m->nDepth > SHAPE_MAX_DEPTH) return CXChildVisit_Continue;
-  m->nDepth++;
-  m->b = m->b || mentions_decl(c, m->d, m->nDepth);
-  m->nDepth--;
-  return m->b ? CXChildVisit_Break : CXChildVisit_Continue;
+  if (pF->nDepth > SHAPE_MAX_DEPTH) return CXChildVisit_Continue;
+  pF->nDepth++;
+  clang_visitChildren(c, node_find_cb, pF);
+  pF->nDepth--;
+  return pF->b ? CXChildVisit_Break : CXChildVisit_Continue;
 }
-static int mentions_decl(CXCursor c, CXCursor d, int nDepth) {
-  mention m = {d, 0, nDepth};
-  clang_visitChildren(c, mention_cb, &m);
-  return m.b;
+static int subtree_has(CXCursor c, CXCursor d, node_is xIs, int nDepth) {
+  node_find f = {d, xIs, 0, nDepth};
+  clang_visitChildren(c, node_find_cb, &f);
+  return f.b;
 }
+
+/* A reference to d. */
+static int is_ref_to(CXCursor c, CXCursor d) {
+  return kind(c) == CXCursor_DeclRefExpr && clang_equalCursors(clang_getCursorReferenced(c), d);
+}
+static int mentions_decl(CXCursor c, CXCursor d, int nDepth) { return subtree_has(c, d, is_ref_to, nDepth); }
 
 static ks_acc_op rhs_op(CXCursor rhs, CXCursor d) {
   rhs = strip_parens(rhs);
@@ -974,28 +983,17 @@ static ks_acc_op rhs_op(CXCursor rhs, CXCursor d) {
   return KS_ACC_OP_NONE;
 }
 
-/* Does statement c assign `d = ...` (a plain assignment)? */
-typedef struct assign_find {
-  CXCursor d;
-  int b, nDepth;
-} assign_find;
-static enum CXChildVisitResult assign_cb(CXCursor c, CXCursor parent, CXClientData p) {
-  (void)parent;
-  assign_find *pF = p;
-  if (kind(c) == CXCursor_BinaryOperator && clang_getCursorBinaryOperatorKind(c) == CXBinaryOperator_Assign) {
-    kids k = get_kids(c);
-    if (k.n == 2) {
-      CXCursor d = ref_decl(k.a[0]);
-      if (!clang_Cursor_isNull(d) && clang_equalCursors(d, pF->d)) pF->b = 1;
-    }
-    free(k.a);
-    if (pF->b) return CXChildVisit_Break;
+/* A plain assignment `d = ...`. */
+static int is_assign_to(CXCursor c, CXCursor d) {
+  if (kind(c) != CXCursor_BinaryOperator || clang_getCursorBinaryOperatorKind(c) != CXBinaryOperator_Assign) return 0;
+  kids k = get_kids(c);
+  int b = 0;
+  if (k.n == 2) {
+    CXCursor r = ref_decl(k.a[0]);
+    b = !clang_Cursor_isNull(r) && clang_equalCursors(r, d);
   }
-  if (pF->nDepth > SHAPE_MAX_DEPTH) return CXChildVisit_Continue;
-  pF->nDepth++;
-  clang_visitChildren(c, assign_cb, pF);
-  pF->nDepth--;
-  return pF->b ? CXChildVisit_Break : CXChildVisit_Continue;
+  free(k.a);
+  return b;
 }
 
 /* The select form of a max/min accumulation inside a loop:
@@ -1013,12 +1011,13 @@ static void note_select_accum(sctx *pC, CXCursor cond, CXCursor then) {
   for (int i = 0; i < k.n && k.n == 2; i++) {
     CXCursor d = ref_decl(k.a[i]);
     if (clang_Cursor_isNull(d) || kind(d) != CXCursor_VarDecl) continue;
-    assign_find f = {d, 0, 0};
-    if (kind(then) == CXCursor_BinaryOperator) assign_cb(then, cond, &f);
-    else clang_visitChildren(then, assign_cb, &f);
+    /* then itself when it is the assignment, else the statements below it */
+    int bAssigned = kind(then) == CXCursor_BinaryOperator
+                        ? is_assign_to(then, d) || subtree_has(then, d, is_assign_to, 1)
+                        : subtree_has(then, d, is_assign_to, 0);
     /* max when the new value must exceed it, min when it must be below */
     int bMax = (i == 1) == (op == CXBinaryOperator_GT || op == CXBinaryOperator_GE);
-    if (f.b) note_accum(pC, k.a[i], bMax ? KS_ACC_OP_MAX : KS_ACC_OP_MIN);
+    if (bAssigned) note_accum(pC, k.a[i], bMax ? KS_ACC_OP_MAX : KS_ACC_OP_MIN);
   }
   free(k.a);
 }
