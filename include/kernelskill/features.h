@@ -65,6 +65,13 @@ int ks_features_json(ks_tu *pTu, const ks_features_opts *pOpts, ks_buf *pOut);
 /* The same, as a short human-readable summary. */
 int ks_features_text(ks_tu *pTu, const ks_features_opts *pOpts, ks_buf *pOut);
 
+/* The kernels host function zEntry of the main file uses: launched, passed to
+ * cudaLaunchKernel or taken as a pointer, in its body or in the bodies of the
+ * main file's functions it calls (transitively; names, so overloads count
+ * together). *pazOut is a malloc'd NULL-terminated list of malloc'd names,
+ * NULL with *pnOut 0 when zEntry is not defined here or uses no kernel. */
+int ks_features_entry_kernels(ks_tu *pTu, const char *zEntry, char ***pazOut, int *pnOut);
+
 /* A ks_tu from an AST file written by the clang that compiled the file (the
  * plugin serializes the translation unit it parsed), loaded by libclang's
  * deserializer instead of a second parse (lib/features/tu_share.c). */

@@ -154,19 +154,24 @@ static int try_skill(loop *L, const ks_skill *pSkill, const char *zKernel, int i
   return rc;
 }
 
-/* Kernels of the features document, the slowest (by the best's profile) first. */
-static int kernel_order(const char *zFeatures, const char *zEv, char ***pazNames, int *pn) {
+/* Kernels of the features document that the task runs, the slowest (by the
+ * best's profile) first. The profile names the kernels that ran; without one
+ * (a dry run, a failed review), the ones the entry uses in the source
+ * (ks_features_entry_kernels). A file's other kernels are never planned:
+ * rewriting a kernel the entry does not launch cannot make the task faster.
+ * When neither tells (no entry here, names that match no kernel), all. */
+static int kernel_order(loop *L, const char *zFeatures, const char *zEv, char ***pazNames, int *pn) {
   cJSON *pDoc = cJSON_Parse(zFeatures), *pK, *pI;
-  int n = 0;
+  int n = 0, nRan = 0, nUsed = 0, rc;
+  char **azUsed = NULL;
   pK = cJSON_GetObjectItemCaseSensitive(pDoc, "kernels");
   char **az = calloc((size_t)cJSON_GetArraySize(pK) + 1, sizeof(char *));
   double *ar = calloc((size_t)cJSON_GetArraySize(pK) + 1, sizeof(double));
   if (!az || !ar) {
-    free(az);
-    free(ar);
-    cJSON_Delete(pDoc);
-    return ks_error_set(KS_ENOMEM, "out of memory");
+    rc = ks_error_set(KS_ENOMEM, "out of memory");
+    goto done;
   }
+  if (L->pTask->zEntry && (rc = ks_features_entry_kernels(L->pTu, L->pTask->zEntry, &azUsed, &nUsed)) < 0) goto done;
   cJSON_ArrayForEach(pI, pK) {
     cJSON *pName = cJSON_GetObjectItemCaseSensitive(pI, "name");
     if (!cJSON_IsString(pName)) continue;
@@ -182,12 +187,39 @@ static int kernel_order(const char *zFeatures, const char *zEv, char ***pazNames
     az[i] = ks_strdup(pName->valuestring);
     ar[i] = r;
     n++;
+    nRan += r >= 0;
   }
-  free(ar);
-  cJSON_Delete(pDoc);
+  /* Keep the measured ones (sorted first), else those the entry uses; all
+   * when that would keep none (the entry launches only a header's kernel). */
+  int nKeep = 0;
+  for (int pass = 0; pass < 2 && nKeep == 0; pass++) {
+    for (int i = 0; i < n; i++) {
+      int bKeep = 1;
+      if (pass == 0 && nRan) bKeep = ar[i] >= 0;
+      else if (pass == 0 && nUsed) {
+        bKeep = 0;
+        for (int k = 0; k < nUsed && !bKeep; k++) bKeep = !strcmp(azUsed[k], az[i]);
+      }
+      if (bKeep) {
+        char *z = az[i]; /* nKeep <= i: a stable compaction */
+        az[i] = NULL;
+        az[nKeep++] = z;
+      }
+    }
+    if (nKeep == 0) continue;
+    for (int i = nKeep; i < n; i++) free(az[i]), az[i] = NULL;
+  }
   *pazNames = az;
-  *pn = n;
-  return KS_OK;
+  *pn = nKeep;
+  az = NULL;
+  rc = KS_OK;
+done:
+  free(az);
+  free(ar);
+  for (int i = 0; i < nUsed; i++) free(azUsed[i]);
+  free(azUsed);
+  cJSON_Delete(pDoc);
+  return rc;
 }
 
 /* Choose this round's skill and produce its candidates. zForceSkill (a
@@ -210,7 +242,7 @@ int plan_round(loop *L, int iRound, const char *zForceSkill, const char *zForceK
   }
   ks_features_opts fo = KS_FEATURES_OPTS_INIT;
   if ((rc = ks_features_json(L->pTu, &fo, &feat)) < 0) goto done;
-  if ((rc = kernel_order(ks_buf_cstr(&feat), L->zBestEv, &azKernels, &nKernels)) < 0) goto done;
+  if ((rc = kernel_order(L, ks_buf_cstr(&feat), L->zBestEv, &azKernels, &nKernels)) < 0) goto done;
 
   if (zForceSkill) {
     const ks_skill *pSkill = ks_skills_find(L->pSet, zForceSkill);

@@ -24,24 +24,6 @@ static int spelled(CXCursor c, const char *zName) {
   return b;
 }
 
-#define MAX_KIDS 16
-typedef struct kids {
-  CXCursor a[MAX_KIDS];
-  int n;
-} kids;
-
-static enum CXChildVisitResult kid_cb(CXCursor c, CXCursor parent, CXClientData pData) {
-  (void)parent;
-  kids *pK = pData;
-  if (pK->n < MAX_KIDS) pK->a[pK->n++] = c;
-  return CXChildVisit_Continue;
-}
-
-static void get_kids(CXCursor c, kids *pK) {
-  pK->n = 0;
-  clang_visitChildren(c, kid_cb, pK);
-}
-
 /* Look through parentheses and implicit/explicit casts. */
 static CXCursor strip(CXCursor c) {
   for (;;) {
@@ -50,8 +32,8 @@ static CXCursor strip(CXCursor c) {
         e != CXCursor_CXXStaticCastExpr && e != CXCursor_CXXReinterpretCastExpr &&
         e != CXCursor_CXXConstCastExpr && e != CXCursor_CXXFunctionalCastExpr)
       return c;
-    kids k;
-    get_kids(c, &k);
+    ks_ast_kids k;
+    ks_ast_kids_get(c, &k);
     /* A cast's children may include its type reference; take the expression. */
     int iExpr = -1;
     for (int i = 0; i < k.n; i++) {
@@ -169,8 +151,8 @@ static int eval_int(CXCursor c, long long *pv) {
 static ks_cls classify(actx *pC, CXCursor c);
 
 static ks_cls classify_kids_union(actx *pC, CXCursor c) {
-  kids k;
-  get_kids(c, &k);
+  ks_ast_kids k;
+  ks_ast_kids_get(c, &k);
   ks_cls r = CLS_UNIFORM;
   for (int i = 0; i < k.n; i++) {
     ks_cls ci = classify(pC, k.a[i]);
@@ -230,8 +212,8 @@ static ks_cls classify_inner(actx *pC, CXCursor c) {
   }
   case CXCursor_UnaryOperator: {
     enum CXUnaryOperatorKind op = clang_getCursorUnaryOperatorKind(c);
-    kids k;
-    get_kids(c, &k);
+    ks_ast_kids k;
+    ks_ast_kids_get(c, &k);
     if (k.n < 1) return r;
     ks_cls a = classify(pC, k.a[0]);
     if (op == CXUnaryOperator_Deref) {
@@ -253,8 +235,8 @@ static ks_cls classify_inner(actx *pC, CXCursor c) {
   case CXCursor_BinaryOperator:
   case CXCursor_CompoundAssignOperator: {
     enum CXBinaryOperatorKind op = clang_getCursorBinaryOperatorKind(c);
-    kids k;
-    get_kids(c, &k);
+    ks_ast_kids k;
+    ks_ast_kids_get(c, &k);
     if (k.n < 2) return r;
     ks_cls a = classify(pC, k.a[0]), b = classify(pC, k.a[1]);
     r = cls_join_flags(a, b, r);
@@ -327,8 +309,8 @@ static ks_cls classify_inner(actx *pC, CXCursor c) {
     }
   }
   case CXCursor_ConditionalOperator: {
-    kids k;
-    get_kids(c, &k);
+    ks_ast_kids k;
+    ks_ast_kids_get(c, &k);
     r = classify_kids_union(pC, c);
     if (k.n == 3) {
       ks_cls a = classify(pC, k.a[1]), b = classify(pC, k.a[2]);
@@ -420,8 +402,8 @@ static int base_param(actx *pC, CXCursor base, int *pbShared) {
     return -1;
   }
   if (e == CXCursor_BinaryOperator) { /* p + offset */
-    kids k;
-    get_kids(base, &k);
+    ks_ast_kids k;
+    ks_ast_kids_get(base, &k);
     if (k.n == 2) {
       int i = base_param(pC, k.a[0], pbShared);
       if (i >= 0 || *pbShared) return i;
@@ -597,26 +579,26 @@ static char *decl_name_of_lhs(CXCursor lhs) {
 }
 
 /* Fill the loop's induction variable, trip count, step kind from its header. */
-static void analyze_loop_header(CXCursor c, ks_loop *pL, kids *pK) {
+static void analyze_loop_header(CXCursor c, ks_loop *pL, ks_ast_kids *pK) {
   long long nStart = 0, nEnd = 0, nStep = 0;
   int bStart = 0, bEnd = 0, bStep = 0, bInclusive = 0, bDown = 0;
   for (int i = 0; i + 1 < pK->n; i++) { /* the last child is the body */
     CXCursor k = pK->a[i];
     enum CXCursorKind e = clang_getCursorKind(k);
     if (e == CXCursor_DeclStmt) {
-      kids d;
-      get_kids(k, &d);
+      ks_ast_kids d;
+      ks_ast_kids_get(k, &d);
       if (d.n >= 1 && clang_getCursorKind(d.a[0]) == CXCursor_VarDecl) {
         free(pL->zVar);
         pL->zVar = cx_dup(clang_getCursorSpelling(d.a[0]));
-        kids v;
-        get_kids(d.a[0], &v);
+        ks_ast_kids v;
+        ks_ast_kids_get(d.a[0], &v);
         if (v.n >= 1) bStart = eval_int(v.a[v.n - 1], &nStart);
       }
     } else if (e == CXCursor_BinaryOperator || e == CXCursor_CompoundAssignOperator) {
       enum CXBinaryOperatorKind op = clang_getCursorBinaryOperatorKind(k);
-      kids b;
-      get_kids(k, &b);
+      ks_ast_kids b;
+      ks_ast_kids_get(k, &b);
       if (b.n < 2) continue;
       if (op == CXBinaryOperator_LT || op == CXBinaryOperator_LE || op == CXBinaryOperator_GT ||
           op == CXBinaryOperator_GE || op == CXBinaryOperator_NE) {
@@ -639,8 +621,8 @@ static void analyze_loop_header(CXCursor c, ks_loop *pL, kids *pK) {
           pL->bHalving = 1;
       } else if (op == CXBinaryOperator_Assign) {
         /* i = i + c, s = s / 2 ... */
-        kids r;
-        get_kids(strip(b.a[1]), &r);
+        ks_ast_kids r;
+        ks_ast_kids_get(strip(b.a[1]), &r);
         enum CXBinaryOperatorKind op2 = clang_getCursorBinaryOperatorKind(strip(b.a[1]));
         if (r.n == 2 && (op2 == CXBinaryOperator_Div || op2 == CXBinaryOperator_Shr || op2 == CXBinaryOperator_Mul ||
                          op2 == CXBinaryOperator_Shl)) {
@@ -683,8 +665,8 @@ static void walk_loop(actx *pC, CXCursor c) {
     ks_ast_line_col(pC->pTu, (unsigned)iOff, &pL->iLine, NULL);
     pL->bPragmaUnroll = pragma_unroll_above(pC->pTu, (unsigned)iOff);
   }
-  kids k;
-  get_kids(c, &k);
+  ks_ast_kids k;
+  ks_ast_kids_get(c, &k);
   if (e == CXCursor_ForStmt) analyze_loop_header(c, pL, &k);
   else pL->nTrip = -1;
   if (pL->bGridStride) pK->bGridStride = 1;
@@ -711,8 +693,8 @@ static enum CXChildVisitResult acc_cb(CXCursor c, CXCursor parent, CXClientData 
   enum CXCursorKind e = clang_getCursorKind(c);
   if (e == CXCursor_CompoundAssignOperator || e == CXCursor_BinaryOperator) {
     enum CXBinaryOperatorKind op = clang_getCursorBinaryOperatorKind(c);
-    kids k;
-    get_kids(c, &k);
+    ks_ast_kids k;
+    ks_ast_kids_get(c, &k);
     if (k.n == 2) {
       CXCursor lhs = strip(k.a[0]);
       if (clang_getCursorKind(lhs) == CXCursor_DeclRefExpr) {
@@ -756,8 +738,8 @@ static int is_bounds_compare(actx *pC, CXCursor cond) {
   enum CXCursorKind e = clang_getCursorKind(cond);
   if (e != CXCursor_BinaryOperator) return 0;
   enum CXBinaryOperatorKind op = clang_getCursorBinaryOperatorKind(cond);
-  kids k;
-  get_kids(cond, &k);
+  ks_ast_kids k;
+  ks_ast_kids_get(cond, &k);
   if (k.n != 2) return 0;
   if (op == CXBinaryOperator_LAnd || op == CXBinaryOperator_LOr)
     return is_bounds_compare(pC, k.a[0]) && is_bounds_compare(pC, k.a[1]);
@@ -827,16 +809,16 @@ static void walk_call(actx *pC, CXCursor c) {
           (eArgMode == MODE_ATOMIC || starts_with(zName, "__ld"))) {
         int eMode = eArgMode == MODE_ATOMIC ? MODE_ATOMIC : MODE_LOAD;
         if (bAddrOf) {
-          kids k;
-          get_kids(s, &k);
+          ks_ast_kids k;
+          ks_ast_kids_get(s, &k);
           if (k.n == 1) walk(pC, k.a[0], eMode);
         } else {
           /* p + i as an address */
           int bShared;
           int iParam = base_param(pC, s, &bShared);
           if (iParam >= 0) {
-            kids k;
-            get_kids(s, &k);
+            ks_ast_kids k;
+            ks_ast_kids_get(s, &k);
             CXCursor index = k.n == 2 ? k.a[1] : clang_getNullCursor();
             record_access(pC, iParam, s, k.n == 2 ? k.a[0] : s, index, eMode);
             if (k.n == 2) walk(pC, k.a[1], MODE_LOAD);
@@ -883,8 +865,8 @@ static int is_float_type(CXType t) {
 static void walk_decl(actx *pC, CXCursor c) {
   ks_kernel *pK = pC->pK;
   CXType t = clang_getCanonicalType(clang_getCursorType(c));
-  kids k;
-  get_kids(c, &k);
+  ks_ast_kids k;
+  ks_ast_kids_get(c, &k);
   int bShared = 0;
   CXCursor init = clang_getNullCursor();
   for (int i = 0; i < k.n; i++) {
@@ -946,15 +928,15 @@ static void walk_inner(actx *pC, CXCursor c, int eMode) {
     walk_decl(pC, c);
     return;
   case CXCursor_IfStmt: {
-    kids k;
-    get_kids(c, &k);
+    ks_ast_kids k;
+    ks_ast_kids_get(c, &k);
     if (k.n >= 1) note_condition(pC, k.a[0]);
     walk_kids(pC, c, MODE_LOAD);
     return;
   }
   case CXCursor_ConditionalOperator: {
-    kids k;
-    get_kids(c, &k);
+    ks_ast_kids k;
+    ks_ast_kids_get(c, &k);
     if (k.n >= 1) note_condition(pC, k.a[0]);
     walk_kids(pC, c, MODE_LOAD);
     return;
@@ -963,8 +945,8 @@ static void walk_inner(actx *pC, CXCursor c, int eMode) {
     walk_call(pC, c);
     return;
   case CXCursor_ArraySubscriptExpr: {
-    kids k;
-    get_kids(c, &k);
+    ks_ast_kids k;
+    ks_ast_kids_get(c, &k);
     if (k.n == 2) {
       int bShared;
       int iParam = base_param(pC, k.a[0], &bShared);
@@ -988,16 +970,16 @@ static void walk_inner(actx *pC, CXCursor c, int eMode) {
   }
   case CXCursor_UnaryOperator: {
     enum CXUnaryOperatorKind op = clang_getCursorUnaryOperatorKind(c);
-    kids k;
-    get_kids(c, &k);
+    ks_ast_kids k;
+    ks_ast_kids_get(c, &k);
     if (k.n != 1) break;
     if (op == CXUnaryOperator_Deref) {
       CXCursor s = strip(k.a[0]);
       int bShared;
       int iParam = base_param(pC, s, &bShared);
       if (iParam >= 0) {
-        kids b;
-        get_kids(s, &b);
+        ks_ast_kids b;
+        ks_ast_kids_get(s, &b);
         int bSum = clang_getCursorKind(s) == CXCursor_BinaryOperator && b.n == 2;
         record_access(pC, iParam, c, bSum ? b.a[0] : s, bSum ? b.a[1] : clang_getNullCursor(), eMode);
       }
@@ -1019,8 +1001,8 @@ static void walk_inner(actx *pC, CXCursor c, int eMode) {
   case CXCursor_BinaryOperator:
   case CXCursor_CompoundAssignOperator: {
     enum CXBinaryOperatorKind op = clang_getCursorBinaryOperatorKind(c);
-    kids k;
-    get_kids(c, &k);
+    ks_ast_kids k;
+    ks_ast_kids_get(c, &k);
     if (k.n != 2) break;
     CXType t = clang_getCanonicalType(clang_getCursorType(c));
     if (t.kind == CXType_Double && op != CXBinaryOperator_Assign) pK->nDoubleOps++;
@@ -1328,8 +1310,8 @@ static void analyze_one(ks_tu *pTu, CXCursor c, void *pArg) {
   ctx.pTu = pTu;
   ctx.pK = pK;
   /* Parameters. */
-  kids k;
-  get_kids(c, &k);
+  ks_ast_kids k;
+  ks_ast_kids_get(c, &k);
   CXCursor body = clang_getNullCursor();
   for (int i = 0; i < k.n; i++) {
     enum CXCursorKind e = clang_getCursorKind(k.a[i]);

@@ -398,10 +398,180 @@ static enum CXChildVisitResult child_vec_cb(CXCursor c, CXCursor parent, CXClien
   return CXChildVisit_Continue;
 }
 
+static enum CXChildVisitResult kids_cb(CXCursor c, CXCursor parent, CXClientData pData) {
+  (void)parent;
+  ks_ast_kids *pK = pData;
+  if (pK->n < KS_AST_KIDS_MAX) pK->a[pK->n++] = c;
+  else pK->bMore = 1;
+  return CXChildVisit_Continue;
+}
+
+int ks_ast_kids_get(CXCursor c, ks_ast_kids *pK) {
+  pK->n = 0;
+  pK->bMore = 0;
+  clang_visitChildren(c, kids_cb, pK);
+  return pK->bMore ? -1 : pK->n;
+}
+
 int ks_ast_children(CXCursor c, CXCursor **paOut, int *pnOut) {
   child_vec v = {NULL, 0, 0};
   clang_visitChildren(c, child_vec_cb, &v);
   *paOut = v.a;
   *pnOut = v.n;
   return KS_OK;
+}
+
+/* ---- the kernels an entry point uses ---- */
+
+/* One main-file function definition and the functions its body names. */
+typedef struct fn_refs {
+  char *zName;
+  char **azRef;   /* names of functions referenced (calls, launches, pointers) */
+  unsigned char *abKernel; /* azRef[i] names a __global__ function */
+  int nRef, nAlloc;
+} fn_refs;
+
+typedef struct refs_walk {
+  fn_refs *a;
+  int n, nAlloc;
+  int iCur; /* the function being walked, or -1 */
+  int rc;
+} refs_walk;
+
+static int refs_add(fn_refs *f, const char *zName, int bKernel) {
+  for (int i = 0; i < f->nRef; i++)
+    if (!strcmp(f->azRef[i], zName)) return KS_OK;
+  if (f->nRef == f->nAlloc) {
+    int nNew = f->nAlloc ? f->nAlloc * 2 : 8;
+    char **az = realloc(f->azRef, sizeof(char *) * (size_t)nNew);
+    if (!az) return ks_error_set(KS_ENOMEM, "out of memory");
+    f->azRef = az;
+    unsigned char *ab = realloc(f->abKernel, (size_t)nNew);
+    if (!ab) return ks_error_set(KS_ENOMEM, "out of memory");
+    f->abKernel = ab;
+    f->nAlloc = nNew;
+  }
+  if (!(f->azRef[f->nRef] = ks_strdup(zName))) return ks_error_set(KS_ENOMEM, "out of memory");
+  f->abKernel[f->nRef++] = (unsigned char)(bKernel != 0);
+  return KS_OK;
+}
+
+static enum CXChildVisitResult walk_refs(CXCursor c, CXCursor parent, CXClientData pData) {
+  (void)parent;
+  refs_walk *pW = pData;
+  if (pW->rc < 0) return CXChildVisit_Break;
+  enum CXCursorKind e = clang_getCursorKind(c);
+  if (pW->iCur < 0) {
+    if (!ks_ast_in_main_file(c)) return CXChildVisit_Continue;
+    if (e == CXCursor_Namespace || e == CXCursor_LinkageSpec || e == CXCursor_UnexposedDecl ||
+        e == CXCursor_StructDecl || e == CXCursor_ClassDecl)
+      return CXChildVisit_Recurse;
+    if ((e != CXCursor_FunctionDecl && e != CXCursor_FunctionTemplate && e != CXCursor_CXXMethod) ||
+        !clang_isCursorDefinition(c))
+      return CXChildVisit_Continue;
+    if (pW->n == pW->nAlloc) {
+      int nNew = pW->nAlloc ? pW->nAlloc * 2 : 16;
+      fn_refs *a = realloc(pW->a, sizeof(fn_refs) * (size_t)nNew);
+      if (!a) return pW->rc = ks_error_set(KS_ENOMEM, "out of memory"), CXChildVisit_Break;
+      pW->a = a;
+      pW->nAlloc = nNew;
+    }
+    fn_refs *f = &pW->a[pW->n];
+    memset(f, 0, sizeof *f);
+    CXString s = clang_getCursorSpelling(c);
+    f->zName = ks_strdup(clang_getCString(s));
+    clang_disposeString(s);
+    if (!f->zName) return pW->rc = ks_error_set(KS_ENOMEM, "out of memory"), CXChildVisit_Break;
+    pW->iCur = pW->n++;
+    clang_visitChildren(c, walk_refs, pW);
+    pW->iCur = -1;
+    return CXChildVisit_Continue;
+  }
+  if (e == CXCursor_DeclRefExpr || e == CXCursor_MemberRefExpr || e == CXCursor_OverloadedDeclRef) {
+    CXCursor r = clang_getCursorReferenced(c);
+    enum CXCursorKind eR = clang_getCursorKind(r);
+    if (eR == CXCursor_FunctionDecl || eR == CXCursor_FunctionTemplate || eR == CXCursor_CXXMethod ||
+        e == CXCursor_OverloadedDeclRef) {
+      CXString s = clang_getCursorSpelling(e == CXCursor_OverloadedDeclRef ? c : r);
+      const char *z = clang_getCString(s);
+      /* An overload set counts as a kernel when one of its members is. */
+      int bKernel = 0;
+      if (e == CXCursor_OverloadedDeclRef) {
+        unsigned nDecl = clang_getNumOverloadedDecls(c);
+        for (unsigned i = 0; i < nDecl && !bKernel; i++) bKernel = ks_ast_is_kernel(clang_getOverloadedDecl(c, i));
+      } else {
+        CXCursor t = clang_getSpecializedCursorTemplate(r);
+        bKernel = ks_ast_is_kernel(r) || (!clang_Cursor_isNull(t) && ks_ast_is_kernel(t));
+      }
+      if (z && *z) pW->rc = refs_add(&pW->a[pW->iCur], z, bKernel);
+      clang_disposeString(s);
+    }
+  }
+  return CXChildVisit_Recurse;
+}
+
+int ks_features_entry_kernels(ks_tu *pTu, const char *zEntry, char ***pazOut, int *pnOut) {
+  refs_walk w = {NULL, 0, 0, -1, KS_OK};
+  char **azOut = NULL, **azSeen = NULL;
+  int nOut = 0, nSeen = 0, rc;
+  *pazOut = NULL;
+  *pnOut = 0;
+  ks_ast_visit_top(pTu, walk_refs, &w);
+  if ((rc = w.rc) < 0) goto done;
+  /* Breadth first from the entry over host functions of this file. */
+  azSeen = calloc((size_t)w.n + 1, sizeof(char *));
+  azOut = calloc((size_t)w.n * 1 + 1, sizeof(char *));
+  if (!azSeen || !azOut) { rc = ks_error_set(KS_ENOMEM, "out of memory"); goto done; }
+  azSeen[nSeen++] = (char *)zEntry;
+  for (int iQ = 0; iQ < nSeen; iQ++) {
+    for (int i = 0; i < w.n; i++) {
+      fn_refs *f = &w.a[i];
+      if (strcmp(f->zName, azSeen[iQ]) != 0) continue;
+      for (int j = 0; j < f->nRef; j++) {
+        const char *z = f->azRef[j];
+        char ***paz = f->abKernel[j] ? &azOut : &azSeen;
+        int *pn = f->abKernel[j] ? &nOut : &nSeen;
+        int bHave = 0;
+        for (int k = 0; k < *pn && !bHave; k++) bHave = !strcmp((*paz)[k], z);
+        if (bHave) continue;
+        if (f->abKernel[j]) {
+          char **az = realloc(azOut, sizeof(char *) * (size_t)(nOut + 2));
+          if (!az || !(az[nOut] = ks_strdup(z))) {
+            if (az) azOut = az;
+            rc = ks_error_set(KS_ENOMEM, "out of memory");
+            goto done;
+          }
+          azOut = az;
+          azOut[++nOut] = NULL;
+        } else {
+          /* Only functions defined here extend the walk (a name refers to
+           * one of w.a, never to itself through azSeen's storage). */
+          int bDefined = 0;
+          for (int k = 0; k < w.n && !bDefined; k++) bDefined = !strcmp(w.a[k].zName, z);
+          if (!bDefined) continue;
+          char **az = realloc(azSeen, sizeof(char *) * (size_t)(nSeen + 2));
+          if (!az) { rc = ks_error_set(KS_ENOMEM, "out of memory"); goto done; }
+          azSeen = az;
+          azSeen[nSeen++] = f->azRef[j];
+        }
+      }
+    }
+  }
+  *pazOut = azOut;
+  *pnOut = nOut;
+  azOut = NULL;
+done:
+  if (azOut) {
+    for (int i = 0; i < nOut; i++) free(azOut[i]);
+    free(azOut);
+  }
+  free(azSeen);
+  for (int i = 0; i < w.n; i++) {
+    for (int j = 0; j < w.a[i].nRef; j++) free(w.a[i].azRef[j]);
+    free(w.a[i].azRef);
+    free(w.a[i].abKernel);
+    free(w.a[i].zName);
+  }
+  free(w.a);
+  return rc;
 }

@@ -58,6 +58,17 @@ char *ks_ast_text(ks_tu *pTu, CXCursor c);
  * every AST-reading module uses (features, shape model, rewrite rules). */
 int ks_ast_children(CXCursor c, CXCursor **paOut, int *pnOut);
 
+/* The same into a fixed array, for the many matchers that look at a node's
+ * few operands without allocating: returns the count, or -1 when there are
+ * more than KS_AST_KIDS_MAX (a[] then holds the first KS_AST_KIDS_MAX, n too). */
+#define KS_AST_KIDS_MAX 64
+typedef struct ks_ast_kids {
+  CXCursor a[KS_AST_KIDS_MAX];
+  int n;     /* children held in a[] */
+  int bMore; /* there were more than KS_AST_KIDS_MAX */
+} ks_ast_kids;
+int ks_ast_kids_get(CXCursor c, ks_ast_kids *pK);
+
 /* clang_visitChildren(translation unit cursor, xFn, pData), for visitors
  * that skip whatever is not in the main file: with pTu->bTop only the main
  * file's top-level declarations are offered, so header declarations of a

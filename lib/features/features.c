@@ -99,6 +99,14 @@ static cJSON *summary_json(const ks_kernel *pK) {
   cJSON_AddBoolToObject(s, "has_reuse", pK->bReuse);
   cJSON_AddStringToObject(s, "structure", pK->zStructure);
   cJSON_AddStringToObject(s, "shape_class", pK->pShape ? ks_shape_class_name(pK->pShape->eClass) : "other");
+  /* The narrowest element a global access moves (0: none known, as in a
+   * template): 1- and 2-byte accesses are where packing pays most. */
+  long long nMinElem = 0;
+  for (int i = 0; pK->pShape && i < pK->pShape->nAccess; i++) {
+    long long n = pK->pShape->aAccess[i].nElemSize;
+    if (n > 0 && (nMinElem == 0 || n < nMinElem)) nMinElem = n;
+  }
+  cJSON_AddNumberToObject(s, "min_elem_bytes", (double)nMinElem);
   cJSON_AddBoolToObject(s, "multi_kernel_entry", pK->bMultiKernelEntry);
   cJSON_AddNumberToObject(s, "launch_sites", pK->nLaunchSites);
   cJSON_AddNumberToObject(s, "block_size", (double)pK->nBlockSize);

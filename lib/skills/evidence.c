@@ -44,6 +44,7 @@ static const ks_field_def aFields[] = {
     {"features.strided_accesses", N, 0, "accesses with a non-unit stride between threads"},
     {"features.uniform_accesses", N, 0, "accesses where a warp reads one element"},
     {"features.indirect_accesses", N, 0, "accesses whose index comes from memory"},
+    {"features.min_elem_bytes", N, 0, "the narrowest element a global access moves, in bytes (0: unknown)"},
     {"features.uses_vector_types", B, 0, "float2/float4/half2/... used"},
     {"features.uses_ldg", B, 0, "__ldg used"},
     {"features.uses_shared", B, 0, "a __shared__ array"},

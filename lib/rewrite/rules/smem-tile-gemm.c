@@ -26,26 +26,6 @@
 
 /* ---- cursor helpers ---- */
 
-#define MAX_KIDS 64
-typedef struct kids {
-  CXCursor a[MAX_KIDS];
-  int n;
-} kids;
-
-static enum CXChildVisitResult kids_visit(CXCursor c, CXCursor parent, CXClientData d) {
-  (void)parent;
-  kids *k = d;
-  if (k->n < MAX_KIDS) k->a[k->n] = c;
-  k->n++;
-  return CXChildVisit_Continue;
-}
-
-static int children(CXCursor c, kids *k) {
-  k->n = 0;
-  clang_visitChildren(c, kids_visit, k);
-  return k->n <= MAX_KIDS ? k->n : -1;
-}
-
 static int kind(CXCursor c) { return (int)clang_getCursorKind(c); }
 
 /* Look through implicit conversions and parentheses. */
@@ -53,8 +33,8 @@ static CXCursor strip(CXCursor c) {
   for (;;) {
     int e = kind(c);
     if (e != CXCursor_UnexposedExpr && e != CXCursor_ParenExpr) return c;
-    kids k;
-    if (children(c, &k) != 1) return c;
+    ks_ast_kids k;
+    if (ks_ast_kids_get(c, &k) != 1) return c;
     c = k.a[0];
   }
 }
@@ -62,8 +42,8 @@ static CXCursor strip(CXCursor c) {
 static int binop(CXCursor c, enum CXBinaryOperatorKind eOp, CXCursor *pL, CXCursor *pR) {
   if (kind(c) != CXCursor_BinaryOperator && kind(c) != CXCursor_CompoundAssignOperator) return 0;
   if (clang_getCursorBinaryOperatorKind(c) != eOp) return 0;
-  kids k;
-  if (children(c, &k) != 2) return 0;
+  ks_ast_kids k;
+  if (ks_ast_kids_get(c, &k) != 2) return 0;
   *pL = k.a[0];
   *pR = k.a[1];
   return 1;
@@ -160,9 +140,9 @@ static int ref_or_widened(CXCursor c, CXCursor u, char **pzCast) {
   c = strip(c);
   if (refers_to(c, u)) return 1;
   if (!pzCast || (kind(c) != CXCursor_CStyleCastExpr && kind(c) != CXCursor_CXXStaticCastExpr)) return 0;
-  kids k;
-  int n = children(c, &k), iExpr = -1, nExpr = 0;
-  for (int i = 0; i < n && i < MAX_KIDS; i++) /* a TypeRef comes first for typedef names */
+  ks_ast_kids k;
+  int n = ks_ast_kids_get(c, &k), iExpr = -1, nExpr = 0;
+  for (int i = 0; i < n && i < KS_AST_KIDS_MAX; i++) /* a TypeRef comes first for typedef names */
     if (clang_isExpression(clang_getCursorKind(k.a[i]))) iExpr = i, nExpr++;
   if (nExpr != 1 || !refers_to(k.a[iExpr], u)) return 0;
   CXType tCast = clang_getCursorType(c), tVar = clang_getCursorType(u);
@@ -224,8 +204,8 @@ static int linear_index(CXCursor idx, CXCursor u, CXCursor v, CXCursor *pStride,
 /* A subscript P[index] of pointer parameter P: its parameter index. */
 static int subscript(CXCursor kernel, CXCursor c, CXCursor *pIndex) {
   c = strip(c);
-  kids k;
-  if (kind(c) != CXCursor_ArraySubscriptExpr || children(c, &k) != 2) return -1;
+  ks_ast_kids k;
+  if (kind(c) != CXCursor_ArraySubscriptExpr || ks_ast_kids_get(c, &k) != 2) return -1;
   *pIndex = k.a[1];
   return ks_rw_param_of(kernel, k.a[0]);
 }
@@ -251,10 +231,10 @@ static char *type_text(CXCursor decl) {
 
 /* The one variable of a DeclStmt, with its initializer (or null). */
 static int single_var(CXCursor stmt, CXCursor *pVar, CXCursor *pInit) {
-  kids k, v;
-  if (kind(stmt) != CXCursor_DeclStmt || children(stmt, &k) != 1 || kind(k.a[0]) != CXCursor_VarDecl) return 0;
+  ks_ast_kids k, v;
+  if (kind(stmt) != CXCursor_DeclStmt || ks_ast_kids_get(stmt, &k) != 1 || kind(k.a[0]) != CXCursor_VarDecl) return 0;
   *pVar = k.a[0];
-  int n = children(k.a[0], &v);
+  int n = ks_ast_kids_get(k.a[0], &v);
   /* Children of a VarDecl: type references, then the initializer last. */
   *pInit = clang_getNullCursor();
   for (int i = 0; i < n; i++)
@@ -312,10 +292,10 @@ typedef struct gm_state {
  * with R a row pointer `P + u * S`. *piParam: P; *pStride: S; *pzCast as for
  * linear_index. */
 static int operand(gm_state *pS, CXCursor c, CXCursor u, CXCursor v, int *piParam, CXCursor *pStride, char **pzCast) {
-  kids k;
+  ks_ast_kids k;
   if (pzCast) *pzCast = NULL;
   c = strip(c);
-  if (kind(c) != CXCursor_ArraySubscriptExpr || children(c, &k) != 2) return 0;
+  if (kind(c) != CXCursor_ArraySubscriptExpr || ks_ast_kids_get(c, &k) != 2) return 0;
   int iP = ks_rw_param_of(pS->kernel, k.a[0]);
   if (iP >= 0) {
     if (!linear_index(k.a[1], u, v, pStride, pzCast)) return 0;
@@ -365,8 +345,8 @@ static int epi_function(CXCursor fn) {
 static int is_null_ptr(ks_tu *pTu, CXCursor c) {
   c = strip(c);
   if (kind(c) == CXCursor_CStyleCastExpr) {
-    kids k;
-    int n = children(c, &k);
+    ks_ast_kids k;
+    int n = ks_ast_kids_get(c, &k);
     if (n < 1) return 0;
     c = strip(k.a[n - 1]);
   }
@@ -376,8 +356,8 @@ static int is_null_ptr(ks_tu *pTu, CXCursor c) {
 
 /* IDIOMS: `P == NULL` / `P != NULL` (either order) of a pointer parameter P. */
 static int null_check(gm_state *pS, CXCursor c) {
-  kids k;
-  if (!(pS->mAccept & KS_GEMM_ACCEPT_IDIOMS) || children(c, &k) != 2) return 0;
+  ks_ast_kids k;
+  if (!(pS->mAccept & KS_GEMM_ACCEPT_IDIOMS) || ks_ast_kids_get(c, &k) != 2) return 0;
   for (int i = 0; i < 2; i++) {
     CXCursor v = strip(k.a[i]);
     if (kind(v) == CXCursor_DeclRefExpr && ks_rw_param_of(pS->kernel, v) >= 0 &&
@@ -400,7 +380,7 @@ static enum CXChildVisitResult epi_visit(CXCursor c, CXCursor parent, CXClientDa
   (void)parent;
   epi_walk *pW = d;
   gm_state *pS = pW->pS;
-  kids k;
+  ks_ast_kids k;
   switch (kind(c)) {
   case CXCursor_DeclRefExpr: {
     CXCursor r = clang_getCursorReferenced(c);
@@ -446,7 +426,7 @@ static enum CXChildVisitResult epi_visit(CXCursor c, CXCursor parent, CXClientDa
     break;
   }
   case CXCursor_ArraySubscriptExpr: {
-    int iP = children(c, &k) == 2 ? ks_rw_param_of(pS->kernel, k.a[0]) : -1;
+    int iP = ks_ast_kids_get(c, &k) == 2 ? ks_rw_param_of(pS->kernel, k.a[0]) : -1;
     CXCursor sOwn;
     if (iP >= 0 && iP < 64 && (pS->mAccept & KS_GEMM_ACCEPT_OWN_C) && pS->nThread == 2 && pS->nOwn < 8 &&
         (linear_index(k.a[1], pS->aThread[0], pS->aThread[1], &sOwn, NULL) ||
@@ -560,9 +540,9 @@ static int scalar_factor(gm_state *pS, CXCursor c, CXCursor other) {
 }
 
 static int match_loop(gm_state *pS, CXCursor loop) {
-  kids k, b;
+  ks_ast_kids k, b;
   CXCursor var, init, l, r, sum, prod;
-  if (children(loop, &k) != 4) return 0; /* init, cond, inc, body all present */
+  if (ks_ast_kids_get(loop, &k) != 4) return 0; /* init, cond, inc, body all present */
   CXCursor al, ar;
   if (!clang_Cursor_isNull(pS->kDecl) && binop(k.a[0], CXBinaryOperator_Assign, &al, &ar) && refers_to(al, pS->kDecl) &&
       is_zero_literal(pS->pTu, ar)) {
@@ -576,8 +556,8 @@ static int match_loop(gm_state *pS, CXCursor loop) {
   CXCursor inc = strip(k.a[2]);
   if (kind(inc) == CXCursor_UnaryOperator) {
     enum CXUnaryOperatorKind e = clang_getCursorUnaryOperatorKind(inc);
-    kids u;
-    if ((e != CXUnaryOperator_PreInc && e != CXUnaryOperator_PostInc) || children(inc, &u) != 1 ||
+    ks_ast_kids u;
+    if ((e != CXUnaryOperator_PreInc && e != CXUnaryOperator_PostInc) || ks_ast_kids_get(inc, &u) != 1 ||
         !refers_to(u.a[0], var))
       return 0;
   } else {
@@ -593,7 +573,7 @@ static int match_loop(gm_state *pS, CXCursor loop) {
   pS->kBound = r;
   CXCursor body = k.a[3];
   if (kind(body) == CXCursor_CompoundStmt) {
-    if (children(body, &b) != 1) return 0;
+    if (ks_ast_kids_get(body, &b) != 1) return 0;
     body = b.a[0];
   }
   /* acc += x * y  |  acc = acc + x * y  |  acc = x * y + acc  |  (ACC_C) C[idx] += x * y */
@@ -702,8 +682,8 @@ static char thread_dim(gm_state *pS, CXCursor init) {
 
 /* The statements of a block, in order; bTop: the kernel body itself. */
 static int match_stmts(gm_state *pS, CXCursor block, int bTop) {
-  kids k;
-  int n = children(block, &k);
+  ks_ast_kids k;
+  int n = ks_ast_kids_get(block, &k);
   if (n < 0) return 0;
   for (int i = 0; i < n; i++) {
     CXCursor st = k.a[i], var, init;
@@ -759,11 +739,11 @@ static int match_stmts(gm_state *pS, CXCursor block, int bTop) {
       return 0;
     }
     if (kind(st) == CXCursor_IfStmt && !pS->bGuard && pS->nThread == 2) {
-      kids f;
-      if (children(st, &f) != 2) return 0; /* no else */
+      ks_ast_kids f;
+      if (ks_ast_kids_get(st, &f) != 2) return 0; /* no else */
       if (kind(f.a[1]) == CXCursor_ReturnStmt) {
-        kids rr;
-        if (children(f.a[1], &rr) != 0 || !guard_cond(pS, f.a[0], 1)) return 0;
+        ks_ast_kids rr;
+        if (ks_ast_kids_get(f.a[1], &rr) != 0 || !guard_cond(pS, f.a[0], 1)) return 0;
         continue;
       }
       if (!guard_cond(pS, f.a[0], 0)) return 0;
@@ -826,7 +806,7 @@ int ks_rule_gemm_match_ex(ks_rewrite *p, unsigned mAccept, ks_gemm_match *pG) {
   const char *zKernel = ks_rewrite_kernel_name(p);
   CXCursor kernel = ks_ast_find_kernel(pTu, zKernel);
   gm_state st;
-  kids k;
+  ks_ast_kids k;
   memset(pG, 0, sizeof *pG);
   memset(&st, 0, sizeof st);
   st.p = p;
@@ -843,7 +823,7 @@ int ks_rule_gemm_match_ex(ks_rewrite *p, unsigned mAccept, ks_gemm_match *pG) {
   if (kind(kernel) != CXCursor_FunctionDecl) return ks_rewrite_refuse(p, "kernel '%s' is a template", zKernel);
   if (ks_ast_extent(pTu, kernel, &pG->iKernelStart, &pG->iKernelEnd) < 0)
     return ks_rewrite_refuse(p, "kernel '%s' is not laid out in the main file", zKernel);
-  int n = children(kernel, &k);
+  int n = ks_ast_kids_get(kernel, &k);
   CXCursor body = clang_getNullCursor();
   for (int i = 0; i < n; i++)
     if (kind(k.a[i]) == CXCursor_CompoundStmt) body = k.a[i];

@@ -32,6 +32,13 @@ typedef struct vscan {
   int bRootsAreStmts; /* the walks start at the body's own statements (early return) */
   int abNullTest[64];  /* per parameter: compared with null (`p != NULL`, `!p`, `if (p)`) */
   int abOther[64];     /* per parameter: read at an index other than i (`bias[i % cols]`) */
+  /* `i % X` with X of parameters and constants (a row broadcast's column):
+   * per pack, X's remainder of ks_base once, then a compare per lane. */
+  struct { unsigned iStart, iEnd; int iDiv; } aMod[16];
+  int nMod;
+  char *azDiv[4];      /* the divisors' text */
+  char *azModType[4];  /* the remainder's type ("int", "long long") */
+  int nDiv;
 } vscan;
 
 static int param_index(vscan *s, CXCursor d) {
@@ -101,9 +108,114 @@ static int count_refs(CXCursor c, CXCursor d) {
   return r.n;
 }
 
+/* Is parameter parm written anywhere under c (assigned, ++/--, address taken)? */
+typedef struct pw_scan {
+  CXCursor parm;
+  int bWritten;
+} pw_scan;
+
+static int pw_visit(CXCursor c, const CXCursor *aAnc, int nAnc, void *pArg) {
+  (void)aAnc;
+  (void)nAnc;
+  pw_scan *w = pArg;
+  enum CXCursorKind e = clang_getCursorKind(c);
+  CXCursor aSub[2];
+  int nSub = ks_rw_kids(c, aSub, 2);
+  if (e == CXCursor_CompoundAssignOperator ||
+      (e == CXCursor_BinaryOperator && clang_getCursorBinaryOperatorKind(c) == CXBinaryOperator_Assign)) {
+    if (nSub >= 1 && ks_rw_is_ref_to(aSub[0], w->parm)) w->bWritten = 1;
+  } else if (e == CXCursor_UnaryOperator) {
+    enum CXUnaryOperatorKind u = clang_getCursorUnaryOperatorKind(c);
+    if ((u == CXUnaryOperator_PostInc || u == CXUnaryOperator_PostDec || u == CXUnaryOperator_PreInc ||
+         u == CXUnaryOperator_PreDec || u == CXUnaryOperator_AddrOf) &&
+        nSub >= 1 && ks_rw_is_ref_to(aSub[0], w->parm))
+      w->bWritten = 1;
+  }
+  return w->bWritten ? -1 : 0;
+}
+
+/* A divisor the pack can evaluate once: integer literals and parameters
+ * the kernel never writes, combined by + - * and casts; nothing else. */
+static int divisor_ok(CXCursor c, CXCursor body) {
+  enum CXCursorKind e = clang_getCursorKind(c);
+  if (e == CXCursor_IntegerLiteral) return 1;
+  if (e == CXCursor_DeclRefExpr) {
+    CXCursor d = clang_getCursorReferenced(c);
+    if (clang_getCursorKind(d) != CXCursor_ParmDecl) return 0;
+    pw_scan w = {d, 0};
+    ks_rw_walk(body, pw_visit, &w);
+    return !w.bWritten;
+  }
+  if (e == CXCursor_BinaryOperator) {
+    enum CXBinaryOperatorKind b = clang_getCursorBinaryOperatorKind(c);
+    if (b != CXBinaryOperator_Add && b != CXBinaryOperator_Sub && b != CXBinaryOperator_Mul) return 0;
+  } else if (e != CXCursor_UnexposedExpr && e != CXCursor_ParenExpr && e != CXCursor_CStyleCastExpr &&
+             e != CXCursor_CXXStaticCastExpr && e != CXCursor_CXXFunctionalCastExpr) {
+    return 0;
+  }
+  CXCursor *aK = NULL;
+  int nK = 0, bOk = 1;
+  ks_rw_children(c, &aK, &nK);
+  for (int i = 0; i < nK && bOk; i++)
+    bOk = clang_getCursorKind(aK[i]) == CXCursor_TypeRef || divisor_ok(aK[i], body);
+  free(aK);
+  return bOk && nK > 0;
+}
+
+static int signed_int_type(const char *z) {
+  return !strcmp(z, "int") || !strcmp(z, "long") || !strcmp(z, "long long");
+}
+
+/* `i % X` (i the global index, X a divisor_ok of a signed integer type):
+ * recorded for the lanes; anything else is left as written. */
+static void note_mod(vscan *s, CXCursor c) {
+  CXCursor aSub[2];
+  if (s->nMod >= 16 || ks_rw_kids(c, aSub, 2) != 2 || !ks_rw_is_ref_to(aSub[0], s->idx)) return;
+  CXCursor kernel = clang_getCursorSemanticParent(s->idx);
+  while (!clang_Cursor_isNull(kernel) && clang_getCursorKind(kernel) != CXCursor_FunctionDecl &&
+         clang_getCursorKind(kernel) != CXCursor_FunctionTemplate)
+    kernel = clang_getCursorSemanticParent(kernel);
+  if (clang_Cursor_isNull(kernel) || !divisor_ok(aSub[1], kernel)) return;
+  CXString sT = clang_getTypeSpelling(clang_getCanonicalType(clang_getCursorType(c)));
+  CXString sD = clang_getTypeSpelling(clang_getCanonicalType(clang_getCursorType(aSub[1])));
+  int bTypes = signed_int_type(clang_getCString(sT)) && signed_int_type(clang_getCString(sD));
+  char *zT = ks_strdup(clang_getCString(sT));
+  clang_disposeString(sT);
+  clang_disposeString(sD);
+  char *zX = ks_ast_text(s->pTu, aSub[1]);
+  unsigned iS, iE;
+  if (!bTypes || !zT || !zX || ks_ast_extent(s->pTu, c, &iS, &iE) < 0) {
+    free(zT);
+    free(zX);
+    return;
+  }
+  int d = 0;
+  while (d < s->nDiv && strcmp(s->azDiv[d], zX) != 0) d++;
+  if (d == s->nDiv) {
+    if (s->nDiv == 4) {
+      free(zT);
+      free(zX);
+      return;
+    }
+    s->azDiv[d] = zX;
+    s->azModType[d] = zT;
+    s->nDiv++;
+  } else {
+    int bSame = strcmp(s->azModType[d], zT) == 0;
+    free(zX);
+    free(zT);
+    if (!bSame) return;
+  }
+  s->aMod[s->nMod].iStart = iS;
+  s->aMod[s->nMod].iEnd = iE;
+  s->aMod[s->nMod].iDiv = d;
+  s->nMod++;
+}
+
 static int scan(CXCursor c, const CXCursor *aAnc, int nAnc, void *pArg) {
   vscan *s = pArg;
   enum CXCursorKind e = clang_getCursorKind(c);
+  if (e == CXCursor_BinaryOperator && clang_getCursorBinaryOperatorKind(c) == CXBinaryOperator_Rem) note_mod(s, c);
   if (e == CXCursor_DeclRefExpr) {
     if (clang_equalCursors(clang_getCursorReferenced(c), s->idx)) s->nIdxUses++;
     int iP = param_index(s, clang_getCursorReferenced(c));
@@ -447,19 +559,32 @@ static int put_pack_type(ks_rewrite *p, CXCursor k, const char *zVec) {
   return rc;
 }
 
-/* The element body once per lane of the vector, P[i] -> ks_v_P.<lane>, each
- * copy in a block of its own at indentation zIn. */
+/* The element body once per lane of the vector, P[i] -> ks_v_P.<lane> and
+ * `i % X` -> the pack's remainder plus the lane (nMods of pS->aMod, 0 to
+ * leave them as written), each copy in a block of its own at indentation zIn. */
 static void put_lanes(ks_buf *pB, const char *zSrc, const vscan *pS, const ks_rw_param *aP,
-                      const ks_rw_pointwise *pPw, const vplan *pPlan, int nIn, const char *zIn) {
+                      const ks_rw_pointwise *pPw, const vplan *pPlan, int nMods, int nIn, const char *zIn) {
   ks_buf lane = KS_BUF_INIT;
   for (int l = 0; l < pPlan->nLanes; l++) {
     ks_buf_clear(&lane);
     unsigned iPos = pPw->iBodyStart;
-    /* accesses are found in source order by the walk */
-    for (int i = 0; i < pS->n; i++) {
-      ks_buf_append(&lane, zSrc + iPos, pS->a[i].iStart - iPos);
-      put_lane(&lane, pPlan->azVec[pS->a[i].iParam], aP[pS->a[i].iParam].zName, l);
-      iPos = pS->a[i].iEnd;
+    /* accesses and remainders in source order (they never overlap: an
+     * access's index is i itself, a remainder's left side is i) */
+    int ia = 0, im = 0;
+    while (ia < pS->n || im < nMods) {
+      int bMod = im < nMods && (ia >= pS->n || pS->aMod[im].iStart < pS->a[ia].iStart);
+      unsigned iS = bMod ? pS->aMod[im].iStart : pS->a[ia].iStart;
+      ks_buf_append(&lane, zSrc + iPos, iS - iPos);
+      if (bMod) {
+        int d = pS->aMod[im].iDiv;
+        const char *zX = pS->azDiv[d];
+        ks_buf_printf(&lane, "((%s)(ks_r%d + %d < (%s) ? ks_r%d + %d : (ks_r%d + %d) %% (%s)))", pS->azModType[d], d, l,
+                      zX, d, l, d, l, zX);
+        iPos = pS->aMod[im++].iEnd;
+      } else {
+        put_lane(&lane, pPlan->azVec[pS->a[ia].iParam], aP[pS->a[ia].iParam].zName, l);
+        iPos = pS->a[ia++].iEnd;
+      }
     }
     ks_buf_append(&lane, zSrc + iPos, pPw->iBodyEnd - iPos);
     const char *zL = ks_buf_cstr(&lane);
@@ -467,7 +592,7 @@ static void put_lanes(ks_buf *pB, const char *zSrc, const vscan *pS, const ks_rw
     while (*zL == ' ' || *zL == '\n' || *zL == '\t') zL++, nLane--;
     while (nLane > 0 && (zL[nLane - 1] == ' ' || zL[nLane - 1] == '\n' || zL[nLane - 1] == '\t')) nLane--;
     ks_buf_printf(pB, "%.*s  {\n", nIn, zIn);
-    if (pS->nIdxUses > pS->n) /* each P[i] holds one use */
+    if (pS->nIdxUses > pS->n + nMods) /* each P[i] and each remainder holds one use */
       ks_buf_printf(pB, "%.*s    %s %s = (%s)(ks_base + %d);\n", nIn, zIn, pPw->zIdxType, pPw->zIdx, pPw->zIdxType, l);
     ks_buf_printf(pB, "%.*s    %.*s\n%.*s  }\n", nIn, zIn, (int)nLane, zL, nIn, zIn);
   }
@@ -551,7 +676,17 @@ static void put_vector_region(ks_buf *pB, ks_rewrite *p, const vscan *pS, const 
     else
       ks_buf_printf(pB, "%.*s  %s ks_v_%s;\n", nIn, zIn, zVec, aP[i].zName);
   }
-  put_lanes(pB, zSrc, pS, aP, pPw, pPlan, nIn, zIn);
+  /* The remainders once per pack (X's value, so never a new division by
+   * zero: X == 0 leaves each lane's own `% X` where the body had it). Only
+   * for a signed index, where i = ks_base + lane >= 0 makes
+   * (ks_base + l) % X == (ks_base % X + l) % X; none inside a macro. */
+  int nMods = signed_int_type(pPw->zIdxType) ? pS->nMod : 0;
+  for (int m = 0; m < nMods; m++)
+    if (ks_rewrite_in_macro(p, pS->aMod[m].iStart, pS->aMod[m].iEnd)) nMods = 0;
+  for (int d = 0; nMods && d < pS->nDiv; d++)
+    ks_buf_printf(pB, "%.*s  const long long ks_r%d = (%s) != 0 ? ks_base %% (long long)(%s) : 0;\n", nIn, zIn, d,
+                  pS->azDiv[d], pS->azDiv[d]);
+  put_lanes(pB, zSrc, pS, aP, pPw, pPlan, nMods, nIn, zIn);
   for (int i = 0; i < nP; i++)
     if (pPlan->abStore[i])
       ks_buf_printf(pB, "%.*s  *reinterpret_cast<%s *>(%s + ks_base) = ks_v_%s;\n", nIn, zIn, pPlan->azVec[i],
@@ -1257,6 +1392,10 @@ static int apply(ks_rewrite *p) {
 done:
   ks_rw_covers_free(aCov, nL);
   free(s.a);
+  for (int d = 0; d < s.nDiv; d++) {
+    free(s.azDiv[d]);
+    free(s.azModType[d]);
+  }
   ks_buf_free(&b);
   ks_rw_pointwise_free(&pw);
   ks_rw_params_free(aP, nP);
