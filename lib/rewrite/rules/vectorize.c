@@ -108,29 +108,18 @@ static int count_refs(CXCursor c, CXCursor d) {
   return r.n;
 }
 
-/* Is parameter parm written anywhere under c (assigned, ++/--, address taken)? */
+/* Is parameter parm written anywhere under c? Any use that is not a plain
+ * read counts (assigned, ++/--, address or reference taken: ks_rw_elem_use). */
 typedef struct pw_scan {
   CXCursor parm;
   int bWritten;
 } pw_scan;
 
 static int pw_visit(CXCursor c, const CXCursor *aAnc, int nAnc, void *pArg) {
-  (void)aAnc;
-  (void)nAnc;
   pw_scan *w = pArg;
-  enum CXCursorKind e = clang_getCursorKind(c);
-  CXCursor aSub[2];
-  int nSub = ks_rw_kids(c, aSub, 2);
-  if (e == CXCursor_CompoundAssignOperator ||
-      (e == CXCursor_BinaryOperator && clang_getCursorBinaryOperatorKind(c) == CXBinaryOperator_Assign)) {
-    if (nSub >= 1 && ks_rw_is_ref_to(aSub[0], w->parm)) w->bWritten = 1;
-  } else if (e == CXCursor_UnaryOperator) {
-    enum CXUnaryOperatorKind u = clang_getCursorUnaryOperatorKind(c);
-    if ((u == CXUnaryOperator_PostInc || u == CXUnaryOperator_PostDec || u == CXUnaryOperator_PreInc ||
-         u == CXUnaryOperator_PreDec || u == CXUnaryOperator_AddrOf) &&
-        nSub >= 1 && ks_rw_is_ref_to(aSub[0], w->parm))
-      w->bWritten = 1;
-  }
+  if (clang_getCursorKind(c) == CXCursor_DeclRefExpr && clang_equalCursors(clang_getCursorReferenced(c), w->parm) &&
+      nAnc > 0 && ks_rw_elem_use(c, aAnc, nAnc, NULL) != KS_RW_READ)
+    w->bWritten = 1;
   return w->bWritten ? -1 : 0;
 }
 

@@ -32,6 +32,8 @@ CASES = {
     "masked": (["float", "float", "float*"], "K(b0, b1, b2, n); K(b0, NULL, b3, n)"),
     "bias_mod": (["float*", "float"], "K(b0, b1, 7, n); K(b0, b1, 3, n); K(b0, b1, 1, n)"),
     "saxpy_gs": (["float", "float*"], "K(n, 2.0f, b0, b1)"),
+    "mod_expr": (["float*", "float"], "K(b0, b1, 0, n); K(b0, b1, 1, n); K(b0, b1, 5, n); K(b0, b1, -2, n)"),
+    "mod_local": (["float*", "float"], "K(b0, b1, 0, n); K(b0, b1, 9, n)"),
     "cast_fb": (["float", "__nv_bfloat16*"], "K(b0, b1, n)"),
     "cast_hf": (["__half", "float*"], "K(b0, b1, n)"),
     "mask_u8": (["float", "unsigned char", "float*"], "K(b0, b1, b2, 2.0f, n)"),
