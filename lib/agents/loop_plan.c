@@ -171,7 +171,6 @@ static int kernel_order(loop *L, const char *zFeatures, const char *zEv, char **
     rc = ks_error_set(KS_ENOMEM, "out of memory");
     goto done;
   }
-  if (L->pTask->zEntry && (rc = ks_features_entry_kernels(L->pTu, L->pTask->zEntry, &azUsed, &nUsed)) < 0) goto done;
   cJSON_ArrayForEach(pI, pK) {
     cJSON *pName = cJSON_GetObjectItemCaseSensitive(pI, "name");
     if (!cJSON_IsString(pName)) continue;
@@ -189,6 +188,9 @@ static int kernel_order(loop *L, const char *zFeatures, const char *zEv, char **
     n++;
     nRan += r >= 0;
   }
+  /* The source's answer only when the profile has none (a walk of the TU). */
+  if (!nRan && L->pTask->zEntry && (rc = ks_features_entry_kernels(L->pTu, L->pTask->zEntry, &azUsed, &nUsed)) < 0)
+    goto done;
   /* Keep the measured ones (sorted first), else those the entry uses; all
    * when that would keep none (the entry launches only a header's kernel). */
   int nKeep = 0;
@@ -214,6 +216,7 @@ static int kernel_order(loop *L, const char *zFeatures, const char *zEv, char **
   az = NULL;
   rc = KS_OK;
 done:
+  for (int i = 0; az && i < n; i++) free(az[i]); /* an error after the names were copied */
   free(az);
   free(ar);
   for (int i = 0; i < nUsed; i++) free(azUsed[i]);

@@ -520,7 +520,7 @@ int ks_features_entry_kernels(ks_tu *pTu, const char *zEntry, char ***pazOut, in
   if ((rc = w.rc) < 0) goto done;
   /* Breadth first from the entry over host functions of this file. */
   azSeen = calloc((size_t)w.n + 1, sizeof(char *));
-  azOut = calloc((size_t)w.n * 1 + 1, sizeof(char *));
+  azOut = calloc(1, sizeof(char *));
   if (!azSeen || !azOut) { rc = ks_error_set(KS_ENOMEM, "out of memory"); goto done; }
   azSeen[nSeen++] = (char *)zEntry;
   for (int iQ = 0; iQ < nSeen; iQ++) {
