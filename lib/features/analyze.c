@@ -757,6 +757,49 @@ static void note_condition(actx *pC, CXCursor cond) {
   else pC->pK->nThreadBranch++;
 }
 
+/* Transcendental calls inside the file's __device__ helpers that a kernel
+ * calls directly: rule fast-math converts a copy of such a helper (one level,
+ * as here), so the planner must count them. */
+typedef struct helper_math {
+  actx *pC;
+  int nDepth;
+} helper_math;
+
+static void count_helper_math(actx *pC, CXCursor call, int nDepth);
+
+static enum CXChildVisitResult helper_math_cb(CXCursor c, CXCursor parent, CXClientData d) {
+  (void)parent;
+  helper_math *pH = d;
+  if (pH->pC->rc < 0) return CXChildVisit_Break;
+  if (clang_getCursorKind(c) != CXCursor_CallExpr) return CXChildVisit_Recurse;
+  char *zName = cx_dup(clang_getCursorSpelling(c));
+  if (!zName) {
+    pH->pC->rc = KS_ENOMEM;
+    return CXChildVisit_Break;
+  }
+  if (in_list(azTranscendental, zName)) {
+    CXCursor fn = clang_getCursorReferenced(c);
+    if (!clang_Cursor_isNull(fn) && !ks_ast_in_main_file(fn) &&
+        push_count(&pH->pC->pK->aTrans, &pH->pC->pK->nTrans, zName) < 0)
+      pH->pC->rc = KS_ENOMEM;
+  } else {
+    count_helper_math(pH->pC, c, pH->nDepth + 1);
+  }
+  free(zName);
+  return CXChildVisit_Recurse;
+}
+
+static void count_helper_math(actx *pC, CXCursor call, int nDepth) {
+  if (nDepth > 1) return;
+  CXCursor fn = clang_getCursorReferenced(call);
+  if (clang_Cursor_isNull(fn) || !ks_ast_in_main_file(fn)) return;
+  CXCursor def = clang_getCursorDefinition(fn);
+  if (clang_Cursor_isNull(def) || clang_getCursorKind(def) != CXCursor_FunctionDecl || !ks_ast_is_device_fn(def))
+    return;
+  helper_math h = {pC, nDepth};
+  clang_visitChildren(def, helper_math_cb, &h);
+}
+
 static void walk_call(actx *pC, CXCursor c) {
   ks_kernel *pK = pC->pK;
   char *zName = cx_dup(clang_getCursorSpelling(c));
@@ -793,6 +836,8 @@ static void walk_call(actx *pC, CXCursor c) {
     pK->nLdg++;
   } else if (in_list(azTranscendental, zName)) {
     if (push_count(&pK->aTrans, &pK->nTrans, zName) < 0) pC->rc = KS_ENOMEM;
+  } else {
+    count_helper_math(pC, c, 1);
   }
   /* Arguments: the first argument of an atomic is its target; __ldg(&a[i])
    * and __ldg(a + i) are loads of a[i]. */

@@ -1794,44 +1794,51 @@ char *ks_rw_squash_cursor(ks_tu *pTu, CXCursor c) {
   return ks_rw_squash(pTu, s, e);
 }
 
-int ks_rw_insert_shipped(ks_rewrite *p, unsigned iLine0, unsigned nIndent, const char *zGuard, const char *zName,
-                         const char *zLabel, const char *zWhat, const char *zNote) {
+int ks_rw_shipped_block(ks_rewrite *p, const char *zGuard, const char *zName, const char *zLabel, const char *zWhat,
+                        ks_buf *pOut) {
   ks_tu *pTu = ks_rewrite_tu(p);
-  ks_buf ins = KS_BUF_INIT, rel = KS_BUF_INIT;
+  ks_buf rel = KS_BUF_INIT;
   char *zData = NULL, *zPath = NULL, *zTmpl = NULL;
   size_t nTmpl = 0;
   int rc = KS_OK;
-  if (!strstr(pTu->zSrc, zGuard)) {
-    if ((rc = ks_path_datadir(&zData)) < 0) goto done;
-    if ((rc = ks_buf_printf(&rel, "templates/%s", zName)) < 0) goto done;
-    if (!(zPath = ks_path_join(zData, rel.z))) {
-      rc = ks_error_set(KS_ENOMEM, "out of memory");
-      goto done;
-    }
-    if ((rc = ks_file_read(zPath, &zTmpl, &nTmpl)) < 0) {
-      rc = ks_error_set(KS_EUNAVAIL, "%s: cannot read the %s (reinstall, or set KS_DATADIR)", zPath, zLabel);
-      goto done;
-    }
-    /* A provenance note like the others (skill first): readers of the
-     * `// kernelskill:` marks take their first word for a skill id. */
-    char *zTn = ks_rewrite_note_text(p, zWhat);
-    rc = zTn ? ks_buf_printf(&ins, "%s\n", zTn) : ks_error_set(KS_ENOMEM, "out of memory");
-    free(zTn);
-    if (rc >= 0) rc = ks_buf_append(&ins, zTmpl, nTmpl);
-    if (rc >= 0 && nTmpl && zTmpl[nTmpl - 1] != '\n') rc = ks_buf_puts(&ins, "\n");
-    if (rc >= 0) rc = ks_buf_puts(&ins, "\n");
+  if (strstr(pTu->zSrc, zGuard)) return KS_OK;
+  if ((rc = ks_path_datadir(&zData)) < 0) goto done;
+  if ((rc = ks_buf_printf(&rel, "templates/%s", zName)) < 0) goto done;
+  if (!(zPath = ks_path_join(zData, rel.z))) {
+    rc = ks_error_set(KS_ENOMEM, "out of memory");
+    goto done;
   }
+  if ((rc = ks_file_read(zPath, &zTmpl, &nTmpl)) < 0) {
+    rc = ks_error_set(KS_EUNAVAIL, "%s: cannot read the %s (reinstall, or set KS_DATADIR)", zPath, zLabel);
+    goto done;
+  }
+  /* A provenance note like the others (skill first): readers of the
+   * `// kernelskill:` marks take their first word for a skill id. */
+  char *zTn = ks_rewrite_note_text(p, zWhat);
+  rc = zTn ? ks_buf_printf(pOut, "%s\n", zTn) : ks_error_set(KS_ENOMEM, "out of memory");
+  free(zTn);
+  if (rc >= 0) rc = ks_buf_append(pOut, zTmpl, nTmpl);
+  if (rc >= 0 && nTmpl && zTmpl[nTmpl - 1] != '\n') rc = ks_buf_puts(pOut, "\n");
+  if (rc >= 0) rc = ks_buf_puts(pOut, "\n");
+done:
+  ks_buf_free(&rel);
+  free(zData);
+  free(zPath);
+  free(zTmpl);
+  return rc;
+}
+
+int ks_rw_insert_shipped(ks_rewrite *p, unsigned iLine0, unsigned nIndent, const char *zGuard, const char *zName,
+                         const char *zLabel, const char *zWhat, const char *zNote) {
+  ks_tu *pTu = ks_rewrite_tu(p);
+  ks_buf ins = KS_BUF_INIT;
+  int rc = ks_rw_shipped_block(p, zGuard, zName, zLabel, zWhat, &ins);
   char *zKn = rc >= 0 ? ks_rewrite_note_text(p, zNote) : NULL;
   if (rc >= 0 && !zKn) rc = ks_error_set(KS_ENOMEM, "out of memory");
   if (rc >= 0) rc = ks_buf_printf(&ins, "%.*s%s\n", (int)nIndent, pTu->zSrc + iLine0, zKn);
   free(zKn);
   if (rc >= 0) rc = ks_rewrite_replace(p, iLine0, iLine0, ins.z);
-done:
   ks_buf_free(&ins);
-  ks_buf_free(&rel);
-  free(zData);
-  free(zPath);
-  free(zTmpl);
   return rc;
 }
 

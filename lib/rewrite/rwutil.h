@@ -198,6 +198,12 @@ unsigned ks_rw_after_stmt(ks_tu *pTu, unsigned iEnd);
 /* Parenthesize an expression text unless it is one token-ish word. */
 char *ks_rw_paren(const char *zExpr);
 
+/* Append to pOut, unless the file already defines zGuard (the shipped header's
+ * include guard, e.g. "#define KS_GEMM_F32_CUH"), a provenance note saying
+ * zWhat, the header templates/<zName> of the data folder (zLabel names it when
+ * it cannot be read) and a blank line. */
+int ks_rw_shipped_block(ks_rewrite *p, const char *zGuard, const char *zName, const char *zLabel, const char *zWhat,
+                        ks_buf *pOut);
 /* Above a kernel, one edit at iLine0 (the start of the kernel's first line,
  * indented by nIndent): unless the file already defines zGuard (the shipped
  * header's include guard, e.g. "#define KS_GEMM_F32_CUH"), a provenance note

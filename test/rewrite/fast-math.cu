@@ -1,6 +1,7 @@
 // Rule fast-math: transcendental calls and float divisions in one kernel become
-// SFU intrinsics; the rest of the file (a device function, another kernel, the
-// host entry) stays byte-identical.
+// SFU intrinsics; the __device__ helper it calls gets a converted copy that only
+// this kernel calls; the rest of the file (the helper itself, another kernel,
+// the host entry) stays byte-identical.
 //
 // RUN: %strip-checks %s %t.in.cu
 // RUN: %kernelskill rewrite %t.in.cu --kernel act --rule fast-math -o %t.cu
@@ -22,7 +23,11 @@
 #include <cuda_runtime.h>
 #include <math.h>
 
-// Not the kernel asked for: stays as written.
+// Called by the kernel: stays as written, and a converted copy follows it.
+// CHECK: {{^}}__device__ float helper(float x) { return expf(x) / x; }
+// CHECK-EMPTY:
+// CHECK-NEXT: // kernelskill: rule:fast-math (rule fast-math) copy of helper for kernel act: a / b -> __fdividef(a, b), expf -> __expf
+// CHECK-NEXT: {{^}}__device__ float helper_ks_fast(float x) { return __fdividef(__expf(x), x); }
 __device__ float helper(float x) { return expf(x) / x; }
 
 // CHECK-LABEL: __global__ void act(
@@ -36,8 +41,9 @@ __global__ void act(const float *x, float *y, int n) {
     // CHECK: // kernelskill: rule:fast-math (rule fast-math) logf -> __logf, sinf -> __sinf, cos -> __cosf
     // CHECK-NEXT: float t = __logf(v) + __sinf(v) * __cosf(v);
     float t = logf(v) + sinf(v) * cos(v);
-    // Left alone: division by a constant, double math, a user function.
-    // CHECK: float u = t / 3.0f + (float)exp((double)v) + helper(v);
+    // Left alone: division by a constant, double math; the helper's copy called.
+    // CHECK: // kernelskill: rule:fast-math (rule fast-math) helper -> helper_ks_fast
+    // CHECK-NEXT: float u = t / 3.0f + (float)exp((double)v) + helper_ks_fast(v);
     float u = t / 3.0f + (float)exp((double)v) + helper(v);
     // CHECK: // kernelskill: rule:fast-math (rule fast-math) a / b -> __fdividef(a, b)
     // CHECK-NEXT: y[i] = __fdividef(__fdividef(s, t), u);
@@ -58,7 +64,8 @@ extern "C" void act_forward(const float *x, float *y, int n) {
   act<<<(n + 255) / 256, 256>>>(x, y, n);
 }
 
-// Three changed lines, three provenance lines, two diff headers.
-// COUNT: {{^}}11{{$}}
+// Four changed lines, four provenance lines, the copy (note, line, blank), two
+// diff headers.
+// COUNT: {{^}}17{{$}}
 // AGAIN: already applied: rule fast-math, kernel act
 // NEG: rule fast-math, kernel plain: kernel 'plain' has no single-precision transcendental call
