@@ -81,6 +81,8 @@ int ks_ast_is_device_fn(CXCursor c) {
   return has_attr(c, CXCursor_CUDADeviceAttr) && !has_attr(c, CXCursor_CUDAGlobalAttr);
 }
 
+int ks_ast_is_host_fn(CXCursor c) { return has_attr(c, CXCursor_CUDAHostAttr); }
+
 int ks_ast_in_main_file(CXCursor c) {
   CXSourceLocation loc = clang_getCursorLocation(c);
   if (clang_Location_isFromMainFile(loc)) return 1;

@@ -79,6 +79,8 @@ unsigned ks_ast_visit_top(ks_tu *pTu, CXCursorVisitor xFn, CXClientData pData);
 int ks_ast_is_kernel(CXCursor c);
 /* Is it a __device__ function (not __global__)? */
 int ks_ast_is_device_fn(CXCursor c);
+/* Does the function carry __host__ (a __host__ __device__ helper)? */
+int ks_ast_is_host_fn(CXCursor c);
 /* Does the cursor lie in the main file? */
 int ks_ast_in_main_file(CXCursor c);
 

@@ -160,6 +160,22 @@ static int callee_written(ks_tu *pTu, unsigned iStart, unsigned iEnd, const char
   return b;
 }
 
+/* Where `__host__` is written as itself between iStart and iEnd (a helper's
+ * declaration before its name), or -1 (none, or through a macro). */
+static long host_token(ks_tu *pTu, unsigned iStart, unsigned iEnd) {
+  CXToken *aTok = NULL;
+  unsigned nTok = 0;
+  long iAt = -1;
+  tokens(pTu, iStart, iEnd, &aTok, &nTok);
+  for (unsigned i = 0; i < nTok && iAt < 0; i++) {
+    if (clang_getTokenKind(aTok[i]) != CXToken_Identifier || !tok_is(pTu, aTok[i], "__host__")) continue;
+    long iOff = ks_ast_offset(pTu, clang_getRangeStart(clang_getTokenExtent(pTu->pTu, aTok[i])));
+    if (iOff >= 0 && strncmp(pTu->zSrc + iOff, "__host__", 8) == 0) iAt = iOff;
+  }
+  clang_disposeTokens(pTu->pTu, aTok, nTok);
+  return iAt;
+}
+
 /* A cursor's spelling, malloc'd (NULL when out of memory). */
 static char *spelling(CXCursor c) {
   CXString s = clang_getCursorSpelling(c);
@@ -379,6 +395,15 @@ static int clone_helper(fm_walk *pW, int iCall, unsigned iKernel, int *pbHeader)
     goto done;
   if ((rc = edit_summary(&h, 0, 0, &what)) < 0) goto done;
   if ((rc = push_edit(&h, (unsigned)iName, (unsigned)(iName + (long)nName), 2, zNew, NULL)) < 0) goto done;
+  /* A __host__ __device__ helper: the copy is device-only (the intrinsics
+   * exist only there), so its __host__ must be written out as such. */
+  if (ks_ast_is_host_fn(pCall->def)) {
+    long iHost = host_token(pTu, hS, (unsigned)iName);
+    if (iHost < 0) goto done;
+    size_t nHost = strlen("__host__");
+    while (pTu->zSrc[iHost + (long)nHost] == ' ') nHost++;
+    if ((rc = push_edit(&h, (unsigned)iHost, (unsigned)(iHost + (long)nHost), 2, "", NULL)) < 0) goto done;
+  }
   qsort(h.a, (size_t)h.n, sizeof(fm_edit), cmp_edit);
   /* The copy goes right after the helper, or where the shipped header it
    * calls is already defined: above the kernel, the header being above it. */
