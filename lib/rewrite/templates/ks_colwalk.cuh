@@ -48,15 +48,58 @@ template <int COLS, int ROWS, class T, class Op> __device__ __forceinline__ T co
   return r;
 }
 
+/* The same combine for a block whose shape the launch chooses (cols=auto):
+ * blockDim.x columns x blockDim.y slices (a power of two), at most 1024
+ * threads. Same pairs in the same order as combine<blockDim.x, blockDim.y>. */
+template <class T, class Op> __device__ __forceinline__ T combine_rt(T v, Op op) {
+  __shared__ T s[1024];
+  const int tx = (int)threadIdx.x, ty = (int)threadIdx.y, nx = (int)blockDim.x;
+  s[ty * nx + tx] = v;
+  __syncthreads();
+  for (int h = (int)blockDim.y / 2; h > 0; h >>= 1) {
+    if (ty < h) s[ty * nx + tx] = op(s[ty * nx + tx], s[(ty + h) * nx + tx]);
+    __syncthreads();
+  }
+  T r = s[tx];
+  __syncthreads(); /* the next combine of this type reuses s */
+  return r;
+}
+
 template <int COLS, int ROWS, class T> __device__ __forceinline__ T sum(T v) { return combine<COLS, ROWS>(v, op_sum()); }
 template <int COLS, int ROWS, class T> __device__ __forceinline__ T max(T v) { return combine<COLS, ROWS>(v, op_max()); }
 template <int COLS, int ROWS, class T> __device__ __forceinline__ T min(T v) { return combine<COLS, ROWS>(v, op_min()); }
+
+template <class T> __device__ __forceinline__ T sum_rt(T v) { return combine_rt(v, op_sum()); }
+template <class T> __device__ __forceinline__ T max_rt(T v) { return combine_rt(v, op_max()); }
+template <class T> __device__ __forceinline__ T min_rt(T v) { return combine_rt(v, op_min()); }
 
 /* Host: the launch's grid g with K times as many blocks along x (the block
  * covers COLS columns instead of the original COLS * K threads). */
 inline dim3 grid(dim3 g, unsigned k) {
   g.x *= k;
   return g;
+}
+
+/* Host, cols=auto: columns per block for a launch of grid g with b threads
+ * per block along x (one per column): the widest of 32 and 16 dividing b that
+ * still gives every SM of the current device two blocks, else 8. Few columns
+ * in wide blocks leave SMs idle (2048 columns in blocks of 32: 64 blocks for
+ * 132 SMs); 8 consecutive floats a row are still whole 32-byte sectors. */
+inline unsigned cols_auto(dim3 g, unsigned b) {
+  int dev = 0, sm = 0;
+  if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&sm, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess)
+    sm = 0;
+  const unsigned long long threads = (unsigned long long)g.x * g.y * g.z * b;
+  for (unsigned c = 32; c > 8; c >>= 1)
+    if (b % c == 0 && threads / c >= 2ull * (unsigned)sm) return c;
+  return 8;
+}
+/* cols=auto: the grid and the block (t threads: cols_auto(g, b) columns x
+ * t / cols row slices) of one launch; g is evaluated by each. */
+inline dim3 grid_auto(dim3 g, unsigned b) { return grid(g, b / cols_auto(g, b)); }
+inline dim3 block_auto(dim3 g, unsigned b, unsigned t) {
+  const unsigned c = cols_auto(g, b);
+  return dim3(c, t / c);
 }
 
 } /* namespace ks_colwalk */

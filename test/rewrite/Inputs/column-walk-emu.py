@@ -7,7 +7,8 @@ barrier), and run on rows x cols inputs that are not multiples of the block
 (fewer rows than row slices, fewer columns than a block, one row, one column).
 The original runs with its launch (256 threads per block, one per column); the
 new one with the grid scale and block read from its rewritten launch in
-NEW.cu. Kernels have the signature (m, x, out, rows, cols). Inputs hold small
+NEW.cu, or with cols=auto with the grid and block its host helpers give for
+1, 16 and 1000 SMs. Kernels have the signature (m, x, out, rows, cols). Inputs hold small
 integers, so every sum is exact in any order and the outputs must be equal bit
 for bit. Exit 0 when every size matches."""
 import os
@@ -20,15 +21,27 @@ import cuda_emu  # noqa: E402
 cxx, orig, new, name = sys.argv[1:5]
 src = open(new, encoding="utf-8").read()
 m = re.search(r"\b" + re.escape(name) + r"<<<ks_colwalk::grid\(.*, (\d+)\), dim3\((\d+), (\d+)\)>>>", src)
-if not m:
+# cols=auto: the launch's shape comes from the header's host helpers, run here
+# with the SM count of an emulated device (1, 16 and 1000 SMs: 32, 16 and 8
+# columns on the inputs below).
+ma = re.search(r"\b" + re.escape(name) + r"<<<ks_colwalk::grid_auto\(.*, (\d+)\), ks_colwalk::block_auto\(.*, \1, (\d+)\)>>>", src)
+if m:
+    scale, bcols, brows = (int(g) for g in m.groups())
+elif ma:
+    ablock, athreads = (int(g) for g in ma.groups())
+else:
     raise SystemExit("no rewritten launch of " + name + " in " + new)
-scale, bcols, brows = (int(g) for g in m.groups())
 h = re.search(r"#ifndef KS_COLWALK_CUH.*?\n#endif", src, re.S)
 if not h:
     raise SystemExit("no ks_colwalk helpers in " + new)
 
 PRE = r"""
 struct dim3 { unsigned x, y, z; dim3(unsigned a = 1, unsigned b = 1, unsigned c = 1) : x(a), y(b), z(c) {} };
+enum cudaError_t { cudaSuccess = 0 };
+enum cudaDeviceAttr { cudaDevAttrMultiProcessorCount = 16 };
+static int emu_sm = 1;
+static cudaError_t cudaGetDevice(int *d) { *d = 0; return cudaSuccess; }
+static cudaError_t cudaDeviceGetAttribute(int *v, cudaDeviceAttr, int) { *v = emu_sm; return cudaSuccess; }
 """
 
 MAIN = r"""
@@ -50,17 +63,27 @@ int main() {
     unsigned g = (unsigned)(cols + 255) / 256;
     launch({g, 1, 1}, {256, 1, 1}, call_orig);
     std::vector<float> ref = gout;
-    gout.assign(n, 1.0f);
-    launch({g * %(scale)d, 1, 1}, {%(bcols)d, %(brows)d, 1}, call_new);
-    size_t nDiff = 0;
-    for (size_t i = 0; i < n; i++) nDiff += memcmp(&ref[i], &gout[i], sizeof(float)) != 0;
-    printf("%(name)s %%dx%%d: %%zu of %%zu outputs differ\n", rows, cols, nDiff, n);
-    bad |= nDiff != 0;
+    for (int sm : {SMS}) {
+      emu_sm = sm;
+      gout.assign(n, 1.0f);
+      LAUNCH_NEW
+      size_t nDiff = 0;
+      for (size_t i = 0; i < n; i++) nDiff += memcmp(&ref[i], &gout[i], sizeof(float)) != 0;
+      printf("%(name)s %%dx%%d, block %%ux%%u: %%zu of %%zu outputs differ\n", rows, cols, nb.x, nb.y, nDiff, n);
+      bad |= nDiff != 0;
+    }
   }
   return bad;
 }
 """
 
-main = MAIN % {"scale": scale, "bcols": bcols, "brows": brows, "name": name}
+if m:
+    main = MAIN.replace("{SMS}", "{1}").replace(
+        "LAUNCH_NEW", "dim3 nb(%d, %d); launch({g * %d, 1, 1}, {nb.x, nb.y, 1}, call_new);" % (bcols, brows, scale))
+else:
+    main = MAIN.replace("{SMS}", "{1, 16, 1000}").replace(
+        "LAUNCH_NEW", "dim3 ng = ks_colwalk::grid_auto(dim3(g), %d), nb = ks_colwalk::block_auto(dim3(g), %d, %d); "
+        "launch({ng.x, ng.y, 1}, {nb.x, nb.y, 1}, call_new);" % (ablock, ablock, athreads))
+main = main % {"name": name}
 sys.exit(cuda_emu.run(cxx, cuda_emu.PRELUDE + PRE + h.group(0) + "\n" + cuda_emu.kernel(orig, name, "orig_k") + "\n" +
                       cuda_emu.kernel(new, name, "new_k") + "\n" + cuda_emu.LAUNCH_2D + main))
