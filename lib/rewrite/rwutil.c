@@ -779,9 +779,16 @@ static int binds_as_read(CXType t) {
  * (`add_op<T>(a[i], b[i])`) refers to no function: argument iArg is read
  * when every function template of the callee's name binds it as read. */
 static int dependent_call_reads(CXCursor a, int iArg) {
-  CXCursor aK[1];
-  if (ks_rw_kids(a, aK, 1) < 1) return 0;
-  CXCursor r = clang_getCursorReferenced(aK[0]);
+  CXCursor *aK = NULL, r = clang_getNullCursor();
+  int nK = 0, nArg = clang_Cursor_getNumArguments(a);
+  /* the callee: the child that is no argument (an operator's sits between its operands) */
+  ks_rw_children(a, &aK, &nK);
+  for (int k = 0; k < nK && clang_Cursor_isNull(r); k++) {
+    int bArg = 0;
+    for (int m = 0; m < nArg; m++) bArg |= clang_equalCursors(aK[k], clang_Cursor_getArgument(a, (unsigned)m));
+    if (!bArg) r = clang_getCursorReferenced(aK[k]);
+  }
+  free(aK);
   unsigned n = clang_getCursorKind(r) == CXCursor_OverloadedDeclRef ? clang_getNumOverloadedDecls(r) : 0;
   for (unsigned i = 0; i < n; i++) {
     CXCursor d = clang_getOverloadedDecl(r, i);

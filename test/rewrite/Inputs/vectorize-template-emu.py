@@ -26,6 +26,7 @@ struct __half {
   __half(float f) : v((_Float16)f) {}
   operator float() const { return (float)v; }
 };
+static __half __float2half(float f) { return __half(f); }
 static std::function<void()> emu_body;
 static void emu_tramp() { emu_body(); }
 static void emu_launch(long long g, long long b, std::function<void()> f) {
@@ -116,6 +117,10 @@ int main() {
       neu::run_scale(hc2.data() + off, ha.data() + off, fc2.data() + off, fa.data() + off, dc2.data() + off, da.data() + off, n);
       bad += !same(hc, hc2, "scale_t<__half>", off, n) + !same(fc, fc2, "scale_t<float>", off, n) +
              !same(dc, dc2, "scale_t<double>", off, n);
+      FILL(h); FILL(d);
+      orig::run_axpy_gs(hc.data() + off, ha.data() + off, dc.data() + off, da.data() + off, n);
+      neu::run_axpy_gs(hc2.data() + off, ha.data() + off, dc2.data() + off, da.data() + off, n);
+      bad += !same(hc, hc2, "axpy_gs<__half>", off, n) + !same(dc, dc2, "axpy_gs<double>", off, n);
       FILL(f);
       orig::run_scale_k(fc.data() + off, fa.data() + off, n);
       neu::run_scale_k(fc2.data() + off, fa.data() + off, n);

@@ -29,6 +29,12 @@ void launch_scale(T* y, const T* x, float s, long long n, cudaStream_t st) {
   scale_t<T><<<(n + 127) / 128, 128, 0, st>>>(y, x, s, n);
 }
 
+// a grid-stride loop: the launches stay (any grid covers the range)
+template <typename T>
+__global__ void axpy_gs(T* y, const T* x, T a, int n) {
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) y[i] = a * x[i] + y[i];
+}
+
 // a template on something else than the element type: float4 as before
 template <int K>
 __global__ void scale_k(float* y, const float* x, int n) {
@@ -94,6 +100,11 @@ void run_scale(__half* hy, const __half* hx, float* fy, const float* fx, double*
   launch_scale<__half>(hy, hx, 0.5f, n, 0);
   launch_scale<float>(fy, fx, 1.5f, n, 0);
   launch_scale(dy, dx, -2.0f, n, 0);
+}
+
+void run_axpy_gs(__half* hy, const __half* hx, double* dy, const double* dx, int n) {
+  axpy_gs<__half><<<3, 128>>>(hy, hx, __float2half(0.5f), n);
+  axpy_gs<<<2, 256>>>(dy, dx, 1.5, n);
 }
 
 void run_scale_k(float* y, const float* x, int n) {
