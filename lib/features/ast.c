@@ -281,9 +281,27 @@ static void split_config(ks_tu *pTu, ks_launch *pL) {
   }
 }
 
+/* The kernel a launch calls. In a template's body the callee may be
+ * dependent (`scale_t<T><<<...>>>` in a host template): the call refers to
+ * nothing, its first child names the kernel template through an overload
+ * reference. */
+static CXCursor launch_callee(CXCursor c) {
+  CXCursor callee = clang_getCursorReferenced(c);
+  if (!clang_Cursor_isNull(callee) && !clang_isInvalid(clang_getCursorKind(callee))) return callee;
+  child_list kids = {{{0}}, 0};
+  clang_visitChildren(c, collect_child, &kids);
+  if (kids.n < 1) return callee;
+  CXCursor r = clang_getCursorReferenced(kids.a[0]);
+  if (clang_getCursorKind(r) == CXCursor_OverloadedDeclRef && clang_getNumOverloadedDecls(r) == 1) {
+    CXCursor d = clang_getOverloadedDecl(r, 0);
+    if (clang_getCursorKind(d) == CXCursor_FunctionTemplate) return d;
+  }
+  return callee;
+}
+
 static int record_launch(launch_walk *pW, CXCursor c) {
   ks_tu *pTu = pW->pTu;
-  CXCursor callee = clang_getCursorReferenced(c);
+  CXCursor callee = launch_callee(c);
   CXString sName = clang_getCursorSpelling(callee);
   const char *zName = clang_getCString(sName);
   int rc = KS_OK;

@@ -775,11 +775,42 @@ static int binds_as_read(CXType t) {
  * call) `a`, for class-type elements such as __half: the copy constructor
  * from `const T &` and a call by value or const reference read it;
  * `P[i] = v` through T::operator= writes it, `P[i] += v` reads and writes. */
+/* A call in a template's body whose callee depends on a template parameter
+ * (`add_op<T>(a[i], b[i])`) refers to no function: argument iArg is read
+ * when every function template of the callee's name binds it as read. */
+static int dependent_call_reads(CXCursor a, int iArg) {
+  CXCursor *aK = NULL, r = clang_getNullCursor();
+  int nK = 0, nArg = clang_Cursor_getNumArguments(a);
+  /* the callee: the child that is no argument (an operator's sits between its operands) */
+  ks_rw_children(a, &aK, &nK);
+  for (int k = 0; k < nK && clang_Cursor_isNull(r); k++) {
+    int bArg = 0;
+    for (int m = 0; m < nArg; m++) bArg |= clang_equalCursors(aK[k], clang_Cursor_getArgument(a, (unsigned)m));
+    if (!bArg) r = clang_getCursorReferenced(aK[k]);
+  }
+  free(aK);
+  unsigned n = clang_getCursorKind(r) == CXCursor_OverloadedDeclRef ? clang_getNumOverloadedDecls(r) : 0;
+  for (unsigned i = 0; i < n; i++) {
+    CXCursor d = clang_getOverloadedDecl(r, i);
+    if (clang_getCursorKind(d) != CXCursor_FunctionTemplate && clang_getCursorKind(d) != CXCursor_FunctionDecl) return 0;
+    CXCursor *aP = NULL;
+    int nP = 0, iSeen = 0, bRead = 0;
+    ks_rw_children(d, &aP, &nP);
+    for (int k = 0; k < nP; k++)
+      if (clang_getCursorKind(aP[k]) == CXCursor_ParmDecl && iSeen++ == iArg)
+        bRead = binds_as_read(clang_getCursorType(aP[k]));
+    free(aP);
+    if (!bRead) return 0;
+  }
+  return n > 0;
+}
+
 static int call_elem_use(CXCursor a, CXCursor cur) {
   CXCursor fn = clang_getCursorReferenced(a);
   int nArg = clang_Cursor_getNumArguments(a), iArg = -1;
   for (int k = 0; k < nArg; k++)
     if (clang_equalCursors(clang_Cursor_getArgument(a, (unsigned)k), cur)) iArg = k;
+  if (iArg >= 0 && clang_Cursor_isNull(fn) && dependent_call_reads(a, iArg)) return KS_RW_READ;
   if (iArg < 0 || clang_Cursor_isNull(fn)) return KS_RW_WRITE;
   enum CXCursorKind eFn = clang_getCursorKind(fn);
   int iParam = iArg;

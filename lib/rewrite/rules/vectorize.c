@@ -347,9 +347,11 @@ static const char *narrow_vec_type(const char *zElem, long long nSize, int nLane
 
 static const char *const azLane = "xyzw";
 
-/* Lane l of vector variable ks_v_<name> of type zVec, appended to pB. */
-static void put_lane(ks_buf *pB, const char *zVec, const char *zName, int l) {
-  if (strncmp(zVec, "ks_pack", 7) == 0) ks_buf_printf(pB, "ks_v_%s.e[%d]", zName, l);
+/* Lane l of vector variable ks_v_<name> of type zVec, appended to pB; zL:
+ * the lane as text instead (a template's loop over its lanes, a pack). */
+static void put_lane(ks_buf *pB, const char *zVec, const char *zName, int l, const char *zL) {
+  if (zL) ks_buf_printf(pB, "ks_v_%s.e[%s]", zName, zL);
+  else if (strncmp(zVec, "ks_pack", 7) == 0) ks_buf_printf(pB, "ks_v_%s.e[%d]", zName, l);
   else ks_buf_printf(pB, "ks_v_%s.%c", zName, azLane[l]);
 }
 
@@ -362,6 +364,9 @@ typedef struct vplan {
   const char *azVec[64];    /* per buffer: its vector type (nLanes elements) */
   int anAlign[64];          /* per buffer: the bytes of that vector */
   int abLoad[64], abStore[64], abUsed[64];
+  CXCursor kernel;          /* set by the caller where a template element type may be vectorized */
+  char *zTParam;            /* the template element type's name ("T"): lanes ks_lanes<T>() (ks_vec.cuh) */
+  int iTParam;              /* ... its index among the kernel's template parameters */
 } vplan;
 
 /* The kernel, if it has the pointwise shape or its grid-stride form (the grid
@@ -418,6 +423,76 @@ static void scan_body(CXCursor k, const ks_rw_pointwise *pPw, vscan *pS) {
   free(aStmt);
 }
 
+/* ---- template kernels: the element type is a template parameter ---- */
+
+/* The index I of the kernel's template parameter that a canonical type
+ * spelling names ("type-parameter-0-I"), else -1. */
+static int tparam_index(const char *z) {
+  int d = -1, i = -1, n = 0;
+  if (!z || sscanf(z, "type-parameter-%d-%d%n", &d, &i, &n) != 2 || z[n] || d != 0) return -1;
+  return i;
+}
+
+/* The name of the kernel's template type parameter iIndex (malloc'd), or NULL. */
+static char *tparam_name(CXCursor kernel, int iIndex) {
+  CXCursor *aK = NULL;
+  int nK = 0, iSeen = 0;
+  char *z = NULL;
+  ks_rw_children(kernel, &aK, &nK);
+  for (int i = 0; i < nK; i++) {
+    enum CXCursorKind e = clang_getCursorKind(aK[i]);
+    if (e != CXCursor_TemplateTypeParameter && e != CXCursor_NonTypeTemplateParameter &&
+        e != CXCursor_TemplateTemplateParameter)
+      continue;
+    if (iSeen++ != iIndex) continue;
+    if (e == CXCursor_TemplateTypeParameter) z = ks_rw_spelling(aK[i]);
+    break;
+  }
+  free(aK);
+  return z;
+}
+
+/* A template element type T: the lanes are ks_lanes<T>() = 16 / sizeof(T) of
+ * each instantiation (the shipped ks_vec.cuh), the same T the launches name,
+ * so every buffer the body accesses at the index must be of T; one of another
+ * type would need its own lane count. */
+static int plan_types_tmpl(ks_rewrite *p, const vscan *pS, const ks_rw_param *aP, vplan *pPlan) {
+  const char *zCanon = NULL;
+  int iT = -1;
+  for (int i = 0; i < pS->n && iT < 0; i++)
+    if ((iT = tparam_index(aP[pS->a[i].iParam].zElemType)) >= 0) zCanon = aP[pS->a[i].iParam].zElemType;
+  if (clang_Cursor_isNull(pPlan->kernel))
+    return ks_rewrite_refuse(p, "the element type is a template parameter: only the 1-D and grid-stride forms of a "
+                                "template kernel are vectorized");
+  char *zT = tparam_name(pPlan->kernel, iT);
+  if (!zT) return ks_rewrite_refuse(p, "the element type is a template parameter the rule cannot name");
+  for (int i = 0; i < pS->n; i++) {
+    const ks_rw_param *q = &aP[pS->a[i].iParam];
+    if (q->zElemType && strcmp(q->zElemType, zCanon) == 0) continue;
+    int iOther = tparam_index(q->zElemType);
+    char *zO = iOther >= 0 ? tparam_name(pPlan->kernel, iOther) : NULL;
+    int rc = ks_rewrite_refuse(p, "pointer parameters of different element types (%s and %s): with a template "
+                                  "element type every buffer accessed at the index must be of it (the lanes, 16 / "
+                                  "sizeof(%s), would differ)",
+                               zT, zO ? zO : q->zElemType ? q->zElemType : "?", zT);
+    free(zO);
+    free(zT);
+    return rc;
+  }
+  pPlan->zTParam = zT;
+  pPlan->iTParam = iT;
+  pPlan->zElem = zT;
+  pPlan->zVec = "ks_vec_t";
+  for (int i = 0; i < pS->n; i++)
+    if (pS->a[i].iParam < 64) {
+      pPlan->azVec[pS->a[i].iParam] = "ks_vec_t";
+      pPlan->anAlign[pS->a[i].iParam] = 16;
+    }
+  return KS_OK;
+}
+
+static int plan_types(ks_rewrite *p, const vscan *pS, const ks_rw_param *aP, vplan *pPlan);
+
 /* The accesses found are ones the rewrite can vectorize: written in the
  * kernel (not a macro), of one element type with a 128-bit vector type, at
  * least one store, and no read of a buffer after a store to another (they
@@ -444,17 +519,42 @@ static int check_accesses(ks_rewrite *p, const vscan *pS, const ks_rw_param *aP,
   /* The widest element sets the lanes (16 bytes of it); each buffer gets the
    * vector of that many of its own elements. */
   unsigned iFirstStore = (unsigned)-1;
-  int bAnyStore = 0;
+  int bAnyStore = 0, rc;
+  for (int i = 0; i < pS->n; i++) {
+    if (pS->a[i].eUse != KS_RW_READ) {
+      bAnyStore = 1;
+      if (pS->a[i].iStoreEnd < iFirstStore) iFirstStore = pS->a[i].iStoreEnd;
+    }
+  }
+  int bTmpl = 0;
+  for (int i = 0; i < pS->n; i++) bTmpl |= tparam_index(aP[pS->a[i].iParam].zElemType) >= 0;
+  if ((rc = bTmpl ? plan_types_tmpl(p, pS, aP, pPlan) : plan_types(p, pS, aP, pPlan)) < 0) return rc;
+  if (!bAnyStore) return ks_rewrite_refuse(p, "the element body stores through no pointer parameter");
+  for (int i = 0; i < pS->n; i++) {
+    if (pS->a[i].eUse != KS_RW_READ || pS->a[i].iStart < iFirstStore) continue;
+    int bSame = 0;
+    for (int m = 0; m < pS->n; m++)
+      if (pS->a[m].eUse != KS_RW_READ && pS->a[m].iParam == pS->a[i].iParam) bSame = 1;
+    if (!bSame && pbAliasGuard) { /* the caller tests at run time that the vectors are apart */
+      *pbAliasGuard = 1;
+      continue;
+    }
+    if (!bSame)
+      return ks_rewrite_refuse(p, "%s[%s] is read after a store through another pointer (they may alias)",
+                               aP[pS->a[i].iParam].zName, pPw->zIdx);
+  }
+  return KS_OK;
+}
+
+/* The vector type of each buffer: the widest element sets the lanes (16
+ * bytes of it); each buffer gets the vector of that many of its own elements. */
+static int plan_types(ks_rewrite *p, const vscan *pS, const ks_rw_param *aP, vplan *pPlan) {
   long long nMax = 0;
   for (int i = 0; i < pS->n; i++) {
     const ks_rw_param *q = &aP[pS->a[i].iParam];
     if (q->nElemSize > nMax) {
       nMax = q->nElemSize;
       pPlan->zElem = q->zElemType;
-    }
-    if (pS->a[i].eUse != KS_RW_READ) {
-      bAnyStore = 1;
-      if (pS->a[i].iStoreEnd < iFirstStore) iFirstStore = pS->a[i].iStoreEnd;
     }
   }
   for (int i = 0; i < pS->n; i++) {
@@ -490,20 +590,6 @@ static int check_accesses(ks_rewrite *p, const vscan *pS, const ks_rw_param *aP,
     }
     if (pPlan->zVec && strcmp(pPlan->zVec, zV) != 0) pPlan->bMixed = 1;
     if (!pPlan->zVec || q->nElemSize == nMax) pPlan->zVec = zV;
-  }
-  if (!bAnyStore) return ks_rewrite_refuse(p, "the element body stores through no pointer parameter");
-  for (int i = 0; i < pS->n; i++) {
-    if (pS->a[i].eUse != KS_RW_READ || pS->a[i].iStart < iFirstStore) continue;
-    int bSame = 0;
-    for (int m = 0; m < pS->n; m++)
-      if (pS->a[m].eUse != KS_RW_READ && pS->a[m].iParam == pS->a[i].iParam) bSame = 1;
-    if (!bSame && pbAliasGuard) { /* the caller tests at run time that the vectors are apart */
-      *pbAliasGuard = 1;
-      continue;
-    }
-    if (!bSame)
-      return ks_rewrite_refuse(p, "%s[%s] is read after a store through another pointer (they may alias)",
-                               aP[pS->a[i].iParam].zName, pPw->zIdx);
   }
   return KS_OK;
 }
@@ -551,37 +637,53 @@ static int put_pack_type(ks_rewrite *p, CXCursor k, const char *zVec) {
 /* The element body once per lane of the vector, P[i] -> ks_v_P.<lane> and
  * `i % X` -> the pack's remainder plus the lane (nMods of pS->aMod, 0 to
  * leave them as written), each copy in a block of its own at indentation zIn. */
+/* The element body for lane l (zLane: the lane as text, a loop's variable),
+ * into pLane; for put_lanes. */
+static void lane_body(ks_buf *pLane, const char *zSrc, const vscan *pS, const ks_rw_param *aP,
+                      const ks_rw_pointwise *pPw, const vplan *pPlan, int nMods, int l, const char *zLane) {
+  char zNum[16];
+  snprintf(zNum, sizeof zNum, "%d", l);
+  const char *zL = zLane ? zLane : zNum;
+  unsigned iPos = pPw->iBodyStart;
+  /* accesses and remainders in source order (they never overlap: an
+   * access's index is i itself, a remainder's left side is i) */
+  int ia = 0, im = 0;
+  while (ia < pS->n || im < nMods) {
+    int bMod = im < nMods && (ia >= pS->n || pS->aMod[im].iStart < pS->a[ia].iStart);
+    unsigned iS = bMod ? pS->aMod[im].iStart : pS->a[ia].iStart;
+    ks_buf_append(pLane, zSrc + iPos, iS - iPos);
+    if (bMod) {
+      int d = pS->aMod[im].iDiv;
+      const char *zX = pS->azDiv[d];
+      ks_buf_printf(pLane, "((%s)(ks_r%d + %s < (%s) ? ks_r%d + %s : (ks_r%d + %s) %% (%s)))", pS->azModType[d], d, zL,
+                    zX, d, zL, d, zL, zX);
+      iPos = pS->aMod[im++].iEnd;
+    } else {
+      put_lane(pLane, pPlan->azVec[pS->a[ia].iParam], aP[pS->a[ia].iParam].zName, l, zLane);
+      iPos = pS->a[ia++].iEnd;
+    }
+  }
+  ks_buf_append(pLane, zSrc + iPos, pPw->iBodyEnd - iPos);
+}
+
 static void put_lanes(ks_buf *pB, const char *zSrc, const vscan *pS, const ks_rw_param *aP,
                       const ks_rw_pointwise *pPw, const vplan *pPlan, int nMods, int nIn, const char *zIn) {
   ks_buf lane = KS_BUF_INIT;
-  for (int l = 0; l < pPlan->nLanes; l++) {
+  /* a template's lanes: one copy of the body in a loop the compiler unrolls
+   * (ks_L is a constant of each instantiation) */
+  int bLoop = pPlan->zTParam != NULL, nCopies = bLoop ? 1 : pPlan->nLanes;
+  if (bLoop) ks_buf_printf(pB, "%.*s  #pragma unroll\n%.*s  for (int ks_l = 0; ks_l < ks_L; ++ks_l) {\n", nIn, zIn, nIn, zIn);
+  for (int l = 0; l < nCopies; l++) {
     ks_buf_clear(&lane);
-    unsigned iPos = pPw->iBodyStart;
-    /* accesses and remainders in source order (they never overlap: an
-     * access's index is i itself, a remainder's left side is i) */
-    int ia = 0, im = 0;
-    while (ia < pS->n || im < nMods) {
-      int bMod = im < nMods && (ia >= pS->n || pS->aMod[im].iStart < pS->a[ia].iStart);
-      unsigned iS = bMod ? pS->aMod[im].iStart : pS->a[ia].iStart;
-      ks_buf_append(&lane, zSrc + iPos, iS - iPos);
-      if (bMod) {
-        int d = pS->aMod[im].iDiv;
-        const char *zX = pS->azDiv[d];
-        ks_buf_printf(&lane, "((%s)(ks_r%d + %d < (%s) ? ks_r%d + %d : (ks_r%d + %d) %% (%s)))", pS->azModType[d], d, l,
-                      zX, d, l, d, l, zX);
-        iPos = pS->aMod[im++].iEnd;
-      } else {
-        put_lane(&lane, pPlan->azVec[pS->a[ia].iParam], aP[pS->a[ia].iParam].zName, l);
-        iPos = pS->a[ia++].iEnd;
-      }
-    }
-    ks_buf_append(&lane, zSrc + iPos, pPw->iBodyEnd - iPos);
+    lane_body(&lane, zSrc, pS, aP, pPw, pPlan, nMods, l, bLoop ? "ks_l" : NULL);
     const char *zL = ks_buf_cstr(&lane);
     size_t nLane = strlen(zL);
     while (*zL == ' ' || *zL == '\n' || *zL == '\t') zL++, nLane--;
     while (nLane > 0 && (zL[nLane - 1] == ' ' || zL[nLane - 1] == '\n' || zL[nLane - 1] == '\t')) nLane--;
-    ks_buf_printf(pB, "%.*s  {\n", nIn, zIn);
-    if (pS->nIdxUses > pS->n + nMods) /* each P[i] and each remainder holds one use */
+    if (!bLoop) ks_buf_printf(pB, "%.*s  {\n", nIn, zIn);
+    if (pS->nIdxUses > pS->n + nMods && bLoop) /* each P[i] and each remainder holds one use */
+      ks_buf_printf(pB, "%.*s    %s %s = (%s)(ks_base + ks_l);\n", nIn, zIn, pPw->zIdxType, pPw->zIdx, pPw->zIdxType);
+    else if (pS->nIdxUses > pS->n + nMods)
       ks_buf_printf(pB, "%.*s    %s %s = (%s)(ks_base + %d);\n", nIn, zIn, pPw->zIdxType, pPw->zIdx, pPw->zIdxType, l);
     ks_buf_printf(pB, "%.*s    %.*s\n%.*s  }\n", nIn, zIn, (int)nLane, zL, nIn, zIn);
   }
@@ -594,17 +696,20 @@ static void put_lanes(ks_buf *pB, const char *zSrc, const vscan *pS, const ks_rw
  * for the buffer's name ("(%s + ks_base)", "ks_p_%s"). */
 static void put_apart(ks_buf *pB, const vplan *pPlan, const ks_rw_param *aP, int nP, const char *zAddr, int nIn,
                       const char *zIn) {
-  char zA[160], zB[160];
+  char zA[160], zB[160], zSi[16], zSm[16];
   for (int i = 0; i < nP && i < 64; i++) {
     if (!pPlan->abStore[i]) continue;
     for (int m = 0; m < nP && m < 64; m++) {
       if (m == i || !pPlan->abUsed[m] || (pPlan->abStore[m] && m < i)) continue;
       snprintf(zA, sizeof zA, zAddr, aP[i].zName);
       snprintf(zB, sizeof zB, zAddr, aP[m].zName);
+      snprintf(zSi, sizeof zSi, "%d", pPlan->anAlign[i]);
+      snprintf(zSm, sizeof zSm, "%d", pPlan->anAlign[m]);
       ks_buf_printf(pB,
-                    " &&\n%.*s    ((unsigned long long)(const void *)%s + %d <= (unsigned long long)(const void *)%s || "
-                    "(unsigned long long)(const void *)%s + %d <= (unsigned long long)(const void *)%s)",
-                    nIn, zIn, zA, pPlan->anAlign[i], zB, zB, pPlan->anAlign[m], zA);
+                    " &&\n%.*s    ((unsigned long long)(const void *)%s + %s <= (unsigned long long)(const void *)%s || "
+                    "(unsigned long long)(const void *)%s + %s <= (unsigned long long)(const void *)%s)",
+                    nIn, zIn, zA, pPlan->zTParam ? "sizeof(ks_vec_t)" : zSi, zB, zB,
+                    pPlan->zTParam ? "sizeof(ks_vec_t)" : zSm, zA);
     }
   }
 }
@@ -615,23 +720,29 @@ static void put_apart(ks_buf *pB, const vplan *pPlan, const ks_rw_param *aP, int
 static void put_vector_region(ks_buf *pB, ks_rewrite *p, const vscan *pS, const ks_rw_param *aP, int nP,
                               const ks_rw_pointwise *pPw, const vplan *pPlan, int bAliasGuard) {
   const char *zSrc = ks_rewrite_source(p, NULL);
-  int nLanes = pPlan->nLanes;
+  char zLanes[16]; /* the lanes: a number, or a template's constant ks_L */
+  snprintf(zLanes, sizeof zLanes, "%d", pPlan->nLanes);
   unsigned nIndent = 0;
   unsigned iLine = ks_rewrite_line_start(p, pPw->iHeadStart, &nIndent);
   const char *zIn = zSrc + iLine;
   int nIn = (int)nIndent;
+  if (pPlan->zTParam) {
+    snprintf(zLanes, sizeof zLanes, "ks_L");
+    ks_buf_printf(pB, "constexpr int ks_L = ks_lanes<%s>();\n", pPlan->zTParam);
+    ks_buf_printf(pB, "%.*stypedef ks_pack<%s, ks_L> ks_vec_t;\n%.*s", nIn, zIn, pPlan->zTParam, nIn, zIn);
+  }
   if (pPw->bGridStride) {
     ks_buf_printf(pB, "const long long ks_n = (long long)(%s);\n", pPw->zBound);
     ks_buf_printf(pB,
-                  "%.*sfor (long long ks_base = ((long long)blockIdx.x * blockDim.x + threadIdx.x) * %d; ks_base < "
+                  "%.*sfor (long long ks_base = ((long long)blockIdx.x * blockDim.x + threadIdx.x) * %s; ks_base < "
                   "ks_n;\n"
-                  "%.*s     ks_base += (long long)blockDim.x * gridDim.x * %d) {\n%.*s",
-                  nIn, zIn, nLanes, nIn, zIn, nLanes, nIn, zIn);
+                  "%.*s     ks_base += (long long)blockDim.x * gridDim.x * %s) {\n%.*s",
+                  nIn, zIn, zLanes, nIn, zIn, zLanes, nIn, zIn);
   } else {
-    ks_buf_printf(pB, "const long long ks_base = ((long long)blockIdx.x * blockDim.x + threadIdx.x) * %d;\n", nLanes);
+    ks_buf_printf(pB, "const long long ks_base = ((long long)blockIdx.x * blockDim.x + threadIdx.x) * %s;\n", zLanes);
     ks_buf_printf(pB, "%.*sconst long long ks_n = (long long)(%s);\n%.*s", nIn, zIn, pPw->zBound, nIn, zIn);
   }
-  ks_buf_printf(pB, "if (ks_base + %d <= ks_n && ", nLanes);
+  ks_buf_printf(pB, "if (ks_base + %s <= ks_n && ", zLanes);
   if (!pPlan->bMixed) {
     int bFirst = 1;
     ks_buf_printf(pB, "((");
@@ -640,7 +751,7 @@ static void put_vector_region(ks_buf *pB, ks_rewrite *p, const vscan *pS, const 
       ks_buf_printf(pB, "%s(unsigned long long)(const void *)%s", bFirst ? "" : " | ", aP[i].zName);
       bFirst = 0;
     }
-    ks_buf_printf(pB, ") %% 16) == 0");
+    ks_buf_printf(pB, ") %% %s) == 0", pPlan->zTParam ? "alignof(ks_vec_t)" : "16");
   } else {
     /* each pointer aligned to its own vector */
     int bFirst = 1;
@@ -681,8 +792,8 @@ static void put_vector_region(ks_buf *pB, ks_rewrite *p, const vscan *pS, const 
       ks_buf_printf(pB, "%.*s  *reinterpret_cast<%s *>(%s + ks_base) = ks_v_%s;\n", nIn, zIn, pPlan->azVec[i],
                     aP[i].zName, aP[i].zName);
   ks_buf_printf(pB, "%.*s} else {\n", nIn, zIn);
-  ks_buf_printf(pB, "%.*s  for (long long ks_i = ks_base; ks_i < ks_base + %d && ks_i < ks_n; ++ks_i) {\n", nIn, zIn,
-                nLanes);
+  ks_buf_printf(pB, "%.*s  for (long long ks_i = ks_base; ks_i < ks_base + %s && ks_i < ks_n; ++ks_i) {\n", nIn, zIn,
+                zLanes);
   ks_buf_printf(pB, "%.*s    %s %s = (%s)ks_i;\n%.*s    ", nIn, zIn, pPw->zIdxType, pPw->zIdx, pPw->zIdxType, nIn, zIn);
   {
     unsigned bs = pPw->iBodyStart, be = pPw->iBodyEnd; /* the body as written, minus surrounding blank space */
@@ -1149,7 +1260,7 @@ static void nd_put_lanes(ks_buf *pB, const char *zSrc, const ndscan *s, const nd
     unsigned iPos = f->iBodyStart;
     for (int i = 0; i < s->n; i++) {
       ks_buf_append(&lane, zSrc + iPos, s->a[i].iStart - iPos);
-      put_lane(&lane, pPlan->azVec[s->a[i].iParam], s->aP[s->a[i].iParam].zName, l);
+      put_lane(&lane, pPlan->azVec[s->a[i].iParam], s->aP[s->a[i].iParam].zName, l, NULL);
       iPos = s->a[i].iEnd;
     }
     ks_buf_append(&lane, zSrc + iPos, f->iBodyEnd - iPos);
@@ -1320,6 +1431,251 @@ done:
   return rc;
 }
 
+/* The explicit template argument iArg of the launch's kernel name as
+ * written (`vec_add<__half>`, `scale_t<T>`), malloc'd; NULL when the launch
+ * gives fewer (deduced). *piName: offset of the kernel's name. */
+static char *launch_targ(ks_tu *pTu, const ks_launch *pL, int iArg, unsigned *piName) {
+  const char *z = pTu->zSrc, *zK = pL->zKernel;
+  size_t nK = strlen(zK);
+  unsigned iEnd = pL->iCfgStart >= 3 ? pL->iCfgStart - 3 : pL->iStart, iName = (unsigned)-1;
+  for (unsigned i = pL->iStart; i + nK <= iEnd; i++) /* the last whole-word use of the name */
+    if (memcmp(z + i, zK, nK) == 0 && (i == pL->iStart || !(isalnum((unsigned char)z[i - 1]) || z[i - 1] == '_')) &&
+        !(isalnum((unsigned char)z[i + nK]) || z[i + nK] == '_'))
+      iName = i;
+  *piName = iName == (unsigned)-1 ? pL->iStart : iName;
+  if (iName == (unsigned)-1) return NULL;
+  unsigned i = iName + (unsigned)nK;
+  while (i < iEnd && isspace((unsigned char)z[i])) i++;
+  if (i >= iEnd || z[i] != '<') return NULL;
+  int nDepth = 0, iCur = 0;
+  unsigned iPart = i + 1;
+  for (; i < iEnd; i++) {
+    char ch = z[i];
+    if (ch == '<' || ch == '(') nDepth++;
+    else if ((ch == '>' || ch == ')') && --nDepth == 0) break;
+    else if (ch == ',' && nDepth == 1 && iCur++ == iArg) break;
+    if (ch == ',' && nDepth == 1) iPart = i + 1;
+  }
+  if (i >= iEnd || iCur != iArg) return NULL;
+  while (iPart < i && isspace((unsigned char)z[iPart])) iPart++;
+  unsigned e = i;
+  while (e > iPart && isspace((unsigned char)z[e - 1])) e--;
+  if (e <= iPart) return NULL;
+  char *zArg = malloc(e - iPart + 1);
+  if (zArg) {
+    memcpy(zArg, z + iPart, e - iPart);
+    zArg[e - iPart] = 0;
+  }
+  return zArg;
+}
+
+/* The templates around main-file offset iAt: *pHost the innermost function
+ * template whose body holds it (or null); returns whether any template
+ * (function or class) does, where a launch's T may depend on its parameters. */
+typedef struct tmpl_find {
+  ks_tu *pTu;
+  unsigned iAt;
+  int bInTemplate;
+  CXCursor host;
+} tmpl_find;
+
+static enum CXChildVisitResult tmpl_find_visit(CXCursor c, CXCursor parent, CXClientData pData) {
+  (void)parent;
+  tmpl_find *f = pData;
+  enum CXCursorKind e = clang_getCursorKind(c);
+  unsigned s, t;
+  if (e != CXCursor_Namespace && e != CXCursor_LinkageSpec && e != CXCursor_UnexposedDecl &&
+      e != CXCursor_ClassTemplate && e != CXCursor_ClassTemplatePartialSpecialization && e != CXCursor_StructDecl &&
+      e != CXCursor_ClassDecl && e != CXCursor_FunctionTemplate)
+    return CXChildVisit_Continue;
+  if (ks_ast_extent(f->pTu, c, &s, &t) < 0 || f->iAt < s || f->iAt >= t) return CXChildVisit_Continue;
+  if (e == CXCursor_FunctionTemplate) f->host = c;
+  if (e == CXCursor_FunctionTemplate || e == CXCursor_ClassTemplate || e == CXCursor_ClassTemplatePartialSpecialization)
+    f->bInTemplate = 1;
+  return e == CXCursor_FunctionTemplate ? CXChildVisit_Break : CXChildVisit_Recurse;
+}
+
+/* Instantiations of host template `host` the file makes: a T that is its
+ * type parameter zName gets each one's argument; refuse one whose size does
+ * not divide 16. */
+typedef struct host_inst {
+  ks_tu *pTu;
+  CXCursor host;
+  int iArg;
+  long long nBad;
+  unsigned iBadLine;
+  char *zBad;
+} host_inst;
+
+static enum CXChildVisitResult host_inst_visit(CXCursor c, CXCursor parent, CXClientData pData) {
+  (void)parent;
+  host_inst *h = pData;
+  if (h->zBad) return CXChildVisit_Break;
+  if (!ks_ast_in_main_file(c)) return CXChildVisit_Continue;
+  enum CXCursorKind e = clang_getCursorKind(c);
+  CXCursor d = e == CXCursor_DeclRefExpr || e == CXCursor_CallExpr ? clang_getCursorReferenced(c) : clang_getNullCursor();
+  if (clang_getCursorKind(d) == CXCursor_FunctionDecl &&
+      clang_equalCursors(clang_getSpecializedCursorTemplate(d), h->host) &&
+      clang_Cursor_getNumTemplateArguments(d) > h->iArg &&
+      clang_Cursor_getTemplateArgumentKind(d, (unsigned)h->iArg) == CXTemplateArgumentKind_Type) {
+    CXType t = clang_Cursor_getTemplateArgumentType(d, (unsigned)h->iArg);
+    long long n = clang_Type_getSizeOf(clang_getCanonicalType(t));
+    if (n <= 0 || n > 16 || 16 % n != 0) {
+      CXString st = clang_getTypeSpelling(t);
+      h->zBad = ks_strdup(clang_getCString(st));
+      clang_disposeString(st);
+      h->nBad = n;
+      long iOff = ks_ast_offset(h->pTu, clang_getCursorLocation(c));
+      if (iOff >= 0) ks_ast_line_col(h->pTu, (unsigned)iOff, &h->iBadLine, NULL);
+      return CXChildVisit_Break;
+    }
+  }
+  return CXChildVisit_Recurse;
+}
+
+/* The element type T of launch pL, as text in scope there (*pzType,
+ * malloc'd): the explicit template argument as written, else the one
+ * deduced outside any template; *pnSize its size, 0 when it depends on an
+ * enclosing template's parameter (any T is right there: the launch computes
+ * ks_lanes of that T). Refuses a launch whose T it cannot tell, and an
+ * instantiation whose size does not divide 16 (no 128-bit pack of it). */
+static int launch_elem_type(ks_rewrite *p, const vplan *pPlan, const ks_launch *pL, char **pzType, long long *pnSize) {
+  ks_tu *pTu = ks_rewrite_tu(p);
+  unsigned iName;
+  char *zArg = launch_targ(pTu, pL, pPlan->iTParam, &iName);
+  CXFile file = clang_getFile(pTu->pTu, pTu->zFile);
+  CXCursor c = clang_getCursor(pTu->pTu, clang_getLocationForOffset(pTu->pTu, file, iName));
+  CXCursor spec = clang_getCursorReferenced(c);
+  tmpl_find f = {pTu, pL->iStart, 0, clang_getNullCursor()};
+  *pzType = NULL;
+  *pnSize = 0;
+  ks_ast_visit_top(pTu, tmpl_find_visit, &f);
+  if (f.bInTemplate && zArg && !clang_Cursor_isNull(f.host)) {
+    /* T as a host template's parameter: check the instantiations the file makes */
+    CXCursor *aK = NULL;
+    int nK = 0, iSeen = 0, iArg = -1;
+    ks_rw_children(f.host, &aK, &nK);
+    for (int i = 0; i < nK; i++) {
+      enum CXCursorKind e = clang_getCursorKind(aK[i]);
+      if (e != CXCursor_TemplateTypeParameter && e != CXCursor_NonTypeTemplateParameter &&
+          e != CXCursor_TemplateTemplateParameter)
+        continue;
+      char *zN = ks_rw_spelling(aK[i]);
+      if (e == CXCursor_TemplateTypeParameter && zN && strcmp(zN, zArg) == 0) iArg = iSeen;
+      free(zN);
+      iSeen++;
+    }
+    free(aK);
+    host_inst h = {pTu, f.host, iArg, 0, 0, NULL};
+    if (iArg >= 0) ks_ast_visit_top(pTu, host_inst_visit, &h);
+    if (h.zBad) {
+      char *zHost = ks_rw_spelling(f.host);
+      int rc = ks_rewrite_refuse(p, "%s:%u: %s is instantiated with %s = %s (%lld bytes), which its launch of the "
+                                    "kernel at line %u passes on: 16 is not a multiple of its size, so it has no "
+                                    "128-bit pack",
+                                 pTu->zFile, h.iBadLine, zHost ? zHost : "the host template", zArg, h.zBad, h.nBad,
+                                 pL->iLine);
+      free(zHost);
+      free(h.zBad);
+      free(zArg);
+      return rc;
+    }
+  }
+  if (!f.bInTemplate && clang_getCursorKind(spec) == CXCursor_FunctionDecl &&
+      clang_Cursor_getNumTemplateArguments(spec) > pPlan->iTParam &&
+      clang_Cursor_getTemplateArgumentKind(spec, (unsigned)pPlan->iTParam) == CXTemplateArgumentKind_Type) {
+    CXType t = clang_Cursor_getTemplateArgumentType(spec, (unsigned)pPlan->iTParam);
+    CXString st = clang_getTypeSpelling(t);
+    long long n = clang_Type_getSizeOf(clang_getCanonicalType(t));
+    if (n <= 0 || n > 16 || 16 % n != 0) {
+      int rc = ks_rewrite_refuse(p, "%s:%u: this launch instantiates the kernel with %s = %s (%lld bytes): 16 is not "
+                                    "a multiple of its size, so it has no 128-bit pack",
+                                 pTu->zFile, pL->iLine, pPlan->zTParam, clang_getCString(st), n);
+      clang_disposeString(st);
+      free(zArg);
+      return rc;
+    }
+    *pnSize = n;
+    *pzType = zArg ? zArg : ks_strdup(clang_getCString(st));
+    clang_disposeString(st);
+    return *pzType ? KS_OK : ks_error_set(KS_ENOMEM, "out of memory");
+  }
+  if (!zArg)
+    return ks_rewrite_refuse(p, "%s:%u: cannot tell the kernel's element type %s at this launch (deduced inside a "
+                                "template): name it, as in %s<%s><<<...>>>",
+                             pTu->zFile, pL->iLine, pPlan->zTParam, pL->zKernel, pPlan->zTParam);
+  *pzType = zArg;
+  return KS_OK;
+}
+
+/* Each covered launch's grid shrinks by its own instantiation's lanes,
+ * ks_lanes<T>() with T as the launch names it (a host template's own
+ * parameter inside one). The shipped helpers go above the kernel, before
+ * every launch. */
+static int scale_grids_tmpl(ks_rewrite *p, CXCursor k, const vplan *pPlan, const ks_launch *aL, int nL,
+                            const ks_rw_cover *aCov) {
+  ks_tu *pTu = ks_rewrite_tu(p);
+  ks_buf b = KS_BUF_INIT, note = KS_BUF_INIT;
+  char *zT = NULL;
+  unsigned ks0, ke0, gs, ge;
+  int rc = KS_OK;
+  if ((rc = ks_ast_extent(pTu, k, &ks0, &ke0)) < 0) return rc;
+  for (int i = 0; i < nL && rc >= 0; i++) {
+    long long nSize = 0;
+    if (aL[i].iStart < ks0) {
+      rc = ks_rewrite_refuse(p, "%s:%u: a launch of the kernel comes before its definition, where the lane helper "
+                                "ks_lanes goes",
+                             pTu->zFile, aL[i].iLine);
+      break;
+    }
+    if ((rc = launch_elem_type(p, pPlan, &aL[i], &zT, &nSize)) < 0) break;
+    if (ks_rw_cfg_slot(pTu, &aL[i], 0, &gs, &ge) < 0) {
+      free(zT);
+      zT = NULL;
+      continue;
+    }
+    char *zN = ks_rw_paren(aCov[i].zN), *zB = ks_rw_paren(aCov[i].zB);
+    ks_buf_clear(&b);
+    ks_buf_clear(&note);
+    if (zN && zB)
+      ks_buf_printf(&b, "(%s + %s * ks_lanes<%s>() - 1) / (%s * ks_lanes<%s>())", zN, zB, zT, zB, zT);
+    if (nSize > 0)
+      ks_buf_printf(&note, "grid for ks_lanes<%s>() = %lld elements per thread (ks_pack<%s, %lld>)", zT, 16 / nSize,
+                    zT, 16 / nSize);
+    else
+      ks_buf_printf(&note, "grid for ks_lanes<%s>() = 16 / sizeof(%s) elements per thread (this launch's %s)", zT, zT,
+                    pPlan->zTParam);
+    free(zN);
+    free(zB);
+    free(zT);
+    zT = NULL;
+    char *zGrid = b.n && note.n ? ks_rw_cover_grid(&aCov[i], ks_buf_cstr(&b)) : NULL;
+    rc = zGrid ? ks_rewrite_replace(p, gs, ge, zGrid) : ks_error_set(KS_ENOMEM, "out of memory");
+    free(zGrid);
+    if (rc >= 0) rc = ks_rewrite_note(p, aL[i].iStart, ks_buf_cstr(&note));
+  }
+  ks_buf_free(&b);
+  ks_buf_free(&note);
+  return rc;
+}
+
+/* The shipped ks_vec.cuh (ks_lanes, ks_pack) above the template kernel, once
+ * per file. */
+static int put_vec_header(ks_rewrite *p, CXCursor k) {
+  ks_buf b = KS_BUF_INIT;
+  unsigned ks0, ke0;
+  int rc = ks_ast_extent(ks_rewrite_tu(p), k, &ks0, &ke0);
+  if (rc >= 0)
+    rc = ks_rw_shipped_block(p, "#define KS_VEC_CUH", "ks_vec.cuh", "vectorize header",
+                             "the shipped vector pack helpers (share/kernelskill/templates/ks_vec.cuh)", &b);
+  if (rc >= 0 && b.n) {
+    unsigned iLine0 = ks_rewrite_line_start(p, ks0, NULL);
+    rc = ks_rewrite_replace(p, iLine0, iLine0, ks_buf_cstr(&b));
+  }
+  ks_buf_free(&b);
+  return rc;
+}
+
 static int apply(ks_rewrite *p) {
   ks_tu *pTu = ks_rewrite_tu(p);
   CXCursor k;
@@ -1343,12 +1699,27 @@ static int apply(ks_rewrite *p) {
   s.nP = nP;
   s.idx = pw.idx;
   scan_body(k, &pw, &s);
+  plan.kernel = k;
   if ((rc = check_accesses(p, &s, aP, &pw, &plan, &bAlias)) < 0) goto done;
   /* A grid-stride loop covers its range with any grid: the launches stay. */
   if (!pw.bGridStride &&
       (rc = ks_rw_covered_launches(p, k, &pw, "its grid must shrink with the vector width", &aL, &nL, &aCov)) < 0)
     goto done;
   if ((rc = buffer_roles(p, &s, aP, nP, &plan)) < 0) goto done;
+  if (plan.zTParam) {
+    /* launches first: their refusals leave the file untouched */
+    if (!pw.bGridStride && (rc = scale_grids_tmpl(p, k, &plan, aL, nL, aCov)) < 0) goto done;
+    if ((rc = put_vec_header(p, k)) < 0) goto done;
+    put_vector_region(&b, p, &s, aP, nP, &pw, &plan, bAlias);
+    if ((rc = ks_rewrite_replace(p, pw.iHeadStart, pw.iRegionEnd, ks_buf_cstr(&b))) < 0) goto done;
+    ks_buf_clear(&b);
+    ks_buf_printf(&b,
+                  "ks_pack<%s, ks_lanes<%s>()> loads/stores (16 / sizeof(%s) x %s per thread: 8 for 2-byte, 4 for "
+                  "4-byte, 2 for 8-byte elements; ks_vec.cuh), alignment%s guard, scalar tail",
+                  plan.zTParam, plan.zTParam, plan.zTParam, plan.zTParam, bAlias ? " and disjointness" : "");
+    rc = ks_rewrite_note(p, pw.iHeadStart, ks_buf_cstr(&b));
+    goto done;
+  }
   for (int i = 0; i < nP; i++) {
     /* each pack type once: at its first buffer */
     const char *zV = plan.abUsed[i] ? plan.azVec[i] : NULL;
@@ -1380,6 +1751,7 @@ static int apply(ks_rewrite *p) {
   if (!pw.bGridStride) rc = ks_rw_scale_grids(p, aL, nL, aCov, plan.nLanes, ks_buf_cstr(&b));
 done:
   ks_rw_covers_free(aCov, nL);
+  free(plan.zTParam);
   free(s.a);
   for (int d = 0; d < s.nDiv; d++) {
     free(s.azDiv[d]);
