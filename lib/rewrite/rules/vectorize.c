@@ -317,6 +317,8 @@ static int scan(CXCursor c, const CXCursor *aAnc, int nAnc, void *pArg) {
                  zQ ? zQ : "?", s->aP[iP].zName, zQ ? zQ : "?");
         s->zWhy = s->zWhyBuf;
         rc = -1;
+      } else if (!pA) {
+        rc = refuse_sub(s, aAnc[j], "%s: %s", zNotI);
       } else if (!same_elem(&s->aP[iP], aAnc[j])) {
         rc = refuse_sub(s, aAnc[j], "%s reads the elements of parameter %s as another type", s->aP[iP].zName);
       } else if (ks_rw_elem_use(aAnc[j], aAnc, j, NULL) != KS_RW_READ) {
