@@ -36,6 +36,23 @@ __global__ void digits_direct(float* out, const float* in, const float* scale, i
   out[b * T * V + t * V + v] = cell[0] * scale[b * T + t] + row[0];
 }
 
+// The digits peeled off one temporary reassigned in turn (the model follows
+// its values in program order), the row stride a local.
+__global__ void digits_peeled(float* out, const float* in, int B, int T, int V) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < B * T * V) {
+    int rest = i;
+    int v = rest % V;
+    rest = rest / V;
+    int t = rest % T;
+    rest = rest / T;
+    int b = rest;
+    const int TV = T * V;
+    float* o = out + b * TV + t * V;
+    o[v] = in[i] * 0.5f + (float)t;
+  }
+}
+
 // Refused: a store one element over (v + 1 recombines to i + 1).
 __global__ void digits_shifted(float* out, const float* in, int B, int T, int V) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -110,14 +127,28 @@ __global__ void digits_row_at_i(float* out, const float* in, int B, int T, int V
   }
 }
 
+// Refused: the elements read through a pointer cast to another type.
+__global__ void digits_retyped(float* out, const float* in, int B, int T, int V) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < B * T * V) {
+    int b = i / (T * V);
+    int t = (i / V) % T;
+    int v = i % V;
+    const int* bits = (const int*)(in + b * T * V + t * V);
+    out[i] = (float)bits[v];
+  }
+}
+
 void run(float* dlogits, const float* dlosses, const float* probs, const int* targets, float* out, const float* in,
          const float* scale, int B, int T, int V) {
   xent_backward<<<(B * T * V + 255) / 256, 256>>>(dlogits, dlosses, probs, targets, B, T, V);
   digits_direct<<<(B * T * V + 255) / 256, 256>>>(out, in, scale, B, T, V);
+  digits_peeled<<<(B * T * V + 255) / 256, 256>>>(out, in, B, T, V);
   digits_shifted<<<(B * T * V + 255) / 256, 256>>>(out, in, B, T, V);
   digits_transposed<<<(B * T * V + 255) / 256, 256>>>(out, in, B, T, V);
   digits_reseated<<<(B * T * V + 255) / 256, 256>>>(out, in, B, T, V);
   digits_escaped<<<(B * T * V + 255) / 256, 256>>>(out, in, B, T, V);
   digits_unsigned<<<(B * T * V + 255) / 256, 256>>>(out, in, (unsigned)B, (unsigned)T, (unsigned)V);
   digits_row_at_i<<<(B * T * V + 255) / 256, 256>>>(out, in, B, T, V);
+  digits_retyped<<<(B * T * V + 255) / 256, 256>>>(out, in, B, T, V);
 }

@@ -45,6 +45,8 @@ CASES = {
                       "o3[k] = w3[k] = k % 9 - 1;"),
     "digits_direct": (["float*", "float", "float"],
                       "K(b0, b1, b2, 3, n / 21, 7); K(b0, b1, b2, 2, n / 10, 5); K(b0, b1, b2, 1, -1, -(n - 3))"),
+    "digits_peeled": (["float*", "float"],
+                      "K(b0, b1, 3, n / 21, 7); K(b0, b1, 2, n / 10, 5); K(b0, b1, -1, -(n / 9), 9)"),
 }
 
 
