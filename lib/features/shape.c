@@ -193,6 +193,7 @@ static ks_poly poly_add(ks_poly a, ks_poly b, long long nSign) {
   r.bIrregular |= b.bIrregular;
   r.bIndirect |= b.bIndirect;
   r.bNarrowMul |= b.bNarrowMul;
+  r.bWrap |= b.bWrap;
   for (int i = 0; i < b.n && !r.bIrregular; i++) {
     ks_mono m = b.t[i];
     m.coef *= nSign;
@@ -206,6 +207,7 @@ static ks_poly poly_mul(ks_poly a, ks_poly b) {
   r.bIrregular = a.bIrregular || b.bIrregular;
   r.bIndirect = a.bIndirect || b.bIndirect;
   r.bNarrowMul = a.bNarrowMul || b.bNarrowMul;
+  r.bWrap = a.bWrap || b.bWrap;
   for (int i = 0; i < a.n && !r.bIrregular; i++) {
     for (int j = 0; j < b.n && !r.bIrregular; j++) {
       ks_mono m;
@@ -478,6 +480,25 @@ static ks_poly uniform_named(sctx *pC, CXCursor c, int iRef) {
   return i < 0 ? poly_irregular() : poly_atom(i);
 }
 
+static int is_unsigned_int(CXType t) {
+  switch (clang_getCanonicalType(t).kind) {
+  case CXType_UInt: case CXType_ULong: case CXType_ULongLong: case CXType_UShort: case CXType_UChar:
+  case CXType_Char_U:
+    return 1;
+  default:
+    return 0;
+  }
+}
+
+/* Does p hold an atom other than the thread built-ins (whose own unsigned
+ * arithmetic, blockIdx.x * blockDim.x + threadIdx.x, is the index itself)? */
+static int beyond_builtins(sctx *pC, const ks_poly *p) {
+  for (int i = 0; i < p->n; i++)
+    for (int x = 0; x < p->t[i].n; x++)
+      if (pC->pS->aAtom[p->t[i].a[x]].eKind > KS_ATOM_GDIM) return 1;
+  return 0;
+}
+
 static int poly_variant(sctx *pC, const ks_poly *p) {
   if (p->bIrregular) return 1;
   for (int i = 0; i < p->n; i++)
@@ -490,13 +511,15 @@ static int poly_variant(sctx *pC, const ks_poly *p) {
 
 /* i / n or i % n with i variant and n uniform: a derived atom (the 2-D split
  * of a flat index); iDimOf is set when i is exactly PAR.d. */
-static ks_poly derived(sctx *pC, CXCursor c, const ks_poly *pA, const ks_poly *pB, int bRem) {
+static ks_poly derived(sctx *pC, CXCursor c, const ks_poly *pA, const ks_poly *pB, int bRem, int bWrap) {
   ks_poly r = uniform_named(pC, c, -1);
   if (r.bIrregular) return r;
   int iAtom = r.t[0].a[0];
   ks_atom *a = &pC->pS->aAtom[iAtom];
   a->eKind = KS_ATOM_DERIVED;
   a->bRem = bRem;
+  a->bWrap = bWrap || pA->bWrap || pB->bWrap;
+  r.bWrap = a->bWrap;
   if (!a->pNum && (a->pNum = malloc(sizeof *a->pNum))) *a->pNum = *pA;
   if (!a->pDen && (a->pDen = malloc(sizeof *a->pDen))) *a->pDen = *pB;
   if (pA->n == 1 && pA->t[0].n == 1 && pA->t[0].coef == 1) {
@@ -522,7 +545,32 @@ static ks_poly eval_kids_any(sctx *pC, CXCursor c, int nDepth, int *pbVariant) {
   return r;
 }
 
+static ks_poly eval_node(sctx *pC, CXCursor c, int nDepth);
+
+/* Does an integer conversion between c and the expression under it (through
+ * parentheses and casts) narrow it or make it unsigned? Such a value is the
+ * kernel's number modulo a power of two, not the number itself. */
+static int conv_wraps(CXCursor c) {
+  for (int i = 0; i < 64; i++) {
+    enum CXCursorKind e = kind(c);
+    if (e != CXCursor_ParenExpr && e != CXCursor_UnexposedExpr && !is_cast(c)) return 0;
+    CXCursor n = only_expr(c);
+    if (clang_Cursor_isNull(n)) return 0;
+    int nTo = int_bits(clang_getCursorType(c)), nFrom = int_bits(clang_getCursorType(n));
+    if (nTo && nFrom && (nTo < nFrom || (is_unsigned_int(clang_getCursorType(c)) && !is_unsigned_int(clang_getCursorType(n)))))
+      return 1;
+    c = n;
+  }
+  return 0;
+}
+
 static ks_poly eval(sctx *pC, CXCursor c, int nDepth) {
+  ks_poly p = eval_node(pC, c, nDepth);
+  if (!p.bIrregular && beyond_builtins(pC, &p) && conv_wraps(c)) p.bWrap = 1;
+  return p;
+}
+
+static ks_poly eval_node(sctx *pC, CXCursor c, int nDepth) {
   if (nDepth > SHAPE_MAX_DEPTH || pC->rc < 0) {
     pC->pS->bTruncated = 1;
     return poly_irregular();
@@ -634,6 +682,9 @@ static ks_poly eval(sctx *pC, CXCursor c, int nDepth) {
     free(k.a);
     if (op == CXBinaryOperator_Comma) return eval(pC, rr, nDepth + 1);
     ks_poly a = eval(pC, l, nDepth + 1), b = eval(pC, rr, nDepth + 1);
+    /* unsigned arithmetic on anything but the built-ins may wrap */
+    if (is_unsigned_int(clang_getCursorType(c)) && (beyond_builtins(pC, &a) || beyond_builtins(pC, &b)))
+      a.bWrap = 1;
     if (op == CXBinaryOperator_Add) return poly_add(a, b, 1);
     if (op == CXBinaryOperator_Sub) return poly_add(a, b, -1);
     if (op == CXBinaryOperator_Mul) {
@@ -657,7 +708,7 @@ static ks_poly eval(sctx *pC, CXCursor c, int nDepth) {
       }
       if (!a.bIrregular && !poly_variant(pC, &b) && !b.bIndirect &&
           (op == CXBinaryOperator_Div || op == CXBinaryOperator_Rem))
-        return derived(pC, c, &a, &b, op == CXBinaryOperator_Rem);
+        return derived(pC, c, &a, &b, op == CXBinaryOperator_Rem, is_unsigned_int(clang_getCursorType(c)));
       ks_poly r = poly_irregular();
       r.bIndirect = a.bIndirect || b.bIndirect;
       return r;
@@ -1178,6 +1229,21 @@ static int is_shared_decl(ks_tu *pTu, CXCursor d) {
   return b;
 }
 
+static void add_ptr(sctx *pC, CXCursor d, int iParam, const ks_poly *pOff, int bWritten) {
+  ks_shape *pS = pC->pS;
+  ks_shape_ptr *a = realloc(pS->aPtr, sizeof(ks_shape_ptr) * (size_t)(pS->nPtr + 1));
+  if (!a) {
+    pC->rc = ks_error_set(KS_ENOMEM, "out of memory");
+    return;
+  }
+  pS->aPtr = a;
+  ks_shape_ptr *pP = &a[pS->nPtr++];
+  pP->decl = d;
+  pP->iParam = iParam;
+  pP->off = *pOff;
+  pP->bWritten = bWritten;
+}
+
 static void walk_decl(sctx *pC, CXCursor d, int nDepth) {
   svar *pV = add_var(pC, d);
   if (!pV) return;
@@ -1196,6 +1262,7 @@ static void walk_decl(sctx *pC, CXCursor d, int nDepth) {
   if (clang_getCanonicalType(t).kind == CXType_Pointer) {
     ks_poly off;
     int iP = eval_ptr(pC, init, &off, nDepth + 1);
+    if (iP >= 0) add_ptr(pC, d, iP, &off, pV->nWrites > 0);
     if (iP >= 0 && pV->nWrites == 0) {
       pV->iParam = iP;
       pV->val = off;
@@ -2372,6 +2439,7 @@ void ks_shape_free(ks_shape *p) {
   free(p->aLoop);
   for (int i = 0; i < p->nAccess; i++) free(p->aAccess[i].zElemType);
   free(p->aAccess);
+  free(p->aPtr);
   for (int i = 0; i < p->nCall; i++) free(p->azCall[i]);
   free(p->azCall);
   ks_shape_uses_free(p->aUse, p->nUse);
@@ -2406,4 +2474,109 @@ int ks_shape_builtin(CXCursor c, int *piDim) {
   int d = -1, e = builtin_atom(c, &d);
   if (e >= 0 && piDim) *piDim = d;
   return e;
+}
+
+/* ---- an index that is the parallel index itself ----
+ *
+ * The digits of a flat index recombined (b = i / (T * V), t = (i / V) % T,
+ * v = i % V; b * T * V + t * V + v) are i again. Each digit is rewritten over
+ * quotients x / n with two identities of C's truncating division, exact
+ * whatever the signs (n, a, b != 0):
+ *     x % n = x - (x / n) * n          (C11 6.5.5p6)
+ *     (x / a) / b = x / (a * b)        (trunc(trunc(x/a)/b) = trunc(x/(ab)))
+ * and the polynomial over the quotients left must be PAR.d alone. The
+ * divisors are nonzero and the products do not overflow wherever the kernel
+ * computes them (else its own behaviour is undefined): digits computed in
+ * unsigned or narrowed arithmetic, where wrapping is defined, are refused. */
+
+#define QUOT_MAX 32
+
+typedef struct quot_ctx {
+  const ks_shape *pS;
+  ks_poly aNum[QUOT_MAX], aDen[QUOT_MAX]; /* quotient k is atom pS->nAtom + k */
+  int nQ;
+  const char *zWhy;
+} quot_ctx;
+
+static int poly_same(const ks_poly *a, const ks_poly *b) {
+  if (a->bIrregular || b->bIrregular) return 0;
+  ks_poly d = poly_add(*a, *b, -1);
+  return !d.bIrregular && d.n == 0;
+}
+
+static ks_poly quot_expand(quot_ctx *X, const ks_poly *p, int nDepth);
+
+/* The atom of num / den, nested quotients folded into one. */
+static ks_poly quot_of(quot_ctx *X, ks_poly num, ks_poly den) {
+  int nA = X->pS->nAtom;
+  if (num.n == 1 && num.t[0].n == 1 && num.t[0].coef == 1 && num.t[0].a[0] >= nA) {
+    int k = num.t[0].a[0] - nA;
+    den = poly_mul(X->aDen[k], den);
+    num = X->aNum[k];
+  }
+  if (num.bIrregular || den.bIrregular) return poly_irregular();
+  for (int k = 0; k < X->nQ; k++)
+    if (poly_same(&X->aNum[k], &num) && poly_same(&X->aDen[k], &den)) return poly_atom(nA + k);
+  if (X->nQ == QUOT_MAX) return poly_irregular();
+  X->aNum[X->nQ] = num;
+  X->aDen[X->nQ] = den;
+  return poly_atom(nA + X->nQ++);
+}
+
+static ks_poly quot_atom(quot_ctx *X, int iAtom, int nDepth) {
+  const ks_atom *a = &X->pS->aAtom[iAtom];
+  if (a->eKind != KS_ATOM_DERIVED) return poly_atom(iAtom);
+  if (!a->pNum || !a->pDen || nDepth > 16) {
+    if (!X->zWhy) X->zWhy = "its index holds a thread-variant value the model does not follow (not a digit i / n or i % n)";
+    return poly_irregular();
+  }
+  if (a->bWrap) {
+    if (!X->zWhy) X->zWhy = "a digit of its index is computed in unsigned or narrowed arithmetic, which may wrap";
+    return poly_irregular();
+  }
+  ks_poly num = quot_expand(X, a->pNum, nDepth + 1), den = quot_expand(X, a->pDen, nDepth + 1);
+  ks_poly q = quot_of(X, num, den);
+  return a->bRem ? poly_add(num, poly_mul(q, den), -1) : q;
+}
+
+static ks_poly quot_expand(quot_ctx *X, const ks_poly *p, int nDepth) {
+  if (p->bIrregular) return poly_irregular();
+  ks_poly r = poly_const(0);
+  for (int i = 0; i < p->n && !r.bIrregular; i++) {
+    ks_poly m = poly_const(p->t[i].coef);
+    for (int x = 0; x < p->t[i].n; x++) m = poly_mul(m, quot_atom(X, p->t[i].a[x], nDepth));
+    r = poly_add(r, m, 1);
+  }
+  return r;
+}
+
+const char *ks_shape_index_is_par(const ks_shape *pS, const ks_poly *q, int iDim) {
+  if (q->bIndirect) return "its index depends on a value loaded from memory";
+  if (q->bIrregular) return "its index is not a polynomial of the thread's position";
+  if (q->bWrap) return "its index is computed in unsigned or narrowed arithmetic, which may wrap";
+  quot_ctx *X = malloc(sizeof *X);
+  if (!X) return "out of memory";
+  X->pS = pS;
+  X->nQ = 0;
+  X->zWhy = NULL;
+  ks_poly e = quot_expand(X, q, 0);
+  const char *zWhy = X->zWhy;
+  free(X);
+  if (zWhy) return zWhy;
+  if (e.bIrregular) return "its index is too large a polynomial for the model";
+  if (e.n == 1 && e.t[0].coef == 1 && e.t[0].n == 1 && e.t[0].a[0] < pS->nAtom &&
+      pS->aAtom[e.t[0].a[0]].eKind == KS_ATOM_PAR && pS->aAtom[e.t[0].a[0]].iDim == iDim)
+    return NULL;
+  return "its index is not the global index (its digits do not recombine to it)";
+}
+
+int ks_shape_index_digits_only(const ks_shape *pS, const ks_poly *q, int iDim) {
+  if (q->bIrregular || q->bIndirect) return 0;
+  for (int i = 0; i < q->n; i++)
+    for (int x = 0; x < q->t[i].n; x++) {
+      const ks_atom *a = &pS->aAtom[q->t[i].a[x]];
+      if (a->eKind == KS_ATOM_UNIFORM || a->eKind == KS_ATOM_BDIM || a->eKind == KS_ATOM_GDIM) continue;
+      if (a->eKind != KS_ATOM_DERIVED || a->iDimOf != iDim || !a->pNum) return 0;
+    }
+  return 1;
 }

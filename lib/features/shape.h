@@ -35,6 +35,7 @@ typedef struct ks_atom {
   int iRef;    /* loop index (LOOP), parameter index (UNIFORM from a parameter), else -1 */
   int iDimOf;  /* DERIVED from PAR_d by i / n or i % n: d, else -1 */
   int bRem;    /* DERIVED: the i % n form */
+  int bWrap;   /* DERIVED by i / n or i % n: unsigned, or an operand may have wrapped */
   char *zName; /* "threadIdx.x", "n", "i/cols", ... */
   struct ks_poly *pNum, *pDen; /* DERIVED by i / n or i % n: i and n (malloc'd), else NULL */
 } ks_atom;
@@ -52,6 +53,8 @@ typedef struct ks_poly {
   int bIrregular;  /* not a polynomial over the atoms (data-dependent, nonlinear, too big) */
   int bIndirect;   /* depends on a value loaded from memory */
   int bNarrowMul;  /* a product of thread-variant terms is computed in 32 bits */
+  int bWrap;       /* arithmetic on it may wrap: unsigned (other than the built-ins'
+                      own), or a conversion to a narrower integer */
   int n;
   ks_mono t[KS_POLY_MAX];
 } ks_poly;
@@ -110,6 +113,15 @@ typedef struct ks_shape_access {
   int iLoop;          /* innermost enclosing per-thread loop, or -1 */
 } ks_shape_access;
 
+/* A local pointer into a pointer parameter: `T *q = P + off;` (through
+ * parentheses, casts that keep the element size, and other such locals). */
+typedef struct ks_shape_ptr {
+  CXCursor decl;
+  int iParam;         /* the parameter it points into */
+  ks_poly off;        /* in elements of the parameter (irregular: another element size) */
+  int bWritten;       /* assigned, ++/--, address or reference taken: re-seated or escaping */
+} ks_shape_ptr;
+
 typedef enum ks_use_kind {
   KS_USE_LAUNCH = 0,  /* k<<<g, b>>>(...) the tools can rewrite */
   KS_USE_API,         /* cudaLaunchKernel / cudaLaunchKernelEx / cudaLaunchCooperativeKernel */
@@ -149,6 +161,8 @@ typedef struct ks_shape {
   int nLoop;
   ks_shape_access *aAccess;
   int nAccess;
+  ks_shape_ptr *aPtr;    /* local pointers derived from parameters, in declaration order */
+  int nPtr;
   char **azCall;         /* distinct callees of the element computation */
   int nCall;
   int bShared, bSync, bAtomic, bWarp;
@@ -173,6 +187,18 @@ char *ks_shape_poly_text(const ks_shape *p, const ks_poly *pPoly);
  * NULL): threadIdx carries a 64-bit cast while the product is 32-bit, or a
  * 32-bit cast wraps a 64-bit sum: the value may have wrapped. */
 int ks_shape_thread_index(ks_tu *pTu, CXCursor kernel, CXCursor c, int *pbWide, int *pbNarrow);
+
+/* Is index q, for every thread that computes it, exactly the parallel index
+ * PAR.iDim: a flat index split into digits (i / n, i % n, nested) and
+ * recombined (b * T * V + t * V + v)? NULL when the model proves it; else
+ * why not, one line. Exact on C's truncating division whatever the signs;
+ * the proof assumes what the kernel itself relies on: no division by zero
+ * and no signed overflow in the expressions it evaluates (unsigned or
+ * narrowed digits are refused: they wrap with defined results). */
+const char *ks_shape_index_is_par(const ks_shape *pS, const ks_poly *q, int iDim);
+/* Does index q depend on the thread's position only through digits of
+ * PAR.iDim (i / n, i % n: the same for a row's elements, a broadcast)? */
+int ks_shape_index_digits_only(const ks_shape *pS, const ks_poly *q, int iDim);
 
 /* Every use of kernel zName in the main file (launches, launch APIs,
  * function pointers), in file order. */

@@ -28,7 +28,7 @@ typedef struct vscan {
   int n, nAlloc;
   const char *zWhy;
   int nLoopDepth;
-  int nIdxUses; /* uses of the index outside P[i] */
+  int nIdxUses; /* uses of the index outside the accesses replaced by lanes */
   int bRootsAreStmts; /* the walks start at the body's own statements (early return) */
   int abNullTest[64];  /* per parameter: compared with null (`p != NULL`, `!p`, `if (p)`) */
   int abOther[64];     /* per parameter: read at an index other than i (`bias[i % cols]`) */
@@ -39,6 +39,8 @@ typedef struct vscan {
   char *azDiv[4];      /* the divisors' text */
   char *azModType[4];  /* the remainder's type ("int", "long long") */
   int nDiv;
+  const ks_shape *pShape; /* the kernel-shape model: derived pointers, access indices */
+  char zWhyBuf[320];      /* a refusal that names the pointer */
 } vscan;
 
 static int param_index(vscan *s, CXCursor d) {
@@ -201,23 +203,144 @@ static void note_mod(vscan *s, CXCursor c) {
   s->nMod++;
 }
 
+/* Does c lie inside the last access recorded (the index of a P[i] the lanes
+ * replace: its uses of i and its remainders go with it)? */
+static int in_last_access(const vscan *s, CXCursor c) {
+  unsigned cs, ce;
+  return s->n > 0 && ks_ast_extent(s->pTu, c, &cs, &ce) == 0 && cs >= s->a[s->n - 1].iStart &&
+         ce <= s->a[s->n - 1].iEnd;
+}
+
+/* The model's local pointer declared by d (`T *q = P + off;`), or -1. */
+static int ptr_index(const vscan *s, CXCursor d) {
+  for (int i = 0; s->pShape && i < s->pShape->nPtr; i++)
+    if (clang_equalCursors(s->pShape->aPtr[i].decl, d)) return i;
+  return -1;
+}
+
+/* Is reference c (ancestors aAnc) the pointer operand of a derived pointer's
+ * initializer, `T *q = P + off;` through parentheses and casts? Such a
+ * reference computes an address only; q's own uses are checked. */
+static int is_derivation(const vscan *s, CXCursor c, const CXCursor *aAnc, int nAnc) {
+  CXCursor cur = c;
+  for (int k = nAnc - 1; k >= 0; cur = aAnc[k--]) {
+    CXCursor a = aAnc[k];
+    enum CXCursorKind e = clang_getCursorKind(a);
+    if (e == CXCursor_VarDecl) return ptr_index(s, a) >= 0;
+    if (e == CXCursor_BinaryOperator) {
+      enum CXBinaryOperatorKind op = clang_getCursorBinaryOperatorKind(a);
+      if ((op != CXBinaryOperator_Add && op != CXBinaryOperator_Sub) ||
+          clang_getCanonicalType(clang_getCursorType(cur)).kind != CXType_Pointer)
+        return 0;
+    } else if (e != CXCursor_ParenExpr && e != CXCursor_UnexposedExpr && e != CXCursor_CStyleCastExpr &&
+               e != CXCursor_CXXStaticCastExpr && e != CXCursor_CXXConstCastExpr) {
+      return 0;
+    }
+  }
+  return 0;
+}
+
+/* The model's access of subscript sub, or NULL. */
+static const ks_shape_access *model_access(const vscan *s, CXCursor sub) {
+  unsigned as, ae;
+  if (!s->pShape || ks_ast_extent(s->pTu, sub, &as, &ae) < 0) return NULL;
+  for (int i = 0; i < s->pShape->nAccess; i++)
+    if (s->pShape->aAccess[i].iStart == as && s->pShape->aAccess[i].iEnd == ae) return &s->pShape->aAccess[i];
+  return NULL;
+}
+
+/* Does subscript sub read parameter q's elements as their own type (not
+ * reinterpreted through a cast pointer of the same size)? */
+static int same_elem(const ks_rw_param *q, CXCursor sub) {
+  CXString st = clang_getTypeSpelling(clang_getUnqualifiedType(clang_getCanonicalType(clang_getCursorType(sub))));
+  int b = q->zElemType && strcmp(clang_getCString(st), q->zElemType) == 0;
+  clang_disposeString(st);
+  return b;
+}
+
+/* Refuse naming subscript sub (its text) with zFmt's %s for it and zWhy. */
+static int refuse_sub(vscan *s, CXCursor sub, const char *zFmt, const char *zArg) {
+  char *z = ks_ast_text(s->pTu, sub);
+  snprintf(s->zWhyBuf, sizeof s->zWhyBuf, zFmt, z ? z : "?", zArg);
+  free(z);
+  s->zWhy = s->zWhyBuf;
+  return -1;
+}
+
 static int scan(CXCursor c, const CXCursor *aAnc, int nAnc, void *pArg) {
   vscan *s = pArg;
   enum CXCursorKind e = clang_getCursorKind(c);
-  if (e == CXCursor_BinaryOperator && clang_getCursorBinaryOperatorKind(c) == CXBinaryOperator_Rem) note_mod(s, c);
+  if (e == CXCursor_BinaryOperator && clang_getCursorBinaryOperatorKind(c) == CXBinaryOperator_Rem &&
+      !in_last_access(s, c))
+    note_mod(s, c);
   if (e == CXCursor_DeclRefExpr) {
-    if (clang_equalCursors(clang_getCursorReferenced(c), s->idx)) s->nIdxUses++;
+    if (clang_equalCursors(clang_getCursorReferenced(c), s->idx) && !in_last_access(s, c)) s->nIdxUses++;
     int iP = param_index(s, clang_getCursorReferenced(c));
-    if (iP < 0) return 0;
-    /* Must be the base of P[i] with i exactly the index variable. */
+    /* a local pointer into a parameter (`float *q = P + b * T * V + t * V;`) */
+    int iPtr = iP < 0 ? ptr_index(s, clang_getCursorReferenced(c)) : -1;
+    if (iPtr >= 0) iP = s->pShape->aPtr[iPtr].iParam;
+    if (iP < 0 || iP >= s->nP) return 0;
+    if (is_derivation(s, c, aAnc, nAnc)) return 0;
+    char *zQ = iPtr >= 0 ? ks_rw_spelling(clang_getCursorReferenced(c)) : NULL;
+    if (iPtr >= 0 && s->pShape->aPtr[iPtr].bWritten) {
+      snprintf(s->zWhyBuf, sizeof s->zWhyBuf,
+               "%s, a pointer derived from parameter %s, is written after its declaration (re-seated, or its address "
+               "taken)",
+               zQ ? zQ : "?", s->aP[iP].zName);
+      free(zQ);
+      s->zWhy = s->zWhyBuf;
+      return -1;
+    }
+    /* Must be the base of P[i] with i exactly the index variable, or of an
+     * access whose index the model proves is i (P[b * T * V + t * V + v],
+     * q[v] with q = P + b * T * V + t * V: the digits of i recombined). */
     int j = nAnc - 1;
     while (j >= 0 && clang_getCursorKind(aAnc[j]) == CXCursor_UnexposedExpr) j--;
     CXCursor *aK = NULL;
     int nK = 0;
     if (j >= 0 && clang_getCursorKind(aAnc[j]) == CXCursor_ArraySubscriptExpr) ks_rw_children(aAnc[j], &aK, &nK);
     int bBase = nK == 2 && clang_equalCursors(ks_rw_strip(aK[0]), c);
-    int bOk = bBase && ks_rw_is_ref_to(aK[1], s->idx);
+    int bOk = bBase && iPtr < 0 && ks_rw_is_ref_to(aK[1], s->idx);
     free(aK);
+    const ks_shape_access *pA = !bOk && bBase ? model_access(s, aAnc[j]) : NULL;
+    const char *zNotI = pA ? ks_shape_index_is_par(s->pShape, &pA->index, 0) : "the model has no access there";
+    if (!bOk && bBase && !zNotI && same_elem(&s->aP[iP], aAnc[j])) bOk = 1;
+    if (!bOk && iPtr >= 0) {
+      /* a derived pointer at another index: a read-only broadcast along the
+       * digits of i (probs_bt[0]: the row's first element) stays a scalar
+       * load in each lane's copy of the body; nothing else. */
+      int rc = 0;
+      if (!bBase) {
+        snprintf(s->zWhyBuf, sizeof s->zWhyBuf,
+                 "%s, a pointer derived from parameter %s, is used other than as %s[index] (passed, copied or "
+                 "dereferenced)",
+                 zQ ? zQ : "?", s->aP[iP].zName, zQ ? zQ : "?");
+        s->zWhy = s->zWhyBuf;
+        rc = -1;
+      } else if (!pA) {
+        rc = refuse_sub(s, aAnc[j], "%s: %s", zNotI);
+      } else if (!same_elem(&s->aP[iP], aAnc[j])) {
+        rc = refuse_sub(s, aAnc[j], "%s reads the elements of parameter %s as another type", s->aP[iP].zName);
+      } else if (ks_rw_elem_use(aAnc[j], aAnc, j, NULL) != KS_RW_READ) {
+        rc = refuse_sub(s, aAnc[j], "%s is written at an index other than the global index: %s", zNotI);
+      } else if (!ks_shape_index_digits_only(s->pShape, &pA->index, 0)) {
+        rc = refuse_sub(s, aAnc[j],
+                        "%s is read at an index that depends on the global index other than through its digits "
+                        "(i / n, i %% n): %s",
+                        zNotI);
+      }
+      for (int k = 0; k < j && rc == 0; k++) {
+        enum CXCursorKind ek = clang_getCursorKind(aAnc[k]);
+        if (ek == CXCursor_ForStmt || ek == CXCursor_WhileStmt || ek == CXCursor_DoStmt) {
+          s->zWhy = "a pointer is read in a loop of the element body";
+          rc = -1;
+        }
+      }
+      free(zQ);
+      if (rc == 0 && iP < 64) s->abOther[iP] = 1;
+      return rc;
+    }
+    free(zQ);
     if (!bOk && bBase && iP < 64) {
       /* P[f(i)] read-only (a broadcast such as bias[i % cols], a gather):
        * it stays a scalar load in each lane's copy of the body, where i is
@@ -681,9 +804,9 @@ static void put_lanes(ks_buf *pB, const char *zSrc, const vscan *pS, const ks_rw
     while (*zL == ' ' || *zL == '\n' || *zL == '\t') zL++, nLane--;
     while (nLane > 0 && (zL[nLane - 1] == ' ' || zL[nLane - 1] == '\n' || zL[nLane - 1] == '\t')) nLane--;
     if (!bLoop) ks_buf_printf(pB, "%.*s  {\n", nIn, zIn);
-    if (pS->nIdxUses > pS->n + nMods && bLoop) /* each P[i] and each remainder holds one use */
+    if (pS->nIdxUses > nMods && bLoop) /* each remainder replaced holds one use */
       ks_buf_printf(pB, "%.*s    %s %s = (%s)(ks_base + ks_l);\n", nIn, zIn, pPw->zIdxType, pPw->zIdx, pPw->zIdxType);
-    else if (pS->nIdxUses > pS->n + nMods)
+    else if (pS->nIdxUses > nMods)
       ks_buf_printf(pB, "%.*s    %s %s = (%s)(ks_base + %d);\n", nIn, zIn, pPw->zIdxType, pPw->zIdx, pPw->zIdxType, l);
     ks_buf_printf(pB, "%.*s    %.*s\n%.*s  }\n", nIn, zIn, (int)nLane, zL, nIn, zIn);
   }
@@ -1685,6 +1808,7 @@ static int apply(ks_rewrite *p) {
   int nP = 0, nL = 0, rc = KS_OK, bAlias = 0;
   ks_rw_cover *aCov = NULL;
   ks_buf b = KS_BUF_INIT;
+  ks_shape *pShape = NULL;
   vscan s;
   vplan plan;
   memset(&pw, 0, sizeof pw);
@@ -1694,10 +1818,12 @@ static int apply(ks_rewrite *p) {
   if ((rc = match_kernel(p, &k, &pw, &bNd)) < 0 || bNd) goto done;
   if ((rc = ks_rw_require_class(p, k, KS_CLASS_MAP)) < 0) goto done;
   if ((rc = ks_rw_params(pTu, k, &aP, &nP)) < 0) goto done;
+  if ((rc = ks_shape_build(pTu, k, &pShape)) < 0) goto done;
   s.pTu = pTu;
   s.aP = aP;
   s.nP = nP;
   s.idx = pw.idx;
+  s.pShape = pShape;
   scan_body(k, &pw, &s);
   plan.kernel = k;
   if ((rc = check_accesses(p, &s, aP, &pw, &plan, &bAlias)) < 0) goto done;
@@ -1758,6 +1884,7 @@ done:
     free(s.azModType[d]);
   }
   ks_buf_free(&b);
+  ks_shape_free(pShape);
   ks_rw_pointwise_free(&pw);
   ks_rw_params_free(aP, nP);
   ks_ast_launches_free(aL, nL);

@@ -25,7 +25,8 @@ static float __bfloat162float(__nv_bfloat16 h) { unsigned u = (unsigned)h.b << 1
 static __nv_bfloat16 __float2bfloat16(float f) { unsigned u; memcpy(&u, &f, 4); __nv_bfloat16 h; h.b = (unsigned short)(u >> 16); return h; }
 """
 
-# Per kernel: buffers (type, is output), the call with the buffers b0.. and n.
+# Per kernel: buffers (type, is output), the call with the buffers b0.. and n,
+# and optionally what to set in the buffers o0.., w0.. (index k) after the fill.
 CASES = {
     "add_h": (["__half", "__half", "__half*"], "K(b0, b1, b2, n)"),
     "scale_bf": (["__nv_bfloat16", "__nv_bfloat16*"], "K(b0, b1, 0.5f, n)"),
@@ -37,12 +38,22 @@ CASES = {
     "cast_fb": (["float", "__nv_bfloat16*"], "K(b0, b1, n)"),
     "cast_hf": (["__half", "float*"], "K(b0, b1, n)"),
     "mask_u8": (["float", "unsigned char", "float*"], "K(b0, b1, b2, 2.0f, n)"),
+    # B * T * V <= n, not a multiple of 4, V not a multiple of 4, negative T and V
+    "xent_backward": (["float*", "float", "float", "int"],
+                      "K(b0, b1, b2, b3, 3, n / 21, 7); K(b0, b1, b2, b3, 2, n / 10, 5); "
+                      "K(b0, b1, b2, b3, -1, -(n / 9), 9); K(b0, b1, b2, b3, 1, -1, -(n - 3))",
+                      "o3[k] = w3[k] = k % 9 - 1;"),
+    "digits_direct": (["float*", "float", "float"],
+                      "K(b0, b1, b2, 3, n / 21, 7); K(b0, b1, b2, 2, n / 10, 5); K(b0, b1, b2, 1, -1, -(n - 3))"),
+    "digits_peeled": (["float*", "float"],
+                      "K(b0, b1, 3, n / 21, 7); K(b0, b1, 2, n / 10, 5); K(b0, b1, -1, -(n / 9), 9)"),
 }
 
 
 def main():
     orig, new, name, lanes = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
-    types, call = CASES[name]
+    types, call = CASES[name][:2]
+    setup = CASES[name][2] if len(CASES[name]) > 2 else ""
     if name == "masked":
         types = types + ["float*"]
     src = cuda_emu.PRELUDE + TYPES + cuda_emu.LAUNCH_2D
@@ -74,6 +85,8 @@ int main() {
     src += "    n = len;\n"
     for i, t in enumerate(types):
         src += "    fill(o%d.data(), M + 16, %d); fill(w%d.data(), M + 16, %d);\n" % (i, i, i, i)
+    if setup:
+        src += "    for (int k = 0; k < M + 16; k++) { %s }\n" % setup
     for i, t in enumerate(types):
         src += "    b%d = o%d.data() + off;\n" % (i, i)
     # LANES 0: a grid-stride kernel, both run on the same small fixed grid
