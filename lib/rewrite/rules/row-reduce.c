@@ -1716,7 +1716,8 @@ static int pack_visit(CXCursor c, const CXCursor *aAnc, int nAnc, void *pArg) {
     return 0;
   }
   unsigned iS, iE, iAs, iAe;
-  if (ks_ast_extent(pS->pTu, c, &iS, &iE) < 0 || has_macro(pS->pTu, iS, iE) || pL->nOcc == RR_MAX_OCC) {
+  /* (A macro of the file in the subscript is fine: its text is copied whole, as the body's.) */
+  if (ks_ast_extent(pS->pTu, c, &iS, &iE) < 0 || has_macro_ex(pS->pTu, iS, iE, 1) || pL->nOcc == RR_MAX_OCC) {
     w->rc = 1;
     return -1;
   }
