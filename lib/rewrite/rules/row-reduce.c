@@ -13,7 +13,10 @@
  * value and index pair) and/or store element j of a row (later passes may
  * read what earlier ones stored at the same element: multi-pass rows), scalar
  * assignments and stores of the row's result (plain or atomicAdd/Max/Min).
- * Loop bodies keep their bytes: only loop headers change, and lines are added. */
+ * Loop bodies keep their bytes: only loop headers change, and lines are added.
+ * Rows of 16-bit floats (pack=on) walk in packs of 8 elements instead, one
+ * 16-byte load per pack where it is whole and aligned (templates/ks_rowpack.cuh):
+ * the body's text runs once per element on the pack's registers. */
 #include "features/ast.h"
 #include "kernelskill/rewrite.h"
 #include "rewrite/rwutil.h"
