@@ -13,7 +13,10 @@
  * value and index pair) and/or store element j of a row (later passes may
  * read what earlier ones stored at the same element: multi-pass rows), scalar
  * assignments and stores of the row's result (plain or atomicAdd/Max/Min).
- * Loop bodies keep their bytes: only loop headers change, and lines are added. */
+ * Loop bodies keep their bytes: only loop headers change, and lines are added.
+ * Rows of 16-bit floats (pack=on) walk in packs of 8 elements instead, one
+ * 16-byte load per pack where it is whole and aligned (templates/ks_rowpack.cuh):
+ * the body's text runs once per element on the pack's registers. */
 #include "features/ast.h"
 #include "kernelskill/rewrite.h"
 #include "rewrite/rwutil.h"
@@ -30,6 +33,8 @@ static const char *const azOpName[] = {"", "sum", "max", "min", "argmax", "argmi
 #define RR_MAX_LOOPS 32
 #define RR_MAX_ACC 8
 #define RR_MAX_PARAMS 64
+#define RR_MAX_PACKS 8
+#define RR_MAX_OCC 64
 
 /* A local declared in the row body (outside loops). */
 typedef struct rr_var {
@@ -44,6 +49,16 @@ typedef struct rr_var {
   CXCursor mem;
 } rr_var;
 
+/* A buffer access at element j that a packed loop (16-bit rows) keeps in
+ * registers, 8 elements a pack: one per distinct subscript of the loop. */
+typedef struct rr_pack {
+  char *zKey;          /* the subscript, squashed */
+  char *zText;         /* the subscript as written: the pack's address is its address */
+  const char *zElem;   /* __half, __nv_bfloat16 or float */
+  int bLoad, bStore;   /* read before its first store in the body (or never stored); stored */
+  unsigned iStoreEnd;  /* end of the first assignment that stores it, 0: none yet */
+} rr_pack;
+
 /* One row loop and what the rewrite does to it. */
 typedef struct rr_loop {
   CXCursor loop, var, init, inc, bound, body;
@@ -57,6 +72,11 @@ typedef struct rr_loop {
   int aiMemVar[16];
   int nMemRef;
   char *zUnrolled; /* unroll > 1: the loop's replacement text */
+  rr_pack aPack[RR_MAX_PACKS]; /* packed kernels: the loop's packs */
+  int nPack;
+  unsigned aiOccS[RR_MAX_OCC], aiOccE[RR_MAX_OCC]; /* every packed access in the body: its extent */
+  int aiOccPack[RR_MAX_OCC];                       /* and its pack */
+  int nOcc;
 } rr_loop;
 
 typedef struct rr_state {
@@ -107,6 +127,8 @@ typedef struct rr_state {
   ks_launch *aL;          /* the kernel's launches */
   int nL;
   int abHelper[OP_COUNT][2]; /* reduction helpers needed, by operator and double-ness */
+  int bPack;                 /* 16-bit rows: every row loop walks packs of 8 elements (ks_rowpack.cuh) */
+  int nPackU;                /* packs in flight a step: unroll / 4, rounded up */
 } rr_state;
 
 static int kind(CXCursor c) { return (int)clang_getCursorKind(c); }
@@ -1268,13 +1290,14 @@ static const char *mem_name(rr_state *pS, const rr_loop *pL, int iVar, char *zBu
 }
 
 /* The loop body's text [iBs, iBe) with every memory sum's P[row] replaced by
- * its register (malloc'd), or NULL with the refusal set. */
-static char *body_text(rr_state *pS, const rr_loop *pL, unsigned iBs, unsigned iBe) {
+ * its register and, with bPacks, every packed access by its pack's element
+ * (ks_q<k>[ks_u][ks_e]); malloc'd, or NULL with the refusal set. */
+static char *body_text(rr_state *pS, const rr_loop *pL, unsigned iBs, unsigned iBe, int bPacks) {
   ks_buf b = KS_BUF_INIT;
   unsigned iAt = iBs;
   int rc = KS_OK;
   for (;;) {
-    int iNext = -1;
+    int iNext = -1, bOcc = 0;
     unsigned iNs = iBe, iNe = iBe;
     for (int i = 0; i < pL->nMemRef; i++) {
       unsigned s0, e0;
@@ -1289,10 +1312,19 @@ static char *body_text(rr_state *pS, const rr_loop *pL, unsigned iBs, unsigned i
         iNe = e0;
       }
     }
+    for (int i = 0; bPacks && i < pL->nOcc; i++) {
+      if (pL->aiOccS[i] >= iAt && pL->aiOccS[i] < iNs) {
+        iNext = i;
+        bOcc = 1;
+        iNs = pL->aiOccS[i];
+        iNe = pL->aiOccE[i];
+      }
+    }
     rc = ks_buf_printf(&b, "%.*s", (int)(iNs - iAt), pS->pTu->zSrc + iAt);
     if (rc < 0 || iNext < 0) break;
     char zName[32];
-    rc = ks_buf_puts(&b, mem_name(pS, pL, pL->aiMemVar[iNext], zName, sizeof zName));
+    if (bOcc) rc = ks_buf_printf(&b, "ks_q%d[ks_u][ks_e]", pL->aiOccPack[iNext]);
+    else rc = ks_buf_puts(&b, mem_name(pS, pL, pL->aiMemVar[iNext], zName, sizeof zName));
     if (rc < 0) break;
     iAt = iNe;
   }
@@ -1321,7 +1353,7 @@ static int unrolled_loop(rr_state *pS, rr_loop *pL, int nUnroll, const char *zTy
       extent(pS, pL->bound, &iCs, &iCe) < 0)
     return ks_rewrite_refuse(pS->p, "the row loop at line %u is written with a macro", line_of(pS, pL->loop));
   iBe = ks_rw_after_stmt(pS->pTu, iBe);
-  char *zBodyText = body_text(pS, pL, iBs, iBe);
+  char *zBodyText = body_text(pS, pL, iBs, iBe, 0);
   if (!zBodyText) return -1;
   const char *zSrc = pS->pTu->zSrc, *zBody = zBodyText, *zBound = zSrc + iCs;
   int nBody = (int)strlen(zBodyText), nBound = (int)(iCe - iCs), bBlock = zBody[0] == '{';
@@ -1348,6 +1380,91 @@ static int unrolled_loop(rr_state *pS, rr_loop *pL, int nUnroll, const char *zTy
     ks_buf_free(&b);
     return rc;
   }
+  free(pL->zUnrolled);
+  pL->zUnrolled = ks_buf_detach(&b);
+  return pL->zUnrolled ? KS_OK : ks_error_set(KS_ENOMEM, "out of memory");
+}
+
+typedef struct var_walk {
+  rr_state *pS;
+  const rr_loop *pL;
+  int bHit;
+} var_walk;
+
+static int var_visit(CXCursor c, const CXCursor *aAnc, int nAnc, void *pArg) {
+  (void)aAnc;
+  (void)nAnc;
+  var_walk *w = pArg;
+  unsigned iS, iE;
+  if (kind(c) != CXCursor_DeclRefExpr || !clang_equalCursors(clang_getCursorReferenced(c), w->pL->var)) return 0;
+  if (ks_ast_extent(w->pS->pTu, c, &iS, &iE) < 0) iS = 0;
+  int bIn = 0;
+  for (int i = 0; i < w->pL->nOcc; i++) bIn |= iS >= w->pL->aiOccS[i] && iS < w->pL->aiOccE[i];
+  w->bHit |= !bIn;
+  return w->bHit ? -1 : 0;
+}
+
+/* Does the loop body use its variable other than in the packed accesses
+ * (which become registers)? Then each element declares it. */
+static int uses_var_unpacked(rr_state *pS, const rr_loop *pL) {
+  var_walk w = {pS, pL, 0};
+  if (kind(pL->body) == CXCursor_DeclRefExpr) return 1;
+  ks_rw_walk(pL->body, var_visit, &w);
+  return w.bHit;
+}
+
+/* The row loop of a packed kernel (16-bit rows, ks_rowpack.cuh): thread t
+ * walks packs of 8 consecutive elements, the packs at zStart8 + 8*S*i (S the
+ * group's threads), U packs a step. The step loads every pack the body reads
+ * (16 bytes at once where the pack is whole and aligned, else element by
+ * element), runs the body on each element in increasing order with the
+ * packed accesses replaced by registers, then stores the packs it wrote.
+ * The loop variable is declared again for the addresses (the pack start) and
+ * for each element, so the subscripts and the body keep their text. */
+static int packed_loop(rr_state *pS, rr_loop *pL, const char *zType, const char *zVar, const char *zStart8,
+                       const char *zStep, const char *zInd) {
+  unsigned iBs, iBe, iCs, iCe;
+  if (ks_ast_extent(pS->pTu, pL->body, &iBs, &iBe) < 0 || has_macro_ex(pS->pTu, iBs, iBe, 1) ||
+      extent(pS, pL->bound, &iCs, &iCe) < 0)
+    return ks_rewrite_refuse(pS->p, "the row loop at line %u is written with a macro", line_of(pS, pL->loop));
+  iBe = ks_rw_after_stmt(pS->pTu, iBe);
+  char *zBody = body_text(pS, pL, iBs, iBe, 1);
+  if (!zBody) return -1;
+  int nU = pS->nPackU, nBound = (int)(iCe - iCs), nBody = (int)strlen(zBody);
+  const char *zBound = pS->pTu->zSrc + iCs, *zT = zType;
+  ks_buf b = KS_BUF_INIT;
+  ks_buf_printf(&b, "{\n%s  %s ks_j = %s;\n", zInd, zT, zStart8);
+  ks_buf_printf(&b, "%s  for (; ks_j < (%.*s); ks_j += (%s)(%d * 8 * %s)) {\n", zInd, nBound, zBound, zT, nU, zStep);
+  for (int k = 0; k < pL->nPack; k++)
+    ks_buf_printf(&b, "%s    ks_rowpack::pack<%s> ks_q%d[%d];\n", zInd, pL->aPack[k].zElem, k, nU);
+  ks_buf_printf(&b, "%s    int ks_n[%d];\n", zInd, nU);
+  ks_buf_printf(&b, "%s    #pragma unroll\n%s    for (int ks_u = 0; ks_u < %d; ks_u++) {\n", zInd, zInd, nU);
+  ks_buf_printf(&b, "%s      %s %s = ks_j + (%s)(ks_u * 8 * %s);\n", zInd, zT, zVar, zT, zStep);
+  ks_buf_printf(&b, "%s      ks_n[ks_u] = ks_rowpack::count((long long)(%.*s) - (long long)%s);\n", zInd, nBound, zBound,
+                zVar);
+  for (int k = 0; k < pL->nPack; k++)
+    if (pL->aPack[k].bLoad)
+      ks_buf_printf(&b, "%s      ks_rowpack::load(ks_q%d[ks_u], &%s, ks_n[ks_u]);\n", zInd, k, pL->aPack[k].zText);
+  ks_buf_printf(&b, "%s    }\n%s    #pragma unroll\n%s    for (int ks_u = 0; ks_u < %d; ks_u++) {\n", zInd, zInd, zInd,
+                nU);
+  ks_buf_printf(&b, "%s      #pragma unroll\n%s      for (int ks_e = 0; ks_e < 8; ks_e++) {\n", zInd, zInd);
+  ks_buf_printf(&b, "%s        if (ks_e >= ks_n[ks_u]) break;\n", zInd);
+  if (uses_var_unpacked(pS, pL))
+    ks_buf_printf(&b, "%s        %s %s = ks_j + (%s)(ks_u * 8 * %s + ks_e);\n", zInd, zT, zVar, zT, zStep);
+  ks_buf_printf(&b, "%s        ", zInd);
+  put_reindented(&b, zBody, nBody, zInd, 8);
+  ks_buf_printf(&b, "\n%s      }\n", zInd);
+  int bStores = 0;
+  for (int k = 0; k < pL->nPack; k++) bStores |= pL->aPack[k].bStore;
+  if (bStores) {
+    ks_buf_printf(&b, "%s      {\n%s        %s %s = ks_j + (%s)(ks_u * 8 * %s);\n", zInd, zInd, zT, zVar, zT, zStep);
+    for (int k = 0; k < pL->nPack; k++)
+      if (pL->aPack[k].bStore)
+        ks_buf_printf(&b, "%s        ks_rowpack::store(&%s, ks_q%d[ks_u], ks_n[ks_u]);\n", zInd, pL->aPack[k].zText, k);
+    ks_buf_printf(&b, "%s      }\n", zInd);
+  }
+  ks_buf_printf(&b, "%s    }\n%s  }\n%s}", zInd, zInd, zInd);
+  free(zBody);
   free(pL->zUnrolled);
   pL->zUnrolled = ks_buf_detach(&b);
   return pL->zUnrolled ? KS_OK : ks_error_set(KS_ENOMEM, "out of memory");
@@ -1548,6 +1665,144 @@ static int match_kernel(rr_state *pS) {
   return rc;
 }
 
+/* ---- packs: 16-bit rows ---- */
+
+/* The buffer (parameter index) a subscript's base names: a pointer parameter
+ * or a row pointer, else -1 (the access is left as written). */
+static int base_root(rr_state *pS, CXCursor base) {
+  CXCursor c = ks_rw_strip(base);
+  if (kind(c) != CXCursor_DeclRefExpr) return -1;
+  CXCursor d = clang_getCursorReferenced(c);
+  int iP = param_index(pS, d), iV = var_index(pS, d);
+  if (iP >= 0) return clang_getCanonicalType(clang_getCursorType(d)).kind == CXType_Pointer ? iP : -1;
+  return iV >= 0 && pS->aVar[iV].bPtr ? pS->aVar[iV].iRoot : -1;
+}
+
+/* The element types a pack holds: 16-bit floats (what packs are for) and
+ * float (a layernorm's gamma next to its bf16 row); NULL for any other. */
+static const char *pack_elem(CXType t) {
+  static const char *const azT[] = {"__half", "__nv_bfloat16", NULL};
+  t = clang_getUnqualifiedType(clang_getCanonicalType(t));
+  if (t.kind == CXType_Float) return "float";
+  if (t.kind != CXType_Record) return NULL;
+  CXString s = clang_getTypeSpelling(t);
+  const char *z = clang_getCString(s), *zOut = NULL;
+  for (int i = 0; azT[i] && z; i++)
+    if (strcmp(z, azT[i]) == 0) zOut = azT[i];
+  clang_disposeString(s);
+  return zOut;
+}
+
+typedef struct pack_walk {
+  rr_state *pS;
+  rr_loop *pL;
+  int *abIn, *abOut; /* by buffer: packed somewhere / accessed at element j unpacked */
+  int rc;            /* < 0: out of memory; 1: packing not possible */
+} pack_walk;
+
+/* Every P[e + j] of a loop body: a pack per distinct subscript, and where
+ * each occurrence stands. */
+static int pack_visit(CXCursor c, const CXCursor *aAnc, int nAnc, void *pArg) {
+  pack_walk *w = pArg;
+  rr_state *pS = w->pS;
+  rr_loop *pL = w->pL;
+  CXCursor a[2], b[2];
+  if (kind(c) != CXCursor_ArraySubscriptExpr || kids(c, a, 2) != 2 || !is_elem_j(pS, a[1])) return 0;
+  int iRoot = base_root(pS, a[0]);
+  if (iRoot < 0) return 0;
+  int j = nAnc - 1;
+  while (j >= 0 && (kind(aAnc[j]) == CXCursor_UnexposedExpr || kind(aAnc[j]) == CXCursor_ParenExpr)) j--;
+  const char *zElem = pack_elem(clang_getCursorType(c));
+  if (!zElem || (j >= 0 && kind(aAnc[j]) == CXCursor_UnaryOperator &&
+                 clang_getCursorUnaryOperatorKind(aAnc[j]) == CXUnaryOperator_AddrOf)) {
+    w->abOut[iRoot] = 1; /* __ldg(&P[j]), or a double: read in place */
+    return 0;
+  }
+  unsigned iS, iE, iAs, iAe;
+  /* (A macro of the file in the subscript is fine: its text is copied whole, as the body's.) */
+  if (ks_ast_extent(pS->pTu, c, &iS, &iE) < 0 || has_macro_ex(pS->pTu, iS, iE, 1) || pL->nOcc == RR_MAX_OCC) {
+    w->rc = 1;
+    return -1;
+  }
+  /* A store: the left side of `=` (an operator= call on 16-bit elements) or of a compound assignment. */
+  int bStore = 0, bRead = 1;
+  if (j >= 0 && (kind(aAnc[j]) == CXCursor_BinaryOperator || kind(aAnc[j]) == CXCursor_CompoundAssignOperator) &&
+      kids(aAnc[j], b, 2) == 2 && clang_equalCursors(ks_rw_strip(b[0]), c)) {
+    bStore = 1;
+    bRead = kind(aAnc[j]) == CXCursor_CompoundAssignOperator;
+    if (!bRead && clang_getCursorBinaryOperatorKind(aAnc[j]) != CXBinaryOperator_Assign) bStore = 0, bRead = 1;
+  } else if (j >= 0 && kind(aAnc[j]) == CXCursor_CallExpr && clang_Cursor_getNumArguments(aAnc[j]) == 2 &&
+             clang_equalCursors(ks_rw_strip(clang_Cursor_getArgument(aAnc[j], 0)), c)) {
+    char *z = ks_rw_spelling(aAnc[j]);
+    bStore = z && strcmp(z, "operator=") == 0;
+    bRead = !bStore;
+    free(z);
+  }
+  if (bStore && ks_ast_extent(pS->pTu, aAnc[j], &iAs, &iAe) < 0) iAe = iE;
+  char *zKey = squash(pS, c);
+  if (!zKey) {
+    w->rc = ks_error_set(KS_ENOMEM, "out of memory");
+    return -1;
+  }
+  int k;
+  for (k = 0; k < pL->nPack && strcmp(pL->aPack[k].zKey, zKey) != 0; k++) {}
+  if (k == pL->nPack) {
+    if (k == RR_MAX_PACKS) {
+      free(zKey);
+      w->rc = 1;
+      return -1;
+    }
+    pL->aPack[k].zKey = zKey;
+    pL->aPack[k].zText = ks_ast_text(pS->pTu, c);
+    pL->aPack[k].zElem = zElem;
+    pL->nPack++;
+    if (!pL->aPack[k].zText) {
+      w->rc = ks_error_set(KS_ENOMEM, "out of memory");
+      return -1;
+    }
+  } else {
+    free(zKey);
+  }
+  rr_pack *pP = &pL->aPack[k];
+  /* Body statements run in text order, and a store's right side before the
+   * store: a read that starts before the first storing assignment ends reads
+   * memory, so the pack is loaded. */
+  if (bRead && (!pP->iStoreEnd || iS < pP->iStoreEnd)) pP->bLoad = 1;
+  if (bStore && !pP->iStoreEnd) pP->iStoreEnd = iAe;
+  pP->bStore |= bStore;
+  pL->aiOccS[pL->nOcc] = iS;
+  pL->aiOccE[pL->nOcc] = iE;
+  pL->aiOccPack[pL->nOcc++] = k;
+  w->abIn[iRoot] = 1;
+  return 0;
+}
+
+/* pack=on (the default) and unroll > 1: a kernel that accesses a buffer of
+ * 16-bit floats at element j walks every row loop in packs (bPack). Not when
+ * a buffer the loops store into is also accessed at element j unpacked (a
+ * read of it would miss the pack's stores), or an access is too odd to pack. */
+static int plan_packs(rr_state *pS) {
+  const char *zPack = ks_rewrite_param(pS->p, "pack", "on");
+  int abIn[RR_MAX_PARAMS] = {0}, abOut[RR_MAX_PARAMS] = {0}, b16 = 0;
+  if (strcmp(zPack, "on") != 0 && strcmp(zPack, "off") != 0)
+    return ks_rewrite_refuse(pS->p, "pack=%s: use on (16-bit rows in packs of 8 elements) or off", zPack);
+  if (strcmp(zPack, "off") == 0 || pS->nUnroll == 1) return KS_OK;
+  for (int i = 0; i < pS->nLoop; i++) {
+    pack_walk w = {pS, &pS->aLoop[i], abIn, abOut, 0};
+    pS->pCur = &pS->aLoop[i];
+    ks_rw_walk(pS->aLoop[i].body, pack_visit, &w);
+    pS->pCur = NULL;
+    if (w.rc < 0) return w.rc;
+    if (w.rc > 0) return KS_OK;
+    for (int k = 0; k < pS->aLoop[i].nPack; k++) b16 |= strcmp(pS->aLoop[i].aPack[k].zElem, "float") != 0;
+  }
+  for (int i = 0; i < pS->nParam; i++)
+    if (abIn[i] && abOut[i] && pS->aiLoopStore[i]) return KS_OK;
+  pS->bPack = b16;
+  pS->nPackU = (pS->nUnroll + 3) / 4;
+  return KS_OK;
+}
+
 /* Loop pL's header strided over the block's (warp's) threads, or the loop
  * replaced by its unrolled form (with zReset, the sums' resets, before it). */
 static int edit_loop_header(rr_state *pS, rr_loop *pL, const char *zInd, const char *zLane, const char *zStep) {
@@ -1581,6 +1836,11 @@ static int edit_loop_header(rr_state *pS, rr_loop *pL, const char *zInd, const c
       else
         rc = ks_rewrite_replace(p, s0, e0, mem_name(pS, pL, pL->aiMemVar[i], zName, sizeof zName));
     }
+  } else if (rc >= 0 && pS->bPack) {
+    ks_buf_clear(&lane);
+    if (is_zero_literal(pS, pL->init)) rc = ks_buf_printf(&lane, "(%s)(8 * %s)", zType, zLane);
+    else rc = ks_buf_printf(&lane, "%s + (%s)(8 * %s)", zInit, zType, zLane);
+    if (rc >= 0) rc = packed_loop(pS, pL, zType, zVar, lane.z, zStep, zInd);
   } else if (rc >= 0) {
     rc = unrolled_loop(pS, pL, pS->nUnroll, zType, zVar, lane.z, zStep, zInd);
   }
@@ -1652,11 +1912,14 @@ static int edit_loop(rr_state *pS, rr_loop *pL) {
   if (rc >= 0 && accs.n) rc = ks_rewrite_replace(p, iLe, iLe, accs.z);
   if (rc >= 0) {
     ks_buf b = KS_BUF_INIT;
+    const char *zWalk = pS->bPack ? "row in packs of 8 elements strided over the %s's threads (16-byte loads and "
+                                    "stores where a pack is whole and aligned)"
+                                  : "row strided over the %s's threads";
+    ks_buf_printf(&b, zWalk, azKind[helper_kind(pS)]);
     if (pL->nAcc)
-      ks_buf_printf(&b, "row strided over the %s's threads (coalesced), then %s-wide %s", azKind[helper_kind(pS)],
-                    azKind[helper_kind(pS)], note.z);
-    else
-      ks_buf_printf(&b, "row strided over the %s's threads (coalesced stores)", azKind[helper_kind(pS)]);
+      ks_buf_printf(&b, "%s, then %s-wide %s", pS->bPack ? "" : " (coalesced)", azKind[helper_kind(pS)], note.z);
+    else if (!pS->bPack)
+      ks_buf_printf(&b, " (coalesced stores)");
     char *zNote = ks_buf_detach(&b);
     rc = zNote ? ks_rewrite_note(p, iLs, zNote) : ks_error_set(KS_ENOMEM, "out of memory");
     free(zNote);
@@ -1739,6 +2002,9 @@ static int put_helpers(rr_state *pS) {
     }
   }
   if (rc >= 0 && pS->bGroup) rc = put_launch_helpers(pS, iAt, &helpers);
+  if (rc >= 0 && pS->bPack && !strstr(pTu->zSrc, "#define KS_ROWPACK_CUH") && (rc = ks_buf_puts(&helpers, "\n")) >= 0)
+    rc = ks_rw_shipped_block(p, "#define KS_ROWPACK_CUH", "ks_rowpack.cuh", "row-pack header",
+                             "the shipped row-pack helpers (share/kernelskill/templates/ks_rowpack.cuh)", &helpers);
   if (rc >= 0 && helpers.n) {
     if (iAt > 0) rc = ks_rewrite_replace(p, iAt - 1, iAt - 1, helpers.z);
     else rc = ks_buf_puts(&helpers, "\n") < 0 ? KS_ENOMEM : ks_rewrite_replace(p, 0, 0, helpers.z + 1);
@@ -1842,6 +2108,7 @@ static int apply_row_reduce(ks_rewrite *p) {
   pS->zKernel = ks_rewrite_kernel_name(p);
   if ((rc = read_params(pS)) < 0 || (rc = match_kernel(pS)) < 0) goto done;
   find_cols(pS);
+  if ((rc = plan_packs(pS)) < 0) goto done;
   /* ---- edits ---- */
   if ((rc = ks_rewrite_replace(p, pS->iRowS, pS->iRowE,
                                pS->bWarp    ? "blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5)"
@@ -1854,13 +2121,19 @@ static int apply_row_reduce(ks_rewrite *p) {
   rc = edit_launches(pS);
 done:
   ks_ast_launches_free(pS->aL, pS->nL);
-  for (int i = 0; i < pS->nLoop; i++) free(pS->aLoop[i].zUnrolled);
+  for (int i = 0; i < pS->nLoop; i++) {
+    free(pS->aLoop[i].zUnrolled);
+    for (int k = 0; k < pS->aLoop[i].nPack; k++) {
+      free(pS->aLoop[i].aPack[k].zKey);
+      free(pS->aLoop[i].aPack[k].zText);
+    }
+  }
   for (int i = 0; i < RR_MAX_PARAMS; i++) free(pS->azElem[i]);
   free(pS);
   return rc;
 }
 
-static const char *const azParams[] = {"threads", "mode", "unroll", NULL};
+static const char *const azParams[] = {"threads", "mode", "unroll", "pack", NULL};
 
 const ks_rule ks_rule_row_reduce = {
     "row-reduce",

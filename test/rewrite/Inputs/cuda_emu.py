@@ -78,14 +78,14 @@ static void launch(emu_u3 g, emu_u3 b, void (*fn)()) {
 """
 
 
-def run(cxx, source):
-    """Build the C++ program with cxx and run it; its exit status."""
+def run(cxx, source, flags=()):
+    """Build the C++ program with cxx (and flags) and run it; its exit status."""
     with tempfile.TemporaryDirectory() as d:
         src, exe = os.path.join(d, "emu.cpp"), os.path.join(d, "emu")
         with open(src, "w", encoding="utf-8") as f:
             f.write(source)
-        subprocess.check_call([cxx, "-x", "c++", "-std=c++17", "-O1", "-w", src, "-o", exe, "-lstdc++", "-lpthread",
-                               "-lm"])
+        subprocess.check_call([cxx, "-x", "c++", "-std=c++17", "-O1", "-w", *flags, src, "-o", exe, "-lstdc++",
+                               "-lpthread", "-lm"])
         # A barrier some thread never reaches deadlocks the emulation: a generous
         # bound turns that into a failure instead of a hung test (not a timing check).
         try:

@@ -12,14 +12,21 @@ within 1e-5 relative), norm (kernel(x, float *y, rows, cols): every y element
 within 1e-5 relative; inputs as for xent; y starts at -7 in both runs), hnorm and bnorm (as norm on
 __half / __nv_bfloat16 rows: kernel(const T *x, T *y, rows, cols), every y
 element within one 16-bit rounding step, NaN where the original has NaN;
-__half is emulated with _Float16, __nv_bfloat16 with a truncating 16-bit type,
+hfnorm (kernel(const __half *x, float *y, rows, cols): f32 rows out of f16 ones, every y
+element within 1e-5 relative); __half is emulated with _Float16, __nv_bfloat16 with a truncating 16-bit type,
 the same for both kernels). The inputs hold ties (small integers as floats, several
 equal extremes per row), NaNs (as the first element and inside rows), signed
 zeros and rows shorter than a warp. MODE block|warp and THREADS: the rewrite's
 launch (grid = rows, or rows / (THREADS / 32) rounded up); MODE auto (threads=auto):
 the launch the rewrite's own ks_row_block / ks_row_grid give for each row length
 (2-D blocks: blockDim.y rows a block when a row gets one warp). The original file's
-one-line object-like macros come first. Exit 0 when all match."""
+one-line object-like macros come first. Packed rows (16-bit rows walked in packs of
+8 elements, the shipped ks_rowpack.cuh, which is cut out of NEW.cu with the helpers):
+uint4 is a 16-byte aligned struct whose copies are counted, and the program is built
+with -fsanitize=alignment, so a 16-byte access at a misaligned address (a row start
+the scalar path should have taken) stops it. An optional 8th argument `vec`: fail
+unless some pack moved as 16 bytes (rows of a multiple of 8 elements start aligned,
+the vectors' base is malloc'd: 16-byte aligned). Exit 0 when all match."""
 import os
 import re
 import sys
@@ -28,12 +35,15 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import cuda_emu  # noqa: E402
 
 cxx, orig, new, name, case, mode, threads = sys.argv[1:8]
+want_vec = sys.argv[8:9] == ["vec"]
 
 
 def helpers(path):
     s = open(path, encoding="utf-8").read()
-    return "\n".join(cuda_emu.block_at(s, m.start())
-                     for m in re.finditer(r"(?m)^static (?:__device__ __forceinline__|inline dim3) [^\n]*\bks_row_\w+\(", s))
+    pack = re.search(r"#ifndef KS_ROWPACK_CUH.*?\n#endif", s, re.S)
+    return (pack.group(0) + "\n" if pack else "") + "\n".join(
+        cuda_emu.block_at(s, m.start())
+        for m in re.finditer(r"(?m)^static (?:__device__ __forceinline__|inline dim3) [^\n]*\bks_row_\w+\(", s))
 
 
 # Beyond the common prelude: warp shuffles (a per-warp slot exchange between
@@ -58,6 +68,16 @@ template <class T> static T __shfl_xor_sync(unsigned, T v, int o) {
   memcpy(&out, &r, sizeof out);
   return out;
 }
+/* A pack's 16-byte part: each copy of one is a 16-byte load or store. */
+static long emu_vec;
+struct alignas(16) uint4 {
+  unsigned x, y, z, w;
+  uint4 &operator=(const uint4 &o) {
+    x = o.x; y = o.y; z = o.z; w = o.w;
+    __atomic_fetch_add(&emu_vec, 1, __ATOMIC_RELAXED);
+    return *this;
+  }
+};
 struct __half { _Float16 v; };
 struct __nv_bfloat16 { unsigned short b; };
 static float __half2float(__half h) { return (float)h.v; }
@@ -91,7 +111,7 @@ static void to_elem() {
   for (size_t e = 0; e < gx.size(); e++) from_f(gx[e], &hx[e]);
   for (size_t e = 0; e < gy.size(); e++) from_f(gy[e], &hy[e]);
 }
-static void from_elem() { for (size_t e = 0; e < gy.size(); e++) gy[e] = to_f(hy[e]); }
+static void from_elem() { for (size_t e = 0; %(yh)d && e < gy.size(); e++) gy[e] = to_f(hy[e]); }
 static void call_orig() {
   float *x = gx.data(), *val = gval.data(), *loss = &gloss, *y = gy.data();
   long long *idx = gidx.data(), *target = gtarget.data();
@@ -201,21 +221,26 @@ int main() {
       if (%(case)d == 2) printf("%(name)s %%dx%%d seed %%d: loss %%.9g, new %%.9g\n", rows, cols, seed, rloss, gloss);
       bad |= nDiff != 0;
     }
+  printf("%(name)s: %%ld 16-byte pack moves\n", emu_vec);
+  if (%(want_vec)d && emu_vec == 0) { printf("%(name)s: no pack moved as 16 bytes\n"); bad = 1; }
   return bad;
 }
 """
 
 ARGS = {"argmax": "x, idx, rows, cols", "argmin": "x, idxi, val, rows, cols", "xent": "x, target, loss, rows, cols",
         "norm": "x, y, rows, cols", "hnorm": "hx.data(), hy.data(), rows, cols",
-        "bnorm": "hx.data(), hy.data(), rows, cols"}
-ICASE = {"argmax": 0, "argmin": 1, "xent": 2, "norm": 3, "hnorm": 3, "bnorm": 3}
+        "bnorm": "hx.data(), hy.data(), rows, cols", "hfnorm": "hx.data(), y, rows, cols"}
+ICASE = {"argmax": 0, "argmin": 1, "xent": 2, "norm": 3, "hnorm": 3, "bnorm": 3, "hfnorm": 3}
 # One rounding step of the 16-bit output (2^-10 for f16, 2^-7 for truncating bf16).
 TOL = {"hnorm": "1e-3f", "bnorm": "8e-3f"}
 
-main = MAIN % {"args": ARGS[case], "case": ICASE[case], "xent": case in ("xent", "norm", "hnorm", "bnorm"),
-               "name": name, "threads": int(threads), "warp": mode == "warp", "auto": mode == "auto", "h": case in ("hnorm", "bnorm"),
-               "elem": "__nv_bfloat16" if case == "bnorm" else "__half", "tol": TOL.get(case, "1e-5f")}
+main = MAIN % {"args": ARGS[case], "case": ICASE[case], "xent": case in ("xent", "norm", "hnorm", "bnorm", "hfnorm"),
+               "name": name, "threads": int(threads), "warp": mode == "warp", "auto": mode == "auto", "h": case in ("hnorm", "bnorm", "hfnorm"),
+               "yh": case in ("hnorm", "bnorm"),
+               "elem": "__nv_bfloat16" if case == "bnorm" else "__half", "tol": TOL.get(case, "1e-5f"),
+               "want_vec": want_vec}
 # The original file's one-line object macros (`#define NY 4096`): kernel bodies may use them.
 defines = "".join(l for l in open(orig, encoding="utf-8") if re.match(r"\s*#\s*define\s+\w+\s", l))
 sys.exit(cuda_emu.run(cxx, SHIM + defines + helpers(new) + "\n" + cuda_emu.kernel(orig, name, "orig_k") + "\n" +
-                      cuda_emu.kernel(new, name, "new_k") + "\n" + main))
+                      cuda_emu.kernel(new, name, "new_k") + "\n" + main,
+                      ["-fsanitize=alignment", "-fno-sanitize-recover=alignment"]))

@@ -60,9 +60,39 @@ __global__ void bad_half_update_rows(__half *y, const __half *x, int rows, int c
   for (int c = 0; c < cols; ++c) y[(size_t)row * cols + c] += x[(size_t)row * cols + c];
 }
 
+// Softmax of f16 rows in three passes: a max from element 1 on (a loop start
+// that is not a pack boundary of an aligned row), the exponentials stored in y
+// and summed as stored (read back in the same loop), then y scaled in place.
+__global__ void softmax_half_rows(const __half *x, __half *y, int rows, int cols) {
+  int row = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row >= rows) return;
+  const __half *xr = x + (size_t)row * cols;
+  __half *yr = y + (size_t)row * cols;
+  float m = __half2float(xr[0]);
+  for (int c = 1; c < cols; ++c) m = fmaxf(m, __half2float(xr[c]));
+  float s = 0.0f;
+  for (int c = 0; c < cols; ++c) {
+    yr[c] = __float2half(expf(__half2float(xr[c]) - m));
+    s += __half2float(yr[c]);
+  }
+  for (int c = 0; c < cols; ++c) yr[c] = __float2half(__half2float(yr[c]) / s);
+}
+
+// RMSNorm of f16 rows into f32 rows: the packs of the f32 store are 32 bytes.
+__global__ void rms_half_to_float_rows(const __half *x, float *y, int rows, int cols) {
+  int row = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row >= rows) return;
+  float ss = 0.0f;
+  for (int c = 0; c < cols; ++c) ss += __half2float(x[(size_t)row * cols + c]) * __half2float(x[(size_t)row * cols + c]);
+  float inv = rsqrtf(ss / cols + 1e-6f);
+  for (int c = 0; c < cols; ++c) y[(size_t)row * cols + c] = __half2float(x[(size_t)row * cols + c]) * inv;
+}
+
 void run(const __half *hx, __half *hy, const __nv_bfloat16 *bx, __nv_bfloat16 *by, float *out, int rows, int cols) {
   rms_half_rows<<<(rows + 255) / 256, 256>>>(hx, hy, rows, cols);
   center_bf16_rows<<<(rows + 255) / 256, 256>>>(bx, by, rows, cols);
   bad_counted_rows<<<(rows + 255) / 256, 256>>>(hx, out, rows, cols);
   bad_half_update_rows<<<(rows + 255) / 256, 256>>>(hy, hx, rows, cols);
+  softmax_half_rows<<<(rows + 255) / 256, 256>>>(hx, hy, rows, cols);
+  rms_half_to_float_rows<<<(rows + 255) / 256, 256>>>(hx, out, rows, cols);
 }
