@@ -22,7 +22,7 @@ cxx, orig, new, name = sys.argv[1:5]
 src = open(new, encoding="utf-8").read()
 m = re.search(r"\b" + re.escape(name) + r"<<<ks_colwalk::grid\(.*, (\d+)\), dim3\((\d+), (\d+)\)>>>", src)
 # cols=auto: the launch's shape comes from the header's host helpers, run here
-# with the SM count of an emulated device (1, 16 and 1000 SMs: 32, 16 and 8
+# with the SM count of an emulated device (1, 16 and 1000 SMs: 32 or 16
 # columns on the inputs below).
 ma = re.search(r"\b" + re.escape(name) + r"<<<ks_colwalk::grid_auto\(.*, (\d+)\), ks_colwalk::block_auto\(.*, \1, (\d+)\)>>>", src)
 if m:
