@@ -81,18 +81,20 @@ inline dim3 grid(dim3 g, unsigned k) {
 }
 
 /* Host, cols=auto: columns per block for a launch of grid g with b threads
- * per block along x (one per column): 32 when that still gives every SM of
- * the current device two blocks, else 16 (8 only when b is no multiple of 16).
- * Few columns in wide blocks leave SMs idle; 8 columns make each row's read
- * a lone 32-byte sector, slower again. Measured on the H200 (column sums of
- * 2048 columns x 65536 rows, 1024-thread blocks, unroll 8): 32 columns
- * 180 us, 16 columns 143 us, 8 columns 210 us (docs/rules/column-walk.md). */
+ * per block along x (one per column): 32 when their blocks still reach three
+ * quarters of the SMs of the current device, else 16 (8 only when b is no
+ * multiple of 16). Few columns in wide blocks leave SMs idle; 8 columns make
+ * each row's read a lone 32-byte sector, slower again. Measured on the H200
+ * (132 SMs; column walks of 537 MB, 1024-thread blocks, unroll 8): 2048
+ * columns took 180 us with 32 columns (64 blocks), 143 us with 16, 210 us
+ * with 8; 4096 columns reached 95% of the DRAM peak with 32 (128 blocks) and
+ * 88% with 16 (docs/rules/column-walk.md). */
 inline unsigned cols_auto(dim3 g, unsigned b) {
   int dev = 0, sm = 0;
   if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&sm, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess)
     sm = 0;
   const unsigned long long threads = (unsigned long long)g.x * g.y * g.z * b;
-  if (b % 32 == 0 && threads / 32 >= 2ull * (unsigned)sm) return 32;
+  if (b % 32 == 0 && threads / 32 * 4 >= 3ull * (unsigned)sm) return 32;
   if (b % 16 == 0) return 16;
   return b % 32 == 0 ? 32 : 8;
 }
