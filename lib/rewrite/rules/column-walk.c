@@ -880,6 +880,24 @@ static int edit_loop_header(cw_state *pS, CXCursor initExpr, CXCursor step, long
   return KS_OK;
 }
 
+/* Each launch passes every argument and has a constant 1-D block, a multiple
+ * of nCols: aK[i] = block / nCols, the grid's scale (at most 64 launches). */
+static int launch_scales(cw_state *pS, const ks_launch *aL, int nL, long nCols, long *aK) {
+  ks_tu *pTu = pS->pTu;
+  for (int i = 0; i < nL; i++) {
+    long long nB = 0;
+    if (aL[i].nArgs != clang_Cursor_getNumArguments(pS->kernel))
+      return ks_rewrite_refuse(pS->p, "%s:%u: launch of '%s' passes %d arguments", pTu->zFile, aL[i].iLine,
+                               ks_rewrite_kernel_name(pS->p), aL[i].nArgs);
+    if (!block_x(pTu, &aL[i], &nB) || nB < nCols || nB % nCols || i >= 64)
+      return ks_rewrite_refuse(pS->p, "%s:%u: the launch's block is not one-dimensional with a constant size, a multiple "
+                                      "of %ld (the grid is scaled by block / %ld)",
+                               pTu->zFile, aL[i].iLine, nCols, nCols);
+    aK[i] = (long)(nB / nCols);
+  }
+  return KS_OK;
+}
+
 static int apply_column_walk(ks_rewrite *p) {
   ks_tu *pTu = ks_rewrite_tu(p);
   const char *zKernel = ks_rewrite_kernel_name(p);
@@ -1058,20 +1076,7 @@ static int apply_column_walk(ks_rewrite *p) {
   }
   if ((rc = ks_rw_kernel_launches(p, zKernel, &aL, &nL)) < 0) goto done;
   long aK[64];
-  for (int i = 0; i < nL; i++) {
-    long long nB = 0;
-    if (aL[i].nArgs != clang_Cursor_getNumArguments(kernel)) {
-      rc = ks_rewrite_refuse(p, "%s:%u: launch of '%s' passes %d arguments", pTu->zFile, aL[i].iLine, zKernel,
-                             aL[i].nArgs);
-      goto done;
-    }
-    if (!block_x(pTu, &aL[i], &nB) || nB < nCols || nB % nCols || i >= 64) {
-      rc = ks_rewrite_refuse(p, "%s:%u: the launch's block is not one-dimensional with a constant size, a multiple of %ld (the grid is "
-                                "scaled by block / %ld)", pTu->zFile, aL[i].iLine, nCols, nCols);
-      goto done;
-    }
-    aK[i] = (long)(nB / nCols);
-  }
+  if ((rc = launch_scales(pS, aL, nL, nCols, aK)) < 0) goto done;
 
   /* ---- the new body ---- */
   if ((rc = edit_loop_header(pS, initExpr, f[2], nRows)) < 0) goto done;
