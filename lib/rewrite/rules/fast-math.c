@@ -176,20 +176,12 @@ static long host_token(ks_tu *pTu, unsigned iStart, unsigned iEnd) {
   return iAt;
 }
 
-/* A cursor's spelling, malloc'd (NULL when out of memory). */
-static char *spelling(CXCursor c) {
-  CXString s = clang_getCursorSpelling(c);
-  char *z = ks_strdup(clang_getCString(s));
-  clang_disposeString(s);
-  return z;
-}
-
 /* A call to a function of the file: the shipped tanh counts as an intrinsic;
  * a plain (not template, not member) __device__ helper called from the
  * kernel is noted for a converted copy. */
 static void visit_user_call(fm_walk *pW, CXCursor c, CXCursor fn) {
   ks_tu *pTu = pW->pTu;
-  char *zName = spelling(fn);
+  char *zName = ks_rw_spelling(fn);
   if (!zName) {
     pW->rc = ks_error_set(KS_ENOMEM, "out of memory");
     return;
@@ -197,7 +189,7 @@ static void visit_user_call(fm_walk *pW, CXCursor c, CXCursor fn) {
   CXCursor ns = clang_getCursorSemanticParent(fn);
   CXCursor def = clang_getCursorDefinition(fn);
   unsigned iStart, iEnd;
-  char *zNs = clang_getCursorKind(ns) == CXCursor_Namespace ? spelling(ns) : NULL;
+  char *zNs = clang_getCursorKind(ns) == CXCursor_Namespace ? ks_rw_spelling(ns) : NULL;
   int bShipped = zNs && strcmp(zNs, "ks_fast") == 0 && strcmp(zName, "tanh_approx") == 0;
   free(zNs);
   if (bShipped) {
