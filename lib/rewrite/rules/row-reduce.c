@@ -1482,8 +1482,9 @@ static int read_params(rr_state *pS) {
   if (!pS->bWarp && strcmp(zMode, "block") != 0)
     return ks_rewrite_refuse(p, "mode=%s: use block (one block per row) or warp (one warp per row)", zMode);
   if (strcmp(zThreads, "auto") == 0) {
-    /* Sized at each launch from the row length (ks_row_block): 16 elements a
-     * thread, 32 to 256 threads a row; measured on the H200, one fixed size
+    /* Sized at each launch from the row length (ks_row_block; packed rows
+     * ks_row_pblock): 16 (32) elements a thread, 32 to 256 threads a row;
+     * measured on the H200, one fixed size
      * leaves short rows' threads idle and long rows' loads too few. */
     if (pS->bWarp) return ks_rewrite_refuse(p, "threads=auto goes with mode=block (mode=warp takes a block size)");
     pS->bGroup = 1;
@@ -1948,29 +1949,41 @@ static int edit_top_stores(rr_state *pS) {
 /* threads=auto: the host functions the launches size the row groups with,
  * unless an earlier application wrote them above iAt (where they go: above the
  * kernel; a launch before that keeps a fixed block, edit_launches). A group is
- * 32 to 256 threads, about 16 elements a thread; a group of one warp takes 8
+ * 32 to 256 threads, about 16 elements a thread (32 for packed rows, which
+ * have their own pair of functions); a group of one warp takes 8
  * rows a block (the helpers' warp path needs no barrier). */
 static int put_launch_helpers(rr_state *pS, unsigned iAt, ks_buf *pOut) {
-  fn_find f = {pS->pTu, "ks_row_block", -1};
+  /* Packed rows (16-bit elements, 8 a pack) get their own pair with about
+   * twice the elements a thread: measured on the H200 (bench/row-cache,
+   * kernelskill bench, layernorm over 65536 x 2048 bf16), 128 threads 236 us,
+   * 64 threads 207 us; f32 rows (softmax 32768 x 2048) the other way, 128
+   * threads 186 us, 64 threads 282 us. */
+  const char *zBlock = pS->bPack ? "ks_row_pblock" : "ks_row_block", *zGrid = pS->bPack ? "ks_row_pgrid" : "ks_row_grid";
+  int nPer = pS->bPack ? 64 : 32;
+  fn_find f = {pS->pTu, zBlock, -1};
   clang_visitChildren(clang_getTranslationUnitCursor(pS->pTu->pTu), find_fn_visit, &f);
   if (f.iAt >= 0 && (unsigned)f.iAt < iAt) return KS_OK;
-  if (f.iAt >= 0) return ks_rewrite_refuse(pS->p, "ks_row_block is defined below '%s'; move it above or rename it",
+  if (f.iAt >= 0) return ks_rewrite_refuse(pS->p, "%s is defined below '%s'; move it above or rename it", zBlock,
                                            pS->zKernel);
-  char *zNote = ks_rewrite_note_text(pS->p, "the row groups' size from the row length: about 16 elements a thread, "
-                                            "32 to 256 threads, a warp per row (8 rows a block) under 1024 elements");
+  char *zNote = ks_rewrite_note_text(pS->p, pS->bPack ? "the row groups' size from the row length: about 32 elements "
+                                                        "(4 packs) a thread, 32 to 256 threads, a warp per row (8 rows "
+                                                        "a block) under 2048 elements"
+                                                      : "the row groups' size from the row length: about 16 elements a "
+                                                        "thread, 32 to 256 threads, a warp per row (8 rows a block) "
+                                                        "under 1024 elements");
   if (!zNote) return ks_error_set(KS_ENOMEM, "out of memory");
   int rc = ks_buf_printf(pOut,
                          "\n%s\n"
-                         "static inline dim3 ks_row_block(long long cols) {\n"
+                         "static inline dim3 %s(long long cols) {\n"
                          "  unsigned g = 32;\n"
-                         "  while (g < 256u && (long long)g * 32 <= cols) g *= 2;\n"
+                         "  while (g < 256u && (long long)g * %d <= cols) g *= 2;\n"
                          "  return g == 32u ? dim3(32, 8) : dim3(g, 1);\n"
                          "}\n"
-                         "static inline dim3 ks_row_grid(long long rows, long long cols) {\n"
-                         "  long long y = (long long)ks_row_block(cols).y;\n"
+                         "static inline dim3 %s(long long rows, long long cols) {\n"
+                         "  long long y = (long long)%s(cols).y;\n"
                          "  return dim3((unsigned)((rows + y - 1) / y));\n"
                          "}\n",
-                         zNote);
+                         zNote, zBlock, nPer, zGrid, zBlock);
   free(zNote);
   return rc;
 }
@@ -2038,7 +2051,8 @@ static int edit_launches(rr_state *pS) {
     int bGroupHere = pS->bGroup && zCols && simple_arg(zCols) && pL->iStart >= pS->iHelpersAt;
     if (bGroupHere) {
       char *zC = ks_rw_paren(zCols);
-      rc = ks_buf_printf(&text, "ks_row_grid(%s, %s), ks_row_block(%s)", zRows, zC, zC);
+      rc = ks_buf_printf(&text, pS->bPack ? "ks_row_pgrid(%s, %s), ks_row_pblock(%s)" : "ks_row_grid(%s, %s), ks_row_block(%s)",
+                         zRows, zC, zC);
       free(zC);
     } else if (bWarp) rc = ks_buf_printf(&text, "(%s + %d) / %d, %d", zRows, nThreads / 32 - 1, nThreads / 32, nThreads);
     else rc = ks_buf_printf(&text, "%s, %d", zRows, nThreads);

@@ -18,7 +18,8 @@ the same for both kernels). The inputs hold ties (small integers as floats, seve
 equal extremes per row), NaNs (as the first element and inside rows), signed
 zeros and rows shorter than a warp. MODE block|warp and THREADS: the rewrite's
 launch (grid = rows, or rows / (THREADS / 32) rounded up); MODE auto (threads=auto):
-the launch the rewrite's own ks_row_block / ks_row_grid give for each row length
+the launch the rewrite's own ks_row_block / ks_row_grid (ks_row_pblock / ks_row_pgrid
+for packed rows) give for each row length
 (2-D blocks: blockDim.y rows a block when a row gets one warp). The original file's
 one-line object-like macros come first. Packed rows (16-bit rows walked in packs of
 8 elements, the shipped ks_rowpack.cuh, which is cut out of NEW.cu with the helpers):
@@ -199,7 +200,7 @@ int main() {
       if (%(h)d) to_elem();
 #if %(auto)d
       (void)W;
-      dim3 bb = ks_row_block(cols), gg = ks_row_grid(rows, cols);
+      dim3 bb = ks_row_%(pre)sblock(cols), gg = ks_row_%(pre)sgrid(rows, cols);
       launch_threads(gg.x, bb.x, bb.y, call_new);
 #else
       launch_threads(bWarp ? (rows + W - 1) / W : (unsigned)rows, T, 1, call_new);
@@ -238,7 +239,9 @@ main = MAIN % {"args": ARGS[case], "case": ICASE[case], "xent": case in ("xent",
                "name": name, "threads": int(threads), "warp": mode == "warp", "auto": mode == "auto", "h": case in ("hnorm", "bnorm", "hfnorm"),
                "yh": case in ("hnorm", "bnorm"),
                "elem": "__nv_bfloat16" if case == "bnorm" else "__half", "tol": TOL.get(case, "1e-5f"),
-               "want_vec": want_vec}
+               "want_vec": want_vec,
+               # packed rows size their groups with ks_row_pblock / ks_row_pgrid
+               "pre": "p" if "ks_row_pblock(" in open(new, encoding="utf-8").read() else ""}
 # The original file's one-line object macros (`#define NY 4096`): kernel bodies may use them.
 defines = "".join(l for l in open(orig, encoding="utf-8") if re.match(r"\s*#\s*define\s+\w+\s", l))
 sys.exit(cuda_emu.run(cxx, SHIM + defines + helpers(new) + "\n" + cuda_emu.kernel(orig, name, "orig_k") + "\n" +

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# bench/row-cache/row-groups.sh — rule row-reduce's row-group sizes side by side
+# on the GPU: the corpus' bf16 layernorm (packed rows) and f32 softmax, each
+# rewritten with threads=256, threads=auto, auto with 64 and 128 elements a
+# thread (the ks_row_block constant edited), and mode=warp, then reviewed by
+# `kernelskill bench` (correctness, cold-L2 timing against the seed).
+#
+#   bash bench/row-cache/row-groups.sh prepare BUILD DIR   # here: the rewrites (needs libclang)
+#   bash bench/row-cache/row-groups.sh run BUILD DIR OUT   # on the GPU machine
+#
+# Prints one line per candidate: verdict, speedup, candidate and seed median us.
+# Results of 2026-12-04: bench/results/2026-12-04-row-groups/.
+set -u
+cmd=${1:?prepare|run}; B=$(cd "${2:?BUILD}" && pwd); D=${3:?DIR}
+I=$(cd "$(dirname "$0")/../.." && pwd)/test/corpus/Inputs
+export LD_LIBRARY_PATH=$B/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+KERNELS="ln:layernorm_bf16:framework_kernels.cu:layernorm_bf16_kernel sm:softmax_forward:trainer_dev.cu:softmax_forward_kernel1"
+case $cmd in
+prepare)
+  mkdir -p "$D"
+  for t in $KERNELS; do
+    IFS=: read -r k task file kern <<< "$t"
+    rw() { "$B/bin/kernelskill" rewrite --rule row-reduce --kernel "$kern" "$I/$file" -o "$D/${k}_$1.cu" "${@:2}"; }
+    rw 256 --param threads=256 && rw auto --param threads=auto && rw warp --param mode=warp || exit 1
+    for n in 64 128; do
+      sed -E "s/\(long long\)g \* [0-9]+ <= cols/(long long)g * $n <= cols/" "$D/${k}_auto.cu" > "$D/${k}_auto$n.cu"
+    done
+  done
+  ;;
+run)
+  O=${4:?OUT}; mkdir -p "$O/rr"
+  for t in $KERNELS; do
+    IFS=: read -r k task file kern <<< "$t"
+    for v in 256 auto auto64 auto128 warp; do
+      w=$(mktemp -d); cp "$I"/* "$w"/ 2>/dev/null; cp "$D/${k}_$v.cu" "$w/cand.cu"
+      timeout 150 "$B/bin/kernelskill" bench "$w/$task.task.json" --candidate "$w/cand.cu" --runs 50 --trials 5 \
+        --no-metrics --json -o "$O/rr/${k}_$v.json" > /dev/null 2> "$O/rr/${k}_$v.err"
+      python3 - "$O/rr/${k}_$v.json" "${k}_$v" <<'PY'
+import json, sys
+try:
+    d = json.load(open(sys.argv[1]))
+except Exception as e:
+    print(sys.argv[2], "no evidence:", e); sys.exit()
+t = d.get("timing", {})
+med = lambda k: (t.get(k) or {}).get("median_us")
+print(sys.argv[2], d.get("verdict"), "speedup=%s" % d.get("speedup"), "cand_us=%s seed_us=%s" % (med("candidate"), med("seed")))
+PY
+    done
+  done
+  tar czf "$O/rr.tgz" -C "$O" rr && rm -rf "$O/rr"
+  ;;
+*) echo "usage: $0 prepare|run BUILD DIR [OUT]" >&2; exit 2 ;;
+esac
