@@ -308,6 +308,44 @@ __global__ void sm_packs(float *out, const float *inp, int N, int C) {
   }
 }
 
+// ---- softmax f32 in packs of 4 (one float4), K packs a thread: reload or cache, pass 2's store kept or not ----
+template <int K, bool CACHE, bool STORE2>
+__global__ void sm_packs4(float *out, const float *inp, int N, int C) {
+  int i = blockIdx.x;
+  if (i >= N) return;
+  const float *ir = inp + (int64_t)i * C;
+  float *orow = out + (int64_t)i * C;
+  float4 v[K];
+  float mx = -INFINITY;
+#pragma unroll
+  for (int u = 0; u < K; u++) {
+    int j = 4 * (threadIdx.x + u * blockDim.x);
+    if (j < C) { v[u] = *reinterpret_cast<const float4 *>(ir + j); mx = fmaxf(fmaxf(mx, fmaxf(v[u].x, v[u].y)), fmaxf(v[u].z, v[u].w)); }
+  }
+  mx = block_max(mx);
+  double sum = 0.0;
+#pragma unroll
+  for (int u = 0; u < K; u++) {
+    int j = 4 * (threadIdx.x + u * blockDim.x);
+    if (j < C) {
+      if (!CACHE) v[u] = *reinterpret_cast<const float4 *>(ir + j);
+      v[u].x = expf(v[u].x - mx); v[u].y = expf(v[u].y - mx); v[u].z = expf(v[u].z - mx); v[u].w = expf(v[u].w - mx);
+      sum += v[u].x; sum += v[u].y; sum += v[u].z; sum += v[u].w;
+      if (STORE2) *reinterpret_cast<float4 *>(orow + j) = v[u];
+    }
+  }
+  sum = block_sum_d(sum);
+  float s = (float)sum;
+#pragma unroll
+  for (int u = 0; u < K; u++) {
+    int j = 4 * (threadIdx.x + u * blockDim.x);
+    if (j < C) {
+      if (!CACHE) v[u] = *reinterpret_cast<const float4 *>(orow + j);
+      *reinterpret_cast<float4 *>(orow + j) = make_float4(v[u].x / s, v[u].y / s, v[u].z / s, v[u].w / s);
+    }
+  }
+}
+
 __global__ void copy4(float4 *d, const float4 *s, size_t n) {
   for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) d[i] = s[i];
 }
@@ -398,6 +436,16 @@ int main() {
   report("sm packs: cached, 256", time_med([&] { sm_packs<1, true, false><<<N, 256>>>(out, in, N, SC); }), smb, peak);
   report("sm packs: cached+store2, 128", time_med([&] { sm_packs<2, true, true><<<N, 128>>>(out, in, N, SC); }), smb, peak);
   report("sm packs: reload, 128", time_med([&] { sm_packs<2, false, true><<<N, 128>>>(out, in, N, SC); }), smb, peak);
+
+  report("sm packs4: reload+store2, 256", time_med([&] { sm_packs4<2, false, true><<<N, 256>>>(out, in, N, SC); }), smb, peak);
+  report("sm packs4: reload+store2, 512", time_med([&] { sm_packs4<1, false, true><<<N, 512>>>(out, in, N, SC); }), smb, peak);
+  report("sm packs4: cached+store2, 256", time_med([&] { sm_packs4<2, true, true><<<N, 256>>>(out, in, N, SC); }), smb, peak);
+  report("sm packs4: cached, 256", time_med([&] { sm_packs4<2, true, false><<<N, 256>>>(out, in, N, SC); }), smb, peak);
+  report("sm packs4: cached+store2, 128", time_med([&] { sm_packs4<4, true, true><<<N, 128>>>(out, in, N, SC); }), smb, peak);
+  report("sm packs4: cached, 128", time_med([&] { sm_packs4<4, true, false><<<N, 128>>>(out, in, N, SC); }), smb, peak);
+  report("ln packs: reload, 64 thr", time_med([&] { ln_packs<4, false><<<R, dim3(64, 1)>>>(y, x, g, b, R, C, 1e-5f); }), lnb, peak);
+  report("ln packs: cached, 64 thr", time_med([&] { ln_packs<4, true><<<R, dim3(64, 1)>>>(y, x, g, b, R, C, 1e-5f); }), lnb, peak);
+  report("ln packs: reload, 128 thr", time_med([&] { ln_packs<2, false><<<R, dim3(128, 1)>>>(y, x, g, b, R, C, 1e-5f); }), lnb, peak);
 
   // the cached forms compute what the reload forms compute
   sm_reload<<<N, 256>>>(out, in, N, SC);

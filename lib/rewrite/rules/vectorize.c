@@ -32,12 +32,15 @@ typedef struct vscan {
   int bRootsAreStmts; /* the walks start at the body's own statements (early return) */
   int abNullTest[64];  /* per parameter: compared with null (`p != NULL`, `!p`, `if (p)`) */
   int abOther[64];     /* per parameter: read at an index other than i (`bias[i % cols]`) */
-  /* `i % X` with X of parameters and constants (a row broadcast's column):
-   * per pack, X's remainder of ks_base once, then a compare per lane. */
-  struct { unsigned iStart, iEnd; int iDiv; } aMod[16];
+  /* `i % X`, `i / X` and `(i / X) % Y` (a row broadcast's column, the
+   * digits of a flat index) with X and Y of parameters and constants: per
+   * pack, X's remainder and quotient of ks_base once, then a compare per
+   * lane. eOp: 0 `i % X`, 1 `i / X`, 2 `(i / X) % Y` (zY: Y). */
+  struct { unsigned iStart, iEnd; int iDiv, eOp; char *zY; } aMod[16];
   int nMod;
   char *azDiv[4];      /* the divisors' text */
   char *azModType[4];  /* the remainder's type ("int", "long long") */
+  int abQuot[4];       /* some unit needs X's quotient */
   int nDiv;
   const ks_shape *pShape; /* the kernel-shape model: derived pointers, access indices */
   char zWhyBuf[320];      /* a refusal that names the pointer */
@@ -157,27 +160,68 @@ static int signed_int_type(const char *z) {
   return !strcmp(z, "int") || !strcmp(z, "long") || !strcmp(z, "long long");
 }
 
-/* `i % X` (i the global index, X a divisor_ok of a signed integer type):
- * recorded for the lanes; anything else is left as written. */
-static void note_mod(vscan *s, CXCursor c) {
-  CXCursor aSub[2];
-  if (s->nMod >= 16 || ks_rw_kids(c, aSub, 2) != 2 || !ks_rw_is_ref_to(aSub[0], s->idx)) return;
+/* c through parentheses and implicit casts. */
+static CXCursor strip_parens(CXCursor c) {
+  for (;;) {
+    enum CXCursorKind e = clang_getCursorKind(c);
+    CXCursor aK[2];
+    if ((e != CXCursor_ParenExpr && e != CXCursor_UnexposedExpr) || ks_rw_kids(c, aK, 2) != 1) return c;
+    c = aK[0];
+  }
+}
+
+static int cursor_signed(CXCursor c) {
+  CXString sT = clang_getTypeSpelling(clang_getCanonicalType(clang_getCursorType(c)));
+  int b = signed_int_type(clang_getCString(sT));
+  clang_disposeString(sT);
+  return b;
+}
+
+/* Does c lie inside a unit already recorded (the `i / X` of `(i / X) % Y`)? */
+static int in_mod(const vscan *s, CXCursor c) {
+  unsigned cs, ce;
+  if (ks_ast_extent(s->pTu, c, &cs, &ce) < 0) return 0;
+  for (int m = 0; m < s->nMod; m++)
+    if (cs >= s->aMod[m].iStart && ce <= s->aMod[m].iEnd) return 1;
+  return 0;
+}
+
+/* `i % X`, `i / X` or `(i / X) % Y` (i the global index, X and Y
+ * divisor_ok, every operand of a signed integer type): recorded for the
+ * lanes; anything else is left as written. bDiv: c is a division. */
+static void note_mod(vscan *s, CXCursor c, int bDiv) {
+  CXCursor aSub[2], aIn[2], y = clang_getNullCursor();
+  int eOp = bDiv;
+  if (s->nMod >= 16 || in_mod(s, c) || ks_rw_kids(c, aSub, 2) != 2) return;
+  if (!bDiv && !ks_rw_is_ref_to(aSub[0], s->idx)) {
+    /* the digit (i / X) % Y */
+    CXCursor q = strip_parens(aSub[0]);
+    if (clang_getCursorKind(q) != CXCursor_BinaryOperator ||
+        clang_getCursorBinaryOperatorKind(q) != CXBinaryOperator_Div || ks_rw_kids(q, aIn, 2) != 2 ||
+        !ks_rw_is_ref_to(aIn[0], s->idx) || !cursor_signed(q))
+      return;
+    y = aSub[1];
+    aSub[1] = aIn[1];
+    eOp = 2;
+  } else if (!ks_rw_is_ref_to(aSub[0], s->idx)) {
+    return;
+  }
   CXCursor kernel = clang_getCursorSemanticParent(s->idx);
   while (!clang_Cursor_isNull(kernel) && clang_getCursorKind(kernel) != CXCursor_FunctionDecl &&
          clang_getCursorKind(kernel) != CXCursor_FunctionTemplate)
     kernel = clang_getCursorSemanticParent(kernel);
   if (clang_Cursor_isNull(kernel) || !divisor_ok(aSub[1], kernel)) return;
+  if (eOp == 2 && (!divisor_ok(y, kernel) || !cursor_signed(y))) return;
   CXString sT = clang_getTypeSpelling(clang_getCanonicalType(clang_getCursorType(c)));
-  CXString sD = clang_getTypeSpelling(clang_getCanonicalType(clang_getCursorType(aSub[1])));
-  int bTypes = signed_int_type(clang_getCString(sT)) && signed_int_type(clang_getCString(sD));
+  int bTypes = signed_int_type(clang_getCString(sT)) && cursor_signed(aSub[1]);
   char *zT = ks_strdup(clang_getCString(sT));
   clang_disposeString(sT);
-  clang_disposeString(sD);
-  char *zX = ks_ast_text(s->pTu, aSub[1]);
+  char *zX = ks_ast_text(s->pTu, aSub[1]), *zY = eOp == 2 ? ks_ast_text(s->pTu, y) : NULL;
   unsigned iS, iE;
-  if (!bTypes || !zT || !zX || ks_ast_extent(s->pTu, c, &iS, &iE) < 0) {
+  if (!bTypes || !zT || !zX || (eOp == 2 && !zY) || ks_ast_extent(s->pTu, c, &iS, &iE) < 0) {
     free(zT);
     free(zX);
+    free(zY);
     return;
   }
   int d = 0;
@@ -186,6 +230,7 @@ static void note_mod(vscan *s, CXCursor c) {
     if (s->nDiv == 4) {
       free(zT);
       free(zX);
+      free(zY);
       return;
     }
     s->azDiv[d] = zX;
@@ -195,11 +240,17 @@ static void note_mod(vscan *s, CXCursor c) {
     int bSame = strcmp(s->azModType[d], zT) == 0;
     free(zX);
     free(zT);
-    if (!bSame) return;
+    if (!bSame) {
+      free(zY);
+      return;
+    }
   }
+  s->abQuot[d] |= eOp != 0;
   s->aMod[s->nMod].iStart = iS;
   s->aMod[s->nMod].iEnd = iE;
   s->aMod[s->nMod].iDiv = d;
+  s->aMod[s->nMod].eOp = eOp;
+  s->aMod[s->nMod].zY = zY;
   s->nMod++;
 }
 
@@ -270,9 +321,10 @@ static int refuse_sub(vscan *s, CXCursor sub, const char *zFmt, const char *zArg
 static int scan(CXCursor c, const CXCursor *aAnc, int nAnc, void *pArg) {
   vscan *s = pArg;
   enum CXCursorKind e = clang_getCursorKind(c);
-  if (e == CXCursor_BinaryOperator && clang_getCursorBinaryOperatorKind(c) == CXBinaryOperator_Rem &&
-      !in_last_access(s, c))
-    note_mod(s, c);
+  if (e == CXCursor_BinaryOperator && !in_last_access(s, c) &&
+      (clang_getCursorBinaryOperatorKind(c) == CXBinaryOperator_Rem ||
+       clang_getCursorBinaryOperatorKind(c) == CXBinaryOperator_Div))
+    note_mod(s, c, clang_getCursorBinaryOperatorKind(c) == CXBinaryOperator_Div);
   if (e == CXCursor_DeclRefExpr) {
     if (clang_equalCursors(clang_getCursorReferenced(c), s->idx) && !in_last_access(s, c)) s->nIdxUses++;
     int iP = param_index(s, clang_getCursorReferenced(c));
@@ -777,9 +829,19 @@ static void lane_body(ks_buf *pLane, const char *zSrc, const vscan *pS, const ks
     ks_buf_append(pLane, zSrc + iPos, iS - iPos);
     if (bMod) {
       int d = pS->aMod[im].iDiv;
-      const char *zX = pS->azDiv[d];
-      ks_buf_printf(pLane, "((%s)(ks_r%d + %s < (%s) ? ks_r%d + %s : (ks_r%d + %s) %% (%s)))", pS->azModType[d], d, zL,
-                    zX, d, zL, d, zL, zX);
+      const char *zX = pS->azDiv[d], *zT = pS->azModType[d];
+      /* lanes that stay inside X's current block share the pack's quotient */
+      if (pS->aMod[im].eOp == 0)
+        ks_buf_printf(pLane, "((%s)(ks_r%d + %s < (%s) ? ks_r%d + %s : (ks_r%d + %s) %% (%s)))", zT, d, zL, zX, d, zL, d,
+                      zL, zX);
+      else if (pS->aMod[im].eOp == 1)
+        ks_buf_printf(pLane, "((%s)(ks_r%d + %s < (%s) ? ks_q%d : (ks_base + %s) / (long long)(%s)))", zT, d, zL, zX, d,
+                      zL, zX);
+      else
+        ks_buf_printf(pLane,
+                      "((%s)(ks_r%d + %s < (%s) && (%s) != 0 ? ks_d%d : "
+                      "((ks_base + %s) / (long long)(%s)) %% (long long)(%s)))",
+                      zT, d, zL, zX, pS->aMod[im].zY, im, zL, zX, pS->aMod[im].zY);
       iPos = pS->aMod[im++].iEnd;
     } else {
       put_lane(pLane, pPlan->azVec[pS->a[ia].iParam], aP[pS->a[ia].iParam].zName, l, zLane);
@@ -906,9 +968,30 @@ static void put_vector_region(ks_buf *pB, ks_rewrite *p, const vscan *pS, const 
   int nMods = signed_int_type(pPw->zIdxType) ? pS->nMod : 0;
   for (int m = 0; m < nMods; m++)
     if (ks_rewrite_in_macro(p, pS->aMod[m].iStart, pS->aMod[m].iEnd)) nMods = 0;
-  for (int d = 0; nMods && d < pS->nDiv; d++)
-    ks_buf_printf(pB, "%.*s  const long long ks_r%d = (%s) != 0 ? ks_base %% (long long)(%s) : 0;\n", nIn, zIn, d,
-                  pS->azDiv[d], pS->azDiv[d]);
+  for (int d = 0; nMods && d < pS->nDiv; d++) {
+    const char *zX = pS->azDiv[d];
+    if (!pS->abQuot[d]) {
+      ks_buf_printf(pB, "%.*s  const long long ks_r%d = (%s) != 0 ? ks_base %% (long long)(%s) : 0;\n", nIn, zIn, d, zX,
+                    zX);
+      continue;
+    }
+    /* One division for quotient and remainder; a 32-bit one (a few
+     * instructions, where a 64-bit one is a subroutine) while ks_base fits,
+     * for an int X. */
+    if (!strcmp(pS->azModType[d], "int"))
+      ks_buf_printf(pB,
+                    "%.*s  const long long ks_q%d = (%s) != 0 ? (ks_base <= 2147483647LL ? (long long)((int)ks_base / (%s)) "
+                    ": ks_base / (long long)(%s)) : 0;\n",
+                    nIn, zIn, d, zX, zX, zX);
+    else
+      ks_buf_printf(pB, "%.*s  const long long ks_q%d = (%s) != 0 ? ks_base / (long long)(%s) : 0;\n", nIn, zIn, d, zX, zX);
+    ks_buf_printf(pB, "%.*s  const long long ks_r%d = ks_base - ks_q%d * (long long)(%s);\n", nIn, zIn, d, d, zX);
+  }
+  /* the digits (i / X) % Y of the pack's first index, once */
+  for (int m = 0; m < nMods; m++)
+    if (pS->aMod[m].eOp == 2)
+      ks_buf_printf(pB, "%.*s  const long long ks_d%d = (%s) != 0 ? ks_q%d %% (long long)(%s) : 0;\n", nIn, zIn, m,
+                    pS->aMod[m].zY, pS->aMod[m].iDiv, pS->aMod[m].zY);
   put_lanes(pB, zSrc, pS, aP, pPw, pPlan, nMods, nIn, zIn);
   for (int i = 0; i < nP; i++)
     if (pPlan->abStore[i])
@@ -1883,6 +1966,7 @@ done:
     free(s.azDiv[d]);
     free(s.azModType[d]);
   }
+  for (int m = 0; m < s.nMod; m++) free(s.aMod[m].zY);
   ks_buf_free(&b);
   ks_shape_free(pShape);
   ks_rw_pointwise_free(&pw);
