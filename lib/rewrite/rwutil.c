@@ -850,6 +850,15 @@ int ks_rw_elem_use(CXCursor c, const CXCursor *aAnc, int nAnc, CXCursor *pWriteE
       j--;
       continue;
     }
+    /* c ? P[i] : Q[i] is an lvalue in C++ when both arms are: read when the
+     * conditional is read; any other use (assigned to, bound to a reference)
+     * is reported as a write by the conditional itself, which no rule takes
+     * for an assignment of the element (only one arm's element is written) */
+    if (e == CXCursor_ConditionalOperator) {
+      if (ks_rw_elem_use(a, aAnc, j, NULL) == KS_RW_READ) return KS_RW_READ;
+      if (pWriteExpr) *pWriteExpr = a;
+      return KS_RW_WRITE;
+    }
     if (e == CXCursor_UnexposedExpr) return KS_RW_READ; /* lvalue-to-rvalue conversion */
     if (e == CXCursor_CStyleCastExpr || e == CXCursor_CXXStaticCastExpr || e == CXCursor_CXXFunctionalCastExpr) {
       /* (float)P[i] in a template pattern (no implicit conversion there) */

@@ -31,6 +31,7 @@ CASES = {
     "add_h": (["__half", "__half", "__half*"], "K(b0, b1, b2, n)"),
     "scale_bf": (["__nv_bfloat16", "__nv_bfloat16*"], "K(b0, b1, 0.5f, n)"),
     "masked": (["float", "float", "float*"], "K(b0, b1, b2, n); K(b0, NULL, b3, n)"),
+    "select_ab": (["float", "float", "float", "float*"], "K(b0, b1, b2, b3, n)"),
     "bias_mod": (["float*", "float"], "K(b0, b1, 7, n); K(b0, b1, 3, n); K(b0, b1, 1, n)"),
     "saxpy_gs": (["float", "float*"], "K(n, 2.0f, b0, b1)"),
     "mod_expr": (["float*", "float"], "K(b0, b1, 0, n); K(b0, b1, 1, n); K(b0, b1, 5, n); K(b0, b1, -2, n)"),

@@ -109,3 +109,23 @@ void host_loop(float* y, const float* bias, int rows, int cols) {
     rows++;
   }
 }
+
+// a select whose arms are elements (an lvalue conditional in C++): read
+__global__ void select_ab(const float* c, const float* a, const float* b, float* y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] = c[i] > 0.0f ? a[i] : b[i];
+}
+
+// a store through a conditional writes one arm's element only: refused
+__global__ void bad_select_store(const float* c, float* a, float* b, float* y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    y[i] = c[i];
+    (c[i] > 0.0f ? a[i] : b[i]) = 1.0f;
+  }
+}
+
+void selects(const float* c, float* a, float* b, float* y, int n) {
+  select_ab<<<(n + 255) / 256, 256>>>(c, a, b, y, n);
+  bad_select_store<<<(n + 255) / 256, 256>>>(c, a, b, y, n);
+}
