@@ -190,6 +190,7 @@ static long long eval_poly(cv_vals *pV, const ks_poly *p) {
 
 typedef struct cv_match {
   int iX, iW, iY;                 /* parameters: input, weights, output */
+  int iBias;                      /* the accumulator starts from bias[co]: its parameter, or -1 */
   int aLoopAtom[3];               /* ci, ky, kx */
   int iOx, iOy, iCo;              /* output-coordinate atoms */
   ks_poly pxIdx, pwIdx, pyIdx;    /* the three accesses' indices */
@@ -215,6 +216,7 @@ typedef struct cv_walk {
   int nDepth;           /* loops entered */
   int nLoopsSeen;
   CXCursor acc;         /* the accumulator's VarDecl */
+  CXCursor accInit;     /* its initializer when not 0 (a load, the bias), else null */
   int bAcc, bStore, bTotal;
   cv_cons aAccC[16];
   int nAccC;
@@ -370,8 +372,15 @@ static int walk_stmt(cv_walk *pW, CXCursor c) {
         rc = cv_refuse_at(pW, d, "a declaration without an initializer");
       else if (t.kind == CXType_Float && is_zero_literal(pW->pTu, init) && clang_Cursor_isNull(pW->acc) && !pW->nDepth)
         pW->acc = d;
+      else if (t.kind == CXType_Float && clang_getCursorKind(ks_rw_strip(init)) == CXCursor_ArraySubscriptExpr &&
+               clang_Cursor_isNull(pW->acc) && !pW->nDepth && !pW->nLoopsSeen) {
+        /* `float acc = bias[co];`: which load, and at which index, is checked on the model */
+        pW->acc = d;
+        pW->accInit = ks_rw_strip(init);
+      }
       else if (!(ks_rw_is_integer_type(t) || t.kind == CXType_Pointer) || !ks_rw_pure_expr(init))
-        rc = cv_refuse_at(pW, d, "a local that is not an index, a pointer into a tensor or the float accumulator from 0");
+        rc = cv_refuse_at(pW, d, "a local that is not an index, a pointer into a tensor or the float accumulator from 0 "
+                                 "or from a bias");
     }
     free(a);
     return rc;
@@ -618,7 +627,7 @@ static int cv_match_kernel(ks_rewrite *p, CXCursor kernel, ks_shape *pS, cv_matc
     return ks_rewrite_refuse(p, "kernel '%s': its innermost loop does not sum into one accumulator", zK);
 
   /* The accesses: two float loads in the innermost loop, one store after. */
-  int aLoad[2], nLoad = 0, iStore = -1;
+  int aLoad[2], nLoad = 0, iStore = -1, iBiasA = -1;
   for (int i = 0; i < pS->nAccess; i++) {
     const ks_shape_access *pA = &pS->aAccess[i];
     if (pA->nElemSize != 4 || !pA->zElemType || !strstr(pA->zElemType, "float") || pA->index.bIrregular ||
@@ -627,6 +636,7 @@ static int cv_match_kernel(ks_rewrite *p, CXCursor kernel, ks_shape *pS, cv_matc
                                pTu->zFile, pA->iLine);
     if (pA->eKind == KS_SHAPE_LOAD && pA->iLoop == 2 && nLoad < 2) aLoad[nLoad++] = i;
     else if (pA->eKind == KS_SHAPE_STORE && pA->iLoop == -1 && iStore < 0) iStore = i;
+    else if (pA->eKind == KS_SHAPE_LOAD && pA->iLoop == -1 && iBiasA < 0) iBiasA = i; /* a bias, checked below */
     else
       return ks_rewrite_refuse(p, "%s:%u: an access a direct convolution does not have (only the input and weight "
                                   "loads of the tap and the output's store)", pTu->zFile, pA->iLine);
@@ -637,7 +647,7 @@ static int cv_match_kernel(ks_rewrite *p, CXCursor kernel, ks_shape *pS, cv_matc
   /* The statements, the accumulator, the bounds the tap is under. */
   cv_walk w;
   memset(&w, 0, sizeof w);
-  w.p = p, w.pTu = pTu, w.pS = pS, w.kernel = kernel, w.acc = clang_getNullCursor();
+  w.p = p, w.pTu = pTu, w.pS = pS, w.kernel = kernel, w.acc = clang_getNullCursor(), w.accInit = clang_getNullCursor();
   CXCursor body = ks_rw_body(kernel);
   if (clang_Cursor_isNull(body)) return ks_rewrite_refuse(p, "kernel '%s' has no body", zK);
   if (walk_stmt(&w, body) < 0) return w.rc < 0 ? w.rc : ks_rewrite_refuse(p, "kernel '%s' is not taken", zK);
@@ -673,6 +683,25 @@ static int cv_match_kernel(ks_rewrite *p, CXCursor kernel, ks_shape *pS, cv_matc
   if (variant_atoms(pS, &pM->pwIdx, aSkip, 3, &iCo) != 1)
     return ks_rewrite_refuse(p, "kernel '%s': the weights' index does not depend on one output channel", zK);
   pM->iCo = iCo;
+  /* A bias: the one load outside the loops is the accumulator's start, at
+   * the output channel, from a buffer the kernel does not write. */
+  pM->iBias = -1;
+  if (iBiasA >= 0 || !clang_Cursor_isNull(w.accInit)) {
+    const ks_shape_access *pB = iBiasA >= 0 ? &pS->aAccess[iBiasA] : NULL;
+    unsigned iS = 0, iE = 0;
+    if (!pB || clang_Cursor_isNull(w.accInit) || ks_ast_extent(pTu, w.accInit, &iS, &iE) < 0 || iS != pB->iStart ||
+        iE != pB->iEnd)
+      return ks_rewrite_refuse(p, "%s:%u: an access a direct convolution does not have (only the input and weight "
+                                  "loads of the tap, the output's store and a bias the sum starts from)",
+                               pTu->zFile, pB ? pB->iLine : 0);
+    const ks_poly *q = &pB->index;
+    if (q->n != 1 || q->t[0].n != 1 || q->t[0].coef != 1 || q->t[0].a[0] != iCo)
+      return ks_rewrite_refuse(p, "%s:%u: the bias the sum starts from is not read at the output channel", pTu->zFile,
+                               pB->iLine);
+    if (pB->iParam < 0 || pB->iParam == pM->iY)
+      return ks_rewrite_refuse(p, "%s:%u: the bias is not a parameter of its own", pTu->zFile, pB->iLine);
+    pM->iBias = pB->iParam;
+  }
   if (rem_den(pS, iOx, &pM->OW) < 0 || rem_den(pS, iOy, &pM->OH) < 0 || rem_den(pS, iCo, &pM->cout) < 0)
     return ks_rewrite_refuse(p, "kernel '%s': the output column, row and channel are not the flat index split by %% "
                                 "of the parameters", zK);
@@ -744,7 +773,7 @@ static int apply_conv_igemm(ks_rewrite *p) {
   ks_launch *aL = NULL;
   int nL = 0, rc;
   ks_buf b = KS_BUF_INIT, cfg = KS_BUF_INIT, note = KS_BUF_INIT, geo = KS_BUF_INIT;
-  char *zX = NULL, *zW = NULL, *zY = NULL;
+  char *zX = NULL, *zW = NULL, *zY = NULL, *zB = NULL;
   cv_match m;
   if ((rc = ks_shape_build(pTu, kernel, &pS)) < 0) goto done;
   if ((rc = cv_match_kernel(p, kernel, pS, &m)) < 0) goto done;
@@ -754,6 +783,17 @@ static int apply_conv_igemm(ks_rewrite *p) {
   zX = ks_rw_spelling(clang_Cursor_getArgument(kernel, (unsigned)m.iX));
   zW = ks_rw_spelling(clang_Cursor_getArgument(kernel, (unsigned)m.iW));
   zY = ks_rw_spelling(clang_Cursor_getArgument(kernel, (unsigned)m.iY));
+  /* the bias goes in as the template's last argument: ", bias" */
+  zB = m.iBias >= 0 ? ks_rw_spelling(clang_Cursor_getArgument(kernel, (unsigned)m.iBias)) : NULL;
+  if (m.iBias >= 0 && zB) {
+    char *z = ks_mprintf(", %s", zB);
+    free(zB);
+    zB = z;
+  }
+  if (m.iBias >= 0 && !zB) {
+    rc = ks_error_set(KS_ENOMEM, "out of memory");
+    goto done;
+  }
   if (!zX || !zW || !zY) {
     rc = ks_error_set(KS_ENOMEM, "out of memory");
     goto done;
@@ -774,12 +814,12 @@ static int apply_conv_igemm(ks_rewrite *p) {
                      "sizeof(float)];\n"
                      "%sconst ks_conv::geom ks_g = %s;\n"
                      "%sif (ks_conv::fits_int(ks_g))\n"
-                     "%s  ks_conv::conv_block<%s, int>(ks_g, %s, %s, %s, ks_smem, (int)blockIdx.y, (int)blockIdx.x);\n"
+                     "%s  ks_conv::conv_block<%s, int>(ks_g, %s, %s, %s, ks_smem, (int)blockIdx.y, (int)blockIdx.x%s);\n"
                      "%selse\n"
                      "%s  ks_conv::conv_block_wide<%s>(ks_g, %s, %s, %s, ks_smem, (int)blockIdx.y, "
-                     "(int)blockIdx.x);\n",
-                     zI, c.BM, c.BN, c.BK, c.WM, c.WN, c.TM, c.TN, c.S, zI, geo.z, zI, zI, zT, zX, zW, zY, zI, zI, zT,
-                     zX, zW, zY);
+                     "(int)blockIdx.x%s);\n",
+                     zI, c.BM, c.BN, c.BK, c.WM, c.WN, c.TM, c.TN, c.S, zI, geo.z, zI, zI, zT, zX, zW, zY, zB ? zB : "",
+                     zI, zI, zT, zX, zW, zY, zB ? zB : "");
   if (rc < 0) goto done;
   if ((rc = ks_rewrite_replace(p, iBs + 1, iBe - 1, b.z)) < 0) goto done;
 
@@ -851,6 +891,7 @@ done:
   free(zX);
   free(zW);
   free(zY);
+  free(zB);
   return rc;
 }
 

@@ -24,8 +24,9 @@
  *
  * Bitwise contract: every output's sum is sequential over k = 0, 1, ..., K-1,
  * i.e. the order (ci, ky, kx) of the naive kernel's loops, `acc += w * x`
- * from 0.0f. A tap in the padding adds fma(w, 0, acc) = acc (finite w; acc is
- * never -0.0f since it starts from +0.0f), where the naive kernel skips it:
+ * from 0.0f, or from bias[co] where the kernel starts there. A tap in the
+ * padding adds fma(w, 0, acc) = acc (finite w; acc is never -0.0f when it
+ * starts from +0.0f: a bias of -0.0f may end +0.0f), where the naive kernel skips it:
  * the same chain of fma.rn.f32 for every tap inside the image. The last
  * k-tile runs only its k < K. */
 #ifndef KS_CONV_F32_CUH
@@ -86,7 +87,8 @@ template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int STAGES> st
  * must call it. */
 template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int STAGES, int KH, int KW, class Off>
 __device__ __forceinline__ void conv_block(const geom &g, const float *__restrict__ x, const float *__restrict__ w,
-                                           float *__restrict__ y, float *smem, int bm, int bn) {
+                                           float *__restrict__ y, float *smem, int bm, int bn,
+                                           const float *__restrict__ bias = nullptr) {
   typedef config<BM, BN, BK, WM, WN, TM, TN, STAGES> cfg;
   constexpr int NT = cfg::NT, LR = cfg::LR, LC = cfg::LC;
   constexpr int RS = NT / BN;          /* B rows gathered together (one per thread) */
@@ -138,11 +140,15 @@ __device__ __forceinline__ void conv_block(const geom &g, const float *__restric
     }
   };
 
+  /* each output's sum starts where the kernel's does: 0, or its channel's bias */
   float acc[TM][TN];
 #pragma unroll
-  for (int i = 0; i < TM; i++)
+  for (int i = 0; i < TM; i++) {
+    const int m = m0 + wm0 + (i / 4) * LR * 4 + lr * 4 + i % 4;
+    const float a0 = bias && m < M ? bias[m] : 0.0f;
 #pragma unroll
-    for (int j = 0; j < TN; j++) acc[i][j] = 0.0f;
+    for (int j = 0; j < TN; j++) acc[i][j] = a0;
+  }
 
   const int nT = (K + BK - 1) / BK;
 #pragma unroll
@@ -203,8 +209,9 @@ __device__ __forceinline__ void conv_block(const geom &g, const float *__restric
  * (ptxas -v, 8x8 tiles); a call keeps the int path's allocation its own. */
 template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int STAGES, int KH, int KW>
 __device__ __noinline__ void conv_block_wide(const geom g, const float *__restrict__ x, const float *__restrict__ w,
-                                             float *__restrict__ y, float *smem, int bm, int bn) {
-  conv_block<BM, BN, BK, WM, WN, TM, TN, STAGES, KH, KW, long long>(g, x, w, y, smem, bm, bn);
+                                             float *__restrict__ y, float *smem, int bm, int bn,
+                                             const float *__restrict__ bias = nullptr) {
+  conv_block<BM, BN, BK, WM, WN, TM, TN, STAGES, KH, KW, long long>(g, x, w, y, smem, bm, bn, bias);
 }
 
 /* Whether every index of the convolution fits an int (conv_block's Off). */

@@ -3,7 +3,7 @@ CPU that conv-igemm's rewrite of KERNEL writes exactly what the original
 writes. Both kernels are cut out of their files (the rewrite with the template
 text it carries), compiled as C++ with the CUDA built-ins emulated (cuda_emu:
 a block's threads are pthreads, __syncthreads a barrier) and called with ARGS,
-a C++ argument list over x, w, y (float buffers) and the ints batch, cin,
+a C++ argument list over x, w, y, bias (float buffers; bias has cout elements) and the ints batch, cin,
 cout, H, W, OH, OW, kh, kw, sy, sx, py, px, dy, dx. GEOM is "kh,kw,sy,sx,py,px,dy,dx"
 (the kernel's constants, or the values its parameters get); OH and OW follow
 from it. The sizes are small, odd, not multiples of the tiles (cout over BM,
@@ -33,8 +33,8 @@ struct float4 { float x, y, z, w; } __attribute__((aligned(16)));
 """
 
 MAIN = r"""
-static std::vector<float> gX, gW, gY;
-static float *x, *w, *y;
+static std::vector<float> gX, gW, gY, gB;
+static float *x, *w, *y, *bias;
 static int batch, cin, cout, H, W, OH, OW, kh = %(g0)s, kw = %(g1)s, sy = %(g2)s, sx = %(g3)s, py = %(g4)s,
     px = %(g5)s, dy = %(g6)s, dx = %(g7)s;
 static void call_orig() { orig_k(%(args)s); }
@@ -52,7 +52,9 @@ int main() {
     gX.resize(nX); gW.resize(nW);
     for (size_t i = 0; i < nX; i++) gX[i] = (float)((int)((i * 7 + 3) %% 13) - 6) * 0.37f;
     for (size_t i = 0; i < nW; i++) gW[i] = (float)((int)((i * 5 + 1) %% 11) - 5) * 0.21f;
-    x = gX.data(); w = gW.data();
+    gB.resize(cout);
+    for (int i = 0; i < cout; i++) gB[i] = (float)((i * 3 + 2) %% 7 - 3) * 0.45f; /* 0 among them */
+    x = gX.data(); w = gW.data(); bias = gB.data();
     std::vector<float> y0(nY);
     for (size_t i = 0; i < nY; i++) y0[i] = (float)i * 0.5f + 1000.0f;
     gY = y0; y = gY.data();
