@@ -988,10 +988,19 @@ static void put_vector_region(ks_buf *pB, ks_rewrite *p, const vscan *pS, const 
     ks_buf_printf(pB, "%.*s  const long long ks_r%d = ks_base - ks_q%d * (long long)(%s);\n", nIn, zIn, d, d, zX);
   }
   /* the digits (i / X) % Y of the pack's first index, once */
-  for (int m = 0; m < nMods; m++)
-    if (pS->aMod[m].eOp == 2)
-      ks_buf_printf(pB, "%.*s  const long long ks_d%d = (%s) != 0 ? ks_q%d %% (long long)(%s) : 0;\n", nIn, zIn, m,
-                    pS->aMod[m].zY, pS->aMod[m].iDiv, pS->aMod[m].zY);
+  for (int m = 0; m < nMods; m++) {
+    const char *zY = pS->aMod[m].zY;
+    int d = pS->aMod[m].iDiv;
+    if (pS->aMod[m].eOp != 2) continue;
+    if (!strcmp(pS->azModType[d], "int")) /* 0 <= ks_q <= ks_base: an int while ks_base is */
+      ks_buf_printf(pB,
+                    "%.*s  const long long ks_d%d = (%s) != 0 ? (ks_base <= 2147483647LL ? (long long)((int)ks_q%d %% (%s)) "
+                    ": ks_q%d %% (long long)(%s)) : 0;\n",
+                    nIn, zIn, m, zY, d, zY, d, zY);
+    else
+      ks_buf_printf(pB, "%.*s  const long long ks_d%d = (%s) != 0 ? ks_q%d %% (long long)(%s) : 0;\n", nIn, zIn, m, zY,
+                    d, zY);
+  }
   put_lanes(pB, zSrc, pS, aP, pPw, pPlan, nMods, nIn, zIn);
   for (int i = 0; i < nP; i++)
     if (pPlan->abStore[i])
