@@ -34,7 +34,14 @@
 // RUN: not %kernelskill rewrite %t.neg.cu --kernel odd_block --rule warp-reduce -o %t.neg.cu 2>&1 | FileCheck %s --check-prefix=NEG
 // RUN: not %kernelskill rewrite %t.neg.cu --kernel no_tree --rule warp-reduce -o %t.neg.cu 2>&1 | FileCheck %s --check-prefix=NEG2
 // RUN: not %kernelskill rewrite %t.neg.cu --kernel reads_all --rule warp-reduce -o %t.neg.cu 2>&1 | FileCheck %s --check-prefix=NEG3
+// RUN: not %kernelskill rewrite %t.neg.cu --kernel reg_read_all --rule warp-reduce -o %t.neg.cu 2>&1 | FileCheck %s --check-prefix=NEG4
 // RUN: cmp %t.in.cu %t.neg.cu
+//
+// The register form (reduce3), against the original on the CPU, bitwise.
+// RUN: %kernelskill rewrite %t.in.cu --kernel block_sum_reg --rule warp-reduce -o %t.r.cu
+// RUN: FileCheck %s --check-prefix=REG --input-file=%t.r.cu
+// RUN: %nvcc -c -arch=sm_90 %t.r.cu -o %t.r.o
+// RUN: %python %S/Inputs/warp-reduce-emu.py %clang19 %t.in.cu %t.r.cu block_sum_reg 256
 
 #include <cuda_runtime.h>
 
@@ -148,6 +155,51 @@ __global__ void block_sum_cast(const float *in, float *out) {
 
 // CHECK-LABEL: void launch_all(
 // CHECK-NEXT:   block_sum<<<(n + 255) / 256, 256>>>(in, out, n);
+// The CUDA samples' reduce3 form: the thread's partial sum in a register beside
+// the array, `sdata[tid] = mySum = mySum + sdata[tid + s]`, thread 0's register
+// stored at the end; the warp sets thread 0's register too.
+// REG-LABEL: __global__ void block_sum_reg(
+// REG:        for (unsigned int s = blockDim.x / 2; s > 32; s >>= 1) {
+// REG-NEXT:     if (tid < s) {
+// REG-NEXT:       sdata[tid] = mySum = mySum + sdata[tid + s];
+// REG:        if (tid < 32) {
+// REG-NEXT:     float ks_v = sdata[tid];
+// REG-NEXT:     ks_v += sdata[tid + 32];
+// REG-NEXT:     for (int ks_o = 16; ks_o > 0; ks_o >>= 1) ks_v += __shfl_down_sync(0xffffffffu, ks_v, ks_o);
+// REG-NEXT:     if (tid == 0) { sdata[0] = ks_v; mySum = ks_v; }
+// REG-NEXT:   }
+// REG-NEXT:   if (tid == 0) out[blockIdx.x] = mySum;
+__global__ void block_sum_reg(const float *in, float *out, unsigned int n) {
+  __shared__ float sdata[256];
+  unsigned int tid = threadIdx.x;
+  unsigned int i = blockIdx.x * (blockDim.x * 2) + threadIdx.x;
+  float mySum = (i < n) ? in[i] : 0;
+  if (i + blockDim.x < n) mySum += in[i + blockDim.x];
+  sdata[tid] = mySum;
+  __syncthreads();
+  for (unsigned int s = blockDim.x / 2; s > 0; s >>= 1) {
+    if (tid < s) {
+      sdata[tid] = mySum = mySum + sdata[tid + s];
+    }
+    __syncthreads();
+  }
+  if (tid == 0) out[blockIdx.x] = mySum;
+}
+
+// The register read by every thread after the tree: only thread 0's is the sum.
+__global__ void reg_read_all(const float *in, float *out, unsigned int n) {
+  __shared__ float sdata[256];
+  unsigned int tid = threadIdx.x;
+  float mySum = in[blockIdx.x * 256 + tid];
+  sdata[tid] = mySum;
+  __syncthreads();
+  for (unsigned int s = 128; s > 0; s >>= 1) {
+    if (tid < s) sdata[tid] = mySum = mySum + sdata[tid + s];
+    __syncthreads();
+  }
+  out[blockIdx.x * 256 + tid] = mySum;
+}
+
 void launch_all(const float *in, float *out, const int *iin, int *iout, int n) {
   block_sum<<<(n + 255) / 256, 256>>>(in, out, n);
   block_max<<<n / 128, 128>>>(in, out);
@@ -155,6 +207,8 @@ void launch_all(const float *in, float *out, const int *iin, int *iout, int n) {
   no_tree<<<1, 32>>>(in, out);
   reads_all<<<n / 256, 256>>>(in, out);
   block_sum_cast<<<n / 128, 128>>>(in, out);
+  block_sum_reg<<<(n + 511) / 512, 256>>>(in, out, n);
+  reg_read_all<<<n / 256, 256>>>(in, out, n);
 }
 
 // Only block_sum's loop condition changes; its note and the warp block are added.
@@ -164,3 +218,4 @@ void launch_all(const float *in, float *out, const int *iin, int *iout, int n) {
 // NEG: block of 96 threads is not a power of two of at least 64
 // NEG2: kernel 'no_tree' has no shared-memory tree reduction this rule understands
 // NEG3: kernel 'reads_all' uses the shared array after the tree other than reading element 0
+// NEG4: kernel 'reg_read_all' uses the tree's register sum after the tree outside `if (tid == 0)`

@@ -73,6 +73,8 @@ typedef struct wr_tree {
   char *zFn;       /* fmaxf, max, ... for max/min */
   int bSwap;       /* the combine names buf[tid + s] first */
   long long nStart; /* constant first s, or 0 for blockDim.x / 2 */
+  char *zReg;      /* the SDK's register form `buf[tid] = r = r + buf[tid + s]`: r, else NULL */
+  CXCursor regDecl;
 } wr_tree;
 
 static void tree_free(wr_tree *t) {
@@ -81,6 +83,7 @@ static void tree_free(wr_tree *t) {
   free(t->zBuf);
   free(t->zElem);
   free(t->zFn);
+  free(t->zReg);
   memset(t, 0, sizeof *t);
 }
 
@@ -117,6 +120,21 @@ static int match_combine(ks_rewrite *p, CXCursor st, wr_tree *t) {
     t->zElem = ks_strdup(clang_getCString(s));
     clang_disposeString(s);
   }
+  /* `A[T] = R = R + A[T+s]`: R a local of the element type that carries the
+   * thread's partial sum beside the array (CUDA samples' reduce3 onwards) */
+  CXCursor rhs = ks_rw_strip(a[1]), r2[2];
+  if (kind(st) == CXCursor_BinaryOperator && clang_getCursorBinaryOperatorKind(st) == CXBinaryOperator_Assign &&
+      kind(rhs) == CXCursor_BinaryOperator && clang_getCursorBinaryOperatorKind(rhs) == CXBinaryOperator_Assign &&
+      kids(rhs, r2, 2) == 2) {
+    CXCursor rd = ks_rw_ref_decl(r2[0]);
+    if (clang_Cursor_isNull(rd) || kind(rd) != CXCursor_VarDecl ||
+        !clang_equalTypes(clang_getCanonicalType(clang_getCursorType(rd)),
+                          clang_getCanonicalType(clang_getArrayElementType(ty))))
+      return 0;
+    t->regDecl = rd;
+    t->zReg = ks_rw_spelling(rd);
+    if (!t->zReg) return 0;
+  }
   char *zSt = squash(pTu, st);
   if (!zSt || !t->zBuf || !t->zElem) {
     free(zSt);
@@ -127,8 +145,20 @@ static int match_combine(ks_rewrite *p, CXCursor st, wr_tree *t) {
   snprintf(zB[0], sizeof zB[0], "%s[%s+%s]", t->zBuf, t->zTid, t->zS);
   snprintf(zB[1], sizeof zB[1], "%s[%s+%s]", t->zBuf, t->zS, t->zTid);
   int bHit = 0;
+  char zAR[240];
+  if (t->zReg) { /* the forms below with `A[T]=R=` for `A[T]=` and R for A[T] on the right */
+    snprintf(zAR, sizeof zAR, "%s=%s", zA, t->zReg);
+  }
   for (int k = 0; k < 2 && !bHit; k++) {
     const char *zb = zB[k];
+    if (t->zReg) {
+      const char *zR = t->zReg;
+      snprintf(zW, sizeof zW, "%s=%s+%s", zAR, zR, zb);
+      if (strcmp(zSt, zW) == 0) { t->eOp = OP_SUM; bHit = 1; break; }
+      snprintf(zW, sizeof zW, "%s=%s+%s", zAR, zb, zR);
+      if (strcmp(zSt, zW) == 0) { t->eOp = OP_SUM; t->bSwap = 1; bHit = 1; break; }
+      continue;
+    }
     snprintf(zW, sizeof zW, "%s+=%s", zA, zb);
     if (strcmp(zSt, zW) == 0) { t->eOp = OP_SUM; bHit = 1; break; }
     snprintf(zW, sizeof zW, "%s=%s+%s", zA, zA, zb);
@@ -300,6 +330,23 @@ static int after_visit(CXCursor c, const CXCursor *aAnc, int nAnc, void *pArg) {
   return 0;
 }
 
+/* The register form's r after the tree: only thread 0's holds the block's
+ * result (as in the original, where the other threads stop part way), so
+ * every use must sit under `if (tid == 0)`. */
+static int reg_after_visit(CXCursor c, const CXCursor *aAnc, int nAnc, void *pArg) {
+  after_walk *w = pArg;
+  if (kind(c) != CXCursor_DeclRefExpr || !clang_equalCursors(clang_getCursorReferenced(c), w->t->regDecl)) return 0;
+  for (int i = nAnc - 1; i >= 1; i--) {
+    CXCursor f[3];
+    if (kind(aAnc[i - 1]) == CXCursor_IfStmt && is_tid0_guard(w->pTu, w->t, aAnc[i - 1]) && kids(aAnc[i - 1], f, 3) >= 2 &&
+        clang_equalCursors(f[1], aAnc[i]))
+      return 0;
+  }
+  w->bBad = 1;
+  w->zWhy = "uses the tree's register sum after the tree outside `if (tid == 0)`";
+  return -1;
+}
+
 typedef struct assign_walk {
   CXCursor d;
   int bHit;
@@ -381,6 +428,7 @@ static int apply_warp_reduce(ks_rewrite *p) {
   after_walk aw = {pTu, &t, 0, 0, NULL};
   for (int i = iTree + 1; i < nTop && !aw.bBad; i++) {
     ks_rw_walk(aTop[i], after_visit, &aw);
+    if (t.zReg && !aw.bBad) ks_rw_walk(aTop[i], reg_after_visit, &aw);
   }
   if (aw.bBad) {
     rc = ks_rewrite_refuse(p, "kernel '%s' %s: the warp steps leave only element 0 as the tree did", zKernel,
@@ -455,16 +503,19 @@ static int apply_warp_reduce(ks_rewrite *p) {
     goto done;
   }
   ks_buf_clear(&text);
+  char zRegSet[160] = "";
+  if (t.zReg) snprintf(zRegSet, sizeof zRegSet, " %s = ks_v; }", t.zReg); /* thread 0's register sum, as the tree left it */
   rc = ks_buf_printf(&text,
                      "\n%s%s\n"
                      "%sif (%s < 32) {\n"
                      "%s  %s ks_v = %s[%s];\n"
                      "%s  %s\n"
                      "%s  for (int ks_o = 16; ks_o > 0; ks_o >>= 1) %s\n"
-                     "%s  if (%s == 0) %s[0] = ks_v;\n"
+                     "%s  if (%s == 0)%s %s[0] = ks_v;%s\n"
                      "%s}",
-                     zI, zNote, zI, t.zTid, zI, t.zElem, t.zBuf, t.zTid, zI, zComb32, zI, zCombO, zI, t.zTid, t.zBuf,
-                     zI);
+                     zI, zNote, zI, t.zTid, zI, t.zElem, t.zBuf, t.zTid, zI, zComb32, zI, zCombO, zI, t.zTid,
+                     t.zReg ? " {" : "", t.zBuf, t.zReg ? zRegSet : "", zI);
+
   free(zNote);
   if (rc >= 0 && aw.bUnguarded) rc = ks_buf_printf(&text, "\n%s__syncthreads();", zI);
   if (rc < 0) goto done;
