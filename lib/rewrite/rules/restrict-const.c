@@ -2,7 +2,10 @@
  * kernel only reads through, and `__restrict__` on all pointer parameters when
  * every launch site in the file passes distinct buffers (or one buffer to
  * parameters the kernel only reads), so the compiler may keep loads in
- * registers and use the read-only data path. */
+ * registers and use the read-only data path. Not when the kernel has a use
+ * whose buffers the rule cannot see (cudaLaunchKernel, a function pointer):
+ * __restrict__ binds every caller. */
+#include "features/shape.h"
 #include "rewrite/rwutil.h"
 
 #include <stdio.h>
@@ -176,6 +179,18 @@ static int apply(ks_rewrite *p) {
       bRestrict = 0;
       ks_buf_puts(&why, "no launch site in this file shows the pointers are distinct");
     }
+    /* __restrict__ binds every caller: a use the launches above do not show
+     * (cudaLaunchKernel, a function pointer) may pass one buffer twice */
+    ks_shape_use *aU = NULL;
+    int nU = 0;
+    if (bRestrict && (rc = ks_shape_uses(pTu, zKernel, &aU, &nU)) < 0) goto done;
+    for (int i = 0; i < nU && bRestrict; i++) {
+      if (aU[i].eKind == KS_USE_LAUNCH || aU[i].eKind == KS_USE_QUERY) continue;
+      ks_buf_printf(&why, "%s:%u: the kernel is also used here (%s), where the buffers passed are not seen",
+                    pTu->zFile, aU[i].iLine, aU[i].zHow ? aU[i].zHow : "?");
+      bRestrict = 0;
+    }
+    ks_shape_uses_free(aU, nU);
     for (int l = 0; l < nL && bRestrict; l++) {
       char *azBase[64] = {0};
       int aiBase[64]; /* the parameter each base went to */

@@ -26,9 +26,18 @@ __global__ void twice_read(float* out, float* a, float* b, int n) {
   if (i < n) out[i] = a[i] + b[i];
 }
 
+// Launched with distinct buffers, and also through a pointer the rule cannot follow.
+__global__ void also_by_pointer(float* out, float* in, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = in[i] * 3.0f;
+}
+
 void run(int* idx, float* src, float* dst, int* count, float* buf, int n) {
   gather<<<(n + 127) / 128, 128>>>(idx, src, dst, count, n);
   inplace<<<(n + 127) / 128, 128>>>(buf, buf, n);
   twice_read<<<(n + 127) / 128, 128>>>(dst, buf, buf, n);
+  also_by_pointer<<<(n + 127) / 128, 128>>>(dst, src, n);
+  void (*k)(float*, float*, int) = also_by_pointer;
+  k<<<(n + 127) / 128, 128>>>(buf, buf, n);
 }
 // end of file
