@@ -5,6 +5,7 @@
 // `t2 < t + 1`), and a last pass that stores element t2 on both sides of an
 // if/else. Each kernel has a host launcher (launch_<kernel>) that the CPU
 // emulation runs with the rewritten grid. bad_* must be refused.
+#include <cuda_fp16.h>
 #include <cuda_runtime.h>
 #include <math.h>
 
@@ -138,6 +139,25 @@ __global__ void bad_unsigned_le(float* att, const float* preatt, int B, int T, i
     }
 }
 
+// Rows of __half whose last pass stores only the causal part (an if without
+// else): a pack stores all its 8 registers, the elements the if leaves too, so
+// this kernel keeps the element-strided loops (no packs).
+__global__ void attn_half_masked(__half* att, const __half* preatt, int B, int T, int NH) {
+    int idx = blockIdx.x * blockDim.x + threadIdx.x;
+    if (idx < B * T * NH) {
+        int t = (idx / NH) % T;
+        const __half* pr = preatt + (size_t)idx * T;
+        __half* ar = att + (size_t)idx * T;
+        float m = -INFINITY;
+        for (int t2 = 0; t2 <= t; t2++) m = fmaxf(m, __half2float(pr[t2]));
+        float s = 0.0f;
+        for (int t2 = 0; t2 <= t; t2++) s += expf(__half2float(pr[t2]) - m);
+        for (int t2 = 0; t2 < T; t2++) {
+            if (t2 <= t) ar[t2] = __float2half(expf(__half2float(pr[t2]) - m) / s);
+        }
+    }
+}
+
 void launch_attn_local(float* att, const float* preatt, int B, int T, int NH) {
     attn_local<<<CEIL_DIV(B * T * NH, 256), 256>>>(att, preatt, B, T, NH);
 }
@@ -158,4 +178,8 @@ void launch_bad(float* att, const float* preatt, int B, int T, int NH) {
     int nh = NH;
     bad_side_effect<<<CEIL_DIV(B * T * nh, 256), 256>>>(att, preatt, B, T, nh++);
     bad_unsigned_le<<<CEIL_DIV(B * T * NH, 256), 256>>>(att, preatt, B, T, NH);
+}
+
+void launch_attn_half_masked(__half* att, const __half* preatt, int B, int T, int NH) {
+    attn_half_masked<<<CEIL_DIV(B * T * NH, 256), 256>>>(att, preatt, B, T, NH);
 }
