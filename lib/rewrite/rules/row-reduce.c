@@ -7,11 +7,15 @@
  * block = T.
  *
  * The matcher accepts only a kernel body it understands statement by
- * statement (docs/rules/row-reduce.md): the row index, the row guard, scalar
- * and row-pointer declarations, row loops that accumulate (sum via +=,
+ * statement (docs/rules/row-reduce.md): the row index, the row guard (the row
+ * count a parameter or an expression of parameters, `B * T * NH`, which each
+ * launch's grid evaluates on its arguments), scalar and row-pointer
+ * declarations, row loops (`j < B` or `j <= B`, B the same for the row's
+ * threads, `t2 <= t` of a causal row) that accumulate (sum via +=,
  * max/min via fmaxf/fminf/max/min, a ternary or an if, arg-max/arg-min as a
  * value and index pair) and/or store element j of a row (later passes may
- * read what earlier ones stored at the same element: multi-pass rows), scalar
+ * read what earlier ones stored at the same element: multi-pass rows; stores
+ * may sit under an if, the causal mask), scalar
  * assignments and stores of the row's result (plain or atomicAdd/Max/Min).
  * Loop bodies keep their bytes: only loop headers change, and lines are added.
  * Rows of 16-bit floats (pack=on) walk in packs of 8 elements instead, one
@@ -1908,7 +1912,7 @@ static int check_params(rr_state *pS) {
 }
 
 /* Every use of the kernel is a launch this rule can resize: all arguments
- * passed, the row count a plain expression the grid can repeat. */
+ * passed, each one the row count uses a plain expression the grid can repeat. */
 static int check_launches(rr_state *pS) {
   ks_rewrite *p = pS->p;
   int rc;
