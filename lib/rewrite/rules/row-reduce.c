@@ -7,11 +7,15 @@
  * block = T.
  *
  * The matcher accepts only a kernel body it understands statement by
- * statement (docs/rules/row-reduce.md): the row index, the row guard, scalar
- * and row-pointer declarations, row loops that accumulate (sum via +=,
+ * statement (docs/rules/row-reduce.md): the row index, the row guard (the row
+ * count a parameter or an expression of parameters, `B * T * NH`, which each
+ * launch's grid evaluates on its arguments), scalar and row-pointer
+ * declarations, row loops (`j < B` or `j <= B`, B the same for the row's
+ * threads, `t2 <= t` of a causal row) that accumulate (sum via +=,
  * max/min via fmaxf/fminf/max/min, a ternary or an if, arg-max/arg-min as a
  * value and index pair) and/or store element j of a row (later passes may
- * read what earlier ones stored at the same element: multi-pass rows), scalar
+ * read what earlier ones stored at the same element: multi-pass rows; stores
+ * may sit under an if, the causal mask), scalar
  * assignments and stores of the row's result (plain or atomicAdd/Max/Min).
  * Loop bodies keep their bytes: only loop headers change, and lines are added.
  * Rows of 16-bit floats (pack=on) walk in packs of 8 elements instead, one
@@ -68,6 +72,8 @@ typedef struct rr_loop {
   int aiIdx[RR_MAX_ACC];  /* arg-max/arg-min: the index local paired with the value (aVar), else -1 */
   int abReset[RR_MAX_ACC]; /* sum whose value before the loop is not zero: other threads restart at 0 */
   int bStores;
+  int bCondStore;         /* stores under an if on the element (the causal mask's `if (j <= t)`): not packed */
+  char *zLimit;           /* `j <= B`: the bound the strided loops compare `<` with, B + 1 in 64 bits; else NULL */
   CXCursor aMemRef[16];   /* the P[row] of `P[row] += E` statements (memory sums), and their aVar */
   int aiMemVar[16];
   int nMemRef;
@@ -123,7 +129,9 @@ typedef struct rr_state {
   unsigned iHelpersAt;    /* where the helpers go (launches above it keep a fixed block) */
   unsigned iKs;           /* start of the kernel */
   unsigned iRowS, iRowE;  /* the row index's initializer */
-  int iRowsParam;         /* the parameter the row guard compares with */
+  int iRowsParam;         /* the parameter the row guard compares with, or -1: rowBound */
+  CXCursor rowBound;      /* the guard's bound when it is an expression of parameters (`B * T * NH`) */
+  int abBoundParam[RR_MAX_PARAMS]; /* the parameters the row count uses */
   ks_launch *aL;          /* the kernel's launches */
   int nL;
   int abHelper[OP_COUNT][2]; /* reduction helpers needed, by operator and double-ness */
@@ -194,6 +202,15 @@ static int is_int_type(CXType t) {
   switch (clang_getCanonicalType(t).kind) {
   case CXType_Int: case CXType_UInt: case CXType_Long: case CXType_ULong: case CXType_LongLong:
   case CXType_ULongLong: case CXType_Short: case CXType_UShort:
+    return 1;
+  default:
+    return 0;
+  }
+}
+
+static int is_signed_type(CXType t) {
+  switch (clang_getCanonicalType(t).kind) {
+  case CXType_Int: case CXType_Long: case CXType_LongLong: case CXType_Short: case CXType_SChar:
     return 1;
   default:
     return 0;
@@ -289,6 +306,7 @@ static int pure_callee(const char *z) {
 /* ---- expressions: reads only ---- */
 
 static int refs_decl(CXCursor c, CXCursor d);
+static int extent(rr_state *pS, CXCursor c, unsigned *piS, unsigned *piE);
 
 /* Is idx element j of a row: j, X + j or j + X with X free of j (j the
  * current loop's variable)? */
@@ -776,6 +794,61 @@ static int add_body_var(rr_state *pS, CXCursor stmt) {
   return 1;
 }
 
+/* A statement of a row loop's body that assigns: to a variable of the body,
+ * or a store of element j (P[j] = E, P[j] op= E). 1: understood, 0: refused
+ * (the reason set), -1: not such an assignment. */
+static int loop_assign(rr_state *pS, CXCursor st) {
+  CXCursor l, r;
+  rr_loop *pL = pS->pCur;
+  enum CXBinaryOperatorKind eB = kind(st) == CXCursor_BinaryOperator || kind(st) == CXCursor_CompoundAssignOperator
+                                     ? clang_getCursorBinaryOperatorKind(st)
+                                     : CXBinaryOperator_Invalid;
+  if (eB != CXBinaryOperator_Invalid) binop(st, eB, &l, &r);
+  else if (class_assign(st, &l, &r)) eB = CXBinaryOperator_Assign;
+  if (eB != CXBinaryOperator_Assign && !(eB >= CXBinaryOperator_MulAssign && eB <= CXBinaryOperator_OrAssign))
+    return -1;
+  CXCursor d = ks_rw_ref_decl(l);
+  if (!clang_Cursor_isNull(d) && is_body_var(pS, d)) return expr_ok(pS, r);
+  if (kind(ks_rw_strip(l)) != CXCursor_ArraySubscriptExpr) return -1;
+  /* P[j] = E, or P[j] op= E (a read and a store of element j) */
+  int iRoot = store_target(pS, l, 1);
+  if (iRoot < 0) return why(pS, "line %u stores through a pointer this rule cannot trace to a parameter",
+                            line_of(pS, st));
+  if (!expr_ok(pS, r) || (eB != CXBinaryOperator_Assign && !expr_ok(pS, l))) return 0;
+  if (!note_elem(pS, iRoot, ks_rw_strip(l))) return 0;
+  if (pS->abTopStore[iRoot])
+    return why(pS, "line %u stores into a buffer another statement of the row also stores into", line_of(pS, st));
+  if (!pS->aiLoopStore[iRoot]) pS->aiLoopStore[iRoot] = pS->nLoop + 1;
+  pL->bStores = 1;
+  return 1;
+}
+
+/* `if (C) S1 else S2` in a row loop's body whose branches only store element j
+ * (or assign the body's variables, or are such ifs): the causal mask's
+ * `if (j <= t) p[j] *= inv; else p[j] = 0.0f;`. Each element's statements run
+ * in the thread that owns element j, whichever branch it takes, so the
+ * condition may be anything that only reads. 1, 0 or -1 as loop_assign (-1:
+ * a branch holds something else). */
+static int loop_if_store(rr_state *pS, CXCursor st) {
+  CXCursor a[4], b[64];
+  int n = kids(st, a, 4);
+  if (n < 2 || n > 3 || !clang_isExpression(clang_getCursorKind(a[0]))) return -1;
+  for (int k = 1; k < n; k++) {
+    int nB = 1;
+    if (kind(a[k]) == CXCursor_CompoundStmt) nB = kids(a[k], b, 64);
+    else b[0] = a[k];
+    if (nB > 64) return why(pS, "the if at line %u is too long", line_of(pS, st));
+    for (int i = 0; i < nB; i++) {
+      if (kind(b[i]) == CXCursor_NullStmt) continue;
+      int rc = kind(b[i]) == CXCursor_IfStmt ? loop_if_store(pS, b[i]) : loop_assign(pS, b[i]);
+      if (rc <= 0) return rc; /* -1: an if this rule does not understand (the caller says so) */
+    }
+  }
+  if (!expr_ok(pS, a[0])) return 0;
+  pS->pCur->bCondStore = 1;
+  return 1;
+}
+
 /* for (T j = A; j < B; ++j | j++ | j += 1) BODY, BODY: declarations, accumulations, stores of element j,
  * assignments to its own variables. */
 static int match_loop(rr_state *pS, CXCursor loop) {
@@ -812,8 +885,15 @@ static int match_loop(rr_state *pS, CXCursor loop) {
   pS->nBodyVar = 0;
   if (clang_Cursor_isNull(pL->init) || refs_decl(pL->init, pL->var))
     return why(pS, "the loop at line %d does not start from a value computed from the row", nLine);
-  if (!binop(ks_rw_strip(a[1]), CXBinaryOperator_LT, &l, &r) || !ks_rw_is_ref_to(l, pL->var))
-    return why(pS, "the loop at line %d is not `j < bound`", nLine);
+  int bLE = 0;
+  if (!binop(ks_rw_strip(a[1]), CXBinaryOperator_LT, &l, &r) || !ks_rw_is_ref_to(l, pL->var)) {
+    if (!binop(ks_rw_strip(a[1]), CXBinaryOperator_LE, &l, &r) || !ks_rw_is_ref_to(l, pL->var))
+      return why(pS, "the loop at line %d is not `j < bound` or `j <= bound`", nLine);
+    /* j <= B is j < B + 1 computed in 64 bits: exact when j and B are signed */
+    if (!is_signed_type(clang_getCursorType(pL->var)) || !is_signed_type(clang_getCursorType(r)))
+      return why(pS, "the loop at line %d is `j <= bound` with an unsigned variable or bound", nLine);
+    bLE = 1;
+  }
   CXCursor bnd = r;
   pL->bound = bnd;
   pL->body = a[3];
@@ -894,32 +974,9 @@ static int match_loop(rr_state *pS, CXCursor loop) {
       continue;
     }
     if (kind(st) == CXCursor_NullStmt) continue;
-    enum CXBinaryOperatorKind eB = kind(st) == CXCursor_BinaryOperator || kind(st) == CXCursor_CompoundAssignOperator
-                                       ? clang_getCursorBinaryOperatorKind(st)
-                                       : CXBinaryOperator_Invalid;
-    if (eB != CXBinaryOperator_Invalid) binop(st, eB, &l, &r);
-    else if (class_assign(st, &l, &r)) eB = CXBinaryOperator_Assign;
-    if (eB == CXBinaryOperator_Assign || (eB >= CXBinaryOperator_MulAssign && eB <= CXBinaryOperator_OrAssign)) {
-      CXCursor d = ks_rw_ref_decl(l);
-      if (!clang_Cursor_isNull(d) && is_body_var(pS, d)) {
-        if (!expr_ok(pS, r)) return 0;
-        continue;
-      }
-      if (kind(ks_rw_strip(l)) == CXCursor_ArraySubscriptExpr) {
-        /* P[j] = E, or P[j] op= E (a read and a store of element j) */
-        int iRoot = store_target(pS, l, 1);
-        if (iRoot < 0) return why(pS, "line %u stores through a pointer this rule cannot trace to a parameter",
-                                  line_of(pS, st));
-        if (!expr_ok(pS, r) || (eB != CXBinaryOperator_Assign && !expr_ok(pS, l))) return 0;
-        if (!note_elem(pS, iRoot, ks_rw_strip(l))) return 0;
-        if (pS->abTopStore[iRoot])
-          return why(pS, "line %u stores into a buffer another statement of the row also stores into",
-                     line_of(pS, st));
-        if (!pS->aiLoopStore[iRoot]) pS->aiLoopStore[iRoot] = pS->nLoop + 1;
-        pL->bStores = 1;
-        continue;
-      }
-    }
+    int rc = kind(st) == CXCursor_IfStmt ? loop_if_store(pS, st) : loop_assign(pS, st);
+    if (rc == 0) return 0;
+    if (rc > 0) continue;
     if (is_atomic_call(st))
       return why(pS, "line %u in the loop at line %d is an atomic update; only a row's result stored after the "
                      "loops is understood", line_of(pS, st), nLine);
@@ -936,6 +993,17 @@ static int match_loop(rr_state *pS, CXCursor loop) {
     rr_var *pV = &pS->aVar[pL->aiAcc[k]];
     pL->abReset[k] = pL->aeOp[k] == OP_SUM && !pV->bZero && !pV->bMem;
     pV->bZero = 0;
+  }
+  if (bLE) {
+    /* after every refusal: the text is freed with the loop (apply_row_reduce) */
+    unsigned iS, iE;
+    char *zB = extent(pS, bnd, &iS, &iE) < 0 ? NULL : ks_ast_text(pS->pTu, bnd);
+    ks_buf b = KS_BUF_INIT;
+    if (!zB) return why(pS, "the bound of the loop at line %d is written with a macro", nLine);
+    int bOk = ks_buf_printf(&b, "(long long)(%s) + 1", zB) >= 0;
+    free(zB);
+    if (!bOk) return why(pS, "out of memory");
+    pL->zLimit = ks_buf_detach(&b);
   }
   pS->pCur = NULL;
   pS->nBodyVar = 0;
@@ -1357,6 +1425,7 @@ static int unrolled_loop(rr_state *pS, rr_loop *pL, int nUnroll, const char *zTy
   if (!zBodyText) return -1;
   const char *zSrc = pS->pTu->zSrc, *zBody = zBodyText, *zBound = zSrc + iCs;
   int nBody = (int)strlen(zBodyText), nBound = (int)(iCe - iCs), bBlock = zBody[0] == '{';
+  if (pL->zLimit) zBound = pL->zLimit, nBound = (int)strlen(pL->zLimit); /* j <= B */
   ks_buf b = KS_BUF_INIT;
   int rc = ks_buf_printf(&b,
                          "{\n"
@@ -1432,6 +1501,7 @@ static int packed_loop(rr_state *pS, rr_loop *pL, const char *zType, const char 
   if (!zBody) return -1;
   int nU = pS->nPackU, nBound = (int)(iCe - iCs), nBody = (int)strlen(zBody);
   const char *zBound = pS->pTu->zSrc + iCs, *zT = zType;
+  if (pL->zLimit) zBound = pL->zLimit, nBound = (int)strlen(pL->zLimit); /* j <= B */
   ks_buf b = KS_BUF_INIT;
   ks_buf_printf(&b, "{\n%s  %s ks_j = %s;\n", zInd, zT, zStart8);
   ks_buf_printf(&b, "%s  for (; ks_j < (%.*s); ks_j += (%s)(%d * 8 * %s)) {\n", zInd, nBound, zBound, zT, nU, zStep);
@@ -1552,6 +1622,220 @@ static int match_row_index(rr_state *pS, const CXCursor *aTop, int nTop, unsigne
   return KS_OK;
 }
 
+/* ---- the row count: an expression of parameters ---- */
+
+/* The guard's bound may be a product of dimensions (`B * T * NH`: a thread per
+ * (b, t, h) row), written inline or through integer locals declared between
+ * the row index and the guard (only pure declarations stand there, so a
+ * local's value at the guard is its initializer). Each launch evaluates it
+ * again on its own arguments (rows_text): it may name only integer
+ * parameters and literals, with arithmetic and integer casts. */
+typedef struct bound_walk {
+  rr_state *pS;
+  const CXCursor *aPre; /* the statements between the row index and the guard */
+  int nPre;
+  int nDepth;
+  CXCursor bad;         /* the first part it does not understand */
+} bound_walk;
+
+static int bound_ok(rr_state *pS, CXCursor e, const CXCursor *aPre, int nPre, int nDepth, CXCursor *pBad);
+
+/* Is d a variable declared by one of the statements aPre? */
+static int pre_local(const CXCursor *aPre, int nPre, CXCursor d) {
+  for (int i = 0; i < nPre; i++) {
+    CXCursor a[16];
+    int n = kids(aPre[i], a, 16);
+    for (int k = 0; k < n && k < 16; k++)
+      if (clang_equalCursors(a[k], d)) return 1;
+  }
+  return 0;
+}
+
+static int bound_visit(CXCursor c, const CXCursor *aAnc, int nAnc, void *pArg) {
+  (void)aAnc;
+  (void)nAnc;
+  bound_walk *w = pArg;
+  switch (kind(c)) {
+  case CXCursor_DeclRefExpr: {
+    CXCursor d = clang_getCursorReferenced(c);
+    int iP = param_index(w->pS, d);
+    if (!is_int_type(clang_getCursorType(d))) break;
+    if (iP >= 0) {
+      w->pS->abBoundParam[iP] = 1;
+      return 0;
+    }
+    if (w->nDepth < 4 && pre_local(w->aPre, w->nPre, d) && !clang_Cursor_isNull(var_init(d)) &&
+        bound_ok(w->pS, var_init(d), w->aPre, w->nPre, w->nDepth + 1, &w->bad))
+      return 0;
+    if (!clang_Cursor_isNull(w->bad)) return -1;
+    break;
+  }
+  case CXCursor_BinaryOperator:
+    switch (clang_getCursorBinaryOperatorKind(c)) {
+    case CXBinaryOperator_Add: case CXBinaryOperator_Sub: case CXBinaryOperator_Mul: case CXBinaryOperator_Div:
+    case CXBinaryOperator_Rem: case CXBinaryOperator_Shl: case CXBinaryOperator_Shr:
+      return 0;
+    default:
+      break;
+    }
+    break;
+  case CXCursor_UnaryOperator: {
+    enum CXUnaryOperatorKind e = clang_getCursorUnaryOperatorKind(c);
+    if (e == CXUnaryOperator_Plus || e == CXUnaryOperator_Minus) return 0;
+    break;
+  }
+  case CXCursor_CStyleCastExpr: case CXCursor_CXXStaticCastExpr:
+    if (is_int_type(clang_getCursorType(c))) return 0;
+    break;
+  case CXCursor_ParenExpr: case CXCursor_UnexposedExpr: case CXCursor_IntegerLiteral: case CXCursor_TypeRef:
+    return 0;
+  default:
+    break;
+  }
+  w->bad = c;
+  return -1;
+}
+
+/* Is e such an expression, written without macros? Else *pBad: where not. */
+static int bound_ok(rr_state *pS, CXCursor e, const CXCursor *aPre, int nPre, int nDepth, CXCursor *pBad) {
+  bound_walk w = {pS, aPre, nPre, nDepth, clang_getNullCursor()};
+  unsigned iS, iE;
+  if (extent(pS, e, &iS, &iE) < 0) {
+    *pBad = e;
+    return 0;
+  }
+  if (bound_visit(e, NULL, 0, &w) == 0) ks_rw_walk(e, bound_visit, &w);
+  if (!clang_Cursor_isNull(w.bad)) *pBad = w.bad;
+  return clang_Cursor_isNull(w.bad);
+}
+
+typedef struct write_walk {
+  rr_state *pS;
+  CXCursor at;      /* the first write of a row-count parameter, or null */
+} write_walk;
+
+static int write_visit(CXCursor c, const CXCursor *aAnc, int nAnc, void *pArg) {
+  write_walk *w = pArg;
+  CXCursor a[2];
+  if (kind(c) != CXCursor_DeclRefExpr) return 0;
+  int iP = param_index(w->pS, clang_getCursorReferenced(c));
+  if (iP < 0 || !w->pS->abBoundParam[iP]) return 0;
+  int j = nAnc - 1;
+  while (j >= 0 && (kind(aAnc[j]) == CXCursor_UnexposedExpr || kind(aAnc[j]) == CXCursor_ParenExpr)) j--;
+  if (j < 0) return 0;
+  CXCursor up = aAnc[j], sub = j + 1 < nAnc ? aAnc[j + 1] : c;
+  int bWrite = 0;
+  if (kind(up) == CXCursor_UnaryOperator) {
+    enum CXUnaryOperatorKind e = clang_getCursorUnaryOperatorKind(up);
+    bWrite = e == CXUnaryOperator_PreInc || e == CXUnaryOperator_PostInc || e == CXUnaryOperator_PreDec ||
+             e == CXUnaryOperator_PostDec || e == CXUnaryOperator_AddrOf;
+  } else if (kind(up) == CXCursor_BinaryOperator || kind(up) == CXCursor_CompoundAssignOperator) {
+    enum CXBinaryOperatorKind e = clang_getCursorBinaryOperatorKind(up);
+    bWrite = (e == CXBinaryOperator_Assign || (e >= CXBinaryOperator_MulAssign && e <= CXBinaryOperator_OrAssign)) &&
+             kids(up, a, 2) >= 1 && clang_equalCursors(a[0], sub);
+  }
+  if (!bWrite) return 0;
+  w->at = c;
+  return -1;
+}
+
+/* The row count: the parameter the guard compares the row with, or an
+ * expression of parameters (rowBound); none of them written in the kernel
+ * (the launch computes the count from the arguments). */
+static int match_row_count(rr_state *pS, CXCursor bound, const CXCursor *aTop, int iGuard) {
+  ks_rewrite *p = pS->p;
+  CXCursor boundDecl = ks_rw_ref_decl(bound), bad = clang_getNullCursor();
+  pS->iRowsParam = clang_Cursor_isNull(boundDecl) ? -1 : param_index(pS, boundDecl);
+  pS->rowBound = clang_getNullCursor();
+  if (pS->iRowsParam >= 0) {
+    pS->abBoundParam[pS->iRowsParam] = 1;
+  } else if (bound_ok(pS, bound, aTop + 1, iGuard - 1, 0, &bad)) {
+    pS->rowBound = bound;
+  } else {
+    char *z = ks_ast_text(pS->pTu, bad);
+    int rc = ks_rewrite_refuse(p, "the row guard of '%s' compares the row with a bound that is not an expression "
+                                  "of integer parameters (line %u: '%s'; the grid is sized from it)",
+                               pS->zKernel, line_of(pS, bad), z ? z : "?");
+    free(z);
+    return rc;
+  }
+  write_walk w = {pS, clang_getNullCursor()};
+  ks_rw_walk(ks_rw_body(pS->kernel), write_visit, &w);
+  if (!clang_Cursor_isNull(w.at)) {
+    char *z = ks_rw_spelling(clang_getCursorReferenced(w.at));
+    int rc = ks_rewrite_refuse(p, "line %u of '%s' writes '%s', which the row count uses (the grid is sized from "
+                                  "the launch's argument)", line_of(pS, w.at), pS->zKernel, z ? z : "?");
+    free(z);
+    return rc;
+  }
+  return KS_OK;
+}
+
+/* The row count's text at launch pL: the bound with each parameter replaced
+ * by the launch's argument for it (parenthesized) and each local by its
+ * initializer's such text (parenthesized). */
+typedef struct text_walk {
+  rr_state *pS;
+  const ks_launch *pL;
+  ks_buf *pOut;
+  unsigned iPos;
+  int rc;
+} text_walk;
+
+static int rows_text_at(rr_state *pS, CXCursor e, const ks_launch *pL, ks_buf *pOut);
+
+static int text_visit(CXCursor c, const CXCursor *aAnc, int nAnc, void *pArg) {
+  (void)aAnc;
+  (void)nAnc;
+  text_walk *w = pArg;
+  unsigned iS, iE;
+  if (kind(c) != CXCursor_DeclRefExpr) return 0;
+  if (extent(w->pS, c, &iS, &iE) < 0) {
+    w->rc = ks_error_set(KS_ERROR, "the row count is written with a macro");
+    return -1;
+  }
+  CXCursor d = clang_getCursorReferenced(c);
+  int iP = param_index(w->pS, d);
+  w->rc = ks_buf_printf(w->pOut, "%.*s", (int)(iS - w->iPos), w->pS->pTu->zSrc + w->iPos);
+  if (w->rc >= 0 && iP >= 0) {
+    char *z = ks_rw_paren(w->pL->azArg[iP]);
+    w->rc = z ? ks_buf_puts(w->pOut, z) : KS_ENOMEM;
+    free(z);
+  } else if (w->rc >= 0) {
+    w->rc = ks_buf_puts(w->pOut, "(");
+    if (w->rc >= 0) w->rc = rows_text_at(w->pS, var_init(d), w->pL, w->pOut);
+    if (w->rc >= 0) w->rc = ks_buf_puts(w->pOut, ")");
+  }
+  w->iPos = iE;
+  return w->rc < 0 ? -1 : 1;
+}
+
+static int rows_text_at(rr_state *pS, CXCursor e, const ks_launch *pL, ks_buf *pOut) {
+  unsigned iS, iE;
+  CXCursor d = ks_rw_ref_decl(e);
+  if (!clang_Cursor_isNull(d) && param_index(pS, d) < 0) return rows_text_at(pS, var_init(d), pL, pOut);
+  if (extent(pS, e, &iS, &iE) < 0) return ks_error_set(KS_ERROR, "the row count is written with a macro");
+  text_walk w = {pS, pL, pOut, iS, KS_OK};
+  if (kind(e) == CXCursor_DeclRefExpr) text_visit(e, NULL, 0, &w);
+  else ks_rw_walk(e, text_visit, &w);
+  if (w.rc < 0) return w.rc;
+  return ks_buf_printf(pOut, "%.*s", (int)(iE - w.iPos), pS->pTu->zSrc + w.iPos);
+}
+
+/* The grid's row count at launch pL (malloc'd): the argument, or the bound's
+ * text on the launch's arguments, parenthesized unless one word. */
+static char *rows_text(rr_state *pS, const ks_launch *pL) {
+  if (pS->iRowsParam >= 0) return ks_rw_paren(pL->azArg[pS->iRowsParam]);
+  ks_buf b = KS_BUF_INIT;
+  if (rows_text_at(pS, pS->rowBound, pL, &b) < 0 || !b.z) {
+    ks_buf_free(&b);
+    return NULL;
+  }
+  char *z = ks_rw_paren(b.z);
+  ks_buf_free(&b);
+  return z;
+}
+
 /* The row guard after the row index, then the row body statement by
  * statement. Scalar declarations without effects or loads may sit between the
  * index and the guard (`const float eps = 1e-6f;`): they are read as the
@@ -1568,11 +1852,7 @@ static int match_guarded_body(rr_state *pS, const CXCursor *aTop, int nTop) {
   if (iGuard >= nTop || !match_guard(pS, aTop[iGuard], &bound, &bEarly, &then) || (!bEarly && nTop != iGuard + 1))
     return ks_rewrite_refuse(p, "the second statement of '%s' is not the row guard (`if (row >= rows) return;`, or "
                                 "`if (row < rows) { ... }` as the last statement)", zKernel);
-  CXCursor boundDecl = ks_rw_ref_decl(bound);
-  pS->iRowsParam = clang_Cursor_isNull(boundDecl) ? -1 : param_index(pS, boundDecl);
-  if (pS->iRowsParam < 0)
-    return ks_rewrite_refuse(p, "the row guard of '%s' does not compare the row with one parameter (the grid is "
-                                "sized from it)", zKernel);
+  if ((rc = match_row_count(pS, bound, aTop, iGuard)) < 0) return rc;
   const CXCursor *aRest;
   int nRest;
   if (bEarly) {
@@ -1633,7 +1913,7 @@ static int check_params(rr_state *pS) {
 }
 
 /* Every use of the kernel is a launch this rule can resize: all arguments
- * passed, the row count a plain expression the grid can repeat. */
+ * passed, each one the row count uses a plain expression the grid can repeat. */
 static int check_launches(rr_state *pS) {
   ks_rewrite *p = pS->p;
   int rc;
@@ -1644,9 +1924,10 @@ static int check_launches(rr_state *pS) {
     if (pL->nArgs != pS->nParam)
       return ks_rewrite_refuse(p, "%s:%u: launch of '%s' passes %d arguments for %d parameters", pS->pTu->zFile,
                                pL->iLine, pS->zKernel, pL->nArgs, pS->nParam);
-    if (!simple_arg(pL->azArg[pS->iRowsParam]))
-      return ks_rewrite_refuse(p, "%s:%u: the row count '%s' passed to '%s' is not a plain expression the grid can "
-                                  "repeat", pS->pTu->zFile, pL->iLine, pL->azArg[pS->iRowsParam], pS->zKernel);
+    for (int k = 0; k < pS->nParam; k++)
+      if (pS->abBoundParam[k] && !simple_arg(pL->azArg[k]))
+        return ks_rewrite_refuse(p, "%s:%u: the row count '%s' passed to '%s' is not a plain expression the grid can "
+                                    "repeat", pS->pTu->zFile, pL->iLine, pL->azArg[k], pS->zKernel);
   }
   return KS_OK;
 }
@@ -1788,6 +2069,10 @@ static int plan_packs(rr_state *pS) {
   if (strcmp(zPack, "on") != 0 && strcmp(zPack, "off") != 0)
     return ks_rewrite_refuse(pS->p, "pack=%s: use on (16-bit rows in packs of 8 elements) or off", zPack);
   if (strcmp(zPack, "off") == 0 || pS->nUnroll == 1) return KS_OK;
+  for (int i = 0; i < pS->nLoop; i++) {
+    /* a conditional store leaves elements of its pack as they were: the pack would store stale registers */
+    if (pS->aLoop[i].bCondStore) return KS_OK;
+  }
   for (int i = 0; i < pS->nLoop; i++) {
     pack_walk w = {pS, &pS->aLoop[i], abIn, abOut, 0};
     pS->pCur = &pS->aLoop[i];
@@ -2043,7 +2328,11 @@ static int edit_launches(rr_state *pS) {
   if (rc >= 0) rc = ks_rewrite_note(p, pS->iKs, note.z);
   for (int i = 0; i < pS->nL && rc >= 0; i++) {
     ks_launch *pL = &pS->aL[i];
-    char *zRows = ks_rw_paren(pL->azArg[pS->iRowsParam]);
+    char *zRows = rows_text(pS, pL);
+    if (!zRows) {
+      rc = KS_ERROR; /* rows_text_at's error, or an allocation */
+      break;
+    }
     ks_buf_clear(&text);
     /* auto: the row length the launch passes, when it can be evaluated again
      * and the helpers stand above the launch; else the fixed block. */
@@ -2137,6 +2426,7 @@ done:
   ks_ast_launches_free(pS->aL, pS->nL);
   for (int i = 0; i < pS->nLoop; i++) {
     free(pS->aLoop[i].zUnrolled);
+    free(pS->aLoop[i].zLimit);
     for (int k = 0; k < pS->aLoop[i].nPack; k++) {
       free(pS->aLoop[i].aPack[k].zKey);
       free(pS->aLoop[i].aPack[k].zText);
