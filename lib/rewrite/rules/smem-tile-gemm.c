@@ -515,6 +515,30 @@ static const char *fn_macro_check(gm_state *pS) {
   return NULL;
 }
 
+/* q as text (ks_shape_poly_text's form), a parameter named by its own name
+ * (the model names one read inside a macro use by the use's text). */
+static char *poly_text(const gm_state *pS, const ks_poly *q) {
+  ks_buf b = KS_BUF_INIT;
+  int rc = q->n == 0 ? ks_buf_puts(&b, "0") : 0;
+  for (int i = 0; i < q->n && rc >= 0; i++) {
+    const ks_mono *m = &q->t[i];
+    long long c = m->coef < 0 ? -m->coef : m->coef;
+    int bCoef = c != 1 || m->n == 0;
+    rc = ks_buf_printf(&b, "%s", i ? (m->coef < 0 ? " - " : " + ") : m->coef < 0 ? "-" : "");
+    if (rc >= 0 && bCoef) rc = ks_buf_printf(&b, "%lld", c);
+    for (int x = 0; x < m->n && rc >= 0; x++) {
+      const ks_atom *pA = &pS->pShape->aAtom[m->a[x]];
+      char zP[64];
+      rc = ks_buf_printf(&b, "%s%s", (x || bCoef) ? "*" : "",
+                         pA->eKind == KS_ATOM_UNIFORM && pA->iRef >= 0 ? param_spelled(pS, pA->iRef, zP, sizeof zP)
+                                                                        : pA->zName);
+    }
+  }
+  char *z = rc < 0 ? NULL : ks_buf_detach(&b);
+  ks_buf_free(&b);
+  return z;
+}
+
 /* MODEL, the match failed: an index written through a macro that is not
  * u * ld + v, named with its polynomial; NULL when every such index is. */
 static const char *fn_macro_why(gm_state *pS) {
@@ -533,7 +557,7 @@ static const char *fn_macro_why(gm_state *pS) {
       bForm = nVar == 1 && q->t[t].coef > 0;
     }
     if (!q || bForm) continue;
-    char *zQ = ks_shape_poly_text(pS->pShape, q);
+    char *zQ = poly_text(pS, q);
     snprintf(pS->zWhyBuf, sizeof pS->zWhyBuf,
              "the index of %s (line %u), written through macro '%s', is %s in the kernel-shape model, not u * ld + v "
              "(u, v: the row or column index and k; ld a product of scalar parameters)",
