@@ -1,12 +1,14 @@
 /* gemm-tiled.c — rule `gemm-tiled`: a naive FP32 GEMM kernel (the matcher of
  * smem-tile-gemm, with A and/or B transposed, an epilogue per output that may
  * read the output's own C element (alpha/beta), or a k-loop accumulating into
- * C itself) becomes a call of the shipped template
+ * C itself; indexes written through function-like macros and batches on
+ * blockIdx.z through per-batch pointers, both read from the kernel-shape
+ * model) becomes a call of the shipped template
  * share/kernelskill/templates/ks_gemm_f32.cuh (ks_gemm::gemm_block: block,
  * warp and thread tiles, cp.async stages, 16-byte loads, conflict-free shared
  * layouts, predicated edges), instantiated with the shape found and the tile
  * configuration of param config; its launches get the template's grid and
- * block. The template's text is inserted once per file above the kernel, so
+ * block (a batched kernel's keep their grid's z). The template's text is inserted once per file above the kernel, so
  * the result compiles on its own (no include path to carry to the reviewer).
  * A configuration over 48 KB of shared memory (the default's 66 KB) runs on
  * dynamic shared memory: every launch passes the bytes and opts the kernel in
@@ -526,7 +528,8 @@ static const char *const azParams[] = {"config", "math", NULL};
 
 const ks_rule ks_rule_gemm_tiled = {
     "gemm-tiled",
-    "naive FP32 GEMM (NN/NT/TN/TT, alpha/beta or elementwise epilogue, C += in the k-loop) to the shipped tiled "
+    "naive FP32 GEMM (NN/NT/TN/TT, alpha/beta or elementwise epilogue, C += in the k-loop, indexes through "
+    "function-like macros, batched on blockIdx.z) to the shipped tiled "
     "template ks_gemm_f32.cuh (config=BMxBNxBK_wWMxWN_tTMxTN_sS; math=tf32: TF32 tensor cores, not bitwise, for "
     "tasks whose tolerance admits it)",
     azParams, apply_gemm_tiled};

@@ -11,6 +11,9 @@
  *
  * The matcher accepts only a kernel body it understands completely (every
  * statement accounted for) and exports ks_rule_gemm_match() for library-gemm.
+ * With KS_GEMM_ACCEPT_MODEL (gemm-tiled) it also asks the kernel-shape model
+ * for what the text does not show: indexes written through function-like
+ * macros (their polynomials) and per-batch pointers on blockIdx.z.
  * The tiled kernel sums k in the same order with the same types, padding with
  * zeros past K, so its results are bitwise those of the original
  * (docs/rules/smem-tile-gemm.md). library-gemm calls the matcher without the
