@@ -505,12 +505,12 @@ static const char *fn_macro_check(gm_state *pS) {
     if (!pA)
       snprintf(pS->zWhyBuf, sizeof pS->zWhyBuf,
                "function-like macro '%s' is used outside the subscript of a global access (only indexes are read "
-               "through macros)", pS->fn.az[i]);
+               "through macros)", pS->fn.az[i] ? pS->fn.az[i] : "?");
     else if (pA->index.bIrregular || pA->index.bIndirect)
       snprintf(pS->zWhyBuf, sizeof pS->zWhyBuf,
                "the index of %s (line %u), written through macro '%s', is not affine in the thread and loop indexes "
                "(the kernel-shape model reads no polynomial)", param_spelled(pS, pA->iParam, zP, sizeof zP),
-               pA->iLine, pS->fn.az[i]);
+               pA->iLine, pS->fn.az[i] ? pS->fn.az[i] : "?");
     else
       continue;
     return pS->zWhyBuf;
@@ -564,7 +564,7 @@ static const char *fn_macro_why(gm_state *pS) {
     snprintf(pS->zWhyBuf, sizeof pS->zWhyBuf,
              "the index of %s (line %u), written through macro '%s', is %s in the kernel-shape model, not u * ld + v "
              "(u, v: the row or column index and k; ld a product of scalar parameters)",
-             param_spelled(pS, pA->iParam, zP, sizeof zP), pA->iLine, pS->fn.az[i], zQ ? zQ : "?");
+             param_spelled(pS, pA->iParam, zP, sizeof zP), pA->iLine, pS->fn.az[i] ? pS->fn.az[i] : "?", zQ ? zQ : "?");
     free(zQ);
     return pS->zWhyBuf;
   }

@@ -4,7 +4,8 @@
 // column-major IDX2C, a macro with its arguments in another order, a macro
 // around the whole access, a stride that is a product of parameters) and
 // batched GEMMs on blockIdx.z through per-batch pointers (size_t and int
-// offsets, the batch index inline, the macros and the batch together). Then
+// offsets, the batch index inline, the macros and the batch together, an
+// epilogue on static shared memory). Then
 // what the rule must refuse: a macro index that is not affine, one that is
 // not linear, a macro outside any index, a per-batch pointer re-seated in the
 // k-loop, one whose offset reads threadIdx.x, a batched launch whose grid's z
@@ -117,6 +118,19 @@ __global__ void bat_cm_tn(int M, int N, int K, const float *A, const float *B, f
   }
 }
 
+// batched, a bias + ReLU epilogue, the batch index inline in A's pointer only (B shared)
+__global__ void bat_bias_relu(const float *A, const float *B, const float *bias, float *C, int M, int N, int K) {
+  int row = blockIdx.y * blockDim.y + threadIdx.y;
+  int col = blockIdx.x * blockDim.x + threadIdx.x;
+  const float *Ab = A + (size_t)blockIdx.z * M * K;
+  float *Cb = C + (size_t)blockIdx.z * M * N;
+  if (row < M && col < N) {
+    float s = 0.f;
+    for (int k = 0; k < K; ++k) s += Ab[row * K + k] * B[k * N + col];
+    Cb[row * N + col] = fmaxf(s + bias[col], 0.f);
+  }
+}
+
 // must not: the macro's index is not a polynomial (an xor)
 __global__ void neg_swz(int M, int N, int K, const float *A, const float *B, float *C) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -205,6 +219,7 @@ void run(const float *a, const float *b, float *c, int m, int n, int k, int nb) 
   bat_nn_size_t<<<dim3((n + 15) / 16, (m + 15) / 16, nb), block>>>(a, b, c, m, n, k);
   bat_nn_int<<<dim3((n + 15) / 16, (m + 15) / 16, nb), block, 0>>>(a, b, c, m, n, k);
   bat_cm_tn<<<cgrid, block>>>(m, n, k, a, b, c, (long)m * k, (long)k * n, (long)m * n);
+  bat_bias_relu<<<dim3((n + 15) / 16, (m + 15) / 16, nb), block>>>(a, b, b, c, m, n, k);
   neg_swz<<<dim3((m + 15) / 16, (n + 15) / 16), block>>>(m, n, k, a, b, c);
   neg_sqr<<<dim3((m + 15) / 16, (n + 15) / 16), block>>>(m, n, k, a, b, c);
   neg_mad<<<grid, block>>>(a, b, c, m, n, k);
