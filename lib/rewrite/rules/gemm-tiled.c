@@ -1,12 +1,14 @@
 /* gemm-tiled.c — rule `gemm-tiled`: a naive FP32 GEMM kernel (the matcher of
  * smem-tile-gemm, with A and/or B transposed, an epilogue per output that may
  * read the output's own C element (alpha/beta), or a k-loop accumulating into
- * C itself) becomes a call of the shipped template
+ * C itself; indexes written through function-like macros and batches on
+ * blockIdx.z through per-batch pointers, both read from the kernel-shape
+ * model) becomes a call of the shipped template
  * share/kernelskill/templates/ks_gemm_f32.cuh (ks_gemm::gemm_block: block,
  * warp and thread tiles, cp.async stages, 16-byte loads, conflict-free shared
  * layouts, predicated edges), instantiated with the shape found and the tile
  * configuration of param config; its launches get the template's grid and
- * block. The template's text is inserted once per file above the kernel, so
+ * block (a batched kernel's keep their grid's z). The template's text is inserted once per file above the kernel, so
  * the result compiles on its own (no include path to carry to the reviewer).
  * A configuration over 48 KB of shared memory (the default's 66 KB) runs on
  * dynamic shared memory: every launch passes the bytes and opts the kernel in
@@ -268,7 +270,7 @@ static int to_tf32(ks_rewrite *p, const char *zSrc, unsigned iStart, unsigned iE
  * included), the block, the bytes, the launch's stream. The kernel is named as
  * the launch names it (a template-id keeps its arguments). */
 static int dyn_launch_cfg(ks_rewrite *p, const ks_launch *pL, const char *zKernel, const char *zMArg,
-                          const char *zNArg, const gt_cfg *c, int nT, long nSmem, ks_buf *pCfg) {
+                          const char *zNArg, const char *zZ, const gt_cfg *c, int nT, long nSmem, ks_buf *pCfg) {
   const char *zCall = pL->zText, *zOpen = zCall ? strstr(zCall, "<<<") : NULL;
   if (!zOpen)
     return ks_rewrite_refuse(p, "%s:%u: the launch of '%s' is not written as name<<<...>>>", ks_rewrite_tu(p)->zFile,
@@ -282,10 +284,43 @@ static int dyn_launch_cfg(ks_rewrite *p, const ks_launch *pL, const char *zKerne
                              ks_rewrite_tu(p)->zFile, pL->iLine, zKernel, pL->azCfg[2], nSmem);
   int rc = ks_buf_printf(pCfg,
                          "(cudaFuncSetAttribute(%.*s, cudaFuncAttributeMaxDynamicSharedMemorySize, %ld), "
-                         "dim3(((%s) + %d) / %d, ((%s) + %d) / %d)), dim3(%d), %ld",
-                         nCallee, zCall, nSmem, zNArg, c->BN - 1, c->BN, zMArg, c->BM - 1, c->BM, nT, nSmem);
+                         "dim3(((%s) + %d) / %d, ((%s) + %d) / %d%s)), dim3(%d), %ld",
+                         nCallee, zCall, nSmem, zNArg, c->BN - 1, c->BN, zMArg, c->BM - 1, c->BM, zZ, nT, nSmem);
   if (rc >= 0 && pL->azCfg[3]) rc = ks_buf_printf(pCfg, ", %s", pL->azCfg[3]);
   return rc;
+}
+
+/* A batched kernel's launch keeps its grid's z dimension (the batch): into
+ * pZ ", z" as written (dim3(x, y, z)), ", (g).z" for a grid variable g, or
+ * nothing for a grid of z 1 (dim3(x, y), dim3(x)). KS_EPRECOND for a grid
+ * written otherwise. */
+static int grid_z(ks_rewrite *p, const ks_launch *pL, const char *zKernel, ks_buf *pZ) {
+  const char *z = pL->azCfg[0] ? pL->azCfg[0] : "";
+  size_t n = strlen(z);
+  while (n > 0 && isspace((unsigned char)z[n - 1])) n--;
+  while (n > 0 && isspace((unsigned char)*z)) z++, n--;
+  size_t nId = 0;
+  while (nId < n && (isalnum((unsigned char)z[nId]) || z[nId] == '_')) nId++;
+  if (nId == n && n > 0 && !isdigit((unsigned char)z[0])) return ks_buf_printf(pZ, ", (%.*s).z", (int)n, z);
+  const char *zOpen = nId == 4 && !strncmp(z, "dim3", 4) ? z + 4 : NULL;
+  while (zOpen && isspace((unsigned char)*zOpen)) zOpen++;
+  if (zOpen && *zOpen == '(' && z[n - 1] == ')') {
+    /* the top-level commas of dim3(...), its parentheses balanced up to the last */
+    int nDepth = 0, nComma = 0;
+    const char *zThird = NULL, *zEnd = z + n - 1, *q;
+    for (q = zOpen + 1; q < zEnd && nDepth >= 0; q++) {
+      if (*q == '(' || *q == '[' || *q == '{') nDepth++;
+      else if (*q == ')' || *q == ']' || *q == '}') nDepth--;
+      else if (*q == ',' && nDepth == 0 && ++nComma == 2) zThird = q + 1;
+    }
+    if (nDepth == 0 && nComma < 2) return 0;
+    while (zThird && zThird < zEnd && isspace((unsigned char)*zThird)) zThird++;
+    if (nDepth == 0 && nComma == 2) return ks_buf_printf(pZ, ", %.*s", (int)(zEnd - zThird), zThird);
+  }
+  return ks_rewrite_refuse(p,
+                           "%s:%u: the grid '%s' of the launch of '%s' is neither dim3(x, y, z) nor a variable; the "
+                           "batch on its z dimension cannot be kept",
+                           ks_rewrite_tu(p)->zFile, pL->iLine, pL->azCfg[0] ? pL->azCfg[0] : "", zKernel);
 }
 
 static int apply_gemm_tiled(ks_rewrite *p) {
@@ -295,7 +330,7 @@ static int apply_gemm_tiled(ks_rewrite *p) {
   ks_gemm_match g;
   ks_launch *aL = NULL;
   int nL = 0, rc;
-  ks_buf body = KS_BUF_INIT, cfg = KS_BUF_INIT, note = KS_BUF_INIT, scale = KS_BUF_INIT;
+  ks_buf body = KS_BUF_INIT, cfg = KS_BUF_INIT, note = KS_BUF_INIT, scale = KS_BUF_INIT, gz = KS_BUF_INIT;
   char *zA = NULL, *zB = NULL, *zC = NULL;
   gt_cfg c;
   memset(&g, 0, sizeof g);
@@ -330,7 +365,7 @@ static int apply_gemm_tiled(ks_rewrite *p) {
     return ks_rewrite_already(p, "kernel '%s' already calls the tiled GEMM template", zKernel);
   }
   unsigned mAccept = KS_GEMM_ACCEPT_LINEAR | KS_GEMM_ACCEPT_TRANS_A | KS_GEMM_ACCEPT_OWN_C | KS_GEMM_ACCEPT_ACC_C |
-                     KS_GEMM_ACCEPT_IDIOMS;
+                     KS_GEMM_ACCEPT_IDIOMS | KS_GEMM_ACCEPT_MODEL;
   if ((rc = ks_rule_gemm_match_ex(p, mAccept, &g)) < 0) return rc;
   if (g.bDouble) {
     rc = ks_rewrite_refuse(p, "kernel '%s' is a double GEMM; the template is FP32 (smem-tile-gemm tiles double)", zKernel);
@@ -353,9 +388,10 @@ static int apply_gemm_tiled(ks_rewrite *p) {
   if ((rc = ks_rw_kernel_launches(p, zKernel, &aL, &nL)) < 0) goto done;
 
   /* The body: one call of gemm_block on the matched shape. */
-  zA = param_name(kernel, g.iA);
-  zB = param_name(kernel, g.iB);
-  zC = param_name(kernel, g.iC);
+  /* per-batch pointers (`Ab = A + bz * M * K`) stand for their parameters */
+  zA = g.zAPtr ? ks_strdup(g.zAPtr) : param_name(kernel, g.iA);
+  zB = g.zBPtr ? ks_strdup(g.zBPtr) : param_name(kernel, g.iB);
+  zC = g.zCPtr ? ks_strdup(g.zCPtr) : param_name(kernel, g.iC);
   if (!zA || !zB || !zC) {
     rc = ks_error_set(KS_ENOMEM, "out of memory");
     goto done;
@@ -391,6 +427,12 @@ static int apply_gemm_tiled(ks_rewrite *p) {
                        "\n"
                        "%s__shared__ __align__(16) float ks_smem[ks_gemm::config%s<%s>::SMEM / sizeof(float)];\n",
                        zI, bTf32 ? "_tf32" : "", zTArgs);
+  /* the batch index and the per-batch pointers, as written */
+  for (const char *z = g.zBatchDecls; rc >= 0 && z && *z;) {
+    const char *zNl = strchr(z, '\n');
+    rc = ks_buf_printf(&body, "%s%.*s\n", zI, (int)(zNl - z), z);
+    z = zNl + 1;
+  }
   if (rc >= 0) rc = emit_epilogue(&body, &g, zI);
   if (rc >= 0)
     rc = ks_buf_printf(&body,
@@ -437,6 +479,7 @@ static int apply_gemm_tiled(ks_rewrite *p) {
                        c.BM, c.BN, c.BK, c.WM, c.WN, c.TM, c.TN, c.S, nT, g.bATrans ? ", A transposed" : "",
                        g.bBTrans ? ", B transposed" : "", g.zStore ? ", epilogue kept" : "",
                        g.bInitC ? ", accumulating into C" : "");
+  if (rc >= 0 && g.bBatch) rc = ks_buf_printf(&note, ", batched on blockIdx.z");
   if (rc >= 0 && bDyn) rc = ks_buf_printf(&note, ", %ld bytes of dynamic shared memory", nSmem);
   if (rc < 0) goto done;
   rc = ks_rw_insert_shipped(p, iLine0, nIndent, "#define KS_GEMM_F32_CUH", "ks_gemm_f32.cuh", "GEMM template",
@@ -449,17 +492,20 @@ static int apply_gemm_tiled(ks_rewrite *p) {
     if ((rc = ks_rw_launch_arity(p, pL, kernel, zKernel)) < 0) goto done;
     const char *zMArg = pL->azArg[g.iM], *zNArg = pL->azArg[g.iN];
     ks_buf_clear(&cfg);
+    ks_buf_clear(&gz);
+    if ((g.bBatch && (rc = grid_z(p, pL, zKernel, &gz)) < 0)) goto done;
     if (bDyn) {
-      if ((rc = dyn_launch_cfg(p, pL, zKernel, zMArg, zNArg, &c, nT, nSmem, &cfg)) < 0) goto done;
+      if ((rc = dyn_launch_cfg(p, pL, zKernel, zMArg, zNArg, gz.z ? gz.z : "", &c, nT, nSmem, &cfg)) < 0) goto done;
     } else {
-      rc = ks_buf_printf(&cfg, "dim3(((%s) + %d) / %d, ((%s) + %d) / %d), dim3(%d)", zNArg, c.BN - 1, c.BN, zMArg,
-                         c.BM - 1, c.BM, nT);
+      rc = ks_buf_printf(&cfg, "dim3(((%s) + %d) / %d, ((%s) + %d) / %d%s), dim3(%d)", zNArg, c.BN - 1, c.BN, zMArg,
+                         c.BM - 1, c.BM, gz.z ? gz.z : "", nT);
       if (rc >= 0) rc = ks_rw_cfg_tail(&cfg, pL);
     }
     if (rc < 0 || (rc = ks_rewrite_replace(p, pL->iCfgStart, pL->iCfgEnd, cfg.z)) < 0) goto done;
     ks_buf_clear(&note);
     if ((rc = ks_buf_printf(&note, "grid of %dx%d tiles over %s x %s, %d threads", c.BM, c.BN, zMArg, zNArg, nT)) < 0)
       goto done;
+    if (g.bBatch && (rc = ks_buf_printf(&note, ", the batch on z kept")) < 0) goto done;
     if (bDyn && (rc = ks_buf_printf(&note, ", %ld bytes of dynamic shared memory (opted in to first)", nSmem)) < 0)
       goto done;
     if ((rc = ks_rewrite_note(p, pL->iStart, note.z)) < 0) goto done;
@@ -471,6 +517,7 @@ done:
   ks_buf_free(&cfg);
   ks_buf_free(&note);
   ks_buf_free(&scale);
+  ks_buf_free(&gz);
   free(zA);
   free(zB);
   free(zC);
@@ -481,7 +528,8 @@ static const char *const azParams[] = {"config", "math", NULL};
 
 const ks_rule ks_rule_gemm_tiled = {
     "gemm-tiled",
-    "naive FP32 GEMM (NN/NT/TN/TT, alpha/beta or elementwise epilogue, C += in the k-loop) to the shipped tiled "
+    "naive FP32 GEMM (NN/NT/TN/TT, alpha/beta or elementwise epilogue, C += in the k-loop, indexes through "
+    "function-like macros, batched on blockIdx.z) to the shipped tiled "
     "template ks_gemm_f32.cuh (config=BMxBNxBK_wWMxWN_tTMxTN_sS; math=tf32: TF32 tensor cores, not bitwise, for "
     "tasks whose tolerance admits it)",
     azParams, apply_gemm_tiled};

@@ -33,6 +33,10 @@ typedef struct ks_gemm_match {
   int bStoreAdd;               /* the store is `C[row*ldc + col] += value` */
   char *zCScale;               /* with bInitC: `C[..] *= s;` first, s as written (the sum starts from C * s) */
   char *zAScale;               /* the products are `s * A[..] * B[..]`: s as written */
+  /* Only with KS_GEMM_ACCEPT_MODEL (else NULL / 0): */
+  int bBatch;                  /* per-batch pointers on blockIdx.z: launches keep their grid's z */
+  char *zBatchDecls;           /* the declarations they need (batch index, pointers), as written, each ending "\n" */
+  char *zAPtr, *zBPtr, *zCPtr; /* the pointer A, B, C are read / written through when not the parameter */
 } ks_gemm_match;
 
 /* ks_rule_gemm_match_ex flags: also accept row pointers (`P + row*lda` indexed
@@ -53,6 +57,13 @@ typedef struct ks_gemm_match {
  * compared with NULL in the epilogue, object-like macros in the body (a
  * function-like macro still refuses). */
 #define KS_GEMM_ACCEPT_IDIOMS 16u
+
+/* Also what only the kernel-shape model reads (features/shape.h): indexes
+ * written through function-like macros (`A[IDX2C(k, i, K)]`: the layout from
+ * the access's polynomial, strides as products of parameters) and per-batch
+ * pointers on blockIdx.z (`const float *Ab = A + (size_t)bz * M * K;`, never
+ * re-seated, the offset of blockIdx.z and parameters only). */
+#define KS_GEMM_ACCEPT_MODEL 32u
 
 /* Match the kernel being rewritten as a naive GEMM. KS_OK and *pG filled, or
  * KS_EPRECOND with the reason (nothing to free then). */

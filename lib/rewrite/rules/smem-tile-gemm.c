@@ -11,6 +11,9 @@
  *
  * The matcher accepts only a kernel body it understands completely (every
  * statement accounted for) and exports ks_rule_gemm_match() for library-gemm.
+ * With KS_GEMM_ACCEPT_MODEL (gemm-tiled) it also asks the kernel-shape model
+ * for what the text does not show: indexes written through function-like
+ * macros (their polynomials) and per-batch pointers on blockIdx.z.
  * The tiled kernel sums k in the same order with the same types, padding with
  * zeros past K, so its results are bitwise those of the original
  * (docs/rules/smem-tile-gemm.md). library-gemm calls the matcher without the
@@ -55,9 +58,17 @@ static int refers_to(CXCursor c, CXCursor d) {
   return kind(c) == CXCursor_DeclRefExpr && clang_equalCursors(clang_getCursorReferenced(c), d);
 }
 
+/* Main-file ranges of function-like macro uses (MODEL: read through the model). */
+typedef struct fn_macros {
+  int n;
+  unsigned a[2 * 32];   /* [start, end) pairs */
+  char *az[32];         /* their names (malloc'd) */
+} fn_macros;
+
 /* Normalized token text of main-file bytes [iStart, iEnd): spellings joined by
- * one space. -1 when a macro is used inside (bObjectOk: a function-like one). */
-static int tok_text_ex(ks_tu *pTu, unsigned iStart, unsigned iEnd, ks_buf *pOut, int bObjectOk) {
+ * one space. -1 when a macro is used inside (bObjectOk: a function-like one;
+ * pFn: a function-like one is recorded there instead, -1 past 32). */
+static int tok_text_ex(ks_tu *pTu, unsigned iStart, unsigned iEnd, ks_buf *pOut, int bObjectOk, fn_macros *pFn) {
   CXFile file = clang_getFile(pTu->pTu, pTu->zFile);
   CXSourceRange r = clang_getRange(clang_getLocationForOffset(pTu->pTu, file, iStart),
                                    clang_getLocationForOffset(pTu->pTu, file, iEnd));
@@ -72,7 +83,22 @@ static int tok_text_ex(ks_tu *pTu, unsigned iStart, unsigned iEnd, ks_buf *pOut,
       CXCursor m = clang_getCursor(pTu->pTu, clang_getTokenLocation(pTu->pTu, aTok[i]));
       if (clang_getCursorKind(m) == CXCursor_MacroExpansion) {
         CXCursor def = clang_getCursorReferenced(m);
-        if (!bObjectOk || clang_Cursor_isNull(def) || clang_Cursor_isMacroFunctionLike(def)) rc = -1;
+        int bFn = !clang_Cursor_isNull(def) && clang_Cursor_isMacroFunctionLike(def);
+        if (bFn && pFn) {
+          CXSourceRange er = clang_getCursorExtent(m);
+          unsigned iS = 0, iE = 0;
+          clang_getExpansionLocation(clang_getRangeStart(er), NULL, NULL, NULL, &iS);
+          clang_getExpansionLocation(clang_getRangeEnd(er), NULL, NULL, NULL, &iE);
+          if (pFn->n >= 32) rc = -1;
+          else if (pFn->n == 0 || iS >= pFn->a[2 * pFn->n - 1]) { /* not an argument of the last one */
+            CXString sn = clang_getCursorSpelling(m);
+            pFn->az[pFn->n] = ks_strdup(clang_getCString(sn));
+            clang_disposeString(sn);
+            pFn->a[2 * pFn->n] = iS, pFn->a[2 * pFn->n + 1] = iE > iS ? iE : iS + 1, pFn->n++;
+          }
+        } else if (!bObjectOk || clang_Cursor_isNull(def) || bFn) {
+          rc = -1;
+        }
       }
     }
     CXString s = clang_getTokenSpelling(pTu->pTu, aTok[i]);
@@ -222,6 +248,13 @@ static int is_zero_literal(ks_tu *pTu, CXCursor c) {
   return b;
 }
 
+static char *name_of(CXCursor c) {
+  CXString s = clang_getCursorSpelling(c);
+  char *z = ks_strdup(clang_getCString(s));
+  clang_disposeString(s);
+  return z;
+}
+
 static char *type_text(CXCursor decl) {
   CXString s = clang_getTypeSpelling(clang_getCursorType(decl));
   char *z = ks_strdup(clang_getCString(s));
@@ -281,12 +314,274 @@ typedef struct gm_state {
   CXCursor aScale, aScaled;   /* IDIOMS: the product is `s * X * Y`: s, and X (must be A) */
   CXCursor cScale;            /* IDIOMS: `C[idx] *= s;` before the loop accumulating into C: s */
   int bZeroStore;             /* IDIOMS: C[idx] = 0; before the k-loop accumulating into C */
-  CXCursor zeroIdx;           /* its index */
+  CXCursor zeroIdx, zeroSub;  /* its index, its subscript */
   int iZeroC;
   int nOwn;                   /* epilogue reads P[u * S + v] of thread indices u, v (OWN_C) */
-  CXCursor aOwnIdx[8];
+  CXCursor aOwnIdx[8], aOwnSub[8];
   int aOwnParam[8];
+  /* MODEL (else pShape NULL): */
+  ks_shape *pShape;           /* the kernel-shape model */
+  fn_macros fn;               /* the function-like macro uses in the body */
+  CXCursor kLoop;             /* the k-loop being matched (its LOOP atom) */
+  CXCursor cSub;              /* C's subscript: the store, or the k-loop's C[..] += */
+  int nBatchVar, nBatchPtr, nKeep;
+  CXCursor aBatchVar[2];      /* `int bz = blockIdx.z;` */
+  CXCursor aBatchPtr[4];      /* `const float *Ab = A + (size_t)bz * M * K;` */
+  int aBatchPtrModel[4];      /* their index in pShape->aPtr */
+  CXCursor aKeep[6];          /* the declarations the rewrite keeps, in order */
+  char zWhyBuf[320];
 } gm_state;
+
+/* ---- MODEL: layouts read from the kernel-shape model's polynomials ---- */
+
+/* Does [iS, iE) overlap a function-like macro use? */
+static int fn_overlap(const gm_state *pS, unsigned iS, unsigned iE) {
+  for (int i = 0; i < pS->fn.n; i++)
+    if (iS < pS->fn.a[2 * i + 1] && pS->fn.a[2 * i] < (iE > iS ? iE : iS + 1)) return 1;
+  return 0;
+}
+
+/* Is expression c (partly) written through a function-like macro? Such an
+ * index is read from the model, never from its text. */
+static int in_fn_macro(const gm_state *pS, CXCursor c) {
+  unsigned iS, iE;
+  if (!pS->pShape || pS->fn.n == 0) return 0;
+  if (ks_ast_extent(pS->pTu, c, &iS, &iE) < 0) return 1;
+  return fn_overlap(pS, iS, iE);
+}
+
+/* May c's text be copied into the rewrite: no function-like macro use starts
+ * or ends inside it without being wholly inside it (whole uses only)? */
+static int whole_text(const gm_state *pS, CXCursor c) {
+  unsigned iS, iE;
+  if (!pS->pShape || pS->fn.n == 0) return 1;
+  if (ks_ast_extent(pS->pTu, c, &iS, &iE) < 0) return 0;
+  for (int i = 0; i < pS->fn.n; i++) {
+    unsigned mS = pS->fn.a[2 * i], mE = pS->fn.a[2 * i + 1];
+    if (iS < mE && mS < iE && (mS < iS || mE > iE)) return 0;
+  }
+  return 1;
+}
+
+/* The model's index of a per-batch pointer declared by d, or -1. */
+static int batch_ptr_of(const gm_state *pS, CXCursor d) {
+  for (int i = 0; i < pS->nBatchPtr; i++)
+    if (clang_equalCursors(d, pS->aBatchPtr[i])) return i;
+  return -1;
+}
+
+/* MODEL: a reference to a per-batch pointer: the parameter it points into. */
+static int batch_param(const gm_state *pS, CXCursor base) {
+  base = strip(base);
+  int i = kind(base) == CXCursor_DeclRefExpr ? batch_ptr_of(pS, clang_getCursorReferenced(base)) : -1;
+  return i < 0 ? -1 : pS->pShape->aPtr[pS->aBatchPtrModel[i]].iParam;
+}
+
+/* Atoms equal for a layout: the same atom, or the same parameter (the model
+ * names a parameter read inside a macro use by the use's text). */
+static int atom_eq(const ks_shape *pM, int a, int b) {
+  const ks_atom *pA = &pM->aAtom[a], *pB = &pM->aAtom[b];
+  return a == b || (pA->eKind == KS_ATOM_UNIFORM && pB->eKind == KS_ATOM_UNIFORM && pA->iRef >= 0 && pA->iRef == pB->iRef);
+}
+
+static int mono_eq(const ks_shape *pM, const ks_mono *x, const ks_mono *y) {
+  unsigned mUsed = 0;
+  if (x->coef != y->coef || x->n != y->n) return 0;
+  for (int i = 0; i < x->n; i++) {
+    int j = 0;
+    while (j < y->n && ((mUsed >> j & 1) || !atom_eq(pM, x->a[i], y->a[j]))) j++;
+    if (j == y->n) return 0;
+    mUsed |= 1u << j;
+  }
+  return 1;
+}
+
+/* q - r, term by term; 0, or -1 when r has a term q lacks. */
+static int poly_sub(const ks_shape *pM, ks_poly *q, const ks_poly *r) {
+  for (int i = 0; i < r->n; i++) {
+    int j = 0;
+    while (j < q->n && !mono_eq(pM, &q->t[j], &r->t[i])) j++;
+    if (j == q->n) return -1;
+    q->t[j] = q->t[--q->n];
+  }
+  return 0;
+}
+
+/* The index of subscript sub as the model reads it, in elements of the
+ * pointer the subscript is written on (a per-batch pointer's offset taken
+ * off). 0, or -1 when the model has no such access. */
+static int sub_poly(const gm_state *pS, CXCursor sub, ks_poly *pQ) {
+  const ks_shape *pM = pS->pShape;
+  unsigned iS, iE;
+  int bExt = ks_ast_extent(pS->pTu, sub, &iS, &iE) == 0;
+  const ks_shape_access *pA = NULL;
+  sub = strip(sub);
+  for (int i = 0; i < pM->nAccess && !pA; i++)
+    if (clang_equalCursors(pM->aAccess[i].cursor, sub)) pA = &pM->aAccess[i];
+  for (int i = 0; i < pM->nAccess && !pA && bExt; i++)
+    if (pM->aAccess[i].iStart == iS && pM->aAccess[i].iEnd == iE) pA = &pM->aAccess[i];
+  if (!pA || pA->index.bIrregular || pA->index.bIndirect) return -1;
+  *pQ = pA->index;
+  ks_ast_kids k;
+  if (ks_ast_kids_get(sub, &k) != 2) return -1;
+  CXCursor base = strip(k.a[0]);
+  int iB = kind(base) == CXCursor_DeclRefExpr ? batch_ptr_of(pS, clang_getCursorReferenced(base)) : -1;
+  if (iB >= 0 && poly_sub(pM, pQ, &pM->aPtr[pS->aBatchPtrModel[iB]].off) < 0) return -1;
+  return 0;
+}
+
+/* The model's atom of local u: its parallel index PAR.d, or the k-loop's
+ * induction variable; -1 when the model has none. */
+static int var_atom(const gm_state *pS, CXCursor u) {
+  const ks_shape *pM = pS->pShape;
+  if (clang_equalCursors(u, pS->kVar)) {
+    for (int i = 0; i < pM->nLoop; i++)
+      if (clang_equalCursors(pM->aLoop[i].cursor, pS->kLoop)) return pM->aLoop[i].iAtom;
+    return -1;
+  }
+  for (int t = 0; t < pS->nThread; t++)
+    if (clang_equalCursors(u, pS->aThread[t]))
+      for (int i = 0; i < pM->nAtom; i++)
+        if (pM->aAtom[i].eKind == KS_ATOM_PAR && pM->aAtom[i].iDim == pS->acDim[t] - 'x') return i;
+  return -1;
+}
+
+/* Is q exactly u * S + v, S a positive constant times scalar parameters?
+ * *pzS (may be NULL): S as text on the parameters' names (malloc'd); *piParam
+ * (may be NULL): S's parameter when S is one, else -1. */
+static int poly_linear(const gm_state *pS, const ks_poly *q, int aU, int aV, char **pzS, int *piParam) {
+  const ks_shape *pM = pS->pShape;
+  if (aU < 0 || aV < 0 || q->bIrregular || q->bIndirect || q->n != 2) return 0;
+  for (int iV = 0; iV < 2; iV++) {
+    const ks_mono *pV = &q->t[iV], *pU = &q->t[1 - iV];
+    if (pV->coef != 1 || pV->n != 1 || pV->a[0] != aV || pU->coef < 1) continue;
+    int nU = 0, nP = 0, iP = -1, bOk = 1;
+    for (int j = 0; j < pU->n; j++) {
+      const ks_atom *pA = &pM->aAtom[pU->a[j]];
+      if (pU->a[j] == aU) nU++;
+      else if (pA->eKind == KS_ATOM_UNIFORM && pA->iRef >= 0) iP = pA->iRef, nP++;
+      else bOk = 0;
+    }
+    if (!bOk || nU != 1) continue;
+    if (piParam) *piParam = pU->coef == 1 && nP == 1 ? iP : -1;
+    if (!pzS) return 1;
+    ks_buf b = KS_BUF_INIT;
+    int rc = pU->coef != 1 || nP == 0 ? ks_buf_printf(&b, "%lld", pU->coef) : 0;
+    for (int j = 0; j < pU->n && rc >= 0; j++) {
+      if (pU->a[j] == aU) continue;
+      CXString sp = clang_getCursorSpelling(clang_Cursor_getArgument(pS->kernel, (unsigned)pM->aAtom[pU->a[j]].iRef));
+      rc = ks_buf_printf(&b, "%s%s", b.n ? " * " : "", clang_getCString(sp));
+      clang_disposeString(sp);
+    }
+    *pzS = rc < 0 ? NULL : ks_buf_detach(&b);
+    ks_buf_free(&b);
+    return *pzS != NULL;
+  }
+  return 0;
+}
+
+/* The model's access whose main-file extent holds [iS, iE), or NULL. */
+static const ks_shape_access *access_over(const gm_state *pS, unsigned iS, unsigned iE) {
+  for (int i = 0; i < pS->pShape->nAccess; i++) {
+    const ks_shape_access *pA = &pS->pShape->aAccess[i];
+    if (pA->iStart <= iS && iE <= pA->iEnd) return pA;
+  }
+  return NULL;
+}
+
+static const char *param_spelled(const gm_state *pS, int iP, char *zBuf, size_t nBuf) {
+  CXString sp = clang_getCursorSpelling(clang_Cursor_getArgument(pS->kernel, (unsigned)iP));
+  snprintf(zBuf, nBuf, "%s", clang_getCString(sp));
+  clang_disposeString(sp);
+  return zBuf;
+}
+
+/* MODEL: every function-like macro use in the body is (inside) the subscript
+ * of a global access the model reads as a polynomial. NULL, or why not. */
+static const char *fn_macro_check(gm_state *pS) {
+  char zP[64];
+  for (int i = 0; i < pS->fn.n; i++) {
+    const ks_shape_access *pA = access_over(pS, pS->fn.a[2 * i], pS->fn.a[2 * i + 1]);
+    if (!pA)
+      snprintf(pS->zWhyBuf, sizeof pS->zWhyBuf,
+               "function-like macro '%s' is used outside the subscript of a global access (only indexes are read "
+               "through macros)", pS->fn.az[i] ? pS->fn.az[i] : "?");
+    else if (pA->index.bIrregular || pA->index.bIndirect)
+      snprintf(pS->zWhyBuf, sizeof pS->zWhyBuf,
+               "the index of %s (line %u), written through macro '%s', is not affine in the thread and loop indexes "
+               "(the kernel-shape model reads no polynomial)", param_spelled(pS, pA->iParam, zP, sizeof zP),
+               pA->iLine, pS->fn.az[i] ? pS->fn.az[i] : "?");
+    else
+      continue;
+    return pS->zWhyBuf;
+  }
+  return NULL;
+}
+
+/* q as text (ks_shape_poly_text's form), a parameter named by its own name
+ * (the model names one read inside a macro use by the use's text). */
+static char *poly_text(const gm_state *pS, const ks_poly *q) {
+  ks_buf b = KS_BUF_INIT;
+  int rc = q->n == 0 ? ks_buf_puts(&b, "0") : 0;
+  for (int i = 0; i < q->n && rc >= 0; i++) {
+    const ks_mono *m = &q->t[i];
+    long long c = m->coef < 0 ? -m->coef : m->coef;
+    int bCoef = c != 1 || m->n == 0;
+    rc = ks_buf_printf(&b, "%s", i ? (m->coef < 0 ? " - " : " + ") : m->coef < 0 ? "-" : "");
+    if (rc >= 0 && bCoef) rc = ks_buf_printf(&b, "%lld", c);
+    for (int x = 0; x < m->n && rc >= 0; x++) {
+      const ks_atom *pA = &pS->pShape->aAtom[m->a[x]];
+      char zP[64];
+      rc = ks_buf_printf(&b, "%s%s", (x || bCoef) ? "*" : "",
+                         pA->eKind == KS_ATOM_UNIFORM && pA->iRef >= 0 ? param_spelled(pS, pA->iRef, zP, sizeof zP)
+                                                                        : pA->zName);
+    }
+  }
+  char *z = rc < 0 ? NULL : ks_buf_detach(&b);
+  ks_buf_free(&b);
+  return z;
+}
+
+/* MODEL, the match failed: an index written through a macro that is not
+ * u * ld + v, named with its polynomial; NULL when every such index is. */
+static const char *fn_macro_why(gm_state *pS) {
+  char zP[64];
+  for (int i = 0; i < pS->fn.n; i++) {
+    const ks_shape_access *pA = access_over(pS, pS->fn.a[2 * i], pS->fn.a[2 * i + 1]);
+    const ks_poly *q = pA ? &pA->index : NULL;
+    int bForm = q && q->n == 2 && !q->bIrregular;
+    for (int t = 0; bForm && t < 2; t++) {
+      int nVar = 0;
+      for (int j = 0; j < q->t[t].n; j++) {
+        ks_atom_kind e = pS->pShape->aAtom[q->t[t].a[j]].eKind;
+        if (e == KS_ATOM_PAR || e == KS_ATOM_LOOP) nVar++;
+        else if (e != KS_ATOM_UNIFORM) nVar = 9;
+      }
+      bForm = nVar == 1 && q->t[t].coef > 0;
+    }
+    if (!q || bForm) continue;
+    char *zQ = poly_text(pS, q);
+    snprintf(pS->zWhyBuf, sizeof pS->zWhyBuf,
+             "the index of %s (line %u), written through macro '%s', is %s in the kernel-shape model, not u * ld + v "
+             "(u, v: the row or column index and k; ld a product of scalar parameters)",
+             param_spelled(pS, pA->iParam, zP, sizeof zP), pA->iLine, pS->fn.az[i] ? pS->fn.az[i] : "?", zQ ? zQ : "?");
+    free(zQ);
+    return pS->zWhyBuf;
+  }
+  return NULL;
+}
+
+/* `u * S + v` at subscript sub (index idx): read from the text (linear_index),
+ * or, written through a function-like macro, from the model (*pStride then a
+ * null cursor: stride_text recomputes S). */
+static int lin_at(gm_state *pS, CXCursor sub, CXCursor idx, CXCursor u, CXCursor v, CXCursor *pStride, char **pzCast) {
+  if (!in_fn_macro(pS, idx)) return linear_index(idx, u, v, pStride, pzCast);
+  ks_poly q;
+  if (pzCast) *pzCast = NULL;
+  *pStride = clang_getNullCursor();
+  return sub_poly(pS, sub, &q) == 0 && poly_linear(pS, &q, var_atom(pS, u), var_atom(pS, v), NULL, NULL);
+}
+
 
 /* A GEMM operand: P[u * S + v] with P a pointer parameter, or (LINEAR) R[v]
  * with R a row pointer `P + u * S`. *piParam: P; *pStride: S; *pzCast as for
@@ -297,8 +592,9 @@ static int operand(gm_state *pS, CXCursor c, CXCursor u, CXCursor v, int *piPara
   c = strip(c);
   if (kind(c) != CXCursor_ArraySubscriptExpr || ks_ast_kids_get(c, &k) != 2) return 0;
   int iP = ks_rw_param_of(pS->kernel, k.a[0]);
+  if (iP < 0 && pS->pShape) iP = batch_param(pS, k.a[0]);
   if (iP >= 0) {
-    if (!linear_index(k.a[1], u, v, pStride, pzCast)) return 0;
+    if (!lin_at(pS, c, k.a[1], u, v, pStride, pzCast)) return 0;
     *piParam = iP;
     return 1;
   }
@@ -433,6 +729,7 @@ static enum CXChildVisitResult epi_visit(CXCursor c, CXCursor parent, CXClientDa
          linear_index(k.a[1], pS->aThread[1], pS->aThread[0], &sOwn, NULL))) {
       /* P[row * ld + col]: allowed for C's own output only, checked once C is known */
       pS->aOwnIdx[pS->nOwn] = k.a[1];
+      pS->aOwnSub[pS->nOwn] = c;
       pS->aOwnParam[pS->nOwn++] = iP;
       pS->mEpiThread |= 3u;
       return CXChildVisit_Continue;
@@ -505,14 +802,25 @@ static int guard_cond(gm_state *pS, CXCursor cond, int bEarly) {
   return 1;
 }
 
+/* The output's subscript P[index] (MODEL: also Pb[index] of a per-batch
+ * pointer Pb): P's parameter index, or -1. */
+static int out_subscript(gm_state *pS, CXCursor c, CXCursor *pIndex) {
+  int iP = subscript(pS->kernel, c, pIndex);
+  ks_ast_kids k;
+  c = strip(c);
+  if (iP >= 0 || !pS->pShape || kind(c) != CXCursor_ArraySubscriptExpr || ks_ast_kids_get(c, &k) != 2) return iP;
+  *pIndex = k.a[1];
+  return batch_param(pS, k.a[0]);
+}
+
 /* The reading of the product whose row and col make idx `row * S + col`
  * (S the C stride); it becomes the match's A, B, row, col. */
-static int pick_reading(gm_state *pS, CXCursor idx) {
+static int pick_reading(gm_state *pS, CXCursor sub, CXCursor idx) {
   for (int i = 0; i < pS->nCand; i++) {
     const struct gm_cand *pC = &pS->aCand[i];
     CXCursor s;
     char *zCast = NULL;
-    int bHit = linear_index(idx, pC->row, pC->col, &s, &zCast);
+    int bHit = lin_at(pS, sub, idx, pC->row, pC->col, &s, &zCast);
     free(zCast);
     if (!bHit) continue;
     pS->aSub = pC->xa;
@@ -571,6 +879,7 @@ static int match_loop(gm_state *pS, CXCursor loop) {
   }
   pS->kVar = var;
   pS->kBound = r;
+  pS->kLoop = loop;
   CXCursor body = k.a[3];
   if (kind(body) == CXCursor_CompoundStmt) {
     if (ks_ast_kids_get(body, &b) != 1) return 0;
@@ -580,7 +889,7 @@ static int match_loop(gm_state *pS, CXCursor loop) {
   CXCursor accC = clang_getNullCursor();
   if (clang_Cursor_isNull(pS->acc)) {
     CXCursor idx;
-    if (!binop(body, CXBinaryOperator_AddAssign, &l, &r) || subscript(pS->kernel, l, &idx) < 0) return 0;
+    if (!binop(body, CXBinaryOperator_AddAssign, &l, &r) || out_subscript(pS, l, &idx) < 0) return 0;
     accC = l;
     prod = r;
   } else if (binop(body, CXBinaryOperator_AddAssign, &l, &r)) {
@@ -635,8 +944,9 @@ static int match_loop(gm_state *pS, CXCursor loop) {
   if (!clang_Cursor_isNull(accC)) {
     /* ACC_C: the accumulation target is the store */
     CXCursor idx;
-    int iC = subscript(pS->kernel, accC, &idx);
-    if (!pick_reading(pS, idx)) return 0;
+    int iC = out_subscript(pS, accC, &idx);
+    if (iC < 0 || !pick_reading(pS, accC, idx)) return 0;
+    pS->cSub = accC;
     pS->bAccC = 1;
     pS->bStoreSeen = 1;
     pS->iC = iC;
@@ -657,16 +967,17 @@ static int match_store(gm_state *pS, CXCursor stmt) {
   if (!refers_to(r, pS->acc)) {
     /* LINEAR: a function of the accumulator (and row/col-indexed reads) */
     int bAcc = 0;
-    if (!(pS->mAccept & KS_GEMM_ACCEPT_LINEAR) || subscript(pS->kernel, l, &idx) < 0) return 0;
+    if (!(pS->mAccept & KS_GEMM_ACCEPT_LINEAR) || out_subscript(pS, l, &idx) < 0) return 0;
     if (!epi_expr(pS, r, &bAcc)) return 0;
     if (!bAcc) {
       pS->zWhy = "the stored value does not depend on the accumulator";
       return 0;
     }
   }
-  int iC = subscript(pS->kernel, l, &idx);
+  int iC = out_subscript(pS, l, &idx);
   (void)s;
-  if (iC < 0 || !pick_reading(pS, idx)) return 0;
+  if (iC < 0 || !pick_reading(pS, l, idx)) return 0;
+  pS->cSub = l;
   pS->iC = iC;
   pS->cIdx = idx;
   pS->storeVal = r;
@@ -678,6 +989,68 @@ static int match_store(gm_state *pS, CXCursor stmt) {
 static char thread_dim(gm_state *pS, CXCursor init) {
   int iDim = ks_rw_thread_index(pS->pTu, pS->kernel, init, NULL);
   return iDim == 0 ? 'x' : iDim == 1 ? 'y' : 0;
+}
+
+/* Is c (through parentheses, implicit and written casts) blockIdx.z? */
+static int is_block_z(CXCursor c) {
+  c = strip(c);
+  ks_ast_kids k;
+  int n;
+  if ((kind(c) == CXCursor_CStyleCastExpr || kind(c) == CXCursor_CXXStaticCastExpr) && (n = ks_ast_kids_get(c, &k)) > 0)
+    c = strip(k.a[n - 1]);
+  int iDim = -1;
+  return ks_shape_builtin(c, &iDim) == KS_ATOM_BID && iDim == 2;
+}
+
+/* MODEL: statement st declaring var is the batch index (`int bz =
+ * blockIdx.z;`) or a per-batch pointer (`const float *Ab = A + (size_t)bz *
+ * M * K;`, in the model's derived pointers): kept by the rewrite. 1 taken, 0
+ * not such a declaration, -1 refused (pS->zWhy). */
+static int batch_decl(gm_state *pS, CXCursor st, CXCursor var, CXCursor init) {
+  const ks_shape *pM = pS->pShape;
+  int iM = -1;
+  if (ks_rw_is_integer_type(clang_getCursorType(var)) && is_block_z(init)) {
+    if (pS->nBatchVar >= 2) return 0;
+    pS->aBatchVar[pS->nBatchVar++] = var;
+  } else {
+    for (int i = 0; i < pM->nPtr && iM < 0; i++)
+      if (clang_equalCursors(pM->aPtr[i].decl, var)) iM = i;
+    if (iM < 0) return 0;
+    const ks_shape_ptr *q = &pM->aPtr[iM];
+    char *zV = name_of(var);
+    CXString sp = clang_getCursorSpelling(clang_Cursor_getArgument(pS->kernel, (unsigned)q->iParam));
+    const char *zP = clang_getCString(sp);
+    pS->zWhyBuf[0] = 0;
+    if (q->bWritten)
+      snprintf(pS->zWhyBuf, sizeof pS->zWhyBuf,
+               "'%s', a pointer derived from parameter %s, is re-seated or escapes (assigned, incremented or its "
+               "address taken)", zV ? zV : "?", zP);
+    else if (q->off.bIrregular || q->off.bIndirect)
+      snprintf(pS->zWhyBuf, sizeof pS->zWhyBuf,
+               "the offset of '%s' from parameter %s is not a polynomial of blockIdx.z and parameters (or it changes "
+               "the element type)", zV ? zV : "?", zP);
+    for (int i = 0; i < q->off.n && !pS->zWhyBuf[0]; i++)
+      for (int j = 0; j < q->off.t[i].n && !pS->zWhyBuf[0]; j++) {
+        const ks_atom *pA = &pM->aAtom[q->off.t[i].a[j]];
+        if (pA->eKind != KS_ATOM_UNIFORM && !(pA->eKind == KS_ATOM_BID && pA->iDim == 2))
+          snprintf(pS->zWhyBuf, sizeof pS->zWhyBuf,
+                   "the offset of '%s' from parameter %s depends on %s; a per-batch pointer may depend on blockIdx.z "
+                   "and scalar parameters only", zV ? zV : "?", zP, pA->zName);
+      }
+    if (!pS->zWhyBuf[0] && (pS->nBatchPtr >= 4 || pS->nKeep >= 6))
+      snprintf(pS->zWhyBuf, sizeof pS->zWhyBuf, "more than 4 per-batch pointers");
+    clang_disposeString(sp);
+    free(zV);
+    if (pS->zWhyBuf[0]) {
+      pS->zWhy = pS->zWhyBuf;
+      return -1;
+    }
+    pS->aBatchPtrModel[pS->nBatchPtr] = iM;
+    pS->aBatchPtr[pS->nBatchPtr++] = var;
+  }
+  if (pS->nKeep >= 6) return 0;
+  pS->aKeep[pS->nKeep++] = st;
+  return 1;
 }
 
 /* The statements of a block, in order; bTop: the kernel body itself. */
@@ -736,6 +1109,10 @@ static int match_stmts(gm_state *pS, CXCursor block, int bTop) {
         pS->aRowPtrInit[pS->nRowPtr++] = init;
         continue;
       }
+      if (pS->pShape && !pS->bLoopSeen) {
+        int rc = batch_decl(pS, st, var, init);
+        if (rc > 0) continue;
+      }
       return 0;
     }
     if (kind(st) == CXCursor_IfStmt && !pS->bGuard && pS->nThread == 2) {
@@ -766,6 +1143,7 @@ static int match_stmts(gm_state *pS, CXCursor block, int bTop) {
         if (bScale) pS->cScale = zr;
         pS->bZeroStore = 1;
         pS->zeroIdx = zi;
+        pS->zeroSub = zl;
         pS->iZeroC = iZ;
         continue;
       }
@@ -794,31 +1172,82 @@ static int bound_param(CXCursor kernel, CXCursor c) { return ks_rw_param_of(kern
 
 int ks_rule_gemm_match(ks_rewrite *p, ks_gemm_match *pG) { return ks_rule_gemm_match_ex(p, 0, pG); }
 
-static char *name_of(CXCursor c) {
-  CXString s = clang_getCursorSpelling(c);
-  char *z = ks_strdup(clang_getCString(s));
-  clang_disposeString(s);
+/* Do subscripts a (index ia) and b (index ib) address the same element? Read
+ * from the text (the strides sa, sb of row * S + col, as written), or, either
+ * written through a function-like macro, from the model (equal polynomials). */
+static int same_index(gm_state *pS, CXCursor a, CXCursor ia, CXCursor sa, CXCursor b, CXCursor ib, CXCursor sb) {
+  if (in_fn_macro(pS, ia) || in_fn_macro(pS, ib)) {
+    ks_poly qa, qb;
+    if (sub_poly(pS, a, &qa) < 0 || sub_poly(pS, b, &qb) < 0 || qa.n != qb.n) return 0;
+    return poly_sub(pS->pShape, &qa, &qb) == 0 && qa.n == 0;
+  }
+  char *zA = cursor_text(pS->pTu, sa), *zB = zA ? cursor_text(pS->pTu, sb) : NULL;
+  int bSame = zA && zB && strcmp(zA, zB) == 0;
+  free(zA);
+  free(zB);
+  return bSame;
+}
+
+/* A stride as the rewrite writes it: as written (stride s), or, read from the
+ * model (s null), on the parameters' names; *piParam its one parameter or -1. */
+static char *stride_text(gm_state *pS, CXCursor sub, CXCursor u, CXCursor v, CXCursor s, int *piParam) {
+  if (!clang_Cursor_isNull(s)) {
+    *piParam = bound_param(pS->kernel, s);
+    return cursor_text(pS->pTu, s);
+  }
+  ks_poly q;
+  char *z = NULL;
+  *piParam = -1;
+  if (sub_poly(pS, sub, &q) < 0 || !poly_linear(pS, &q, var_atom(pS, u), var_atom(pS, v), &z, piParam)) return NULL;
   return z;
 }
 
-int ks_rule_gemm_match_ex(ks_rewrite *p, unsigned mAccept, ks_gemm_match *pG) {
-  ks_tu *pTu = ks_rewrite_tu(p);
+/* MODEL: the text the rewrite copies (bounds, epilogue, scalars, the kept
+ * declarations) holds only whole macro uses. NULL, or why not. */
+static const char *texts_whole(gm_state *pS, CXCursor mB, CXCursor nB) {
+  CXCursor a[8] = {mB, nB, pS->kBound, pS->storeVal, pS->accInit, pS->cScale, pS->aScale, clang_getNullCursor()};
+  for (int i = 0; i < 7; i++)
+    if (!clang_Cursor_isNull(a[i]) && !whole_text(pS, a[i]))
+      return "a bound, the stored value or a scalar is written partly inside a macro use; its text cannot be kept";
+  for (int i = 0; i < pS->nEpi; i++)
+    if (!whole_text(pS, pS->aEpi[i])) return "an epilogue statement is written partly inside a macro use";
+  for (int i = 0; i < pS->nKeep; i++)
+    if (!whole_text(pS, pS->aKeep[i])) return "a per-batch pointer's declaration is written partly inside a macro use";
+  return NULL;
+}
+
+/* MODEL: the per-batch side of the match: the kept declarations, and the
+ * pointer each of A, B, C is indexed through when not its parameter. */
+static int batch_fill(gm_state *pS, ks_gemm_match *pG) {
+  CXCursor aSub[3] = {pS->aSub, pS->bSub, pS->cSub};
+  char **az[3] = {&pG->zAPtr, &pG->zBPtr, &pG->zCPtr};
+  ks_buf b = KS_BUF_INIT;
+  int rc = 0;
+  for (int i = 0; i < 3 && rc >= 0; i++) {
+    ks_ast_kids k;
+    CXCursor c = strip(aSub[i]);
+    if (kind(c) != CXCursor_ArraySubscriptExpr || ks_ast_kids_get(c, &k) != 2 || batch_param(pS, k.a[0]) < 0) continue;
+    if (!(*az[i] = name_of(clang_getCursorReferenced(strip(k.a[0]))))) rc = -1;
+  }
+  for (int i = 0; i < pS->nKeep && rc >= 0; i++) {
+    char *z = cursor_text(pS->pTu, pS->aKeep[i]);
+    rc = z ? ks_buf_printf(&b, "%s%s\n", z, z[strlen(z) - 1] == ';' ? "" : ";") : -1;
+    free(z);
+  }
+  pG->bBatch = pG->zAPtr || pG->zBPtr || pG->zCPtr;
+  if (rc >= 0 && pG->bBatch && !(pG->zBatchDecls = ks_buf_detach(&b))) rc = -1;
+  ks_buf_free(&b);
+  return rc < 0 ? ks_error_set(KS_ENOMEM, "out of memory") : 0;
+}
+
+/* The match of kernel pSt->kernel (pSt set up by ks_rule_gemm_match_ex). */
+static int match_kernel(gm_state *pSt, ks_gemm_match *pG) {
+  ks_rewrite *p = pSt->p;
+  ks_tu *pTu = pSt->pTu;
   const char *zKernel = ks_rewrite_kernel_name(p);
-  CXCursor kernel = ks_ast_find_kernel(pTu, zKernel);
-  gm_state st;
+  CXCursor kernel = pSt->kernel;
+  const unsigned mAccept = pSt->mAccept;
   ks_ast_kids k;
-  memset(pG, 0, sizeof *pG);
-  memset(&st, 0, sizeof st);
-  st.p = p;
-  st.pTu = pTu;
-  st.kernel = kernel;
-  st.acc = clang_getNullCursor();
-  st.accInit = clang_getNullCursor();
-  st.kDecl = clang_getNullCursor();
-  st.aScale = clang_getNullCursor();
-  st.aScaled = clang_getNullCursor();
-  st.cScale = clang_getNullCursor();
-  st.mAccept = mAccept;
   if (clang_Cursor_isNull(kernel)) return ks_rewrite_refuse(p, "no kernel '%s'", zKernel);
   if (kind(kernel) != CXCursor_FunctionDecl) return ks_rewrite_refuse(p, "kernel '%s' is a template", zKernel);
   if (ks_ast_extent(pTu, kernel, &pG->iKernelStart, &pG->iKernelEnd) < 0)
@@ -831,80 +1260,80 @@ int ks_rule_gemm_match_ex(ks_rewrite *p, unsigned mAccept, ks_gemm_match *pG) {
       pTu->zSrc[pG->iBodyStart] != '{' || pTu->zSrc[pG->iBodyEnd - 1] != '}')
     return ks_rewrite_refuse(p, "kernel '%s' has no body written in the file", zKernel);
   ks_buf b = KS_BUF_INIT;
-  int bMacro = tok_text_ex(pTu, pG->iBodyStart, pG->iBodyEnd, &b, (mAccept & KS_GEMM_ACCEPT_IDIOMS) != 0) < 0;
+  int bMacro = tok_text_ex(pTu, pG->iBodyStart, pG->iBodyEnd, &b, (mAccept & KS_GEMM_ACCEPT_IDIOMS) != 0,
+                           pSt->pShape ? &pSt->fn : NULL) < 0;
   ks_buf_free(&b);
+  if (bMacro && pSt->fn.n >= 32)
+    return ks_rewrite_refuse(p, "the body of '%s' uses over 32 function-like macros; not a GEMM this rule can read", zKernel);
   if (bMacro) return ks_rewrite_refuse(p, "the body of '%s' uses a macro; not a GEMM this rule can read", zKernel);
-  if ((!match_stmts(&st, body, 1) || !st.bStoreSeen) && st.zWhy)
-    return ks_rewrite_refuse(p, "kernel '%s' is not a naive GEMM this rule understands: %s", zKernel, st.zWhy);
-  if (!st.bStoreSeen)
+  const char *zMacroWhy = pSt->pShape ? fn_macro_check(pSt) : NULL;
+  if (zMacroWhy) return ks_rewrite_refuse(p, "kernel '%s' is not a naive GEMM this rule understands: %s", zKernel, zMacroWhy);
+  int bStmts = match_stmts(pSt, body, 1);
+  if ((!bStmts || !pSt->bStoreSeen) && !pSt->zWhy && pSt->pShape) pSt->zWhy = fn_macro_why(pSt);
+  if ((!bStmts || !pSt->bStoreSeen) && pSt->zWhy)
+    return ks_rewrite_refuse(p, "kernel '%s' is not a naive GEMM this rule understands: %s", zKernel, pSt->zWhy);
+  if (!pSt->bStoreSeen)
     return ks_rewrite_refuse(p, "kernel '%s' is not a naive GEMM this rule understands (row/col from blockIdx*blockDim+"
                                 "threadIdx, a bounds guard, acc = 0, for k < K: acc += A[row*lda+k] * B[k*ldb+col], "
                                 "C[row*ldc+col] = acc, nothing else)",
                              zKernel);
   /* The guard bounds row by M and col by N. */
   CXCursor mB, nB;
-  if (clang_equalCursors(clang_getCursorReferenced(st.guardVar[0]), st.row) &&
-      clang_equalCursors(clang_getCursorReferenced(st.guardVar[1]), st.col)) {
-    mB = st.guardBound[0];
-    nB = st.guardBound[1];
-  } else if (clang_equalCursors(clang_getCursorReferenced(st.guardVar[0]), st.col) &&
-             clang_equalCursors(clang_getCursorReferenced(st.guardVar[1]), st.row)) {
-    mB = st.guardBound[1];
-    nB = st.guardBound[0];
+  if (clang_equalCursors(clang_getCursorReferenced(pSt->guardVar[0]), pSt->row) &&
+      clang_equalCursors(clang_getCursorReferenced(pSt->guardVar[1]), pSt->col)) {
+    mB = pSt->guardBound[0];
+    nB = pSt->guardBound[1];
+  } else if (clang_equalCursors(clang_getCursorReferenced(pSt->guardVar[0]), pSt->col) &&
+             clang_equalCursors(clang_getCursorReferenced(pSt->guardVar[1]), pSt->row)) {
+    mB = pSt->guardBound[1];
+    nB = pSt->guardBound[0];
   } else {
     return ks_rewrite_refuse(p, "the guard of '%s' does not bound the row and the column", zKernel);
   }
   CXCursor sx, sy, sz;
   char *zCast = NULL; /* the casts are read again below, once nothing can refuse before the match owns them */
   int iDummy;
-  if (st.bATrans) operand(&st, st.aSub, st.kVar, st.row, &iDummy, &sx, &zCast);
-  else operand(&st, st.aSub, st.row, st.kVar, &iDummy, &sx, &zCast);
+  if (pSt->bATrans) operand(pSt, pSt->aSub, pSt->kVar, pSt->row, &iDummy, &sx, &zCast);
+  else operand(pSt, pSt->aSub, pSt->row, pSt->kVar, &iDummy, &sx, &zCast);
   free(zCast);
-  if (st.bBTrans) operand(&st, st.bSub, st.col, st.kVar, &iDummy, &sy, &zCast);
-  else operand(&st, st.bSub, st.kVar, st.col, &iDummy, &sy, &zCast);
+  if (pSt->bBTrans) operand(pSt, pSt->bSub, pSt->col, pSt->kVar, &iDummy, &sy, &zCast);
+  else operand(pSt, pSt->bSub, pSt->kVar, pSt->col, &iDummy, &sy, &zCast);
   free(zCast);
-  linear_index(st.cIdx, st.row, st.col, &sz, &zCast);
+  lin_at(pSt, pSt->cSub, pSt->cIdx, pSt->row, pSt->col, &sz, &zCast);
   free(zCast);
-  CXCursor aExpr[6] = {mB, nB, st.kBound, sx, sy, sz};
+  CXCursor aExpr[6] = {mB, nB, pSt->kBound, sx, sy, sz};
+  const char *zWhole = texts_whole(pSt, mB, nB);
+  if (zWhole) return ks_rewrite_refuse(p, "kernel '%s': %s", zKernel, zWhole);
   for (int i = 0; i < 6; i++)
-    if (!is_pure(kernel, aExpr[i]))
+    if (!(i >= 3 && clang_Cursor_isNull(aExpr[i])) && !is_pure(kernel, aExpr[i])) /* null: read from the model */
       return ks_rewrite_refuse(p, "a bound or stride of '%s' is not built from scalar parameters", zKernel);
-  if (st.iC == st.iA || st.iC == st.iB) return ks_rewrite_refuse(p, "C is also an input of '%s'", zKernel);
-  if (st.iC < 64 && (st.mEpiRead >> st.iC & 1))
+  if (pSt->iC == pSt->iA || pSt->iC == pSt->iB) return ks_rewrite_refuse(p, "C is also an input of '%s'", zKernel);
+  if (pSt->iC < 64 && (pSt->mEpiRead >> pSt->iC & 1))
     return ks_rewrite_refuse(p, "the epilogue of '%s' reads C, which it writes", zKernel);
   /* OWN_C: the epilogue's P[u * S + v] reads are C at the store's own index */
-  for (int i = 0; i < st.nOwn; i++) {
-    CXCursor so;
-    char *zA = NULL, *zB = NULL;
-    int bSame = st.aOwnParam[i] == st.iC && linear_index(st.aOwnIdx[i], st.row, st.col, &so, NULL);
-    if (bSame) {
-      zA = cursor_text(pTu, so);
-      zB = cursor_text(pTu, sz);
-      bSame = zA && zB && strcmp(zA, zB) == 0;
-    }
-    free(zA);
-    free(zB);
+  for (int i = 0; i < pSt->nOwn; i++) {
+    CXCursor so = clang_getNullCursor();
+    int bSame = pSt->aOwnParam[i] == pSt->iC &&
+                (in_fn_macro(pSt, pSt->aOwnIdx[i]) || linear_index(pSt->aOwnIdx[i], pSt->row, pSt->col, &so, NULL)) &&
+                same_index(pSt, pSt->aOwnSub[i], pSt->aOwnIdx[i], so, pSt->cSub, pSt->cIdx, sz);
     if (!bSame)
       return ks_rewrite_refuse(p, "the epilogue of '%s' reads an array at row * ld + col other than its own output of C",
                                zKernel);
   }
   /* IDIOMS: `C[idx] = 0;` then the k-loop accumulates into that same C[idx] */
-  if (st.bZeroStore) {
-    char *zA = st.bAccC && st.iZeroC == st.iC ? cursor_text(pTu, st.zeroIdx) : NULL;
-    char *zB = zA ? cursor_text(pTu, st.cIdx) : NULL;
-    int bSame = zA && zB && strcmp(zA, zB) == 0;
-    free(zA);
-    free(zB);
+  if (pSt->bZeroStore) {
+    int bSame = pSt->bAccC && pSt->iZeroC == pSt->iC &&
+                same_index(pSt, pSt->zeroSub, pSt->zeroIdx, pSt->zeroIdx, pSt->cSub, pSt->cIdx, pSt->cIdx);
     if (!bSame)
       return ks_rewrite_refuse(p, "'%s' sets an element of C other than the one its k-loop accumulates into", zKernel);
   }
-  if (!clang_Cursor_isNull(st.aScale) && !clang_equalCursors(st.aScaled, st.aSub))
+  if (!clang_Cursor_isNull(pSt->aScale) && !clang_equalCursors(pSt->aScaled, pSt->aSub))
     return ks_rewrite_refuse(p, "the scalar of '%s' multiplies B's factor first ((s * B) * A); not A's", zKernel);
-  const int bEpi = (!st.bAccC && (st.nEpi > 0 || !refers_to(st.storeVal, st.acc))) || !clang_Cursor_isNull(st.accInit) ||
-                   st.bStoreAdd;
+  const int bEpi = (!pSt->bAccC && (pSt->nEpi > 0 || !refers_to(pSt->storeVal, pSt->acc))) || !clang_Cursor_isNull(pSt->accInit) ||
+                   pSt->bStoreAdd;
   if (bEpi) {
     /* the epilogue runs on locals of the kernel's names: they must not shadow a parameter or clash with ours */
-    CXCursor aName[3] = {st.acc, st.row, st.col};
+    CXCursor aName[3] = {pSt->acc, pSt->row, pSt->col};
     for (int i = 0; i < 3; i++) {
       CXString s = clang_getCursorSpelling(aName[i]);
       const char *z = clang_getCString(s);
@@ -922,12 +1351,12 @@ int ks_rule_gemm_match_ex(ks_rewrite *p, unsigned mAccept, ks_gemm_match *pG) {
   }
   /* Element types: A, B, C and the accumulator all float, or all double. */
   enum CXTypeKind eAcc =
-      st.bAccC ? clang_getCanonicalType(clang_getPointeeType(clang_getCursorType(clang_Cursor_getArgument(
-                     kernel, (unsigned)st.iC))))
+      pSt->bAccC ? clang_getCanonicalType(clang_getPointeeType(clang_getCursorType(clang_Cursor_getArgument(
+                     kernel, (unsigned)pSt->iC))))
                      .kind
-               : clang_getCanonicalType(clang_getCursorType(st.acc)).kind;
-  CXCursor aPtr[3] = {clang_Cursor_getArgument(kernel, (unsigned)st.iA), clang_Cursor_getArgument(kernel, (unsigned)st.iB),
-                      clang_Cursor_getArgument(kernel, (unsigned)st.iC)};
+               : clang_getCanonicalType(clang_getCursorType(pSt->acc)).kind;
+  CXCursor aPtr[3] = {clang_Cursor_getArgument(kernel, (unsigned)pSt->iA), clang_Cursor_getArgument(kernel, (unsigned)pSt->iB),
+                      clang_Cursor_getArgument(kernel, (unsigned)pSt->iC)};
   for (int i = 0; i < 3; i++) {
     CXType t = clang_getCanonicalType(clang_getCursorType(aPtr[i]));
     if (t.kind != CXType_Pointer || clang_getCanonicalType(clang_getPointeeType(t)).kind != eAcc)
@@ -940,64 +1369,67 @@ int ks_rule_gemm_match_ex(ks_rewrite *p, unsigned mAccept, ks_gemm_match *pG) {
     if (bClash) return ks_rewrite_refuse(p, "a parameter of '%s' starts with ks_ (names this rule uses)", zKernel);
   }
   pG->bDouble = eAcc == CXType_Double;
-  if (st.bATrans) operand(&st, st.aSub, st.kVar, st.row, &iDummy, &sx, &pG->zACast);
-  else operand(&st, st.aSub, st.row, st.kVar, &iDummy, &sx, &pG->zACast);
-  pG->bATrans = st.bATrans;
-  pG->bInitC = st.bAccC && (!st.bZeroStore || !clang_Cursor_isNull(st.cScale)); /* zeroed first: from 0 */
-  if (!clang_Cursor_isNull(st.cScale) && !(pG->zCScale = cursor_text(pTu, st.cScale))) {
+  if (pSt->bATrans) operand(pSt, pSt->aSub, pSt->kVar, pSt->row, &iDummy, &sx, &pG->zACast);
+  else operand(pSt, pSt->aSub, pSt->row, pSt->kVar, &iDummy, &sx, &pG->zACast);
+  pG->bATrans = pSt->bATrans;
+  pG->bInitC = pSt->bAccC && (!pSt->bZeroStore || !clang_Cursor_isNull(pSt->cScale)); /* zeroed first: from 0 */
+  if (!clang_Cursor_isNull(pSt->cScale) && !(pG->zCScale = cursor_text(pTu, pSt->cScale))) {
     ks_rule_gemm_match_free(pG);
     return ks_error_set(KS_ENOMEM, "out of memory");
   }
-  if (!clang_Cursor_isNull(st.aScale) && !(pG->zAScale = cursor_text(pTu, st.aScale))) {
+  if (!clang_Cursor_isNull(pSt->aScale) && !(pG->zAScale = cursor_text(pTu, pSt->aScale))) {
     ks_rule_gemm_match_free(pG);
     return ks_error_set(KS_ENOMEM, "out of memory");
   }
-  pG->bStoreAdd = st.bStoreAdd;
-  if (st.bBTrans) operand(&st, st.bSub, st.col, st.kVar, &iDummy, &sy, &pG->zBCast);
-  else operand(&st, st.bSub, st.kVar, st.col, &iDummy, &sy, &pG->zBCast);
-  pG->bBTrans = st.bBTrans;
+  pG->bStoreAdd = pSt->bStoreAdd;
+  if (pSt->bBTrans) operand(pSt, pSt->bSub, pSt->col, pSt->kVar, &iDummy, &sy, &pG->zBCast);
+  else operand(pSt, pSt->bSub, pSt->kVar, pSt->col, &iDummy, &sy, &pG->zBCast);
+  pG->bBTrans = pSt->bBTrans;
   if (bEpi) {
     ks_buf e = KS_BUF_INIT;
     int bOom = 0;
-    for (int i = 0; i < st.nEpi && !bOom; i++) {
-      char *z = cursor_text(pTu, st.aEpi[i]);
+    for (int i = 0; i < pSt->nEpi && !bOom; i++) {
+      char *z = cursor_text(pTu, pSt->aEpi[i]);
       bOom = !z || ks_buf_printf(&e, "%s;\n", z) < 0;
       free(z);
     }
     pG->zEpilogue = bOom ? NULL : ks_buf_detach(&e);
     ks_buf_free(&e);
-    pG->zStore = cursor_text(pTu, st.storeVal);
-    if (!clang_Cursor_isNull(st.accInit) && !(pG->zInit = cursor_text(pTu, st.accInit))) bOom = 1;
-    pG->zAccName = name_of(st.acc);
-    pG->zRowName = name_of(st.row);
-    pG->zColName = name_of(st.col);
+    pG->zStore = cursor_text(pTu, pSt->storeVal);
+    if (!clang_Cursor_isNull(pSt->accInit) && !(pG->zInit = cursor_text(pTu, pSt->accInit))) bOom = 1;
+    pG->zAccName = name_of(pSt->acc);
+    pG->zRowName = name_of(pSt->row);
+    pG->zColName = name_of(pSt->col);
     for (int t = 0; t < 2; t++)
-      if (st.mEpiThread >> t & 1) {
-        if (clang_equalCursors(st.aThread[t], st.row)) pG->bEpiRow = 1;
+      if (pSt->mEpiThread >> t & 1) {
+        if (clang_equalCursors(pSt->aThread[t], pSt->row)) pG->bEpiRow = 1;
         else pG->bEpiCol = 1;
       }
   }
-  linear_index(st.cIdx, st.row, st.col, &sz, &pG->zCCast);
-  pG->iA = st.iA;
-  pG->iB = st.iB;
-  pG->iC = st.iC;
+  lin_at(pSt, pSt->cSub, pSt->cIdx, pSt->row, pSt->col, &sz, &pG->zCCast);
+  pG->iA = pSt->iA;
+  pG->iB = pSt->iB;
+  pG->iC = pSt->iC;
   pG->iM = bound_param(kernel, mB);
   pG->iN = bound_param(kernel, nB);
-  pG->iK = bound_param(kernel, st.kBound);
-  pG->iX = bound_param(kernel, sx);
-  pG->iY = bound_param(kernel, sy);
-  pG->iZ = bound_param(kernel, sz);
+  pG->iK = bound_param(kernel, pSt->kBound);
+  pG->zX = pSt->bATrans ? stride_text(pSt, pSt->aSub, pSt->kVar, pSt->row, sx, &pG->iX)
+                        : stride_text(pSt, pSt->aSub, pSt->row, pSt->kVar, sx, &pG->iX);
+  pG->zY = pSt->bBTrans ? stride_text(pSt, pSt->bSub, pSt->col, pSt->kVar, sy, &pG->iY)
+                        : stride_text(pSt, pSt->bSub, pSt->kVar, pSt->col, sy, &pG->iY);
+  pG->zZ = stride_text(pSt, pSt->cSub, pSt->row, pSt->col, sz, &pG->iZ);
   pG->zM = cursor_text(pTu, mB);
   pG->zN = cursor_text(pTu, nB);
-  pG->zK = cursor_text(pTu, st.kBound);
-  pG->zX = cursor_text(pTu, sx);
-  pG->zY = cursor_text(pTu, sy);
-  pG->zZ = cursor_text(pTu, sz);
-  pG->zRowType = type_text(st.row);
-  pG->zColType = type_text(st.col);
-  pG->zKType = type_text(st.kVar);
-  pG->bRowOnY = st.acDim[clang_equalCursors(st.aThread[0], st.row) ? 0 : 1] == 'y';
-  char cColDim = st.acDim[clang_equalCursors(st.aThread[0], st.col) ? 0 : 1];
+  pG->zK = cursor_text(pTu, pSt->kBound);
+  if (pSt->pShape && batch_fill(pSt, pG) < 0) {
+    ks_rule_gemm_match_free(pG);
+    return KS_ENOMEM;
+  }
+  pG->zRowType = type_text(pSt->row);
+  pG->zColType = type_text(pSt->col);
+  pG->zKType = type_text(pSt->kVar);
+  pG->bRowOnY = pSt->acDim[clang_equalCursors(pSt->aThread[0], pSt->row) ? 0 : 1] == 'y';
+  char cColDim = pSt->acDim[clang_equalCursors(pSt->aThread[0], pSt->col) ? 0 : 1];
   if (!pG->zM || !pG->zN || !pG->zK || !pG->zX || !pG->zY || !pG->zZ || !pG->zRowType || !pG->zColType ||
       !pG->zKType || (bEpi && (!pG->zEpilogue || !pG->zStore || !pG->zAccName || !pG->zRowName || !pG->zColName))) {
     ks_rule_gemm_match_free(pG);
@@ -1010,10 +1442,40 @@ int ks_rule_gemm_match_ex(ks_rewrite *p, unsigned mAccept, ks_gemm_match *pG) {
   return KS_OK;
 }
 
+int ks_rule_gemm_match_ex(ks_rewrite *p, unsigned mAccept, ks_gemm_match *pG) {
+  ks_tu *pTu = ks_rewrite_tu(p);
+  CXCursor kernel = ks_ast_find_kernel(pTu, ks_rewrite_kernel_name(p));
+  gm_state st;
+  memset(pG, 0, sizeof *pG);
+  memset(&st, 0, sizeof st);
+  st.p = p;
+  st.pTu = pTu;
+  st.kernel = kernel;
+  st.acc = clang_getNullCursor();
+  st.accInit = clang_getNullCursor();
+  st.kDecl = clang_getNullCursor();
+  st.aScale = clang_getNullCursor();
+  st.aScaled = clang_getNullCursor();
+  st.cScale = clang_getNullCursor();
+  st.kLoop = clang_getNullCursor();
+  st.cSub = clang_getNullCursor();
+  st.mAccept = mAccept;
+  int rc;
+  /* MODEL: the kernel-shape model reads what the text does not (macro uses, derived pointers) */
+  if ((mAccept & KS_GEMM_ACCEPT_MODEL) && !clang_Cursor_isNull(kernel) && kind(kernel) == CXCursor_FunctionDecl &&
+      (rc = ks_shape_build(pTu, kernel, &st.pShape)) < 0)
+    return rc;
+  rc = match_kernel(&st, pG);
+  ks_shape_free(st.pShape);
+  for (int i = 0; i < st.fn.n; i++) free(st.fn.az[i]);
+  return rc;
+}
+
 void ks_rule_gemm_match_free(ks_gemm_match *pG) {
   char **az[] = {&pG->zM,       &pG->zN,       &pG->zK,      &pG->zX,      &pG->zY,     &pG->zZ,
                  &pG->zRowType, &pG->zColType, &pG->zKType, &pG->zACast, &pG->zBCast, &pG->zCCast,
-                 &pG->zEpilogue, &pG->zStore,   &pG->zAccName, &pG->zRowName, &pG->zColName, &pG->zInit, &pG->zCScale, &pG->zAScale};
+                 &pG->zEpilogue, &pG->zStore,   &pG->zAccName, &pG->zRowName, &pG->zColName, &pG->zInit, &pG->zCScale, &pG->zAScale,
+                 &pG->zBatchDecls, &pG->zAPtr, &pG->zBPtr, &pG->zCPtr};
   for (size_t i = 0; i < sizeof az / sizeof az[0]; i++) {
     free(*az[i]);
     *az[i] = NULL;

@@ -1,4 +1,4 @@
-"""gemm-tiled-emu.py CXX ORIG.cu NEW.cu KERNEL BM BN NT ARGS: check on the CPU
+"""gemm-tiled-emu.py CXX ORIG.cu NEW.cu KERNEL BM BN NT ARGS [rowx] [batch=Z]: check on the CPU
 that gemm-tiled's rewrite of KERNEL writes exactly what the original writes.
 Both kernels are cut out of their files (the rewrite with the template text it
 carries, device part only), compiled as C++ with the CUDA built-ins emulated
@@ -9,7 +9,11 @@ on sizes that are not multiples of the tiles. The original runs one thread per
 output on 16x16 blocks (x over the columns), the rewrite on ceil(n/BN) x
 ceil(m/BM) blocks of NT threads, as the rule's launch does. Exit 0 when every
 output of every size is bitwise the original's. A rewrite on dynamic shared
-memory (extern ks_smem[]) gets a static array of 227 KB (sm_90's maximum)."""
+memory (extern ks_smem[]) gets a static array of 227 KB (sm_90's maximum).
+Options: rowx, the original's rows on x (a column-major kernel: x over m, y
+over n, and the rewrite's grid over m x n likewise); batch=Z, a batched
+kernel: both grids get Z blocks along z and the buffers Z times the room.
+The original's macros, function-like ones included, come with it."""
 import os
 import sys
 
@@ -17,6 +21,9 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import cuda_emu  # noqa: E402
 
 cxx, orig, new, name, bm, bn, nt, args = sys.argv[1:9]
+opts = sys.argv[9:]
+rowx = "rowx" in opts
+batch = next((int(o[6:]) for o in opts if o.startswith("batch=")), 1)
 
 s = open(new, encoding="utf-8").read()
 i = s.index("#ifndef KS_GEMM_F32_CUH")
@@ -42,12 +49,12 @@ static float alpha = 1.5f, beta = -0.5f;
 static void call_orig() { orig_k(%(args)s); }
 static void call_new() { new_k(%(args)s); }
 int main() {
-  const unsigned BM = %(bm)s, BN = %(bn)s, NT = %(nt)s;
+  const unsigned BM = %(bm)s, BN = %(bn)s, NT = %(nt)s, Z = %(batch)d;
   int sizes[][3] = {{37, 45, 50}, {1, 1, 1}, {33, 70, 7}, {64, 32, 64}, {5, 40, 0}, {20, 3, 97}, {130, 140, 29}};
   int bad = 0;
   for (auto &z : sizes) {
     m = z[0]; n = z[1]; k = z[2];
-    size_t nBuf = (size_t)(m + n + k + 8) * (m + n + k + 8);
+    size_t nBuf = (size_t)(m + n + k + 8) * (m + n + k + 8) * Z;
     gA.resize(nBuf); gB.resize(nBuf); gBias.resize(nBuf);
     for (size_t i = 0; i < nBuf; i++) gA[i] = (float)((int)((i * 7 + 3) %% 13) - 6) * 0.37f;
     for (size_t i = 0; i < nBuf; i++) gB[i] = (float)((int)((i * 5 + 1) %% 11) - 5) * 0.21f;
@@ -56,10 +63,11 @@ int main() {
     for (size_t i = 0; i < nBuf; i++) c0[i] = i %% 5 ? (float)((int)(i %% 9) - 4) * 0.25f : -0.0f;
     A = gA.data(); B = gB.data(); bias = gBias.data();
     gC = c0; C = gC.data();
-    launch({(unsigned)(n + 15) / 16, (unsigned)(m + 15) / 16, 1}, {16, 16, 1}, call_orig);
+    const unsigned gx = (unsigned)(%(rowx)s ? m : n), gy = (unsigned)(%(rowx)s ? n : m);
+    launch({(gx + 15) / 16, (gy + 15) / 16, Z}, {16, 16, 1}, call_orig);
     std::vector<float> ref = gC;
     gC = c0; C = gC.data();
-    launch({(n + BN - 1) / BN, (m + BM - 1) / BM, 1}, {NT, 1, 1}, call_new);
+    launch({(gx + BN - 1) / BN, (gy + BM - 1) / BM, Z}, {NT, 1, 1}, call_new);
     size_t nDiff = 0;
     for (size_t i = 0; i < ref.size(); i++) nDiff += memcmp(&ref[i], &gC[i], sizeof(float)) != 0;
     printf("%(name)s m=%%d n=%%d k=%%d tiles %%ux%%u, %%u threads: %%zu of %%zu floats differ\n", m, n, k, BM, BN, NT,
@@ -70,15 +78,20 @@ int main() {
 }
 """
 
-main = MAIN % {"bm": bm, "bn": bn, "nt": nt, "name": name, "args": args}
-# the original's object-like macros (a kernel may use them; the rewrite keeps them)
+main = MAIN % {"bm": bm, "bn": bn, "nt": nt, "name": name, "args": args, "batch": batch, "rowx": int(rowx)}
+# the original's one-line macros (a kernel may use them; the rewrite keeps them)
 defines = "".join(l + "\n" for l in open(orig, encoding="utf-8").read().split("\n")
-                  if l.startswith("#define ") and "(" not in l.split()[1])
+                  if l.startswith("#define ") and not l.endswith("\\"))
 # A rewrite on dynamic shared memory declares its array extern (the launches
 # pass its size, which the kernel's static_assert ties to config::SMEM): here
 # the block's shared memory is a static array of sm_90's 227 KB opt-in maximum.
 DYN = "extern __shared__ __align__(16) float ks_smem[];"
 new_k = cuda_emu.kernel(new, name, "new_k")
+# cuda_emu's launcher with the grid's z dimension (the batch) as its outer loop
+LAUNCH_3D = cuda_emu.LAUNCH_2D.replace("for (unsigned by = 0; by < g.y; by++)",
+                                       "for (unsigned bz = 0; bz < g.z; bz++) for (unsigned by = 0; by < g.y; by++)")
+LAUNCH_3D = LAUNCH_3D.replace("blockIdx = {bx, by, 0};", "blockIdx = {bx, by, bz};")
+assert "bz < g.z" in LAUNCH_3D and "{bx, by, bz}" in LAUNCH_3D
 new_k = new_k.replace(DYN, "__shared__ __align__(16) float ks_smem[232448 / sizeof(float)];")
 sys.exit(cuda_emu.run(cxx, cuda_emu.PRELUDE + PRE + defines + tmpl + "\n" + cuda_emu.kernel(orig, name, "orig_k") + "\n" +
-                      new_k + "\n" + cuda_emu.LAUNCH_2D + main))
+                      new_k + "\n" + LAUNCH_3D + main))
