@@ -2187,6 +2187,7 @@ static void push_use(use_walk *pW, ks_use_kind e, unsigned iOff, const char *zHo
   }
   pW->a = a;
   ks_shape_use *pU = &a[pW->n++];
+  memset(pU, 0, sizeof *pU);
   pU->eKind = e;
   pU->iOffset = iOff;
   pU->zHow = ks_strdup(zHow);
@@ -2210,6 +2211,121 @@ static enum CXChildVisitResult ref_find_cb(CXCursor c, CXCursor parent, CXClient
   return CXChildVisit_Recurse;
 }
 
+/* ---- the arguments an API launch passes ---- */
+
+/* Through parentheses, implicit conversions and written casts ((void *)&x). */
+static CXCursor strip_casts(CXCursor c) {
+  for (int i = 0; i < 64; i++) {
+    c = strip_parens(c);
+    if (kind(c) != CXCursor_CStyleCastExpr && kind(c) != CXCursor_CXXStaticCastExpr &&
+        kind(c) != CXCursor_CXXReinterpretCastExpr)
+      return c;
+    CXCursor n = only_expr(c);
+    if (clang_Cursor_isNull(n)) return c;
+    c = n;
+  }
+  return c;
+}
+
+/* The one child of c, or null. */
+static CXCursor one_kid(CXCursor c) {
+  CXCursor *aK = NULL, r = clang_getNullCursor();
+  int nK = 0;
+  ks_ast_children(c, &aK, &nK);
+  if (nK == 1) r = aK[0];
+  free(aK);
+  return r;
+}
+
+typedef struct args_ref {
+  CXCursor var;
+  int nRefs, nPassed;
+} args_ref;
+
+static enum CXChildVisitResult args_ref_cb(CXCursor c, CXCursor parent, CXClientData p) {
+  (void)parent;
+  args_ref *pR = p;
+  if (kind(c) == CXCursor_DeclRefExpr && clang_equalCursors(clang_getCursorReferenced(c), pR->var)) {
+    pR->nRefs++;
+    return CXChildVisit_Continue;
+  }
+  /* passed whole: a call's argument is the reference itself, through conversions */
+  if (kind(c) == CXCursor_CallExpr) {
+    int nA = clang_Cursor_getNumArguments(c);
+    for (int i = 0; i < nA; i++) {
+      CXCursor a = strip_casts(clang_Cursor_getArgument(c, (unsigned)i));
+      if (kind(a) == CXCursor_DeclRefExpr && clang_equalCursors(clang_getCursorReferenced(a), pR->var)) pR->nPassed++;
+    }
+  }
+  return CXChildVisit_Recurse;
+}
+
+/* The texts of `&x` elements of the initializer list init ("x"), or -1. */
+static int args_of_list(ks_tu *pTu, CXCursor init, char ***pazArg, int *pnArg) {
+  CXCursor *aK = NULL;
+  int nK = 0, rc = 0;
+  ks_ast_children(init, &aK, &nK);
+  char **az = nK ? calloc((size_t)nK, sizeof(char *)) : NULL;
+  if (nK && !az) rc = -1;
+  for (int i = 0; i < nK && rc == 0; i++) {
+    CXCursor e = strip_casts(aK[i]);
+    CXCursor o = kind(e) == CXCursor_UnaryOperator && clang_getCursorUnaryOperatorKind(e) == CXUnaryOperator_AddrOf
+                     ? one_kid(e)
+                     : clang_getNullCursor();
+    if (clang_Cursor_isNull(o) || kind(strip_parens(o)) != CXCursor_DeclRefExpr ||
+        !(az[i] = ks_ast_text(pTu, strip_parens(o))))
+      rc = -1;
+  }
+  free(aK);
+  if (rc < 0 || nK == 0) {
+    for (int i = 0; az && i < nK; i++) free(az[i]);
+    free(az);
+    return -1;
+  }
+  *pazArg = az;
+  *pnArg = nK;
+  return 0;
+}
+
+/* What API launch call passes the kernel (argument iKernel of call), when
+ * it shows it (ks_shape_use's azArg). */
+static void api_args(use_walk *pW, CXCursor call, const char *zFn, int iKernel, ks_shape_use *pU) {
+  int nArgs = clang_Cursor_getNumArguments(call);
+  if (!strcmp(zFn, "cudaLaunchKernelEx")) {
+    if (nArgs <= iKernel + 1) return;
+    char **az = calloc((size_t)(nArgs - iKernel - 1), sizeof(char *));
+    if (!az) return;
+    int n = 0, bOk = 1;
+    for (int i = iKernel + 1; i < nArgs && bOk; i++)
+      bOk = (az[n++] = ks_ast_text(pW->pTu, clang_Cursor_getArgument(call, (unsigned)i))) != NULL;
+    if (!bOk) {
+      for (int i = 0; i < n; i++) free(az[i]);
+      free(az);
+      return;
+    }
+    pU->azArg = az;
+    pU->nArg = n;
+    return;
+  }
+  if (strcmp(zFn, "cudaLaunchKernel") != 0 && strcmp(zFn, "cudaLaunchCooperativeKernel") != 0) return;
+  if (nArgs < 4 || iKernel != 0) return;
+  CXCursor a = strip_casts(clang_Cursor_getArgument(call, 3));
+  if (kind(a) != CXCursor_DeclRefExpr) return;
+  CXCursor v = clang_getCursorReferenced(a), *aK = NULL;
+  int nK = 0;
+  if (kind(v) != CXCursor_VarDecl) return;
+  ks_ast_children(v, &aK, &nK);
+  CXCursor init = nK >= 1 ? aK[nK - 1] : clang_getNullCursor();
+  free(aK);
+  if (clang_Cursor_isNull(init) || kind(init) != CXCursor_InitListExpr) return;
+  /* the array is only ever passed whole: no element is re-seated after its initializer */
+  CXCursor fn = clang_getCursorSemanticParent(v);
+  args_ref r = {v, 0, 0};
+  clang_visitChildren(fn, args_ref_cb, &r);
+  if (r.nRefs != r.nPassed) return;
+  args_of_list(pW->pTu, init, &pU->azArg, &pU->nArg);
+}
+
 static enum CXChildVisitResult use_cb(CXCursor c, CXCursor parent, CXClientData p) {
   (void)parent;
   use_walk *pW = p;
@@ -2229,7 +2345,9 @@ static enum CXChildVisitResult use_cb(CXCursor c, CXCursor parent, CXClientData 
         else clang_visitChildren(arg, ref_find_cb, &f);
         if (!clang_Cursor_isNull(f.found)) {
           long iOff = ks_ast_offset(pW->pTu, clang_getCursorLocation(f.found));
+          int n0 = pW->n;
           if (iOff >= 0) push_use(pW, bApi ? KS_USE_API : KS_USE_QUERY, (unsigned)iOff, z);
+          if (bApi && pW->n > n0) api_args(pW, c, z, i, &pW->a[pW->n - 1]);
         }
       }
     }
@@ -2284,7 +2402,11 @@ int ks_shape_uses(ks_tu *pTu, const char *zName, ks_shape_use **paOut, int *pnOu
 }
 
 void ks_shape_uses_free(ks_shape_use *a, int n) {
-  for (int i = 0; i < n; i++) free(a[i].zHow);
+  for (int i = 0; i < n; i++) {
+    free(a[i].zHow);
+    for (int j = 0; j < a[i].nArg; j++) free(a[i].azArg[j]);
+    free(a[i].azArg);
+  }
   free(a);
 }
 

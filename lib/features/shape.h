@@ -133,6 +133,12 @@ typedef struct ks_shape_use {
   ks_use_kind eKind;
   unsigned iLine, iOffset;
   char *zHow;         /* "<<<>>>", "cudaLaunchKernel", "address", ... */
+  /* KS_USE_API: the kernel's arguments as written, when the call shows them:
+   * cudaLaunchKernelEx's after the kernel, or cudaLaunchKernel's (and
+   * cudaLaunchCooperativeKernel's) `void *args[] = {&a, &b}` array, a local
+   * initialized in place and only ever passed as a whole; else NULL, 0. */
+  char **azArg;
+  int nArg;
 } ks_shape_use;
 
 typedef enum ks_shape_class {

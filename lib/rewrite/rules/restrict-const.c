@@ -119,6 +119,10 @@ static int scan_use(CXCursor c, const CXCursor *aAnc, int nAnc, void *pArg) {
 static char *buffer_base(const char *zArg) {
   char *z = ks_rw_squash_text(zArg);
   if (!z) return NULL;
+  /* (const float*)a: a cast to a pointer type names the same buffer */
+  char *zClose = z[0] == '(' ? strchr(z, ')') : NULL;
+  if (zClose && zClose > z + 1 && zClose[-1] == '*' && memchr(z + 1, '(', (size_t)(zClose - z - 1)) == NULL)
+    memmove(z, zClose + 1, strlen(zClose + 1) + 1);
   size_t n = 0;
   while ((z[n] >= 'a' && z[n] <= 'z') || (z[n] >= 'A' && z[n] <= 'Z') || z[n] == '_' ||
          (n > 0 && z[n] >= '0' && z[n] <= '9'))
@@ -135,6 +139,44 @@ static char *buffer_base(const char *zArg) {
 fail:
   free(z);
   return NULL;
+}
+
+/* Does one launch's argument list (azArg, as written) pass distinct buffers
+ * to the pointer parameters, or one buffer only to parameters the kernel
+ * reads? 1, or 0 with the reason appended to pWhy. */
+static int args_distinct(ks_tu *pTu, const ks_rw_param *aP, int nP, const int *abWritten, const char *const *azArg,
+                         int nArgs, unsigned iLine, ks_buf *pWhy) {
+  char *azBase[64] = {0};
+  int aiBase[64]; /* the parameter each base went to */
+  int nBase = 0, bOk = 1;
+  for (int i = 0; i < nP && i < nArgs && bOk; i++) {
+    if (!aP[i].bPointer) continue;
+    char *zB = buffer_base(azArg[i]);
+    if (!zB) {
+      ks_buf_printf(pWhy, "%s:%u: argument '%s' is not a plain buffer name", pTu->zFile, iLine, azArg[i]);
+      bOk = 0;
+      break;
+    }
+    /* One buffer behind two parameters is fine for __restrict__ while the
+     * kernel only reads through both (C11 6.7.3.1 constrains only objects
+     * that are modified); a written one must be the only way in. */
+    for (int m = 0; m < nBase && bOk; m++)
+      if (strcmp(azBase[m], zB) == 0 && (abWritten[i] || abWritten[aiBase[m]])) {
+        ks_buf_printf(pWhy, "%s:%u: buffer '%s' is passed twice and written through %s", pTu->zFile, iLine, zB,
+                      aP[abWritten[i] ? i : aiBase[m]].zName);
+        bOk = 0;
+      }
+    if (nBase < 64) {
+      aiBase[nBase] = i;
+      azBase[nBase++] = zB;
+    } else {
+      free(zB);
+      ks_buf_printf(pWhy, "%s:%u: too many pointer arguments to compare", pTu->zFile, iLine);
+      bOk = 0;
+    }
+  }
+  for (int m = 0; m < nBase; m++) free(azBase[m]);
+  return bOk;
 }
 
 static int apply(ks_rewrite *p) {
@@ -175,55 +217,32 @@ static int apply(ks_rewrite *p) {
   int bRestrict = strcmp(zMode, "auto") == 0;
   if (bRestrict) {
     if ((rc = ks_ast_launches(pTu, zKernel, &aL, &nL)) < 0) goto done;
-    if (nL == 0) {
-      bRestrict = 0;
-      ks_buf_puts(&why, "no launch site in this file shows the pointers are distinct");
-    }
     /* __restrict__ binds every caller: a use the launches above do not show
      * (cudaLaunchKernel, a function pointer) may pass one buffer twice */
     ks_shape_use *aU = NULL;
     int nU = 0;
     if (bRestrict && (rc = ks_shape_uses(pTu, zKernel, &aU, &nU)) < 0) goto done;
+    int nSeen = nL;
     for (int i = 0; i < nU && bRestrict; i++) {
       if (aU[i].eKind == KS_USE_LAUNCH || aU[i].eKind == KS_USE_QUERY) continue;
+      if (aU[i].eKind == KS_USE_API && aU[i].nArg == nP) { /* the arguments the call shows */
+        bRestrict = args_distinct(pTu, aP, nP, abWritten, (const char *const *)aU[i].azArg, aU[i].nArg, aU[i].iLine,
+                                  &why);
+        nSeen++;
+        continue;
+      }
       ks_buf_printf(&why, "%s:%u: the kernel is also used here (%s), where the buffers passed are not seen",
                     pTu->zFile, aU[i].iLine, aU[i].zHow ? aU[i].zHow : "?");
       bRestrict = 0;
     }
     ks_shape_uses_free(aU, nU);
-    for (int l = 0; l < nL && bRestrict; l++) {
-      char *azBase[64] = {0};
-      int aiBase[64]; /* the parameter each base went to */
-      int nBase = 0;
-      for (int i = 0; i < nP && i < aL[l].nArgs && bRestrict; i++) {
-        if (!aP[i].bPointer) continue;
-        char *zB = buffer_base(aL[l].azArg[i]);
-        if (!zB) {
-          ks_buf_printf(&why, "%s:%u: argument '%s' is not a plain buffer name", pTu->zFile, aL[l].iLine,
-                        aL[l].azArg[i]);
-          bRestrict = 0;
-          break;
-        }
-        /* One buffer behind two parameters is fine for __restrict__ while
-         * the kernel only reads through both (C11 6.7.3.1 constrains only
-         * objects that are modified); a written one must be the only way in. */
-        for (int m = 0; m < nBase && bRestrict; m++)
-          if (strcmp(azBase[m], zB) == 0 && (abWritten[i] || abWritten[aiBase[m]])) {
-            ks_buf_printf(&why, "%s:%u: buffer '%s' is passed twice and written through %s", pTu->zFile,
-                          aL[l].iLine, zB, aP[abWritten[i] ? i : aiBase[m]].zName);
-            bRestrict = 0;
-          }
-        if (nBase < 64) {
-          aiBase[nBase] = i;
-          azBase[nBase++] = zB;
-        } else {
-          free(zB);
-          ks_buf_printf(&why, "%s:%u: too many pointer arguments to compare", pTu->zFile, aL[l].iLine);
-          bRestrict = 0;
-        }
-      }
-      for (int m = 0; m < nBase; m++) free(azBase[m]);
+    if (bRestrict && nSeen == 0) {
+      bRestrict = 0;
+      ks_buf_puts(&why, "no launch site in this file shows the pointers are distinct");
     }
+    for (int l = 0; l < nL && bRestrict; l++)
+      bRestrict = args_distinct(pTu, aP, nP, abWritten, (const char *const *)aL[l].azArg, aL[l].nArgs, aL[l].iLine,
+                                &why);
   }
 
   int nConst = 0, nRestrict = 0, nHad = 0;

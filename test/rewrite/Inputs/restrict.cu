@@ -32,6 +32,36 @@ __global__ void also_by_pointer(float* out, float* in, int n) {
   if (i < n) out[i] = in[i] * 3.0f;
 }
 
+// Launched through the runtime API only: the arguments the calls show decide.
+__global__ void by_api(float* out, float* in, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = in[i] + 1.0f;
+}
+
+__global__ void by_api_alias(float* out, float* in, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = in[i] + 1.0f;
+}
+
+__global__ void by_api_reseated(float* out, float* in, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = in[i] + 1.0f;
+}
+
+void run_api(float* src, float* dst, float* buf, int n) {
+  void* args[] = {&dst, (void*)&src, &n};
+  cudaLaunchKernel((const void*)by_api, dim3((n + 127) / 128), dim3(128), args, 0, 0);
+  cudaLaunchConfig_t cfg = {};
+  cfg.gridDim = dim3((n + 127) / 128);
+  cfg.blockDim = dim3(128);
+  cudaLaunchKernelEx(&cfg, by_api, dst, (float*)src, n);
+  void* alias[] = {&buf, &buf, &n};
+  cudaLaunchKernel((const void*)by_api_alias, dim3((n + 127) / 128), dim3(128), alias, 0, 0);
+  void* moved[] = {&dst, &src, &n};
+  moved[1] = &dst;
+  cudaLaunchKernel((const void*)by_api_reseated, dim3((n + 127) / 128), dim3(128), moved, 0, 0);
+}
+
 void run(int* idx, float* src, float* dst, int* count, float* buf, int n) {
   gather<<<(n + 127) / 128, 128>>>(idx, src, dst, count, n);
   inplace<<<(n + 127) / 128, 128>>>(buf, buf, n);
