@@ -2227,16 +2227,6 @@ static CXCursor strip_casts(CXCursor c) {
   return c;
 }
 
-/* The one child of c, or null. */
-static CXCursor one_kid(CXCursor c) {
-  CXCursor *aK = NULL, r = clang_getNullCursor();
-  int nK = 0;
-  ks_ast_children(c, &aK, &nK);
-  if (nK == 1) r = aK[0];
-  free(aK);
-  return r;
-}
-
 typedef struct args_ref {
   CXCursor var;
   int nRefs, nPassed;
@@ -2270,7 +2260,7 @@ static int args_of_list(ks_tu *pTu, CXCursor init, char ***pazArg, int *pnArg) {
   for (int i = 0; i < nK && rc == 0; i++) {
     CXCursor e = strip_casts(aK[i]);
     CXCursor o = kind(e) == CXCursor_UnaryOperator && clang_getCursorUnaryOperatorKind(e) == CXUnaryOperator_AddrOf
-                     ? one_kid(e)
+                     ? only_expr(e)
                      : clang_getNullCursor();
     if (clang_Cursor_isNull(o) || kind(strip_parens(o)) != CXCursor_DeclRefExpr ||
         !(az[i] = ks_ast_text(pTu, strip_parens(o))))

@@ -160,16 +160,6 @@ static int signed_int_type(const char *z) {
   return !strcmp(z, "int") || !strcmp(z, "long") || !strcmp(z, "long long");
 }
 
-/* c through parentheses and implicit casts. */
-static CXCursor strip_parens(CXCursor c) {
-  for (;;) {
-    enum CXCursorKind e = clang_getCursorKind(c);
-    CXCursor aK[2];
-    if ((e != CXCursor_ParenExpr && e != CXCursor_UnexposedExpr) || ks_rw_kids(c, aK, 2) != 1) return c;
-    c = aK[0];
-  }
-}
-
 static int cursor_signed(CXCursor c) {
   CXString sT = clang_getTypeSpelling(clang_getCanonicalType(clang_getCursorType(c)));
   int b = signed_int_type(clang_getCString(sT));
@@ -195,7 +185,7 @@ static void note_mod(vscan *s, CXCursor c, int bDiv) {
   if (s->nMod >= 16 || in_mod(s, c) || ks_rw_kids(c, aSub, 2) != 2) return;
   if (!bDiv && !ks_rw_is_ref_to(aSub[0], s->idx)) {
     /* the digit (i / X) % Y */
-    CXCursor q = strip_parens(aSub[0]);
+    CXCursor q = ks_rw_strip(aSub[0]);
     if (clang_getCursorKind(q) != CXCursor_BinaryOperator ||
         clang_getCursorBinaryOperatorKind(q) != CXBinaryOperator_Div || ks_rw_kids(q, aIn, 2) != 2 ||
         !ks_rw_is_ref_to(aIn[0], s->idx) || !cursor_signed(q))

@@ -282,6 +282,17 @@ static int is_tid0_guard(ks_tu *pTu, wr_tree *t, CXCursor ifStmt) {
   return (is_tid_x(s[0]) && text_is(pTu, s[1], "0")) || (is_tid_x(s[1]) && text_is(pTu, s[0], "0"));
 }
 
+/* Is the node below ancestors aAnc inside the then-branch of `if (tid == 0)`? */
+static int under_tid0(after_walk *w, const CXCursor *aAnc, int nAnc) {
+  for (int i = nAnc - 1; i >= 1; i--) {
+    CXCursor f[3];
+    if (kind(aAnc[i - 1]) == CXCursor_IfStmt && is_tid0_guard(w->pTu, w->t, aAnc[i - 1]) && kids(aAnc[i - 1], f, 3) >= 2 &&
+        clang_equalCursors(f[1], aAnc[i]))
+      return 1;
+  }
+  return 0;
+}
+
 static int after_visit(CXCursor c, const CXCursor *aAnc, int nAnc, void *pArg) {
   after_walk *w = pArg;
   if (kind(c) != CXCursor_DeclRefExpr || !clang_equalCursors(clang_getCursorReferenced(c), w->t->bufDecl)) return 0;
@@ -319,14 +330,7 @@ static int after_visit(CXCursor c, const CXCursor *aAnc, int nAnc, void *pArg) {
       }
     }
   }
-  /* Guarded by `if (tid == 0)`: inside the then-branch of such an if. */
-  int bGuarded = 0;
-  for (int i = nAnc - 1; i >= 1 && !bGuarded; i--) {
-    if (kind(aAnc[i - 1]) != CXCursor_IfStmt || !is_tid0_guard(w->pTu, w->t, aAnc[i - 1])) continue;
-    CXCursor f[3];
-    if (kids(aAnc[i - 1], f, 3) >= 2 && clang_equalCursors(f[1], aAnc[i])) bGuarded = 1;
-  }
-  if (!bGuarded) w->bUnguarded = 1;
+  if (!under_tid0(w, aAnc, nAnc)) w->bUnguarded = 1;
   return 0;
 }
 
@@ -336,12 +340,7 @@ static int after_visit(CXCursor c, const CXCursor *aAnc, int nAnc, void *pArg) {
 static int reg_after_visit(CXCursor c, const CXCursor *aAnc, int nAnc, void *pArg) {
   after_walk *w = pArg;
   if (kind(c) != CXCursor_DeclRefExpr || !clang_equalCursors(clang_getCursorReferenced(c), w->t->regDecl)) return 0;
-  for (int i = nAnc - 1; i >= 1; i--) {
-    CXCursor f[3];
-    if (kind(aAnc[i - 1]) == CXCursor_IfStmt && is_tid0_guard(w->pTu, w->t, aAnc[i - 1]) && kids(aAnc[i - 1], f, 3) >= 2 &&
-        clang_equalCursors(f[1], aAnc[i]))
-      return 0;
-  }
+  if (under_tid0(w, aAnc, nAnc)) return 0;
   w->bBad = 1;
   w->zWhy = "uses the tree's register sum after the tree outside `if (tid == 0)`";
   return -1;
