@@ -115,6 +115,7 @@ typedef struct actx {
   int iSharedProduct, nSharedInProduct; /* shared-memory operands of a product */
   int nDepth;      /* walk()/classify() nesting: bounded by ANALYZE_MAX_DEPTH */
   int bTruncated;  /* something nested deeper than that was not looked at */
+  const ks_shape *pShape; /* the kernel's shape model, built before the walk */
   int rc;
 } actx;
 
@@ -564,14 +565,6 @@ static enum CXChildVisitResult find_member_cb(CXCursor c, CXCursor parent, CXCli
   return CXChildVisit_Recurse;
 }
 
-/* Does the expression mention both names (e.g. blockDim and gridDim)? */
-static int mentions_both(CXCursor c, const char *zA, const char *zB) {
-  const char *az[2] = {zA, zB};
-  find_member_cb(c, c, az);
-  clang_visitChildren(c, find_member_cb, az);
-  return !az[0] && !az[1];
-}
-
 static char *decl_name_of_lhs(CXCursor lhs) {
   lhs = strip(lhs);
   if (clang_getCursorKind(lhs) != CXCursor_DeclRefExpr) return NULL;
@@ -612,7 +605,6 @@ static void analyze_loop_header(CXCursor c, ks_loop *pL, ks_ast_kids *pK) {
       } else if (op == CXBinaryOperator_AddAssign || op == CXBinaryOperator_SubAssign) {
         bStep = eval_int(b.a[1], &nStep);
         if (op == CXBinaryOperator_SubAssign) nStep = -nStep;
-        if (mentions_both(b.a[1], "blockDim", "gridDim")) pL->bGridStride = 1;
       } else if (op == CXBinaryOperator_ShrAssign || op == CXBinaryOperator_DivAssign ||
                  op == CXBinaryOperator_ShlAssign || op == CXBinaryOperator_MulAssign) {
         long long v;
@@ -630,7 +622,6 @@ static void analyze_loop_header(CXCursor c, ks_loop *pL, ks_ast_kids *pK) {
           if (eval_int(r.a[1], &v) && (v == 2 || v == 1)) pL->bHalving = 1;
         } else if (r.n == 2 && op2 == CXBinaryOperator_Add) {
           bStep = eval_int(r.a[1], &nStep);
-          if (mentions_both(r.a[1], "blockDim", "gridDim")) pL->bGridStride = 1;
         }
       }
     } else if (e == CXCursor_UnaryOperator) {
@@ -669,6 +660,10 @@ static void walk_loop(actx *pC, CXCursor c) {
   ks_ast_kids_get(c, &k);
   if (e == CXCursor_ForStmt) analyze_loop_header(c, pL, &k);
   else pL->nTrip = -1;
+  /* Grid-stride or not is the kernel-shape model's call (steps through
+   * temporaries and casts), so the features and the rules agree. */
+  for (int i = 0; pC->pShape && i < pC->pShape->nLoop; i++)
+    if (clang_equalCursors(pC->pShape->aLoop[i].cursor, c)) pL->bGridStride = pC->pShape->aLoop[i].bGridStride;
   if (pL->bGridStride) pK->bGridStride = 1;
   if (k.n > 0) {
     CXCursor body = e == CXCursor_DoStmt ? k.a[0] : k.a[k.n - 1];
@@ -1390,10 +1385,12 @@ static void analyze_one(ks_tu *pTu, CXCursor c, void *pArg) {
     pP->bRestrict = clang_isRestrictQualifiedType(t) || clang_isRestrictQualifiedType(ct);
     note_types(&ctx, p);
   }
-  if (!clang_Cursor_isNull(body)) walk(&ctx, body, MODE_LOAD);
-  free(ctx.aVar);
-  if (ctx.rc == KS_OK && (ctx.rc = ks_shape_build(pTu, c, &pK->pShape)) == KS_OK)
+  if ((ctx.rc = ks_shape_build(pTu, c, &pK->pShape)) == KS_OK) {
+    ctx.pShape = pK->pShape;
     ctx.rc = ks_shape_uses(pTu, pK->zName, &pK->pShape->aUse, &pK->pShape->nUse);
+  }
+  if (ctx.rc == KS_OK && !clang_Cursor_isNull(body)) walk(&ctx, body, MODE_LOAD);
+  free(ctx.aVar);
   if (ctx.bTruncated) pK->bTruncated = 1;
   if (ctx.rc < 0) pL->rc = ctx.rc;
 }

@@ -1406,8 +1406,9 @@ static void walk_for(sctx *pC, CXCursor c, int nDepth) {
           enum CXBinaryOperatorKind op = clang_getCursorBinaryOperatorKind(s);
           if (poly_is_const(&st, &v) && (op == CXBinaryOperator_AddAssign || op == CXBinaryOperator_SubAssign))
             pL->nStep = op == CXBinaryOperator_SubAssign ? -v : v;
-          /* grid stride: blockDim.d * gridDim.d */
-          if (op == CXBinaryOperator_AddAssign && !st.bIrregular && st.n == 1 && st.t[0].n == 2 && st.t[0].coef == 1) {
+          /* grid stride: the loop's own variable += blockDim.d * gridDim.d */
+          CXCursor lhs = ref_decl(ks.a[0]);
+          if (op == CXBinaryOperator_AddAssign && !clang_Cursor_isNull(lhs) && clang_equalCursors(lhs, d) && !st.bIrregular && st.n == 1 && st.t[0].n == 2 && st.t[0].coef == 1) {
             ks_atom *a0 = &pC->pS->aAtom[st.t[0].a[0]], *a1 = &pC->pS->aAtom[st.t[0].a[1]];
             if (a0->iDim == a1->iDim && ((a0->eKind == KS_ATOM_BDIM && a1->eKind == KS_ATOM_GDIM) ||
                                          (a0->eKind == KS_ATOM_GDIM && a1->eKind == KS_ATOM_BDIM))) {

@@ -1605,7 +1605,7 @@ static int no_jump(CXCursor c, const CXCursor *aAnc, int nAnc, void *pArg) {
 
 int ks_rw_gridstride_match(ks_tu *pTu, CXCursor kernel, ks_rw_pointwise *pOut, char **pzWhy) {
   const char *zWhy = NULL;
-  CXCursor aSt[2], aFor[5], aDecl[2], aInit[4], aCond[3], aInc[3];
+  CXCursor aSt[2], aFor[5], aDecl[2], aInit[4], aCond[3];
   body_check bc;
   memset(&bc, 0, sizeof bc);
   memset(pOut, 0, sizeof *pOut);
@@ -1654,22 +1654,15 @@ int ks_rw_gridstride_match(ks_tu *pTu, CXCursor kernel, ks_rw_pointwise *pOut, c
     zWhy = "the loop condition is not i < N with N free of loads and calls";
     goto done;
   }
-  CXCursor inc = ks_rw_strip(aFor[2]);
-  char *zStep = NULL;
-  if (clang_getCursorKind(inc) == CXCursor_CompoundAssignOperator &&
-      clang_getCursorBinaryOperatorKind(inc) == CXBinaryOperator_AddAssign && ks_rw_kids(inc, aInc, 3) == 2 &&
-      ks_rw_is_ref_to(aInc[0], pOut->idx))
-    zStep = ks_rw_squash_cursor(pTu, aInc[1]);
-  int bStep = zStep && (strcmp(zStep, "blockDim.x*gridDim.x") == 0 || strcmp(zStep, "gridDim.x*blockDim.x") == 0);
-  free(zStep);
-  if (!bStep) { /* the kernel-shape model: a step through temporaries or casts ((size_t)blockDim.x * gridDim.x) */
-    ks_shape *pS = NULL;
-    if (ks_shape_build(pTu, kernel, &pS) == 0)
-      for (int i = 0; i < pS->nLoop; i++)
-        if (clang_equalCursors(pS->aLoop[i].cursor, aSt[0]) && pS->aLoop[i].bGridStride && pS->aLoop[i].iDim == 0)
-          bStep = 1;
-    ks_shape_free(pS);
-  }
+  /* The step is the kernel-shape model's call: blockDim.x * gridDim.x through
+   * temporaries and casts ((size_t)blockDim.x * gridDim.x), x dimension. */
+  int bStep = 0;
+  ks_shape *pS = NULL;
+  if (ks_shape_build(pTu, kernel, &pS) == 0)
+    for (int i = 0; i < pS->nLoop; i++)
+      if (clang_equalCursors(pS->aLoop[i].cursor, aSt[0]) && pS->aLoop[i].bGridStride && pS->aLoop[i].iDim == 0)
+        bStep = 1;
+  ks_shape_free(pS);
   if (!bStep) {
     zWhy = "the loop does not step by blockDim.x * gridDim.x";
     goto done;

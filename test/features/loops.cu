@@ -36,3 +36,19 @@ __global__ void noloops(float *p) { p[threadIdx.x] = 0.f; }
 // CHECK: max_loop_depth=0
 // CHECK: has_unroll_pragma=false
 // CHECK: has_const_trip_loop=false
+
+// Grid-stride or not is the shape model's call, the same one the rules read:
+// a step through a 64-bit temporary is one; a step of another variable is not.
+__global__ void gs_temp(float *p, long long n) {
+  size_t stride = (size_t)blockDim.x * gridDim.x;
+  for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) p[i] *= 2.f;
+}
+// CHECK-LABEL: kernel gs_temp
+// CHECK: loop line={{[0-9]+}} for depth=1 trip=None unroll=false accumulates=false grid_stride=true var=i
+
+__global__ void gs_other_var(float *p, int n) {
+  int j = 0;
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; j += blockDim.x * gridDim.x) p[i + j] = 0.f;
+}
+// CHECK-LABEL: kernel gs_other_var
+// CHECK: loop line={{[0-9]+}} for depth=1 trip=None unroll=false accumulates=false grid_stride=false var=i
