@@ -136,14 +136,7 @@ static int param_index(actx *pC, CXCursor decl) {
   return -1;
 }
 
-static int eval_int(CXCursor c, long long *pv) {
-  CXEvalResult r = clang_Cursor_Evaluate(c);
-  if (!r) return 0;
-  int bOk = clang_EvalResult_getKind(r) == CXEval_Int;
-  if (bOk) *pv = clang_EvalResult_getAsLongLong(r);
-  clang_EvalResult_dispose(r);
-  return bOk;
-}
+static int eval_int(CXCursor c, long long *pv) { return ks_ast_const_int(c, pv); }
 
 /* threadIdx / blockIdx / blockDim / gridDim reads come from shape.h's one
  * recognizer (ks_shape_builtin), so the Feature Extractor and the rules agree

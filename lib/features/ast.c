@@ -5,6 +5,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+int ks_ast_const_int(CXCursor c, long long *pv) {
+  CXEvalResult r = clang_Cursor_Evaluate(c);
+  if (!r) return 0;
+  int b = clang_EvalResult_getKind(r) == CXEval_Int;
+  if (b) *pv = clang_EvalResult_getAsLongLong(r);
+  clang_EvalResult_dispose(r);
+  return b;
+}
+
 long ks_ast_offset(ks_tu *pTu, CXSourceLocation loc) {
   CXFile file;
   unsigned iOff;

@@ -52,6 +52,9 @@ long ks_ast_offset(ks_tu *pTu, CXSourceLocation loc);
 void ks_ast_line_col(ks_tu *pTu, unsigned iOffset, unsigned *piLine, unsigned *piCol);
 /* Copy of the main file's text for a cursor (malloc'd), or NULL. */
 char *ks_ast_text(ks_tu *pTu, CXCursor c);
+/* The value of an integer constant expression (literals, macros, enumerators,
+ * constexpr and const locals, casts): 1 and *pv set, else 0. */
+int ks_ast_const_int(CXCursor c, long long *pv);
 
 /* The direct children of a cursor, in order, in a malloc'd array (*paOut NULL
  * when there are none; a short list if memory runs out). The one collector

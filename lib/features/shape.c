@@ -84,14 +84,7 @@ static int int_bits(CXType t) {
   }
 }
 
-static int eval_const(CXCursor c, long long *pv) {
-  CXEvalResult r = clang_Cursor_Evaluate(c);
-  if (!r) return 0;
-  int b = clang_EvalResult_getKind(r) == CXEval_Int;
-  if (b) *pv = clang_EvalResult_getAsLongLong(r);
-  clang_EvalResult_dispose(r);
-  return b;
-}
+static int eval_const(CXCursor c, long long *pv) { return ks_ast_const_int(c, pv); }
 
 static const char *const azBuiltinName[] = {"threadIdx", "blockIdx", "blockDim", "gridDim"};
 

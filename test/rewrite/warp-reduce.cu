@@ -35,6 +35,8 @@
 // RUN: not %kernelskill rewrite %t.neg.cu --kernel no_tree --rule warp-reduce -o %t.neg.cu 2>&1 | FileCheck %s --check-prefix=NEG2
 // RUN: not %kernelskill rewrite %t.neg.cu --kernel reads_all --rule warp-reduce -o %t.neg.cu 2>&1 | FileCheck %s --check-prefix=NEG3
 // RUN: not %kernelskill rewrite %t.neg.cu --kernel reg_read_all --rule warp-reduce -o %t.neg.cu 2>&1 | FileCheck %s --check-prefix=NEG4
+// RUN: not %kernelskill rewrite %t.neg.cu --kernel halves_other --rule warp-reduce -o %t.neg.cu 2>&1 | FileCheck %s --check-prefix=NEG5
+// RUN: not %kernelskill rewrite %t.neg.cu --kernel other_index --rule warp-reduce -o %t.neg.cu 2>&1 | FileCheck %s --check-prefix=NEG6
 // RUN: cmp %t.in.cu %t.neg.cu
 //
 // The register form (reduce3), against the original on the CPU, bitwise.
@@ -42,6 +44,14 @@
 // RUN: FileCheck %s --check-prefix=REG --input-file=%t.r.cu
 // RUN: %nvcc -c -arch=sm_90 %t.r.cu -o %t.r.o
 // RUN: %python %S/Inputs/warp-reduce-emu.py %clang19 %t.in.cu %t.r.cu block_sum_reg 256
+//
+// Other people's spellings, read on the AST (macros as expanded): a macro block
+// size (RBLOCK / 2), an accessor macro, `0 < s`, `s = s / 2`, `s > tid`, the
+// sum's operands swapped; against the original on the CPU, bitwise.
+// RUN: %kernelskill rewrite %t.in.cu --kernel block_sum_spelled --rule warp-reduce -o %t.sp.cu
+// RUN: FileCheck %s --check-prefix=SPELLED --input-file=%t.sp.cu
+// RUN: %nvcc -c -arch=sm_90 %t.sp.cu -o %t.sp.o
+// RUN: %python %S/Inputs/warp-reduce-emu.py %clang19 %t.in.cu %t.sp.cu block_sum_spelled 256
 
 #include <cuda_runtime.h>
 
@@ -200,6 +210,56 @@ __global__ void reg_read_all(const float *in, float *out, unsigned int n) {
   out[blockIdx.x * 256 + tid] = mySum;
 }
 
+#define RBLOCK 256
+#define SDATA(i) sdata[i]
+// SPELLED-LABEL: __global__ void block_sum_spelled(
+// SPELLED:      for (unsigned int s = RBLOCK / 2; s > 32; s = s / 2) {
+// SPELLED:      if (tid < 32) {
+// SPELLED-NEXT:   float ks_v = sdata[tid];
+// SPELLED-NEXT:   ks_v = sdata[tid + 32] + ks_v;
+// SPELLED-NEXT:   for (int ks_o = 16; ks_o > 0; ks_o >>= 1) ks_v = __shfl_down_sync(0xffffffffu, ks_v, ks_o) + ks_v;
+// SPELLED-NEXT:   if (tid == 0) sdata[0] = ks_v;
+// SPELLED-NEXT: }
+// SPELLED-NEXT: if (0 == tid) out[blockIdx.x] = SDATA(0);
+__global__ void block_sum_spelled(const float *in, float *out, unsigned int n) {
+  __shared__ float sdata[RBLOCK];
+  const unsigned tid = threadIdx.x;
+  unsigned int i = blockIdx.x * RBLOCK + tid;
+  SDATA(tid) = (i < n) ? in[i] : 0.0f;
+  __syncthreads();
+  for (unsigned int s = RBLOCK / 2; 0 < s; s = s / 2) {
+    if (s > tid) { SDATA(tid) = SDATA(s + tid) + SDATA(tid); }
+    __syncthreads();
+  }
+  if (0 == tid) out[blockIdx.x] = SDATA(0);
+}
+
+// The loop halves another variable: not a tree.
+__global__ void halves_other(const float *in, float *out) {
+  __shared__ float sdata[256];
+  unsigned tid = threadIdx.x, h = 256;
+  sdata[tid] = in[blockIdx.x * 256 + tid];
+  __syncthreads();
+  for (unsigned s = 128; s > 0; h >>= 1) {
+    if (tid < s) sdata[tid] += sdata[tid + s];
+    __syncthreads();
+  }
+  if (tid == 0) out[blockIdx.x] = sdata[0] + (float)h;
+}
+
+// The combine reads another thread's slot (tid + 1 + s): not the tree's pairs.
+__global__ void other_index(const float *in, float *out) {
+  __shared__ float sdata[256];
+  unsigned tid = threadIdx.x;
+  sdata[tid] = in[blockIdx.x * 256 + tid];
+  __syncthreads();
+  for (unsigned s = 128; s > 0; s >>= 1) {
+    if (tid < s) sdata[tid] += sdata[tid + 1 + s];
+    __syncthreads();
+  }
+  if (tid == 0) out[blockIdx.x] = sdata[0];
+}
+
 void launch_all(const float *in, float *out, const int *iin, int *iout, int n) {
   block_sum<<<(n + 255) / 256, 256>>>(in, out, n);
   block_max<<<n / 128, 128>>>(in, out);
@@ -209,6 +269,9 @@ void launch_all(const float *in, float *out, const int *iin, int *iout, int n) {
   block_sum_cast<<<n / 128, 128>>>(in, out);
   block_sum_reg<<<(n + 511) / 512, 256>>>(in, out, n);
   reg_read_all<<<n / 256, 256>>>(in, out, n);
+  block_sum_spelled<<<(n + 255) / 256, RBLOCK>>>(in, out, n);
+  halves_other<<<n / 256, 256>>>(in, out);
+  other_index<<<n / 256, 256>>>(in, out);
 }
 
 // Only block_sum's loop condition changes; its note and the warp block are added.
@@ -219,3 +282,5 @@ void launch_all(const float *in, float *out, const int *iin, int *iout, int n) {
 // NEG2: kernel 'no_tree' has no shared-memory tree reduction this rule understands
 // NEG3: kernel 'reads_all' uses the shared array after the tree other than reading element 0
 // NEG4: kernel 'reg_read_all' uses the tree's register sum after the tree outside `if (tid == 0)`
+// NEG5: kernel 'halves_other' has no shared-memory tree reduction this rule understands
+// NEG6: kernel 'other_index' has no shared-memory tree reduction this rule understands

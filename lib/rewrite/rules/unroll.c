@@ -34,14 +34,7 @@ static int find_inner_loop(CXCursor c, const CXCursor *aAnc, int nAnc, void *pAr
   return *(int *)pArg ? -1 : 0;
 }
 
-static int eval_int(CXCursor c, long long *pv) {
-  CXEvalResult r = clang_Cursor_Evaluate(c);
-  if (!r) return -1;
-  int bOk = clang_EvalResult_getKind(r) == CXEval_Int;
-  if (bOk) *pv = clang_EvalResult_getAsLongLong(r);
-  clang_EvalResult_dispose(r);
-  return bOk ? 0 : -1;
-}
+static int eval_int(CXCursor c, long long *pv) { return ks_ast_const_int(c, pv) ? 0 : -1; }
 
 /* for (T v = A; v < B (<=, >, >=, !=); ++v / v++ / v += C / --v / v -= C) */
 static long long trip_count(CXCursor loop) {

@@ -22,20 +22,11 @@ static int kind(CXCursor c) { return (int)clang_getCursorKind(c); }
 
 static int kids(CXCursor c, CXCursor *a, int nMax) { return ks_rw_kids(c, a, nMax); }
 
-static char *squash(ks_tu *pTu, CXCursor c) { return ks_rw_squash_cursor(pTu, c); }
-
-static int text_is(ks_tu *pTu, CXCursor c, const char *zWant) {
-  char *z = squash(pTu, c);
-  int b = z && strcmp(z, zWant) == 0;
-  free(z);
-  return b;
-}
-
-/* Is c (through parentheses and casts) threadIdx.x? shape.h's recognizer
- * decides, so `(unsigned)threadIdx.x` and a macro's threadIdx.x count too. */
-static int is_tid_x(CXCursor c) {
+/* Is c (through parentheses and explicit casts to integer types of 16 bits or
+ * more, which keep values below 1024) the built-in eAtom's x? shape.h's one
+ * recognizer decides, so `(unsigned)threadIdx.x` and a macro's count too. */
+static int is_builtin_x(CXCursor c, int eAtom) {
   c = ks_rw_strip(c);
-  /* an explicit cast to an integer type of 16 bits or more keeps threadIdx.x (< 1024) */
   for (int i = 0; i < 4; i++) {
     enum CXCursorKind e = kind(c);
     if (e != CXCursor_CStyleCastExpr && e != CXCursor_CXXStaticCastExpr && e != CXCursor_CXXFunctionalCastExpr) break;
@@ -47,7 +38,20 @@ static int is_tid_x(CXCursor c) {
     c = ks_rw_strip(a[n - 1]);
   }
   int iDim = -1;
-  return ks_shape_builtin(c, &iDim) == KS_ATOM_TID && iDim == 0;
+  return (int)ks_shape_builtin(c, &iDim) == eAtom && iDim == 0;
+}
+
+static int is_tid_x(CXCursor c) { return is_builtin_x(c, KS_ATOM_TID); }
+static int is_bdim_x(CXCursor c) { return is_builtin_x(c, KS_ATOM_BDIM); }
+
+/* A call of __syncthreads() with no arguments. */
+static int is_syncthreads(CXCursor c) {
+  c = ks_rw_strip(c);
+  if (kind(c) != CXCursor_CallExpr || clang_Cursor_getNumArguments(c) != 0) return 0;
+  char *z = ks_rw_spelling(c);
+  int b = z && strcmp(z, "__syncthreads") == 0;
+  free(z);
+  return b;
 }
 
 static CXCursor var_init(CXCursor var) {
@@ -85,6 +89,35 @@ static void tree_free(wr_tree *t) {
   free(t->zFn);
   free(t->zReg);
   memset(t, 0, sizeof *t);
+}
+
+/* c (stripped) is the binary operator eOp: its operands in x[0], x[1]. */
+static int binop_pair(CXCursor c, enum CXBinaryOperatorKind eOp, CXCursor *x) {
+  return kind(c) == CXCursor_BinaryOperator && clang_getCursorBinaryOperatorKind(c) == eOp && kids(c, x, 2) == 2;
+}
+
+/* c is the tree's thread index: its variable, or threadIdx.x where it has none. */
+static int is_tid(const wr_tree *t, CXCursor c) {
+  return clang_Cursor_isNull(t->tidDecl) ? is_tid_x(c) : ks_rw_is_ref_to(c, t->tidDecl);
+}
+
+/* c is an integer constant expression of value v (a literal, a macro, a const). */
+static int is_const(CXCursor c, long long v) {
+  long long n;
+  return ks_ast_const_int(ks_rw_strip(c), &n) && n == v;
+}
+
+/* c is A[T] (0) or A[T + s] / A[s + T] (1) of the tree's shared array A; else -1. */
+static int elem_at(const wr_tree *t, CXCursor c) {
+  CXCursor b[2], x[2];
+  c = ks_rw_strip(c);
+  if (kind(c) != CXCursor_ArraySubscriptExpr || kids(c, b, 2) != 2 || !ks_rw_is_ref_to(b[0], t->bufDecl)) return -1;
+  CXCursor i = ks_rw_strip(b[1]);
+  if (is_tid(t, i)) return 0;
+  if (binop_pair(i, CXBinaryOperator_Add, x) && ((is_tid(t, x[0]) && ks_rw_is_ref_to(x[1], t->var)) ||
+                                                  (ks_rw_is_ref_to(x[0], t->var) && is_tid(t, x[1]))))
+    return 1;
+  return -1;
 }
 
 /* The combine statement `A[T] += A[T+s]` and its spellings, A a __shared__ array. */
@@ -135,58 +168,50 @@ static int match_combine(ks_rewrite *p, CXCursor st, wr_tree *t) {
     t->zReg = ks_rw_spelling(rd);
     if (!t->zReg) return 0;
   }
-  char *zSt = squash(pTu, st);
-  if (!zSt || !t->zBuf || !t->zElem) {
-    free(zSt);
-    return 0;
+  if (!t->zBuf || !t->zElem) return 0;
+  /* The statement's shape on the AST (macros seen expanded, any spacing):
+   * A[T] += A[T+s];  A[T] = A[T] + A[T+s] (either order);  A[T] = f(A[T], A[T+s])
+   * (either order, f a max or min);  with a register R: A[T] = R = R + A[T+s]. */
+  CXCursor lhs2 = ks_rw_strip(a[0]), rhs2 = ks_rw_strip(a[1]), x[2];
+  if (elem_at(t, lhs2) != 0) return 0;
+  enum CXBinaryOperatorKind eSt = clang_getCursorBinaryOperatorKind(st);
+  if (t->zReg) { /* R = R + A[T+s] or R = A[T+s] + R */
+    if (kids(rhs2, x, 2) != 2 || !ks_rw_is_ref_to(x[0], t->regDecl)) return 0;
+    CXCursor sum = ks_rw_strip(x[1]);
+    if (!binop_pair(sum, CXBinaryOperator_Add, x)) return 0;
+    if (ks_rw_is_ref_to(x[0], t->regDecl) && elem_at(t, x[1]) == 1) t->eOp = OP_SUM;
+    else if (elem_at(t, x[0]) == 1 && ks_rw_is_ref_to(x[1], t->regDecl)) t->eOp = OP_SUM, t->bSwap = 1;
+    return t->eOp != 0;
   }
-  char zA[160], zB[2][160], zW[1024];
-  snprintf(zA, sizeof zA, "%s[%s]", t->zBuf, t->zTid);
-  snprintf(zB[0], sizeof zB[0], "%s[%s+%s]", t->zBuf, t->zTid, t->zS);
-  snprintf(zB[1], sizeof zB[1], "%s[%s+%s]", t->zBuf, t->zS, t->zTid);
-  int bHit = 0;
-  char zAR[240];
-  if (t->zReg) { /* the forms below with `A[T]=R=` for `A[T]=` and R for A[T] on the right */
-    snprintf(zAR, sizeof zAR, "%s=%s", zA, t->zReg);
+  if (kind(st) == CXCursor_CompoundAssignOperator) {
+    if (eSt == CXBinaryOperator_AddAssign && elem_at(t, rhs2) == 1) t->eOp = OP_SUM;
+    return t->eOp != 0;
   }
-  for (int k = 0; k < 2 && !bHit; k++) {
-    const char *zb = zB[k];
-    if (t->zReg) {
-      const char *zR = t->zReg;
-      snprintf(zW, sizeof zW, "%s=%s+%s", zAR, zR, zb);
-      if (strcmp(zSt, zW) == 0) { t->eOp = OP_SUM; bHit = 1; break; }
-      snprintf(zW, sizeof zW, "%s=%s+%s", zAR, zb, zR);
-      if (strcmp(zSt, zW) == 0) { t->eOp = OP_SUM; t->bSwap = 1; bHit = 1; break; }
-      continue;
-    }
-    snprintf(zW, sizeof zW, "%s+=%s", zA, zb);
-    if (strcmp(zSt, zW) == 0) { t->eOp = OP_SUM; bHit = 1; break; }
-    snprintf(zW, sizeof zW, "%s=%s+%s", zA, zA, zb);
-    if (strcmp(zSt, zW) == 0) { t->eOp = OP_SUM; bHit = 1; break; }
-    snprintf(zW, sizeof zW, "%s=%s+%s", zA, zb, zA);
-    if (strcmp(zSt, zW) == 0) { t->eOp = OP_SUM; t->bSwap = 1; bHit = 1; break; }
-    static const char *const azFn[] = {"fmaxf", "fmax", "max", "fminf", "fmin", "min", NULL};
-    for (int f = 0; azFn[f] && !bHit; f++) {
-      for (int bS = 0; bS < 2 && !bHit; bS++) {
-        snprintf(zW, sizeof zW, "%s=%s(%s,%s)", zA, azFn[f], bS ? zb : zA, bS ? zA : zb);
-        if (strcmp(zSt, zW) == 0) {
-          t->eOp = f < 3 ? OP_MAX : OP_MIN;
-          t->zFn = ks_strdup(azFn[f]);
-          t->bSwap = bS;
-          bHit = 1;
-        }
-      }
-    }
+  if (eSt != CXBinaryOperator_Assign) return 0;
+  if (binop_pair(rhs2, CXBinaryOperator_Add, x)) {
+    if (elem_at(t, x[0]) == 0 && elem_at(t, x[1]) == 1) t->eOp = OP_SUM;
+    else if (elem_at(t, x[0]) == 1 && elem_at(t, x[1]) == 0) t->eOp = OP_SUM, t->bSwap = 1;
+    return t->eOp != 0;
   }
-  free(zSt);
-  return bHit;
+  if (kind(rhs2) != CXCursor_CallExpr || clang_Cursor_getNumArguments(rhs2) != 2) return 0;
+  static const char *const azFn[] = {"fmaxf", "fmax", "max", "fminf", "fmin", "min", NULL};
+  char *zFn = ks_rw_spelling(rhs2);
+  int iFn = -1;
+  for (int f = 0; zFn && azFn[f]; f++)
+    if (strcmp(zFn, azFn[f]) == 0) iFn = f;
+  free(zFn);
+  if (iFn < 0) return 0;
+  int e0 = elem_at(t, clang_Cursor_getArgument(rhs2, 0)), e1 = elem_at(t, clang_Cursor_getArgument(rhs2, 1));
+  if (!((e0 == 0 && e1 == 1) || (e0 == 1 && e1 == 0))) return 0;
+  t->eOp = iFn < 3 ? OP_MAX : OP_MIN;
+  t->zFn = ks_strdup(azFn[iFn]);
+  t->bSwap = e0 == 1;
+  return t->zFn != NULL;
 }
 
 /* for (T s = blockDim.x / 2 | S0; s > 0; s >>= 1) { if (tid < s) COMBINE; __syncthreads(); } */
 static int match_tree(ks_rewrite *p, CXCursor loop, wr_tree *t) {
-  ks_tu *pTu = ks_rewrite_tu(p);
   CXCursor a[4], v[2], body[3], f[3];
-  char zW[128];
   memset(t, 0, sizeof *t);
   if (kind(loop) != CXCursor_ForStmt || kids(loop, a, 4) != 4) return 0;
   if (kind(a[0]) != CXCursor_DeclStmt || kids(a[0], v, 2) != 1 || kind(v[0]) != CXCursor_VarDecl) return 0;
@@ -196,53 +221,54 @@ static int match_tree(ks_rewrite *p, CXCursor loop, wr_tree *t) {
   t->var = v[0];
   t->cond = a[1];
   t->zS = ks_rw_spelling(v[0]);
-  char *zInit = squash(pTu, init);
-  if (!zInit || !t->zS) {
-    free(zInit);
-    return 0;
-  }
-  if (strcmp(zInit, "blockDim.x/2") == 0 || strcmp(zInit, "blockDim.x>>1") == 0) {
+  if (!t->zS) return 0;
+  /* the start: blockDim.x / 2 or blockDim.x >> 1 (through integer casts), or a
+   * positive constant (a literal, a macro such as BLOCK / 2, a const) */
+  CXCursor x[2], s0 = ks_rw_strip(init);
+  long long n;
+  if (((binop_pair(s0, CXBinaryOperator_Div, x) && is_const(x[1], 2)) ||
+       (binop_pair(s0, CXBinaryOperator_Shr, x) && is_const(x[1], 1))) &&
+      is_bdim_x(x[0])) {
     t->nStart = 0;
-  } else {
-    char *zEnd;
-    long long n = strtoll(zInit, &zEnd, 10);
-    if (zEnd == zInit || (*zEnd && strspn(zEnd, "uUlL") != strlen(zEnd)) || n <= 0) {
-      free(zInit);
-      return 0;
-    }
+  } else if (ks_ast_const_int(s0, &n) && n > 0) {
     t->nStart = n;
-  }
-  free(zInit);
-  const char *zS = t->zS;
-  int bCond = 0;
-  const char *azCond[] = {"%s>0", "%s>=1", "%s!=0", "0<%s", "%s>0u", "%s!=0u", NULL};
-  for (int i = 0; azCond[i] && !bCond; i++) {
-    snprintf(zW, sizeof zW, azCond[i], zS);
-    bCond = text_is(pTu, a[1], zW);
+  } else
+    return 0;
+  /* while s > 0 (s >= 1, s != 0, 0 < s, 1 <= s) */
+  CXCursor cond = ks_rw_strip(a[1]);
+  int bCond = kind(cond) == CXCursor_BinaryOperator && kids(cond, x, 2) == 2;
+  if (bCond) {
+    enum CXBinaryOperatorKind e = clang_getCursorBinaryOperatorKind(cond);
+    int bL = ks_rw_is_ref_to(x[0], t->var), bR = ks_rw_is_ref_to(x[1], t->var);
+    bCond = (bL && (e == CXBinaryOperator_GT || e == CXBinaryOperator_NE) && is_const(x[1], 0)) ||
+            (bL && e == CXBinaryOperator_GE && is_const(x[1], 1)) ||
+            (bR && e == CXBinaryOperator_LT && is_const(x[0], 0)) || (bR && e == CXBinaryOperator_LE && is_const(x[0], 1));
   }
   if (!bCond) return 0;
+  /* halving: s >>= 1, s /= 2, s = s >> 1, s = s / 2 */
+  CXCursor inc = ks_rw_strip(a[2]);
   int bInc = 0;
-  const char *azInc[] = {"%s>>=1", "%s/=2", NULL};
-  for (int i = 0; azInc[i] && !bInc; i++) {
-    snprintf(zW, sizeof zW, azInc[i], zS);
-    bInc = text_is(pTu, a[2], zW);
-  }
-  if (!bInc) {
-    snprintf(zW, sizeof zW, "%s=%s>>1", zS, zS);
-    bInc = text_is(pTu, a[2], zW);
-    snprintf(zW, sizeof zW, "%s=%s/2", zS, zS);
-    bInc = bInc || text_is(pTu, a[2], zW);
+  if (kids(inc, x, 2) == 2 && ks_rw_is_ref_to(x[0], t->var)) {
+    enum CXBinaryOperatorKind e = clang_getCursorBinaryOperatorKind(inc);
+    CXCursor y[2], r = ks_rw_strip(x[1]);
+    if (kind(inc) == CXCursor_CompoundAssignOperator)
+      bInc = (e == CXBinaryOperator_ShrAssign && is_const(x[1], 1)) || (e == CXBinaryOperator_DivAssign && is_const(x[1], 2));
+    else if (kind(inc) == CXCursor_BinaryOperator && e == CXBinaryOperator_Assign)
+      bInc = ((binop_pair(r, CXBinaryOperator_Shr, y) && is_const(y[1], 1)) ||
+              (binop_pair(r, CXBinaryOperator_Div, y) && is_const(y[1], 2))) &&
+             ks_rw_is_ref_to(y[0], t->var);
   }
   if (!bInc || kind(a[3]) != CXCursor_CompoundStmt || kids(a[3], body, 3) != 2) return 0;
   /* if (tid < s) COMBINE;  then  __syncthreads(); */
   if (kind(body[0]) != CXCursor_IfStmt || kids(body[0], f, 3) != 2) return 0;
-  if (kind(body[1]) != CXCursor_CallExpr || !text_is(pTu, body[1], "__syncthreads()")) return 0;
-  CXCursor cond = ks_rw_strip(f[0]), c[2];
+  if (!is_syncthreads(body[1])) return 0;
+  CXCursor c[2];
+  cond = ks_rw_strip(f[0]);
   if (kind(cond) != CXCursor_BinaryOperator || kids(cond, c, 2) != 2) return 0;
   enum CXBinaryOperatorKind eB = clang_getCursorBinaryOperatorKind(cond);
   CXCursor tidSide;
-  if (eB == CXBinaryOperator_LT && text_is(pTu, c[1], zS)) tidSide = c[0];
-  else if (eB == CXBinaryOperator_GT && text_is(pTu, c[0], zS)) tidSide = c[1];
+  if (eB == CXBinaryOperator_LT && ks_rw_is_ref_to(c[1], t->var)) tidSide = c[0];
+  else if (eB == CXBinaryOperator_GT && ks_rw_is_ref_to(c[0], t->var)) tidSide = c[1];
   else return 0;
   if (is_tid_x(tidSide)) {
     t->zTid = ks_strdup("threadIdx.x");
@@ -267,26 +293,22 @@ typedef struct after_walk {
   const char *zWhy;
 } after_walk;
 
-static int is_tid0_guard(ks_tu *pTu, wr_tree *t, CXCursor ifStmt) {
-  CXCursor a[3];
-  char zW[2][160];
+/* `if (tid == 0)` (either order; tid the tree's index or threadIdx.x in any
+ * spelling the recognizer knows, 0 any constant zero). */
+static int is_tid0_guard(wr_tree *t, CXCursor ifStmt) {
+  CXCursor a[3], s[2];
   if (kids(ifStmt, a, 3) < 2) return 0;
-  snprintf(zW[0], sizeof zW[0], "%s==0", t->zTid);
-  snprintf(zW[1], sizeof zW[1], "0==%s", t->zTid);
-  if (text_is(pTu, a[0], zW[0]) || text_is(pTu, a[0], zW[1])) return 1;
-  /* threadIdx.x == 0 in any spelling the recognizer knows */
-  CXCursor cond = ks_rw_strip(a[0]), s[2];
-  if (kind(cond) != CXCursor_BinaryOperator || clang_getCursorBinaryOperatorKind(cond) != CXBinaryOperator_EQ ||
-      kids(cond, s, 2) != 2)
-    return 0;
-  return (is_tid_x(s[0]) && text_is(pTu, s[1], "0")) || (is_tid_x(s[1]) && text_is(pTu, s[0], "0"));
+  CXCursor cond = ks_rw_strip(a[0]);
+  if (!binop_pair(cond, CXBinaryOperator_EQ, s)) return 0;
+  return ((is_tid(t, s[0]) || is_tid_x(s[0])) && is_const(s[1], 0)) ||
+         ((is_tid(t, s[1]) || is_tid_x(s[1])) && is_const(s[0], 0));
 }
 
 /* Is the node below ancestors aAnc inside the then-branch of `if (tid == 0)`? */
 static int under_tid0(after_walk *w, const CXCursor *aAnc, int nAnc) {
   for (int i = nAnc - 1; i >= 1; i--) {
     CXCursor f[3];
-    if (kind(aAnc[i - 1]) == CXCursor_IfStmt && is_tid0_guard(w->pTu, w->t, aAnc[i - 1]) && kids(aAnc[i - 1], f, 3) >= 2 &&
+    if (kind(aAnc[i - 1]) == CXCursor_IfStmt && is_tid0_guard(w->t, aAnc[i - 1]) && kids(aAnc[i - 1], f, 3) >= 2 &&
         clang_equalCursors(f[1], aAnc[i]))
       return 1;
   }
@@ -300,7 +322,7 @@ static int after_visit(CXCursor c, const CXCursor *aAnc, int nAnc, void *pArg) {
   while (j >= 0 && (kind(aAnc[j]) == CXCursor_UnexposedExpr || kind(aAnc[j]) == CXCursor_ParenExpr)) j--;
   CXCursor b[2];
   if (j < 0 || kind(aAnc[j]) != CXCursor_ArraySubscriptExpr || kids(aAnc[j], b, 2) != 2 ||
-      !text_is(w->pTu, b[1], "0")) {
+      !is_const(b[1], 0)) {
     w->bBad = 1;
     w->zWhy = "uses the shared array after the tree other than reading element 0";
     return -1;

@@ -6,7 +6,9 @@ block's threads are pthreads); __shfl_down_sync exchanges through one slot per
 lane between two barriers of warp 0 (the rewrite calls it in warp 0 only, all
 32 lanes). Blocks of THREADS threads, several sizes of n (not multiples of the
 block), inputs with mixed signs and magnitudes so that the order of the
-additions shows in the bits. Exit 0 when every output matches."""
+additions shows in the bits. The original file's #define lines come along
+(kernels written with a macro block size or accessor). Exit 0 when every
+output matches."""
 import os
 import sys
 
@@ -60,5 +62,6 @@ int main() {
 """
 
 main = MAIN % {"threads": threads, "name": name}
-sys.exit(cuda_emu.run(cxx, cuda_emu.PRELUDE + SHIM + cuda_emu.kernel(orig, name, "orig_k") + "\n" +
+defines = "".join(line for line in open(orig, encoding="utf-8") if line.startswith("#define "))
+sys.exit(cuda_emu.run(cxx, cuda_emu.PRELUDE + SHIM + defines + cuda_emu.kernel(orig, name, "orig_k") + "\n" +
                       cuda_emu.kernel(new, name, "new_k") + "\n" + cuda_emu.LAUNCH_2D + main))
