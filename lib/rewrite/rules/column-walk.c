@@ -16,6 +16,7 @@
  * different order (the provenance says so; the Reviewer's tolerance check is
  * what admits it); max and min are exact. */
 #include "features/ast.h"
+#include "features/pure.h"
 #include "features/shape.h"
 #include "kernelskill/rewrite.h"
 #include "rewrite/rwutil.h"
@@ -113,19 +114,6 @@ static int is_acc(cw_state *pS, CXCursor decl) {
   return -1;
 }
 
-/* Callees an element computation may call: math without side effects. */
-static int pure_callee(const char *z) {
-  static const char *const az[] = {
-      "expf", "exp", "__expf", "exp2f", "exp2", "logf", "log", "__logf", "log2f", "log2", "log1pf", "log1p",
-      "sqrtf", "sqrt", "rsqrtf", "rsqrt", "cbrtf", "cbrt", "fabsf", "fabs", "abs", "fmaxf", "fmax", "fminf", "fmin",
-      "max", "min", "powf", "pow", "__powf", "tanhf", "tanh", "sinf", "sin", "cosf", "cos", "__sinf", "__cosf",
-      "erff", "erf", "floorf", "floor", "ceilf", "ceil", "fmaf", "fma", "__fmaf_rn", "__fadd_rn", "__fmul_rn",
-      "__fdividef", "copysignf", "copysign", NULL};
-  for (int i = 0; az[i]; i++)
-    if (strcmp(z, az[i]) == 0) return 1;
-  return 0;
-}
-
 /* An expression of the loop body: loads of parameters, locals, literals,
  * arithmetic, casts, ?:, calls of pure math. Records what it reads. */
 static int check_expr(cw_state *pS, CXCursor c) {
@@ -156,14 +144,14 @@ static int check_expr(cw_state *pS, CXCursor c) {
     return check_expr(pS, k[1]);
   }
   case CXCursor_CallExpr: {
-    CXCursor f = clang_getCursorReferenced(c);
-    CXString s = clang_getCursorSpelling(f);
-    int bOk = !clang_Cursor_isNull(f) && pure_callee(clang_getCString(s));
-    unsigned l = line_of(pS, c);
-    if (!bOk) why(pS, "line %u: the row loop calls '%s' (only math functions without side effects)", l,
-                  clang_getCString(s));
-    clang_disposeString(s);
-    if (!bOk) return -1;
+    /* math, or a __device__ helper that only computes a value (features/pure.h) */
+    const char *zNot = ks_pure_call(c);
+    if (zNot) {
+      char *z = ks_rw_spelling(c);
+      why(pS, "line %u: the row loop calls '%s', which may have effects: %s", line_of(pS, c), z ? z : "?", zNot);
+      free(z);
+      return -1;
+    }
     int n = clang_Cursor_getNumArguments(c);
     for (int i = 0; i < n; i++)
       if (check_expr(pS, clang_Cursor_getArgument(c, (unsigned)i)) < 0) return -1;

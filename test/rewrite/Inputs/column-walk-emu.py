@@ -10,7 +10,8 @@ new one with the grid scale and block read from its rewritten launch in
 NEW.cu, or with cols=auto with the grid and block its host helpers give for
 1, 16 and 1000 SMs. Kernels have the signature (m, x, out, rows, cols). Inputs hold small
 integers, so every sum is exact in any order and the outputs must be equal bit
-for bit. Exit 0 when every size matches."""
+for bit. The __device__ helpers the kernel calls come along (cuda_emu.device_functions).
+Exit 0 when every size matches."""
 import os
 import re
 import sys
@@ -85,5 +86,6 @@ else:
         "LAUNCH_NEW", "dim3 ng = ks_colwalk::grid_auto(dim3(g), %d), nb = ks_colwalk::block_auto(dim3(g), %d, %d); "
         "launch({ng.x, ng.y, 1}, {nb.x, nb.y, 1}, call_new);" % (ablock, ablock, athreads))
 main = main % {"name": name}
-sys.exit(cuda_emu.run(cxx, cuda_emu.PRELUDE + PRE + h.group(0) + "\n" + cuda_emu.kernel(orig, name, "orig_k") + "\n" +
+ko = cuda_emu.kernel(orig, name, "orig_k")
+sys.exit(cuda_emu.run(cxx, cuda_emu.PRELUDE + PRE + h.group(0) + "\n" + cuda_emu.device_functions(orig, ko) + ko + "\n" +
                       cuda_emu.kernel(new, name, "new_k") + "\n" + cuda_emu.LAUNCH_2D + main))

@@ -145,6 +145,35 @@ __global__ void no_api_launch(const float* m, const float* x, float* out, int ro
   out[c] = s;
 }
 
+// a __device__ helper that only computes a value from its arguments (pure.h)
+__device__ __forceinline__ float cw_signed_half(float v, int r) {
+  float s = v;
+  if (r % 2 != 0) s = -s;
+  return s * 0.5f;
+}
+__global__ void cw_helper(const float* m, const float* x, float* out, int rows, int cols) {
+  int c = blockIdx.x * blockDim.x + threadIdx.x;
+  if (c < cols) {
+    float acc = 0.f;
+    for (int r = 0; r < rows; ++r) acc += cw_signed_half(m[r * cols + c], r) + x[r];
+    out[c] = acc;
+  }
+}
+
+// a helper with an effect: it counts its calls in a global
+__device__ int cw_calls;
+__device__ float cw_counted(float v) {
+  cw_calls += 1;
+  return v;
+}
+__global__ void no_effect_helper(const float* m, const float* x, float* out, int rows, int cols) {
+  int c = blockIdx.x * blockDim.x + threadIdx.x;
+  if (c >= cols) return;
+  float s = 0.0f;
+  for (int r = 0; r < rows; ++r) s += cw_counted(m[r * cols + c]);
+  out[c] = s;
+}
+
 void run(const float* m, const float* x, float* out, int rows, int cols) {
   cw_sum<<<(cols + 255) / 256, 256>>>(m, x, out, rows, cols);
   cw_max<<<(cols + 255) / 256, 256>>>(m, x, out, rows, cols);
@@ -161,6 +190,8 @@ void run(const float* m, const float* x, float* out, int rows, int cols) {
   no_alias<<<(cols + 255) / 256, 256>>>((float*)m, x, out, rows, cols);
   no_store_read<<<(cols + 255) / 256, 256>>>((float*)m, x, out, rows, cols);
   no_api_launch<<<(cols + 255) / 256, 256>>>(m, x, out, rows, cols);
+  cw_helper<<<(cols + 255) / 256, 256>>>(m, x, out, rows, cols);
+  no_effect_helper<<<(cols + 255) / 256, 256>>>(m, x, out, rows, cols);
   void* args[] = {&m, &x, &out, &rows, &cols};
   cudaLaunchKernel((const void*)no_api_launch, dim3((cols + 255) / 256), dim3(256), args, 0, 0);
 }

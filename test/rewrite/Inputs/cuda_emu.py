@@ -30,6 +30,18 @@ def kernel(path, name, newname):
     return re.sub(r"\b" + re.escape(name) + r"\(", newname + "(", block_at(s, i), count=1)
 
 
+def device_functions(path, text):
+    """The file's __device__ function definitions (at the start of a line)
+    whose names `text` (a cut kernel) calls, in file order: helpers the
+    kernel calls come along with it."""
+    s = open(path, encoding="utf-8").read()
+    out = []
+    for m in re.finditer(r"(?m)^[ \t]*__device__[^;{=]*?\b(\w+)\s*\([^;{]*\)\s*\{", s):
+        if re.search(r"\b" + re.escape(m.group(1)) + r"\s*\(", text):
+            out.append(block_at(s, m.start()))
+    return "\n".join(out) + "\n"
+
+
 PRELUDE = r"""
 #include <pthread.h>
 #include <cmath>
