@@ -63,6 +63,7 @@ typedef struct rr_pack {
   int bLoad, bStore;   /* read before its first store in the body (or never stored); stored */
   unsigned iStoreEnd;  /* end of the first assignment that stores it, 0: none yet */
   char *zRange;        /* resident rows: the access with row pointers replaced by their values, else NULL */
+  int bUncond;         /* resident rows: read or stored where the body always evaluates it */
 } rr_pack;
 
 /* One row loop and what the rewrite does to it. */
@@ -2014,6 +2015,23 @@ static const char *res_elem(CXType t) {
   return pack_elem(t);
 }
 
+/* Is c evaluated only on some paths of the body aAnc[0]: a branch of an if
+ * (not its condition), of a ?: or the right side of && / ||? */
+static int under_branch(CXCursor c, const CXCursor *aAnc, int nAnc) {
+  CXCursor a[3];
+  for (int i = 0; i < nAnc; i++) {
+    CXCursor up = aAnc[i], sub = i + 1 < nAnc ? aAnc[i + 1] : c;
+    int e = kind(up), n = kids(up, a, 3);
+    if ((e == CXCursor_IfStmt || e == CXCursor_ConditionalOperator) && n >= 2 && !clang_equalCursors(a[0], sub))
+      return 1;
+    if (e == CXCursor_BinaryOperator && n == 2 && clang_equalCursors(a[1], sub) &&
+        (clang_getCursorBinaryOperatorKind(up) == CXBinaryOperator_LAnd ||
+         clang_getCursorBinaryOperatorKind(up) == CXBinaryOperator_LOr))
+      return 1;
+  }
+  return 0;
+}
+
 /* Resident rows: an access the slots cannot hold (a dereference, a subscript
  * other than element j): the rows stay in memory. */
 static int res_other(CXCursor c, rr_state *pS) {
@@ -2108,6 +2126,7 @@ static int pack_visit(CXCursor c, const CXCursor *aAnc, int nAnc, void *pArg) {
   if (bRead && (!pP->iStoreEnd || iS < pP->iStoreEnd)) pP->bLoad = 1;
   if (bStore && !pP->iStoreEnd) pP->iStoreEnd = iAe;
   pP->bStore |= bStore;
+  if (w->bRes && !under_branch(c, aAnc, nAnc)) pP->bUncond = 1;
   pL->aiOccS[pL->nOcc] = iS;
   pL->aiOccE[pL->nOcc] = iE;
   pL->aiOccPack[pL->nOcc++] = k;
@@ -2314,6 +2333,8 @@ static int plan_resident(rr_state *pS) {
       } else if (pS->aSlot[s].iFirst != i) {
         bReuse = 1;
       }
+      /* a slot loaded where the body may not read it: the load could touch memory the original never reads */
+      if (pL->aPack[k].bLoad && pS->aSlot[s].iFirst == i && !pL->aPack[k].bUncond) return KS_OK;
       pL->aiPackSlot[k] = s;
       if (pL->aPack[k].bStore) pS->aSlot[s].iLastStore = i;
     }

@@ -4,8 +4,9 @@
 // the input read by 3 passes; rmsnorm_rows: 2 passes; mix_rows: pass 3 reads
 // x again after pass 2 stored y, so in place (y == x) it must read what pass 2
 // stored (the alias check takes the memory path); cond_rows (a store under an
-// if), between_rows (a store between passes) and single_rows (one pass) keep
-// their rows in memory.
+// if), branch_rows (the first read of x under an if: a load the original may
+// not make), between_rows (a store between passes) and single_rows (one pass)
+// keep their rows in memory.
 #include <cmath>
 #include <cstddef>
 
@@ -82,6 +83,18 @@ __global__ void cond_rows(const float *x, float *y, int rows, int cols) {
   }
 }
 
+__global__ void branch_rows(const float *x, float *y, int rows, int cols) {
+  int row = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row >= rows) return;
+  float sum = 1.0f;
+  for (int j = 0; j < cols; j++) {
+    float v = 0.0f;
+    if (cols > 4) v = x[(size_t)row * cols + j];
+    sum += v;
+  }
+  for (int j = 0; j < cols; j++) y[(size_t)row * cols + j] = x[(size_t)row * cols + j] / sum;
+}
+
 __global__ void between_rows(const float *x, float *y, float *mean, int rows, int cols) {
   int row = blockIdx.x * blockDim.x + threadIdx.x;
   if (row >= rows) return;
@@ -103,6 +116,7 @@ void run(const float *x, float *y, float *mean, int rows, int cols) {
   rmsnorm_rows<<<(rows + 255) / 256, 256>>>(x, y, rows, cols);
   mix_rows<<<(rows + 255) / 256, 256>>>(x, y, rows, cols);
   cond_rows<<<(rows + 255) / 256, 256>>>(x, y, rows, cols);
+  branch_rows<<<(rows + 255) / 256, 256>>>(x, y, rows, cols);
   between_rows<<<(rows + 255) / 256, 256>>>(x, y, mean, rows, cols);
   single_rows<<<(rows + 255) / 256, 256>>>(x, y, rows, cols);
 }
