@@ -5,11 +5,10 @@
 # thread (the ks_row_block constant edited), and mode=warp, then reviewed by
 # `kernelskill bench` (correctness, cold-L2 timing against the seed). Resident
 # rows (the row kept in registers between passes, resident=32) against the
-# same without: autores (threads=auto resident=32) vs auto; for the bf16
-# layernorm, whose packed rows have no resident form yet, autonpres (pack=off
-# resident=32) vs autonp (pack=off) and auto (packed); and the f32 layernorm
-# (lnf, the corpus' layernorm_forward) the same as the softmax. Not measured
-# yet. VARIANTS="auto autores" (a subset of 256 auto auto64 auto128 warp autores
+# same without: autores (threads=auto resident=32) vs auto (for the bf16
+# layernorm: resident packs); autonpres (pack=off resident=32) vs autonp
+# (pack=off: the bf16 rows element by element); and the f32 layernorm (lnf,
+# the corpus' layernorm_forward) the same as the softmax. Not measured yet. VARIANTS="auto autores" (a subset of 256 auto auto64 auto128 warp autores
 # autonp autonpres) limits the run to those.
 #
 #   bash bench/row-cache/row-groups.sh prepare BUILD DIR   # here: the rewrites (needs libclang)
@@ -33,7 +32,7 @@ prepare)
     rw 256 --param threads=256 && rw auto --param threads=auto && rw warp --param mode=warp || exit 1
     rw autores --param threads=auto --param resident=32 && rw autonp --param threads=auto --param pack=off &&
       rw autonpres --param threads=auto --param pack=off --param resident=32 || exit 1
-    grep -q "ks_res" "$D/${k}_autores.cu" || [ "$k" = ln ] || { echo "$k: no resident path" >&2; exit 1; }
+    grep -q "ks_res" "$D/${k}_autores.cu" || { echo "$k: no resident path" >&2; exit 1; }
     grep -q "ks_res" "$D/${k}_autonpres.cu" || { echo "$k: no resident path with pack=off" >&2; exit 1; }
     for n in 64 128; do
       sed -E "s/\(long long\)g \* [0-9]+ <= cols/(long long)g * $n <= cols/" "$D/${k}_auto.cu" > "$D/${k}_auto$n.cu"

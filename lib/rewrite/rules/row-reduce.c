@@ -1376,7 +1376,8 @@ static const char *mem_name(rr_state *pS, const rr_loop *pL, int iVar, char *zBu
 
 /* The loop body's text [iBs, iBe) with every memory sum's P[row] replaced by
  * its register and, with bPacks, every packed access by its pack's element
- * (ks_q<k>[ks_u][ks_e]; bPacks 2: its resident slot, ks_r<s>[ks_k]); malloc'd, or NULL
+ * (ks_q<k>[ks_u][ks_e]; bPacks 2: its resident slot, ks_r<s>[ks_k]; 3: its resident pack,
+ * ks_r<s>[ks_u][ks_e]); malloc'd, or NULL
  * with the refusal set. */
 static char *body_text(rr_state *pS, const rr_loop *pL, unsigned iBs, unsigned iBe, int bPacks) {
   ks_buf b = KS_BUF_INIT;
@@ -1410,6 +1411,7 @@ static char *body_text(rr_state *pS, const rr_loop *pL, unsigned iBs, unsigned i
     if (rc < 0 || iNext < 0) break;
     char zName[32];
     if (bOcc && bPacks == 2) rc = ks_buf_printf(&b, "ks_r%d[ks_k]", pL->aiPackSlot[pL->aiOccPack[iNext]]);
+    else if (bOcc && bPacks == 3) rc = ks_buf_printf(&b, "ks_r%d[ks_u][ks_e]", pL->aiPackSlot[pL->aiOccPack[iNext]]);
     else if (bOcc) rc = ks_buf_printf(&b, "ks_q%d[ks_u][ks_e]", pL->aiOccPack[iNext]);
     else rc = ks_buf_puts(&b, mem_name(pS, pL, pL->aiMemVar[iNext], zName, sizeof zName));
     if (rc < 0) break;
@@ -2291,32 +2293,61 @@ static int res_loops_alike(rr_state *pS) {
   return bOk;
 }
 
+static void free_packs(rr_loop *pL) {
+  for (int k = 0; k < pL->nPack; k++) {
+    free(pL->aPack[k].zKey);
+    free(pL->aPack[k].zText);
+    free(pL->aPack[k].zRange);
+  }
+  memset(pL->aPack, 0, sizeof pL->aPack);
+  pL->nPack = pL->nOcc = 0;
+}
+
+/* Resident rows: loop pL's accesses as slots (every access an element j of a
+ * type a slot holds), walked into a copy of the loop: a scalar loop takes the
+ * copy's accesses; a packed loop keeps its packs (the same accesses in the
+ * same order, or the rows stay in memory) and takes their row ranges.
+ * Returns 0, 1 (the rows stay in memory) or an error. */
+static int res_walk_loop(rr_state *pS, rr_loop *pL) {
+  int abIn[RR_MAX_PARAMS] = {0}, abOut[RR_MAX_PARAMS] = {0};
+  rr_loop t = *pL;
+  memset(t.aPack, 0, sizeof t.aPack);
+  t.nPack = t.nOcc = 0;
+  pack_walk w = {pS, &t, abIn, abOut, 0, 1};
+  pS->pCur = pL;
+  ks_rw_walk(pL->body, pack_visit, &w);
+  pS->pCur = NULL;
+  int rc = w.rc;
+  if (rc == 0 && pS->bPack) {
+    rc = t.nPack != pL->nPack;
+    for (int k = 0; k < t.nPack && !rc; k++)
+      rc = strcmp(t.aPack[k].zKey, pL->aPack[k].zKey) != 0 || strcmp(t.aPack[k].zElem, pL->aPack[k].zElem) != 0;
+    for (int k = 0; k < t.nPack && !rc; k++) {
+      pL->aPack[k].zRange = t.aPack[k].zRange;
+      t.aPack[k].zRange = NULL;
+      pL->aPack[k].bUncond = t.aPack[k].bUncond;
+    }
+    free_packs(&t);
+  } else if (rc == 0) {
+    free_packs(pL);
+    *pL = t;
+  } else {
+    free_packs(&t);
+  }
+  return rc;
+}
+
 /* resident=K: the row may stay in registers between passes when every
  * access of the row loops is an element j the slots can hold and some slot
  * is accessed by two passes. Otherwise the rows stay in memory (no refusal:
  * the rewrite is today's). The launch still checks each row's length and
  * aliasing at run time (resident_prelude). */
 static int plan_resident(rr_state *pS) {
-  int abIn[RR_MAX_PARAMS] = {0}, abOut[RR_MAX_PARAMS] = {0}, bReuse = 0;
-  if (!pS->nResK || pS->bPack || pS->nUnroll == 1 || pS->nLoop < 2 || !res_loops_alike(pS) ||
-      top_access_between(pS))
+  int bReuse = 0, rc;
+  if (!pS->nResK || pS->nUnroll == 1 || pS->nLoop < 2 || !res_loops_alike(pS) || top_access_between(pS))
     return KS_OK;
-  for (int i = 0; i < pS->nLoop; i++) {
-    rr_loop *pL = &pS->aLoop[i];
-    for (int k = 0; k < pL->nPack; k++) {
-      free(pL->aPack[k].zKey);
-      free(pL->aPack[k].zText);
-      free(pL->aPack[k].zRange);
-    }
-    memset(pL->aPack, 0, sizeof pL->aPack);
-    pL->nPack = pL->nOcc = 0;
-    pack_walk w = {pS, pL, abIn, abOut, 0, 1};
-    pS->pCur = pL;
-    ks_rw_walk(pL->body, pack_visit, &w);
-    pS->pCur = NULL;
-    if (w.rc < 0) return w.rc;
-    if (w.rc > 0) return KS_OK;
-  }
+  for (int i = 0; i < pS->nLoop; i++)
+    if ((rc = res_walk_loop(pS, &pS->aLoop[i])) != 0) return rc < 0 ? rc : KS_OK;
   pS->nSlot = 0;
   for (int i = 0; i < pS->nLoop; i++) {
     rr_loop *pL = &pS->aLoop[i];
@@ -2339,7 +2370,8 @@ static int plan_resident(rr_state *pS) {
       if (pL->aPack[k].bStore) pS->aSlot[s].iLastStore = i;
     }
   }
-  if (bReuse) pS->nRes = pS->nResK;
+  /* packed rows: whole packs of 8 elements a slot */
+  if (bReuse) pS->nRes = pS->bPack ? (pS->nResK + 7) / 8 * 8 : pS->nResK;
   return KS_OK;
 }
 
@@ -2357,7 +2389,8 @@ static int resident_prelude(rr_state *pS, const char *zStep, const char *zInd, k
     for (int t = 0; t < pS->nSlot; t++)
       if (s != t && pS->aSlot[s].iLastStore >= 0) abPair[s] = abPair[t] = 1;
   for (int s = 0; s < pS->nSlot && rc >= 0; s++)
-    rc = ks_buf_printf(pB, "%s ks_r%d[%d];\n%s", pS->aSlot[s].zElem, s, pS->nRes, zInd);
+    rc = pS->bPack ? ks_buf_printf(pB, "ks_rowpack::pack<%s> ks_r%d[%d];\n%s", pS->aSlot[s].zElem, s, pS->nRes / 8, zInd)
+                   : ks_buf_printf(pB, "%s ks_r%d[%d];\n%s", pS->aSlot[s].zElem, s, pS->nRes, zInd);
   for (int s = 0; s < pS->nSlot && rc >= 0; s++) {
     if (!abPair[s]) continue;
     rr_loop *pF = &pS->aLoop[pS->aSlot[s].iFirst];
@@ -2392,6 +2425,60 @@ static int resident_prelude(rr_state *pS, const char *zStep, const char *zInd, k
  * the first pass that accesses it (when that pass reads it before storing
  * it) and stored to memory by the last pass that stores it only (an earlier
  * store is overwritten, and later passes read the register). */
+/* The resident pass of a scalar row: element j = start + K-th stride, the
+ * body on the slots' registers ks_r<s>[ks_k]. */
+static int resident_elems(rr_state *pS, rr_loop *pL, const char *zType, const char *zVar, const char *zStart,
+                          const char *zStep, const char *zInd, const char *zBody, int nBound, const char *zBound,
+                          ks_buf *pB) {
+  int iLoop = (int)(pL - pS->aLoop);
+  int rc = ks_buf_printf(pB,
+                         "if (ks_res) {\n%s  #pragma unroll\n%s  for (int ks_k = 0; ks_k < %d; ks_k++) {\n"
+                         "%s    %s %s = %s + (%s)(ks_k * %s);\n%s    if (%s < (%.*s)) {\n",
+                         zInd, zInd, pS->nRes, zInd, zType, zVar, zStart, zType, zStep, zInd, zVar, nBound, zBound);
+  for (int k = 0; k < pL->nPack && rc >= 0; k++)
+    if (pL->aPack[k].bLoad && pS->aSlot[pL->aiPackSlot[k]].iFirst == iLoop)
+      rc = ks_buf_printf(pB, "%s      ks_r%d[ks_k] = %s;\n", zInd, pL->aiPackSlot[k], pL->aPack[k].zText);
+  if (rc >= 0) rc = ks_buf_printf(pB, "%s      ", zInd);
+  if (rc >= 0) rc = put_reindented(pB, zBody, (int)strlen(zBody), zInd, 6);
+  for (int k = 0; k < pL->nPack && rc >= 0; k++)
+    if (pL->aPack[k].bStore && pS->aSlot[pL->aiPackSlot[k]].iLastStore == iLoop)
+      rc = ks_buf_printf(pB, "\n%s      %s = ks_r%d[ks_k];", zInd, pL->aPack[k].zText, pL->aiPackSlot[k]);
+  if (rc >= 0) rc = ks_buf_printf(pB, "\n%s    }\n%s  }", zInd, zInd);
+  return rc;
+}
+
+/* The resident pass of a packed row (16-bit elements): the thread's K/8
+ * packs, pack u at zStart8 + 8*S*u as on the memory path (ks_rowpack.cuh
+ * moves a whole aligned pack as 16 bytes, else element by element), the
+ * body once per element on the slots' packs ks_r<s>[ks_u][ks_e]. */
+static int resident_packs(rr_state *pS, rr_loop *pL, const char *zType, const char *zVar, const char *zStart8,
+                          const char *zStep, const char *zInd, const char *zBody, int nBound, const char *zBound,
+                          ks_buf *pB) {
+  int iLoop = (int)(pL - pS->aLoop);
+  int rc = ks_buf_printf(pB,
+                         "if (ks_res) {\n%s  #pragma unroll\n%s  for (int ks_u = 0; ks_u < %d; ks_u++) {\n"
+                         "%s    %s ks_c = %s + (%s)(ks_u * 8 * %s);\n"
+                         "%s    int ks_n = ks_rowpack::count((long long)(%.*s) - (long long)ks_c);\n",
+                         zInd, zInd, pS->nRes / 8, zInd, zType, zStart8, zType, zStep, zInd, nBound, zBound);
+  for (int k = 0; k < pL->nPack && rc >= 0; k++)
+    if (pL->aPack[k].bLoad && pS->aSlot[pL->aiPackSlot[k]].iFirst == iLoop)
+      rc = ks_buf_printf(pB, "%s    { %s %s = ks_c; ks_rowpack::load(ks_r%d[ks_u], &%s, ks_n); }\n", zInd, zType, zVar,
+                         pL->aiPackSlot[k], pL->aPack[k].zText);
+  if (rc >= 0)
+    rc = ks_buf_printf(pB,
+                       "%s    #pragma unroll\n%s    for (int ks_e = 0; ks_e < 8; ks_e++) {\n%s      if (ks_e >= ks_n) break;\n"
+                       "%s      %s %s = ks_c + (%s)ks_e;\n%s      ",
+                       zInd, zInd, zInd, zInd, zType, zVar, zType, zInd);
+  if (rc >= 0) rc = put_reindented(pB, zBody, (int)strlen(zBody), zInd, 6);
+  if (rc >= 0) rc = ks_buf_printf(pB, "\n%s    }", zInd);
+  for (int k = 0; k < pL->nPack && rc >= 0; k++)
+    if (pL->aPack[k].bStore && pS->aSlot[pL->aiPackSlot[k]].iLastStore == iLoop)
+      rc = ks_buf_printf(pB, "\n%s    { %s %s = ks_c; ks_rowpack::store(&%s, ks_r%d[ks_u], ks_n); }", zInd, zType, zVar,
+                         pL->aPack[k].zText, pL->aiPackSlot[k]);
+  if (rc >= 0) rc = ks_buf_printf(pB, "\n%s  }", zInd);
+  return rc;
+}
+
 static int resident_loop(rr_state *pS, rr_loop *pL, const char *zType, const char *zVar, const char *zStart,
                          const char *zStep, const char *zInd) {
   unsigned iBs, iBe, iCs, iCe;
@@ -2399,26 +2486,17 @@ static int resident_loop(rr_state *pS, rr_loop *pL, const char *zType, const cha
   if (ks_ast_extent(pS->pTu, pL->body, &iBs, &iBe) < 0 || extent(pS, pL->bound, &iCs, &iCe) < 0)
     return ks_rewrite_refuse(pS->p, "the row loop at line %u is written with a macro", line_of(pS, pL->loop));
   iBe = ks_rw_after_stmt(pS->pTu, iBe);
-  char *zBody = body_text(pS, pL, iBs, iBe, 2);
+  char *zBody = body_text(pS, pL, iBs, iBe, pS->bPack ? 3 : 2);
   if (!zBody) return -1;
   const char *zBound = pL->zLimit ? pL->zLimit : pS->pTu->zSrc + iCs;
   int nBound = pL->zLimit ? (int)strlen(pL->zLimit) : (int)(iCe - iCs);
   ks_buf b = KS_BUF_INIT;
   if (iLoop == 0) rc = resident_prelude(pS, zStep, zInd, &b);
-  if (rc >= 0)
-    rc = ks_buf_printf(&b,
-                       "if (ks_res) {\n%s  #pragma unroll\n%s  for (int ks_k = 0; ks_k < %d; ks_k++) {\n"
-                       "%s    %s %s = %s + (%s)(ks_k * %s);\n%s    if (%s < (%.*s)) {\n",
-                       zInd, zInd, pS->nRes, zInd, zType, zVar, zStart, zType, zStep, zInd, zVar, nBound, zBound);
-  for (int k = 0; k < pL->nPack && rc >= 0; k++)
-    if (pL->aPack[k].bLoad && pS->aSlot[pL->aiPackSlot[k]].iFirst == iLoop)
-      rc = ks_buf_printf(&b, "%s      ks_r%d[ks_k] = %s;\n", zInd, pL->aiPackSlot[k], pL->aPack[k].zText);
-  if (rc >= 0) rc = ks_buf_printf(&b, "%s      ", zInd);
-  if (rc >= 0) rc = put_reindented(&b, zBody, (int)strlen(zBody), zInd, 6);
-  for (int k = 0; k < pL->nPack && rc >= 0; k++)
-    if (pL->aPack[k].bStore && pS->aSlot[pL->aiPackSlot[k]].iLastStore == iLoop)
-      rc = ks_buf_printf(&b, "\n%s      %s = ks_r%d[ks_k];", zInd, pL->aPack[k].zText, pL->aiPackSlot[k]);
-  if (rc >= 0) rc = ks_buf_printf(&b, "\n%s    }\n%s  }\n%s} else %s", zInd, zInd, zInd, pL->zUnrolled);
+  if (rc >= 0 && pS->bPack)
+    rc = resident_packs(pS, pL, zType, zVar, zStart, zStep, zInd, zBody, nBound, zBound, &b);
+  else if (rc >= 0)
+    rc = resident_elems(pS, pL, zType, zVar, zStart, zStep, zInd, zBody, nBound, zBound, &b);
+  if (rc >= 0) rc = ks_buf_printf(&b, "\n%s} else %s", zInd, pL->zUnrolled);
   free(zBody);
   if (rc < 0) {
     ks_buf_free(&b);
@@ -2467,6 +2545,7 @@ static int edit_loop_header(rr_state *pS, rr_loop *pL, const char *zInd, const c
     if (is_zero_literal(pS, pL->init)) rc = ks_buf_printf(&lane, "(%s)(8 * %s)", zType, zLane);
     else rc = ks_buf_printf(&lane, "%s + (%s)(8 * %s)", zInit, zType, zLane);
     if (rc >= 0) rc = packed_loop(pS, pL, zType, zVar, lane.z, zStep, zInd);
+    if (rc >= 0 && pS->nRes) rc = resident_loop(pS, pL, zType, zVar, lane.z, zStep, zInd);
   } else if (rc >= 0) {
     rc = unrolled_loop(pS, pL, pS->nUnroll, zType, zVar, lane.z, zStep, zInd);
     if (rc >= 0 && pS->nRes) rc = resident_loop(pS, pL, zType, zVar, lane.z, zStep, zInd);

@@ -42,7 +42,7 @@ import cuda_emu  # noqa: E402
 cxx, orig, new, name, case, mode, threads = sys.argv[1:8]
 want_vec = "vec" in sys.argv[8:]
 want_paths = "paths" in sys.argv[8:]
-_res = re.search(r"ks_k < (\d+);", open(new, encoding="utf-8").read())
+_res = re.search(r"const bool ks_res = .*? <= \(long long\)(\d+) \*", open(new, encoding="utf-8").read())
 res_k = int(_res.group(1)) if _res else 0
 
 
