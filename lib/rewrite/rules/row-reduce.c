@@ -20,7 +20,11 @@
  * Loop bodies keep their bytes: only loop headers change, and lines are added.
  * Rows of 16-bit floats (pack=on) walk in packs of 8 elements instead, one
  * 16-byte load per pack where it is whole and aligned (templates/ks_rowpack.cuh):
- * the body's text runs once per element on the pack's registers. */
+ * the body's text runs once per element on the pack's registers. With
+ * resident=K, a row of at most K elements a thread (K/8 packs) stays in
+ * registers between passes when every slot a pass stores covers a row range
+ * disjoint from the others' (checked per row at run time): each loop gets that
+ * form first and keeps the memory form as the fallback. */
 #include "features/ast.h"
 #include "kernelskill/rewrite.h"
 #include "rewrite/rwutil.h"
@@ -2626,6 +2630,7 @@ static int edit_loop(rr_state *pS, rr_loop *pL) {
       ks_buf_printf(&b, "%s, then %s-wide %s", pS->bPack ? "" : " (coalesced)", azKind[helper_kind(pS)], note.z);
     else if (!pS->bPack)
       ks_buf_printf(&b, " (coalesced stores)");
+    if (pS->nRes) ks_buf_printf(&b, "; the row kept in registers between passes when it fits %d elements a thread", pS->nRes);
     char *zNote = ks_buf_detach(&b);
     rc = zNote ? ks_rewrite_note(p, iLs, zNote) : ks_error_set(KS_ENOMEM, "out of memory");
     free(zNote);
