@@ -3,7 +3,13 @@
 # on the GPU: the corpus' bf16 layernorm (packed rows) and f32 softmax, each
 # rewritten with threads=256, threads=auto, auto with 64 and 128 elements a
 # thread (the ks_row_block constant edited), and mode=warp, then reviewed by
-# `kernelskill bench` (correctness, cold-L2 timing against the seed).
+# `kernelskill bench` (correctness, cold-L2 timing against the seed). Resident
+# rows (the row kept in registers between passes, resident=32) against the
+# same without: autores (threads=auto resident=32) vs auto (for the bf16
+# layernorm: resident packs); autonpres (pack=off resident=32) vs autonp
+# (pack=off: the bf16 rows element by element); and the f32 layernorm (lnf,
+# the corpus' layernorm_forward) the same as the softmax. Not measured yet. VARIANTS="auto autores" (a subset of 256 auto auto64 auto128 warp autores
+# autonp autonpres) limits the run to those.
 #
 #   bash bench/row-cache/row-groups.sh prepare BUILD DIR   # here: the rewrites (needs libclang)
 #   bash bench/row-cache/row-groups.sh run BUILD DIR OUT   # on the GPU machine
@@ -15,6 +21,8 @@ cmd=${1:?prepare|run}; B=$(cd "${2:?BUILD}" && pwd); D=${3:?DIR}
 I=$(cd "$(dirname "$0")/../.." && pwd)/test/corpus/Inputs
 export LD_LIBRARY_PATH=$B/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 KERNELS="ln:layernorm_bf16:framework_kernels.cu:layernorm_bf16_kernel sm:softmax_forward:trainer_dev.cu:softmax_forward_kernel1"
+KERNELS="$KERNELS lnf:layernorm_forward:trainer_dev.cu:layernorm_forward_kernel1"
+VARIANTS=${VARIANTS:-256 auto auto64 auto128 warp autores autonp autonpres}
 case $cmd in
 prepare)
   mkdir -p "$D"
@@ -22,6 +30,10 @@ prepare)
     IFS=: read -r k task file kern <<< "$t"
     rw() { "$B/bin/kernelskill" rewrite --rule row-reduce --kernel "$kern" "$I/$file" -o "$D/${k}_$1.cu" "${@:2}"; }
     rw 256 --param threads=256 && rw auto --param threads=auto && rw warp --param mode=warp || exit 1
+    rw autores --param threads=auto --param resident=32 && rw autonp --param threads=auto --param pack=off &&
+      rw autonpres --param threads=auto --param pack=off --param resident=32 || exit 1
+    grep -q "ks_res" "$D/${k}_autores.cu" || { echo "$k: no resident path" >&2; exit 1; }
+    grep -q "ks_res" "$D/${k}_autonpres.cu" || { echo "$k: no resident path with pack=off" >&2; exit 1; }
     for n in 64 128; do
       sed -E "s/\(long long\)g \* [0-9]+ <= cols/(long long)g * $n <= cols/" "$D/${k}_auto.cu" > "$D/${k}_auto$n.cu"
     done
@@ -31,7 +43,7 @@ run)
   O=${4:?OUT}; mkdir -p "$O/rr"
   for t in $KERNELS; do
     IFS=: read -r k task file kern <<< "$t"
-    for v in 256 auto auto64 auto128 warp; do
+    for v in $VARIANTS; do
       w=$(mktemp -d); cp "$I"/* "$w"/ 2>/dev/null; cp "$D/${k}_$v.cu" "$w/cand.cu"
       timeout 150 "$B/bin/kernelskill" bench "$w/$task.task.json" --candidate "$w/cand.cu" --runs 50 --trials 5 \
         --no-metrics --json -o "$O/rr/${k}_$v.json" > /dev/null 2> "$O/rr/${k}_$v.err"

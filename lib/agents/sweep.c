@@ -6,10 +6,12 @@
 
 /* A parameterized rule is tried at a few values inside one round; the best
  * correct one wins. bOnlyIfGiven: sweep this parameter only when the skill
- * sets it (smem-tile-gemm sweeps regs for register blocking, tile otherwise). */
+ * sets it (smem-tile-gemm sweeps regs for register blocking, tile otherwise).
+ * A value may carry more parameters of its own after ';' ("auto;resident=32":
+ * threads=auto and resident=32), unless the skill sets them. */
 typedef struct sweep_def {
   const char *zRule, *zParam;
-  const char *azValues[4];
+  const char *azValues[5];
   int bOnlyIfGiven;
 } sweep_def;
 
@@ -24,7 +26,9 @@ static const sweep_def aSweep[] = {{"block-size", "threads", {"128", "256", "512
                                     {"64x128x16_w32x64_t8x8_s3", "64x256x16_w32x64_t8x8_s2", "64x128x8_w32x64_t8x8_s4", 0},
                                     0},
                                    {"unroll", "factor", {"4", "8", 0, 0}, 1},
-                                   {"row-reduce", "threads", {"auto", "256", "128", 0}, 0},
+                                   /* row-reduce: resident rows (kept in registers between passes) on and
+                                      off at threads=auto, where K = 32 holds every row under 8192 elements */
+                                   {"row-reduce", "threads", {"auto", "auto;resident=32", "256", "128", 0}, 0},
                                    {0, 0, {0}, 0}};
 
 static int param_is(const char *zKV, const char *zName) {
@@ -56,7 +60,7 @@ int ks_loop_sweep(const char *zRule, const char *const *azSkillParams, int nSkil
     zOwn = zGiven;
   }
   /* The values: the skill's own first, then the table's, no duplicates. */
-  const char *azVal[8];
+  const char *azVal[9];
   int nVal = 0;
   if (!d) {
     azVal[nVal++] = NULL; /* one set: the skill's parameters as they are */
@@ -74,12 +78,14 @@ int ks_loop_sweep(const char *zRule, const char *const *azSkillParams, int nSkil
     return ks_error_set(KS_ENOMEM, "out of memory");
   }
   for (int s = 0; s < nVal; s++) {
-    azSets[s] = calloc((size_t)nSkillParams + 1, sizeof(char *));
+    azSets[s] = calloc((size_t)nSkillParams + 4, sizeof(char *));
     if (!azSets[s]) goto oom;
     int n = 0, bSet = 0;
+    const char *zExtra = azVal[s] ? strchr(azVal[s], ';') : NULL;
+    int nOwn = zExtra ? (int)(zExtra - azVal[s]) : azVal[s] ? (int)strlen(azVal[s]) : 0;
     for (int k = 0; k < nSkillParams; k++) {
       if (d && azVal[s] && param_is(azSkillParams[k], d->zParam)) {
-        azSets[s][n] = fmt("%s=%s", d->zParam, azVal[s]);
+        azSets[s][n] = fmt("%s=%.*s", d->zParam, nOwn, azVal[s]);
         bSet = 1;
       } else {
         azSets[s][n] = ks_strdup(azSkillParams[k]);
@@ -88,9 +94,21 @@ int ks_loop_sweep(const char *zRule, const char *const *azSkillParams, int nSkil
       anParams[s] = n;
     }
     if (d && azVal[s] && !bSet) {
-      if (!(azSets[s][n++] = fmt("%s=%s", d->zParam, azVal[s]))) goto oom;
+      if (!(azSets[s][n++] = fmt("%s=%.*s", d->zParam, nOwn, azVal[s]))) goto oom;
     }
     anParams[s] = n;
+    /* the value's own extra parameters (at most 3), each unless the skill sets it */
+    for (int nX = 0; zExtra && nX < 3; nX++) {
+      const char *zKV = zExtra + 1, *zEnd = strchr(zKV, ';'), *zEq = strchr(zKV, '=');
+      int nKV = zEnd ? (int)(zEnd - zKV) : (int)strlen(zKV), bGiven = 0;
+      zExtra = zEnd;
+      if (!zEq || zEq - zKV >= nKV) continue;
+      for (int k = 0; k < nSkillParams; k++)
+        bGiven |= strncmp(azSkillParams[k], zKV, (size_t)(zEq - zKV + 1)) == 0;
+      if (bGiven) continue;
+      if (!(azSets[s][n++] = fmt("%.*s", nKV, zKV))) goto oom;
+      anParams[s] = n;
+    }
   }
   *pazSets = azSets;
   *panParams = anParams;

@@ -374,6 +374,24 @@ static void test_sweep(void **state) {
   assert_string_equal(az[0][0], "tile=16");
   assert_string_equal(az[1][0], "tile=32");
   ks_loop_sweep_free(az, an, n);
+  /* row-reduce: resident rows on and off at threads=auto (a value's own extra parameter) */
+  const char *azRow[] = {"threads=auto"};
+  assert_int_equal(ks_loop_sweep("row-reduce", azRow, 1, 3, &az, &an, &n), KS_OK);
+  assert_int_equal(n, 3);
+  assert_int_equal(an[0], 1);
+  assert_string_equal(az[0][0], "threads=auto");
+  assert_int_equal(an[1], 2);
+  assert_string_equal(az[1][0], "threads=auto");
+  assert_string_equal(az[1][1], "resident=32");
+  assert_int_equal(an[2], 1);
+  assert_string_equal(az[2][0], "threads=256");
+  ks_loop_sweep_free(az, an, n);
+  const char *azRowK[] = {"threads=auto", "resident=8"};
+  assert_int_equal(ks_loop_sweep("row-reduce", azRowK, 2, 2, &az, &an, &n), KS_OK);
+  assert_int_equal(n, 2);
+  assert_int_equal(an[1], 2);
+  assert_string_equal(az[1][1], "resident=8");
+  ks_loop_sweep_free(az, an, n);
   const char *azFlags[] = {"flags=--use_fast_math"};
   assert_int_equal(ks_loop_sweep("nvcc-flags", azFlags, 1, 3, &az, &an, &n), KS_OK);
   assert_int_equal(n, 1);

@@ -20,7 +20,11 @@
  * Loop bodies keep their bytes: only loop headers change, and lines are added.
  * Rows of 16-bit floats (pack=on) walk in packs of 8 elements instead, one
  * 16-byte load per pack where it is whole and aligned (templates/ks_rowpack.cuh):
- * the body's text runs once per element on the pack's registers. */
+ * the body's text runs once per element on the pack's registers. With
+ * resident=K, a row of at most K elements a thread (K/8 packs) stays in
+ * registers between passes when every slot a pass stores covers a row range
+ * disjoint from the others' (checked per row at run time): each loop gets that
+ * form first and keeps the memory form as the fallback. */
 #include "features/ast.h"
 #include "kernelskill/rewrite.h"
 #include "rewrite/rwutil.h"
@@ -39,6 +43,7 @@ static const char *const azOpName[] = {"", "sum", "max", "min", "argmax", "argmi
 #define RR_MAX_PARAMS 64
 #define RR_MAX_PACKS 8
 #define RR_MAX_OCC 64
+#define RR_MAX_SLOTS 8
 
 /* A local declared in the row body (outside loops). */
 typedef struct rr_var {
@@ -61,6 +66,8 @@ typedef struct rr_pack {
   const char *zElem;   /* __half, __nv_bfloat16 or float */
   int bLoad, bStore;   /* read before its first store in the body (or never stored); stored */
   unsigned iStoreEnd;  /* end of the first assignment that stores it, 0: none yet */
+  char *zRange;        /* resident rows: the access with row pointers replaced by their values, else NULL */
+  int bUncond;         /* resident rows: read or stored where the body always evaluates it */
 } rr_pack;
 
 /* One row loop and what the rewrite does to it. */
@@ -83,7 +90,17 @@ typedef struct rr_loop {
   unsigned aiOccS[RR_MAX_OCC], aiOccE[RR_MAX_OCC]; /* every packed access in the body: its extent */
   int aiOccPack[RR_MAX_OCC];                       /* and its pack */
   int nOcc;
+  int aiPackSlot[RR_MAX_PACKS]; /* resident rows: the register slot of each of the loop's accesses */
 } rr_loop;
+
+/* Resident rows (resident=K): one register slot, K elements a thread, per
+ * distinct access P[e + j] of the row loops. */
+typedef struct rr_slot {
+  const char *zKey; /* the first access's key (owned by its loop's pack) */
+  const char *zElem;
+  int iFirst;       /* the first loop accessing it */
+  int iLastStore;   /* the last loop storing it, or -1 */
+} rr_slot;
 
 typedef struct rr_state {
   ks_rewrite *p;
@@ -137,6 +154,10 @@ typedef struct rr_state {
   int abHelper[OP_COUNT][2]; /* reduction helpers needed, by operator and double-ness */
   int bPack;                 /* 16-bit rows: every row loop walks packs of 8 elements (ks_rowpack.cuh) */
   int nPackU;                /* packs in flight a step: unroll / 4, rounded up */
+  int nResK;                 /* resident=K asked for (0: off) */
+  int nRes;                  /* K when the rows may stay in registers between passes (plan_resident), else 0 */
+  rr_slot aSlot[RR_MAX_SLOTS];
+  int nSlot;
 } rr_state;
 
 static int kind(CXCursor c) { return (int)clang_getCursorKind(c); }
@@ -1359,7 +1380,9 @@ static const char *mem_name(rr_state *pS, const rr_loop *pL, int iVar, char *zBu
 
 /* The loop body's text [iBs, iBe) with every memory sum's P[row] replaced by
  * its register and, with bPacks, every packed access by its pack's element
- * (ks_q<k>[ks_u][ks_e]); malloc'd, or NULL with the refusal set. */
+ * (ks_q<k>[ks_u][ks_e]; bPacks 2: its resident slot, ks_r<s>[ks_k]; 3: its resident pack,
+ * ks_r<s>[ks_u][ks_e]); malloc'd, or NULL
+ * with the refusal set. */
 static char *body_text(rr_state *pS, const rr_loop *pL, unsigned iBs, unsigned iBe, int bPacks) {
   ks_buf b = KS_BUF_INIT;
   unsigned iAt = iBs;
@@ -1391,7 +1414,9 @@ static char *body_text(rr_state *pS, const rr_loop *pL, unsigned iBs, unsigned i
     rc = ks_buf_printf(&b, "%.*s", (int)(iNs - iAt), pS->pTu->zSrc + iAt);
     if (rc < 0 || iNext < 0) break;
     char zName[32];
-    if (bOcc) rc = ks_buf_printf(&b, "ks_q%d[ks_u][ks_e]", pL->aiOccPack[iNext]);
+    if (bOcc && bPacks == 2) rc = ks_buf_printf(&b, "ks_r%d[ks_k]", pL->aiPackSlot[pL->aiOccPack[iNext]]);
+    else if (bOcc && bPacks == 3) rc = ks_buf_printf(&b, "ks_r%d[ks_u][ks_e]", pL->aiPackSlot[pL->aiOccPack[iNext]]);
+    else if (bOcc) rc = ks_buf_printf(&b, "ks_q%d[ks_u][ks_e]", pL->aiOccPack[iNext]);
     else rc = ks_buf_puts(&b, mem_name(pS, pL, pL->aiMemVar[iNext], zName, sizeof zName));
     if (rc < 0) break;
     iAt = iNe;
@@ -1546,6 +1571,10 @@ static int read_params(rr_state *pS) {
   const char *zThreads = ks_rewrite_param(p, "threads", "256");
   const char *zMode = ks_rewrite_param(p, "mode", "block");
   const char *zUnroll = ks_rewrite_param(p, "unroll", "4");
+  const char *zRes = ks_rewrite_param(p, "resident", "0");
+  pS->nResK = atoi(zRes);
+  if (strspn(zRes, "0123456789") != strlen(zRes) || !*zRes || pS->nResK > 64)
+    return ks_rewrite_refuse(p, "resident=%s: use 0 (off) or the row slots a thread keeps in registers, 1 to 64", zRes);
   pS->nThreads = atoi(zThreads);
   pS->nUnroll = atoi(zUnroll);
   pS->bWarp = strcmp(zMode, "warp") == 0;
@@ -1980,7 +2009,42 @@ typedef struct pack_walk {
   rr_loop *pL;
   int *abIn, *abOut; /* by buffer: packed somewhere / accessed at element j unpacked */
   int rc;            /* < 0: out of memory; 1: packing not possible */
+  int bRes;          /* resident rows: every memory access must be a slot (else rc = 1) */
 } pack_walk;
+
+static char *range_text(rr_state *pS, CXCursor access);
+
+/* Resident rows: the element types a register slot holds. */
+static const char *res_elem(CXType t) {
+  t = clang_getUnqualifiedType(clang_getCanonicalType(t));
+  if (t.kind == CXType_Double) return "double";
+  return pack_elem(t);
+}
+
+/* Is c evaluated only on some paths of the body aAnc[0]: a branch of an if
+ * (not its condition), of a ?: or the right side of && / ||? */
+static int under_branch(CXCursor c, const CXCursor *aAnc, int nAnc) {
+  CXCursor a[3];
+  for (int i = 0; i < nAnc; i++) {
+    CXCursor up = aAnc[i], sub = i + 1 < nAnc ? aAnc[i + 1] : c;
+    int e = kind(up), n = kids(up, a, 3);
+    if ((e == CXCursor_IfStmt || e == CXCursor_ConditionalOperator) && n >= 2 && !clang_equalCursors(a[0], sub))
+      return 1;
+    if (e == CXCursor_BinaryOperator && n == 2 && clang_equalCursors(a[1], sub) &&
+        (clang_getCursorBinaryOperatorKind(up) == CXBinaryOperator_LAnd ||
+         clang_getCursorBinaryOperatorKind(up) == CXBinaryOperator_LOr))
+      return 1;
+  }
+  return 0;
+}
+
+/* Resident rows: an access the slots cannot hold (a dereference, a subscript
+ * other than element j): the rows stay in memory. */
+static int res_other(CXCursor c, rr_state *pS) {
+  CXCursor a[2];
+  if (kind(c) == CXCursor_UnaryOperator && clang_getCursorUnaryOperatorKind(c) == CXUnaryOperator_Deref) return 1;
+  return kind(c) == CXCursor_ArraySubscriptExpr && (kids(c, a, 2) != 2 || !is_elem_j(pS, a[1]));
+}
 
 /* Every P[e + j] of a loop body: a pack per distinct subscript, and where
  * each occurrence stands. */
@@ -1989,14 +2053,26 @@ static int pack_visit(CXCursor c, const CXCursor *aAnc, int nAnc, void *pArg) {
   rr_state *pS = w->pS;
   rr_loop *pL = w->pL;
   CXCursor a[2], b[2];
+  if (w->bRes && res_other(c, pS)) {
+    w->rc = 1;
+    return -1;
+  }
   if (kind(c) != CXCursor_ArraySubscriptExpr || kids(c, a, 2) != 2 || !is_elem_j(pS, a[1])) return 0;
   int iRoot = base_root(pS, a[0]);
-  if (iRoot < 0) return 0;
   int j = nAnc - 1;
   while (j >= 0 && (kind(aAnc[j]) == CXCursor_UnexposedExpr || kind(aAnc[j]) == CXCursor_ParenExpr)) j--;
-  const char *zElem = pack_elem(clang_getCursorType(c));
-  if (!zElem || (j >= 0 && kind(aAnc[j]) == CXCursor_UnaryOperator &&
-                 clang_getCursorUnaryOperatorKind(aAnc[j]) == CXUnaryOperator_AddrOf)) {
+  const char *zElem = w->bRes ? res_elem(clang_getCursorType(c)) : pack_elem(clang_getCursorType(c));
+  enum CXUnaryOperatorKind eU = j >= 0 && kind(aAnc[j]) == CXCursor_UnaryOperator
+                                   ? clang_getCursorUnaryOperatorKind(aAnc[j])
+                                   : CXUnaryOperator_Invalid;
+  int bUnary = eU == CXUnaryOperator_AddrOf || eU == CXUnaryOperator_PreInc || eU == CXUnaryOperator_PostInc ||
+               eU == CXUnaryOperator_PreDec || eU == CXUnaryOperator_PostDec;
+  if (w->bRes && (iRoot < 0 || !zElem || bUnary)) {
+    w->rc = 1; /* __ldg(&P[j]), P[j]++, an element type a slot does not hold: the rows stay in memory */
+    return -1;
+  }
+  if (iRoot < 0) return 0;
+  if (!zElem || eU == CXUnaryOperator_AddrOf) {
     w->abOut[iRoot] = 1; /* __ldg(&P[j]), or a double: read in place */
     return 0;
   }
@@ -2042,6 +2118,10 @@ static int pack_visit(CXCursor c, const CXCursor *aAnc, int nAnc, void *pArg) {
       w->rc = ks_error_set(KS_ENOMEM, "out of memory");
       return -1;
     }
+    if (w->bRes && !(pL->aPack[k].zRange = range_text(pS, c))) {
+      w->rc = 1; /* an address the row's first pass cannot compute */
+      return -1;
+    }
   } else {
     free(zKey);
   }
@@ -2052,6 +2132,7 @@ static int pack_visit(CXCursor c, const CXCursor *aAnc, int nAnc, void *pArg) {
   if (bRead && (!pP->iStoreEnd || iS < pP->iStoreEnd)) pP->bLoad = 1;
   if (bStore && !pP->iStoreEnd) pP->iStoreEnd = iAe;
   pP->bStore |= bStore;
+  if (w->bRes && !under_branch(c, aAnc, nAnc)) pP->bUncond = 1;
   pL->aiOccS[pL->nOcc] = iS;
   pL->aiOccE[pL->nOcc] = iE;
   pL->aiOccPack[pL->nOcc++] = k;
@@ -2074,7 +2155,7 @@ static int plan_packs(rr_state *pS) {
     if (pS->aLoop[i].bCondStore) return KS_OK;
   }
   for (int i = 0; i < pS->nLoop; i++) {
-    pack_walk w = {pS, &pS->aLoop[i], abIn, abOut, 0};
+    pack_walk w = {pS, &pS->aLoop[i], abIn, abOut, 0, 0};
     pS->pCur = &pS->aLoop[i];
     ks_rw_walk(pS->aLoop[i].body, pack_visit, &w);
     pS->pCur = NULL;
@@ -2087,6 +2168,347 @@ static int plan_packs(rr_state *pS) {
   pS->bPack = b16;
   pS->nPackU = (pS->nUnroll + 3) / 4;
   return KS_OK;
+}
+
+/* ---- resident rows: the row kept in registers between passes ---- */
+
+/* The names an expression evaluated before the row's first pass may use:
+ * parameters (never written in a kernel this rule accepts), the row index,
+ * the loop variable var (declared there again), functions, enum constants;
+ * with bPtr also row pointers whose values use only those (each occurrence
+ * noted: range_text replaces it by the value). */
+typedef struct plain_walk {
+  rr_state *pS;
+  CXCursor var;
+  int bPtr, bBad, n;
+  unsigned aiS[8], aiE[8];
+  int aiVar[8];
+} plain_walk;
+
+static int plain_run(plain_walk *w, CXCursor root);
+
+static int plain_visit(CXCursor c, const CXCursor *aAnc, int nAnc, void *pArg) {
+  (void)aAnc;
+  (void)nAnc;
+  plain_walk *w = pArg;
+  rr_state *pS = w->pS;
+  if (kind(c) != CXCursor_DeclRefExpr) return 0;
+  CXCursor d = clang_getCursorReferenced(c);
+  int e = kind(d), iV = var_index(pS, d);
+  unsigned iS, iE;
+  if (e == CXCursor_FunctionDecl || e == CXCursor_EnumConstantDecl || param_index(pS, d) >= 0 ||
+      clang_equalCursors(d, pS->row) || (!clang_Cursor_isNull(w->var) && clang_equalCursors(d, w->var)))
+    return 0;
+  if (w->bPtr && iV >= 0 && pS->aVar[iV].bPtr && w->n < 8 && ks_ast_extent(pS->pTu, c, &iS, &iE) >= 0) {
+    plain_walk in = {pS, clang_getNullCursor(), 0, 0, 0, {0}, {0}, {0}};
+    if (!plain_run(&in, var_init(pS->aVar[iV].decl))) {
+      w->aiS[w->n] = iS;
+      w->aiE[w->n] = iE;
+      w->aiVar[w->n++] = iV;
+      return 0;
+    }
+  }
+  w->bBad = 1;
+  return -1;
+}
+
+/* Walk root (itself included); returns bBad. */
+static int plain_run(plain_walk *w, CXCursor root) {
+  if (clang_Cursor_isNull(root)) return w->bBad = 1;
+  if (plain_visit(root, NULL, 0, w) == 0) ks_rw_walk(root, plain_visit, w);
+  return w->bBad;
+}
+
+/* The access P[e + j] of the current loop as the row's first pass can
+ * evaluate it (the alias check's addresses): row pointers replaced by their
+ * values; NULL when it uses anything else (a local computed between passes). */
+static char *range_text(rr_state *pS, CXCursor access) {
+  plain_walk w = {pS, pS->pCur->var, 1, 0, 0, {0}, {0}, {0}};
+  unsigned iS, iE;
+  if (ks_ast_extent(pS->pTu, access, &iS, &iE) < 0 || plain_run(&w, access)) return NULL;
+  ks_buf b = KS_BUF_INIT;
+  unsigned iAt = iS;
+  int rc = KS_OK;
+  for (int i = 0; i < w.n && rc >= 0; i++) {
+    char *zInit = ks_ast_text(pS->pTu, var_init(pS->aVar[w.aiVar[i]].decl));
+    rc = zInit && w.aiS[i] >= iAt ? ks_buf_printf(&b, "%.*s(%s)", (int)(w.aiS[i] - iAt), pS->pTu->zSrc + iAt, zInit)
+                                  : KS_ERROR;
+    free(zInit);
+    iAt = w.aiE[i];
+  }
+  if (rc >= 0) rc = ks_buf_printf(&b, "%.*s", (int)(iE - iAt), pS->pTu->zSrc + iAt);
+  if (rc < 0) {
+    ks_buf_free(&b);
+    return NULL;
+  }
+  return ks_buf_detach(&b);
+}
+
+typedef struct top_walk {
+  rr_state *pS;
+  unsigned iF, iL;
+  int bHit;
+} top_walk;
+
+static int top_visit(CXCursor c, const CXCursor *aAnc, int nAnc, void *pArg) {
+  (void)aAnc;
+  (void)nAnc;
+  top_walk *w = pArg;
+  unsigned iS, iE;
+  if (kind(c) == CXCursor_ForStmt) return 1; /* the row loops: their accesses are the slots */
+  int bMem = kind(c) == CXCursor_ArraySubscriptExpr || is_atomic_call(c) ||
+             (kind(c) == CXCursor_UnaryOperator && clang_getCursorUnaryOperatorKind(c) == CXUnaryOperator_Deref);
+  if (!bMem || ks_ast_extent(w->pS->pTu, c, &iS, &iE) < 0 || iS < w->iF || iS >= w->iL) return 0;
+  w->bHit = 1;
+  return -1;
+}
+
+/* Does a statement between the first and the last row loop read or write
+ * memory (a result stored between passes)? It would see memory the resident
+ * path has not stored yet, or store under a slot. */
+static int top_access_between(rr_state *pS) {
+  unsigned iF, iE0, iLs, iL;
+  if (ks_ast_extent(pS->pTu, pS->aLoop[0].loop, &iF, &iE0) < 0 ||
+      ks_ast_extent(pS->pTu, pS->aLoop[pS->nLoop - 1].loop, &iLs, &iL) < 0)
+    return 1;
+  top_walk w = {pS, iF, iL, 0};
+  ks_rw_walk(ks_rw_body(pS->kernel), top_visit, &w);
+  return w.bHit;
+}
+
+/* Do all row loops walk the same elements (start and bound of the same text,
+ * computable before the first pass), without a store under an if (a slot
+ * would store an element its branch left) or a sum kept in memory? */
+static int res_loops_alike(rr_state *pS) {
+  rr_loop *p0 = &pS->aLoop[0];
+  char *zI0 = squash(pS, p0->init), *zB0 = squash(pS, p0->bound);
+  int bOk = zI0 && zB0;
+  for (int i = 0; i < pS->nLoop && bOk; i++) {
+    rr_loop *pL = &pS->aLoop[i];
+    char *zI = squash(pS, pL->init), *zB = squash(pS, pL->bound);
+    plain_walk w = {pS, clang_getNullCursor(), 0, 0, 0, {0}, {0}, {0}};
+    bOk = zI && zB && strcmp(zI, zI0) == 0 && strcmp(zB, zB0) == 0 && !pL->bCondStore && !pL->nMemRef &&
+          !pL->zLimit == !p0->zLimit && !plain_run(&w, pL->init) && !plain_run(&w, pL->bound);
+    free(zI);
+    free(zB);
+  }
+  free(zI0);
+  free(zB0);
+  return bOk;
+}
+
+static void free_packs(rr_loop *pL) {
+  for (int k = 0; k < pL->nPack; k++) {
+    free(pL->aPack[k].zKey);
+    free(pL->aPack[k].zText);
+    free(pL->aPack[k].zRange);
+  }
+  memset(pL->aPack, 0, sizeof pL->aPack);
+  pL->nPack = pL->nOcc = 0;
+}
+
+/* Resident rows: loop pL's accesses as slots (every access an element j of a
+ * type a slot holds), walked into a copy of the loop: a scalar loop takes the
+ * copy's accesses; a packed loop keeps its packs (the same accesses in the
+ * same order, or the rows stay in memory) and takes their row ranges.
+ * Returns 0, 1 (the rows stay in memory) or an error. */
+static int res_walk_loop(rr_state *pS, rr_loop *pL) {
+  int abIn[RR_MAX_PARAMS] = {0}, abOut[RR_MAX_PARAMS] = {0};
+  rr_loop t = *pL;
+  memset(t.aPack, 0, sizeof t.aPack);
+  t.nPack = t.nOcc = 0;
+  pack_walk w = {pS, &t, abIn, abOut, 0, 1};
+  pS->pCur = pL;
+  ks_rw_walk(pL->body, pack_visit, &w);
+  pS->pCur = NULL;
+  int rc = w.rc;
+  if (rc == 0 && pS->bPack) {
+    rc = t.nPack != pL->nPack;
+    for (int k = 0; k < t.nPack && !rc; k++)
+      rc = strcmp(t.aPack[k].zKey, pL->aPack[k].zKey) != 0 || strcmp(t.aPack[k].zElem, pL->aPack[k].zElem) != 0;
+    for (int k = 0; k < t.nPack && !rc; k++) {
+      pL->aPack[k].zRange = t.aPack[k].zRange;
+      t.aPack[k].zRange = NULL;
+      pL->aPack[k].bUncond = t.aPack[k].bUncond;
+    }
+    free_packs(&t);
+  } else if (rc == 0) {
+    free_packs(pL);
+    *pL = t;
+  } else {
+    free_packs(&t);
+  }
+  return rc;
+}
+
+/* resident=K: the row may stay in registers between passes when every
+ * access of the row loops is an element j the slots can hold and some slot
+ * is accessed by two passes. Otherwise the rows stay in memory (no refusal:
+ * the rewrite is today's). The launch still checks each row's length and
+ * aliasing at run time (resident_prelude). */
+static int plan_resident(rr_state *pS) {
+  int bReuse = 0, rc;
+  if (!pS->nResK || pS->nUnroll == 1 || pS->nLoop < 2 || !res_loops_alike(pS) || top_access_between(pS))
+    return KS_OK;
+  for (int i = 0; i < pS->nLoop; i++)
+    if ((rc = res_walk_loop(pS, &pS->aLoop[i])) != 0) return rc < 0 ? rc : KS_OK;
+  pS->nSlot = 0;
+  for (int i = 0; i < pS->nLoop; i++) {
+    rr_loop *pL = &pS->aLoop[i];
+    for (int k = 0; k < pL->nPack; k++) {
+      int s;
+      for (s = 0; s < pS->nSlot && strcmp(pS->aSlot[s].zKey, pL->aPack[k].zKey) != 0; s++) {}
+      if (s == pS->nSlot) {
+        if (s == RR_MAX_SLOTS) return KS_OK;
+        pS->aSlot[s].zKey = pL->aPack[k].zKey;
+        pS->aSlot[s].zElem = pL->aPack[k].zElem;
+        pS->aSlot[s].iFirst = i;
+        pS->aSlot[s].iLastStore = -1;
+        pS->nSlot++;
+      } else if (pS->aSlot[s].iFirst != i) {
+        bReuse = 1;
+      }
+      /* a slot loaded where the body may not read it: the load could touch memory the original never reads */
+      if (pL->aPack[k].bLoad && pS->aSlot[s].iFirst == i && !pL->aPack[k].bUncond) return KS_OK;
+      pL->aiPackSlot[k] = s;
+      if (pL->aPack[k].bStore) pS->aSlot[s].iLastStore = i;
+    }
+  }
+  /* packed rows: whole packs of 8 elements a slot */
+  if (bReuse) pS->nRes = pS->bPack ? (pS->nResK + 7) / 8 * 8 : pS->nResK;
+  return KS_OK;
+}
+
+/* Before the first pass: the slots, and the run-time choice of the resident
+ * path (ks_res, the same for the row's threads): the row fits in K elements
+ * a thread, and the row range [start, bound) of every slot a pass stores is
+ * disjoint from every other slot's (in memory, a store could change what
+ * another slot holds; in place, out == inp, takes the memory path). */
+static int resident_prelude(rr_state *pS, const char *zStep, const char *zInd, ks_buf *pB) {
+  rr_loop *p0 = &pS->aLoop[0];
+  char *zStart = ks_ast_text(pS->pTu, p0->init);
+  char *zBound = p0->zLimit ? ks_strdup(p0->zLimit) : ks_ast_text(pS->pTu, p0->bound);
+  int abPair[RR_MAX_SLOTS] = {0}, rc = zStart && zBound ? KS_OK : KS_ENOMEM;
+  for (int s = 0; s < pS->nSlot; s++)
+    for (int t = 0; t < pS->nSlot; t++)
+      if (s != t && pS->aSlot[s].iLastStore >= 0) abPair[s] = abPair[t] = 1;
+  for (int s = 0; s < pS->nSlot && rc >= 0; s++)
+    rc = pS->bPack ? ks_buf_printf(pB, "ks_rowpack::pack<%s> ks_r%d[%d];\n%s", pS->aSlot[s].zElem, s, pS->nRes / 8, zInd)
+                   : ks_buf_printf(pB, "%s ks_r%d[%d];\n%s", pS->aSlot[s].zElem, s, pS->nRes, zInd);
+  for (int s = 0; s < pS->nSlot && rc >= 0; s++) {
+    if (!abPair[s]) continue;
+    rr_loop *pF = &pS->aLoop[pS->aSlot[s].iFirst];
+    int k = 0;
+    while (k < pF->nPack - 1 && pF->aiPackSlot[k] != s) k++;
+    char *zV = ks_rw_spelling(pF->var);
+    CXString sT = clang_getTypeSpelling(clang_getCursorType(pF->var));
+    const char *zT = clang_getCString(sT), *zR = pF->aPack[k].zRange;
+    rc = ks_buf_printf(pB,
+                       "unsigned long long ks_lo%d, ks_hi%d;\n%s{ %s %s = (%s)(%s); ks_lo%d = (unsigned long long)&(%s);"
+                       " %s = (%s)(%s); ks_hi%d = (unsigned long long)&(%s); }\n%s",
+                       s, s, zInd, zT, zV, zT, zStart, s, zR, zV, zT, zBound, s, zR, zInd);
+    clang_disposeString(sT);
+    free(zV);
+  }
+  if (rc >= 0)
+    rc = ks_buf_printf(pB, "const bool ks_res = (long long)(%s) - (long long)(%s) <= (long long)%d * (long long)(%s)",
+                       zBound, zStart, pS->nRes, zStep);
+  for (int s = 0; s < pS->nSlot && rc >= 0; s++)
+    for (int t = s + 1; t < pS->nSlot && rc >= 0; t++)
+      if (pS->aSlot[s].iLastStore >= 0 || pS->aSlot[t].iLastStore >= 0)
+        rc = ks_buf_printf(pB, "\n%s    && (ks_hi%d <= ks_lo%d || ks_hi%d <= ks_lo%d)", zInd, s, t, t, s);
+  if (rc >= 0) rc = ks_buf_printf(pB, ";\n%s", zInd);
+  free(zStart);
+  free(zBound);
+  return rc < 0 ? ks_error_set(KS_ENOMEM, "out of memory") : KS_OK;
+}
+
+/* The resident path of a row loop, before today's (pL->zUnrolled, the
+ * memory path): K strided elements a thread, the same elements as the memory
+ * path's, each access replaced by its slot's register; a slot is loaded by
+ * the first pass that accesses it (when that pass reads it before storing
+ * it) and stored to memory by the last pass that stores it only (an earlier
+ * store is overwritten, and later passes read the register). */
+/* The resident pass of a scalar row: element j = start + K-th stride, the
+ * body on the slots' registers ks_r<s>[ks_k]. */
+static int resident_elems(rr_state *pS, rr_loop *pL, const char *zType, const char *zVar, const char *zStart,
+                          const char *zStep, const char *zInd, const char *zBody, int nBound, const char *zBound,
+                          ks_buf *pB) {
+  int iLoop = (int)(pL - pS->aLoop);
+  int rc = ks_buf_printf(pB,
+                         "if (ks_res) {\n%s  #pragma unroll\n%s  for (int ks_k = 0; ks_k < %d; ks_k++) {\n"
+                         "%s    %s %s = %s + (%s)(ks_k * %s);\n%s    if (%s < (%.*s)) {\n",
+                         zInd, zInd, pS->nRes, zInd, zType, zVar, zStart, zType, zStep, zInd, zVar, nBound, zBound);
+  for (int k = 0; k < pL->nPack && rc >= 0; k++)
+    if (pL->aPack[k].bLoad && pS->aSlot[pL->aiPackSlot[k]].iFirst == iLoop)
+      rc = ks_buf_printf(pB, "%s      ks_r%d[ks_k] = %s;\n", zInd, pL->aiPackSlot[k], pL->aPack[k].zText);
+  if (rc >= 0) rc = ks_buf_printf(pB, "%s      ", zInd);
+  if (rc >= 0) rc = put_reindented(pB, zBody, (int)strlen(zBody), zInd, 6);
+  for (int k = 0; k < pL->nPack && rc >= 0; k++)
+    if (pL->aPack[k].bStore && pS->aSlot[pL->aiPackSlot[k]].iLastStore == iLoop)
+      rc = ks_buf_printf(pB, "\n%s      %s = ks_r%d[ks_k];", zInd, pL->aPack[k].zText, pL->aiPackSlot[k]);
+  if (rc >= 0) rc = ks_buf_printf(pB, "\n%s    }\n%s  }", zInd, zInd);
+  return rc;
+}
+
+/* The resident pass of a packed row (16-bit elements): the thread's K/8
+ * packs, pack u at zStart8 + 8*S*u as on the memory path (ks_rowpack.cuh
+ * moves a whole aligned pack as 16 bytes, else element by element), the
+ * body once per element on the slots' packs ks_r<s>[ks_u][ks_e]. */
+static int resident_packs(rr_state *pS, rr_loop *pL, const char *zType, const char *zVar, const char *zStart8,
+                          const char *zStep, const char *zInd, const char *zBody, int nBound, const char *zBound,
+                          ks_buf *pB) {
+  int iLoop = (int)(pL - pS->aLoop);
+  int rc = ks_buf_printf(pB,
+                         "if (ks_res) {\n%s  #pragma unroll\n%s  for (int ks_u = 0; ks_u < %d; ks_u++) {\n"
+                         "%s    %s ks_c = %s + (%s)(ks_u * 8 * %s);\n"
+                         "%s    int ks_n = ks_rowpack::count((long long)(%.*s) - (long long)ks_c);\n",
+                         zInd, zInd, pS->nRes / 8, zInd, zType, zStart8, zType, zStep, zInd, nBound, zBound);
+  for (int k = 0; k < pL->nPack && rc >= 0; k++)
+    if (pL->aPack[k].bLoad && pS->aSlot[pL->aiPackSlot[k]].iFirst == iLoop)
+      rc = ks_buf_printf(pB, "%s    { %s %s = ks_c; ks_rowpack::load(ks_r%d[ks_u], &%s, ks_n); }\n", zInd, zType, zVar,
+                         pL->aiPackSlot[k], pL->aPack[k].zText);
+  if (rc >= 0)
+    rc = ks_buf_printf(pB,
+                       "%s    #pragma unroll\n%s    for (int ks_e = 0; ks_e < 8; ks_e++) {\n%s      if (ks_e >= ks_n) break;\n"
+                       "%s      %s %s = ks_c + (%s)ks_e;\n%s      ",
+                       zInd, zInd, zInd, zInd, zType, zVar, zType, zInd);
+  if (rc >= 0) rc = put_reindented(pB, zBody, (int)strlen(zBody), zInd, 6);
+  if (rc >= 0) rc = ks_buf_printf(pB, "\n%s    }", zInd);
+  for (int k = 0; k < pL->nPack && rc >= 0; k++)
+    if (pL->aPack[k].bStore && pS->aSlot[pL->aiPackSlot[k]].iLastStore == iLoop)
+      rc = ks_buf_printf(pB, "\n%s    { %s %s = ks_c; ks_rowpack::store(&%s, ks_r%d[ks_u], ks_n); }", zInd, zType, zVar,
+                         pL->aPack[k].zText, pL->aiPackSlot[k]);
+  if (rc >= 0) rc = ks_buf_printf(pB, "\n%s  }", zInd);
+  return rc;
+}
+
+static int resident_loop(rr_state *pS, rr_loop *pL, const char *zType, const char *zVar, const char *zStart,
+                         const char *zStep, const char *zInd) {
+  unsigned iBs, iBe, iCs, iCe;
+  int iLoop = (int)(pL - pS->aLoop), rc = KS_OK;
+  if (ks_ast_extent(pS->pTu, pL->body, &iBs, &iBe) < 0 || extent(pS, pL->bound, &iCs, &iCe) < 0)
+    return ks_rewrite_refuse(pS->p, "the row loop at line %u is written with a macro", line_of(pS, pL->loop));
+  iBe = ks_rw_after_stmt(pS->pTu, iBe);
+  char *zBody = body_text(pS, pL, iBs, iBe, pS->bPack ? 3 : 2);
+  if (!zBody) return -1;
+  const char *zBound = pL->zLimit ? pL->zLimit : pS->pTu->zSrc + iCs;
+  int nBound = pL->zLimit ? (int)strlen(pL->zLimit) : (int)(iCe - iCs);
+  ks_buf b = KS_BUF_INIT;
+  if (iLoop == 0) rc = resident_prelude(pS, zStep, zInd, &b);
+  if (rc >= 0 && pS->bPack)
+    rc = resident_packs(pS, pL, zType, zVar, zStart, zStep, zInd, zBody, nBound, zBound, &b);
+  else if (rc >= 0)
+    rc = resident_elems(pS, pL, zType, zVar, zStart, zStep, zInd, zBody, nBound, zBound, &b);
+  if (rc >= 0) rc = ks_buf_printf(&b, "\n%s} else %s", zInd, pL->zUnrolled);
+  free(zBody);
+  if (rc < 0) {
+    ks_buf_free(&b);
+    return ks_error_set(KS_ENOMEM, "out of memory");
+  }
+  free(pL->zUnrolled);
+  pL->zUnrolled = ks_buf_detach(&b);
+  return pL->zUnrolled ? KS_OK : ks_error_set(KS_ENOMEM, "out of memory");
 }
 
 /* Loop pL's header strided over the block's (warp's) threads, or the loop
@@ -2127,8 +2549,10 @@ static int edit_loop_header(rr_state *pS, rr_loop *pL, const char *zInd, const c
     if (is_zero_literal(pS, pL->init)) rc = ks_buf_printf(&lane, "(%s)(8 * %s)", zType, zLane);
     else rc = ks_buf_printf(&lane, "%s + (%s)(8 * %s)", zInit, zType, zLane);
     if (rc >= 0) rc = packed_loop(pS, pL, zType, zVar, lane.z, zStep, zInd);
+    if (rc >= 0 && pS->nRes) rc = resident_loop(pS, pL, zType, zVar, lane.z, zStep, zInd);
   } else if (rc >= 0) {
     rc = unrolled_loop(pS, pL, pS->nUnroll, zType, zVar, lane.z, zStep, zInd);
+    if (rc >= 0 && pS->nRes) rc = resident_loop(pS, pL, zType, zVar, lane.z, zStep, zInd);
   }
   ks_buf_free(&lane);
   ks_buf_free(&text);
@@ -2206,6 +2630,7 @@ static int edit_loop(rr_state *pS, rr_loop *pL) {
       ks_buf_printf(&b, "%s, then %s-wide %s", pS->bPack ? "" : " (coalesced)", azKind[helper_kind(pS)], note.z);
     else if (!pS->bPack)
       ks_buf_printf(&b, " (coalesced stores)");
+    if (pS->nRes) ks_buf_printf(&b, "; the row kept in registers between passes when it fits %d elements a thread", pS->nRes);
     char *zNote = ks_buf_detach(&b);
     rc = zNote ? ks_rewrite_note(p, iLs, zNote) : ks_error_set(KS_ENOMEM, "out of memory");
     free(zNote);
@@ -2411,7 +2836,7 @@ static int apply_row_reduce(ks_rewrite *p) {
   pS->zKernel = ks_rewrite_kernel_name(p);
   if ((rc = read_params(pS)) < 0 || (rc = match_kernel(pS)) < 0) goto done;
   find_cols(pS);
-  if ((rc = plan_packs(pS)) < 0) goto done;
+  if ((rc = plan_packs(pS)) < 0 || (rc = plan_resident(pS)) < 0) goto done;
   /* ---- edits ---- */
   if ((rc = ks_rewrite_replace(p, pS->iRowS, pS->iRowE,
                                pS->bWarp    ? "blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5)"
@@ -2430,6 +2855,7 @@ done:
     for (int k = 0; k < pS->aLoop[i].nPack; k++) {
       free(pS->aLoop[i].aPack[k].zKey);
       free(pS->aLoop[i].aPack[k].zText);
+      free(pS->aLoop[i].aPack[k].zRange);
     }
   }
   for (int i = 0; i < RR_MAX_PARAMS; i++) free(pS->azElem[i]);
@@ -2437,7 +2863,7 @@ done:
   return rc;
 }
 
-static const char *const azParams[] = {"threads", "mode", "unroll", "pack", NULL};
+static const char *const azParams[] = {"threads", "mode", "unroll", "pack", "resident", NULL};
 
 const ks_rule ks_rule_row_reduce = {
     "row-reduce",

@@ -27,7 +27,11 @@ uint4 is a 16-byte aligned struct whose copies are counted, and the program is b
 with -fsanitize=alignment, so a 16-byte access at a misaligned address (a row start
 the scalar path should have taken) stops it. An optional 8th argument `vec`: fail
 unless some pack moved as 16 bytes (rows of a multiple of 8 elements start aligned,
-the vectors' base is malloc'd: 16-byte aligned). Exit 0 when all match."""
+the vectors' base is malloc'd: 16-byte aligned). CASE inplace: as norm, called in place
+(kernel(x, x, rows, cols)): every x element after the call within 1e-5 relative.
+Resident rows (a rewrite with resident=K, `ks_res`): each size's row fits K elements
+a thread of its group or not (the memory path); an optional argument `paths`: fail
+unless both occurred. Exit 0 when all match."""
 import os
 import re
 import sys
@@ -36,7 +40,10 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import cuda_emu  # noqa: E402
 
 cxx, orig, new, name, case, mode, threads = sys.argv[1:8]
-want_vec = sys.argv[8:9] == ["vec"]
+want_vec = "vec" in sys.argv[8:]
+want_paths = "paths" in sys.argv[8:]
+_res = re.search(r"const bool ks_res = .*? <= \(long long\)(\d+) \*", open(new, encoding="utf-8").read())
+res_k = int(_res.group(1)) if _res else 0
 
 
 def helpers(path):
@@ -180,7 +187,7 @@ static void fill(int seed) {
 int main() {
   int sizes[][2] = {{7, 1}, {7, 5}, {13, 37}, {6, 64}, {12, 300}, {7, 1000}, {3, 257}, {5, 1500}, {3, 2100}, {2, 4200}};
   unsigned T = %(threads)s;
-  int bWarp = %(warp)d, bad = 0;
+  int bWarp = %(warp)d, bad = 0, nres = 0, nmem = 0;
   for (int seed = 0; seed < 2; seed++)
     for (auto &z : sizes) {
       rows = z[0]; cols = z[1];
@@ -190,9 +197,12 @@ int main() {
       gidx.assign(rows, -7); gidxi.assign(rows, -7); gval.assign(rows, -7.0f); gloss = 0.0f;
       gy.assign((size_t)rows * cols, -7.0f);
       if (%(h)d) to_elem();
+      std::vector<float> x0 = gx;
       launch_orig();
       if (%(h)d) from_elem();
       std::vector<long long> ridx = gidx; std::vector<int> ridxi = gidxi; std::vector<float> rval = gval, ry = gy;
+      std::vector<float> rx = gx;
+      gx = x0;
       float rloss = gloss;
       gidx.assign(rows, -7); gidxi.assign(rows, -7); gval.assign(rows, -7.0f); gloss = 0.0f;
       gy.assign((size_t)rows * cols, -7.0f);
@@ -201,6 +211,7 @@ int main() {
 #if %(auto)d
       (void)W;
       dim3 bb = ks_row_%(pre)sblock(cols), gg = ks_row_%(pre)sgrid(rows, cols);
+      if (%(res_k)d) (long long)cols <= (long long)%(res_k)d * bb.x ? nres++ : nmem++;
       launch_threads(gg.x, bb.x, bb.y, call_new);
 #else
       launch_threads(bWarp ? (rows + W - 1) / W : (unsigned)rows, T, 1, call_new);
@@ -214,7 +225,9 @@ int main() {
       if (%(case)d == 2) nDiff += !(fabsf(rloss - gloss) <= 1e-5f * fabsf(rloss) + 1e-6f);
       for (size_t e = 0; %(case)d == 3 && e < gy.size(); e++)
         nDiff += !(fabsf(ry[e] - gy[e]) <= %(tol)s * fabsf(ry[e]) + 1e-6f || (std::isnan(ry[e]) && std::isnan(gy[e])));
-      if (%(case)d == 3) printf("%(name)s %%dx%%d seed %%d: %%d elements differ\n", rows, cols, seed, nDiff);
+      for (size_t e = 0; %(case)d == 4 && e < gx.size(); e++)
+        nDiff += !(fabsf(rx[e] - gx[e]) <= 1e-5f * fabsf(rx[e]) + 1e-6f || (std::isnan(rx[e]) && std::isnan(gx[e])));
+      if (%(case)d >= 3) printf("%(name)s %%dx%%d seed %%d: %%d elements differ\n", rows, cols, seed, nDiff);
       if (%(case)d == 0) printf("%(name)s %%dx%%d seed %%d: %%d rows differ (row 0: %%lld, new %%lld)\n", rows, cols, seed,
                              nDiff, ridx[0], gidx[0]);
       if (%(case)d == 1) printf("%(name)s %%dx%%d seed %%d: %%d rows differ (row 0: %%d, new %%d)\n", rows, cols, seed,
@@ -223,6 +236,8 @@ int main() {
       bad |= nDiff != 0;
     }
   printf("%(name)s: %%ld 16-byte pack moves\n", emu_vec);
+  if (%(res_k)d) printf("%(name)s: resident=%(res_k)d: %%d sizes fit, %%d take the memory path\n", nres, nmem);
+  if (%(want_paths)d && (nres == 0 || nmem == 0)) { printf("%(name)s: not both paths\n"); bad = 1; }
   if (%(want_vec)d && emu_vec == 0) { printf("%(name)s: no pack moved as 16 bytes\n"); bad = 1; }
   return bad;
 }
@@ -230,16 +245,17 @@ int main() {
 
 ARGS = {"argmax": "x, idx, rows, cols", "argmin": "x, idxi, val, rows, cols", "xent": "x, target, loss, rows, cols",
         "norm": "x, y, rows, cols", "hnorm": "hx.data(), hy.data(), rows, cols",
-        "bnorm": "hx.data(), hy.data(), rows, cols", "hfnorm": "hx.data(), y, rows, cols"}
-ICASE = {"argmax": 0, "argmin": 1, "xent": 2, "norm": 3, "hnorm": 3, "bnorm": 3, "hfnorm": 3}
+        "bnorm": "hx.data(), hy.data(), rows, cols", "hfnorm": "hx.data(), y, rows, cols", "inplace": "x, x, rows, cols"}
+ICASE = {"argmax": 0, "argmin": 1, "xent": 2, "norm": 3, "hnorm": 3, "bnorm": 3, "hfnorm": 3, "inplace": 4}
 # One rounding step of the 16-bit output (2^-10 for f16, 2^-7 for truncating bf16).
 TOL = {"hnorm": "1e-3f", "bnorm": "8e-3f"}
 
-main = MAIN % {"args": ARGS[case], "case": ICASE[case], "xent": case in ("xent", "norm", "hnorm", "bnorm", "hfnorm"),
+main = MAIN % {"args": ARGS[case], "case": ICASE[case],
+               "xent": case in ("xent", "norm", "hnorm", "bnorm", "hfnorm", "inplace"),
                "name": name, "threads": int(threads), "warp": mode == "warp", "auto": mode == "auto", "h": case in ("hnorm", "bnorm", "hfnorm"),
                "yh": case in ("hnorm", "bnorm"),
                "elem": "__nv_bfloat16" if case == "bnorm" else "__half", "tol": TOL.get(case, "1e-5f"),
-               "want_vec": want_vec,
+               "want_vec": want_vec, "want_paths": want_paths, "res_k": res_k,
                # packed rows size their groups with ks_row_pblock / ks_row_pgrid
                "pre": "p" if "ks_row_pblock(" in open(new, encoding="utf-8").read() else ""}
 # The original file's one-line object macros (`#define NY 4096`): kernel bodies may use them.
