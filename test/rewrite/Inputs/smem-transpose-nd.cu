@@ -142,3 +142,19 @@ __global__ void narrow_digit(const float* src, float* dst, int N, long long C, i
 void run_narrow_digit(const float* src, float* dst, int N, long long C, int W) {
   narrow_digit<<<(unsigned)((N * C * W + 255) / 256), 256>>>(src, dst, N, C, W);
 }
+
+// Must not change: the load's strides are not a layout of the digits (W's
+// place written H): not a permutation, whatever it reads.
+__global__ void bad_strides(const float* src, float* dst, int N, int C, int H, int W) {
+  int64_t idx = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (idx >= (int64_t)N * C * H * W) return;
+  int c = idx % C;
+  int w = (idx / C) % W;
+  int h = (idx / ((int64_t)C * W)) % H;
+  int n = idx / ((int64_t)C * W * H);
+  dst[idx] = src[(((int64_t)n * C + c) * H + h) * H + w];
+}
+
+void run_bad_strides(const float* src, float* dst, int N, int C, int H, int W) {
+  bad_strides<<<(N * C * H * W + 255) / 256, 256>>>(src, dst, N, C, H, W);
+}
