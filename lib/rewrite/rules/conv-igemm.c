@@ -197,6 +197,8 @@ typedef struct cv_match {
   ks_poly total;                  /* the flat index's bound */
   ks_poly cin, kh, kw, H, W, OH, OW, cout, batch, sy, sx, py, px, dy, dx;
   ks_poly ey, ex;                 /* the bounded row and column of the input */
+  int b3D;                        /* ox, oy on a 2-D grid, co = blockIdx.z % cout, nb = blockIdx.z / cout */
+  int iCoutParam;                 /* 3-D: cout's parameter (the launch's grid z is batch times its argument) */
   unsigned iBodyStart, iBodyEnd, iKernelStart;
 } cv_match;
 
@@ -221,6 +223,8 @@ typedef struct cv_walk {
   cv_cons aAccC[16];
   int nAccC;
   const ks_poly *pTotal;
+  int b3D;              /* a 2-D grid (x, y) over the output plane, blockIdx.z the image and channel */
+  const ks_poly *apPlane[2]; /* 3-D: the guards' bounds on PAR.x (OW) and PAR.y (OH) */
   int rc;               /* a refusal already set */
 } cv_walk;
 
@@ -282,6 +286,28 @@ static int is_flat_guard(const ks_shape *pS, const ks_shape_guard *pG) {
          pS->aAtom[e->t[0].a[0]].eKind == KS_ATOM_PAR && pS->aAtom[e->t[0].a[0]].iDim == 0;
 }
 
+/* 3-D: the guard on the output plane, `ox >= OW || oy >= OH` (eJoin ||, eOp
+ * >=, before a return) or `ox < OW && oy < OH` (&&, <, around the body): each
+ * of PAR.x and PAR.y compared once, by itself, with a bound of the parameters. */
+static int plane_guard(cv_walk *pW, CXCursor cond, enum CXBinaryOperatorKind eJoin, int eOp) {
+  CXCursor k[2];
+  cond = ks_rw_strip(cond);
+  if (clang_getCursorKind(cond) != CXCursor_BinaryOperator || clang_getCursorBinaryOperatorKind(cond) != eJoin ||
+      ks_rw_kids(cond, k, 2) != 2)
+    return 0;
+  for (int i = 0; i < 2; i++) {
+    const ks_shape_guard *pG = guard_at(pW, ks_rw_strip(k[i]));
+    const ks_poly *e = pG ? &pG->expr : NULL;
+    if (!pG || pG->eOp != eOp || e->n != 1 || e->t[0].n != 1 || e->t[0].coef != 1 ||
+        pW->pS->aAtom[e->t[0].a[0]].eKind != KS_ATOM_PAR || !poly_of_params(pW->pS, &pG->bound))
+      return 0;
+    int d = pW->pS->aAtom[e->t[0].a[0]].iDim;
+    if (d < 0 || d > 1 || pW->apPlane[d]) return 0;
+    pW->apPlane[d] = &pG->bound;
+  }
+  return 1;
+}
+
 static int walk_if(cv_walk *pW, CXCursor c) {
   CXCursor k[3];
   int nK = ks_rw_kids(c, k, 3);
@@ -294,6 +320,14 @@ static int walk_if(cv_walk *pW, CXCursor c) {
       th = one[0];
   }
   enum CXCursorKind eT = clang_getCursorKind(th);
+  if (eT == CXCursor_ReturnStmt && pW->b3D) {
+    CXCursor r0[1];
+    if (pW->nDepth || pW->nLoopsSeen || pW->bTotal || ks_rw_kids(th, r0, 1) != 0 ||
+        !plane_guard(pW, k[0], CXBinaryOperator_LOr, CXBinaryOperator_GE))
+      return cv_refuse_at(pW, c, "a `return` other than `if (ox >= OW || oy >= OH) return;` on the output plane first");
+    pW->bTotal = 1;
+    return 0;
+  }
   if (eT == CXCursor_ReturnStmt) {
     /* the flat index's bound: `if (i >= total) return;` before the loops */
     const ks_shape_guard *pG = guard_at(pW, ks_rw_strip(k[0]));
@@ -309,6 +343,12 @@ static int walk_if(cv_walk *pW, CXCursor c) {
     return push_leaves(pW, k[0], CXBinaryOperator_LOr, 1); /* popped at the end of the enclosing block */
   }
   /* `if (i < total) { ... }` around the whole body, or a bound check around the tap */
+  if (pW->b3D && !pW->nDepth && !pW->nLoopsSeen && !pW->bTotal) {
+    if (!plane_guard(pW, k[0], CXBinaryOperator_LAnd, CXBinaryOperator_LT))
+      return cv_refuse_at(pW, c, "the first `if` is not `if (ox < OW && oy < OH)` on the output plane");
+    pW->bTotal = 1;
+    return walk_stmt(pW, k[1]);
+  }
   const ks_shape_guard *pG = guard_at(pW, ks_rw_strip(k[0]));
   if (!pW->nDepth && !pW->nLoopsSeen && !pW->bTotal && pG && is_flat_guard(pW->pS, pG) && pG->eOp == CXBinaryOperator_LT) {
     pW->bTotal = 1;
@@ -532,9 +572,16 @@ static const char *verify(const ks_shape *pS, const cv_match *pM) {
   if (!aV) return "out of memory";
   cv_vals V = {pS, aV, 0};
   unsigned long long seed = 0x9e3779b97f4a7c15ULL;
-  int iPar = -1;
-  for (int a = 0; a < pS->nAtom; a++)
+  int iPar = -1, iParY = -1, iBidZ = -1;
+  for (int a = 0; a < pS->nAtom; a++) {
     if (pS->aAtom[a].eKind == KS_ATOM_PAR && pS->aAtom[a].iDim == 0) iPar = a;
+    if (pS->aAtom[a].eKind == KS_ATOM_PAR && pS->aAtom[a].iDim == 1) iParY = a;
+    if (pS->aAtom[a].eKind == KS_ATOM_BID && pS->aAtom[a].iDim == 2) iBidZ = a;
+  }
+  if (pM->b3D && (iPar < 0 || iParY < 0 || iBidZ < 0)) {
+    free(aV);
+    return "the output coordinates are not the grid's x, y and blockIdx.z";
+  }
   for (int iDraw = 0; iDraw < 6 && !zWhy; iDraw++) {
     for (int a = 0; a < pS->nAtom; a++) {
       seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
@@ -542,12 +589,15 @@ static const char *verify(const ks_shape *pS, const cv_match *pM) {
       aV[a] = is_param_atom(pS, a) ? 2 + (long long)((seed >> 33) % 3) : 0;
     }
     V.bBad = 0;
-    long long nTotal = eval_poly(&V, &pM->total), nB = eval_poly(&V, &pM->batch), nCo = eval_poly(&V, &pM->cout);
+    long long nCo = eval_poly(&V, &pM->cout);
+    /* 3-D: the batch is the launch's (grid z / cout); 2 or 3 images here */
+    long long nB = pM->b3D ? 2 + iDraw % 2 : eval_poly(&V, &pM->batch);
     long long nOH = eval_poly(&V, &pM->OH), nOW = eval_poly(&V, &pM->OW), nCi = eval_poly(&V, &pM->cin);
     long long nKH = eval_poly(&V, &pM->kh), nKW = eval_poly(&V, &pM->kw), nH = eval_poly(&V, &pM->H),
               nW = eval_poly(&V, &pM->W);
     long long sy = eval_poly(&V, &pM->sy), sx = eval_poly(&V, &pM->sx), py = eval_poly(&V, &pM->py),
               px = eval_poly(&V, &pM->px), dy = eval_poly(&V, &pM->dy), dx = eval_poly(&V, &pM->dx);
+    long long nTotal = pM->b3D ? nB * nCo * nOH * nOW : eval_poly(&V, &pM->total);
     if (V.bBad || nTotal != nB * nCo * nOH * nOW || nTotal <= 0 || nTotal > 200000 || nKH <= 0 || nKW <= 0 ||
         nKH > 8 || nKW > 8) {
       zWhy = "the flat index's bound is not batch * cout * OH * OW";
@@ -560,7 +610,9 @@ static const char *verify(const ks_shape *pS, const cv_match *pM) {
       break;
     }
     for (long long i = 0; i < nTotal && !zWhy; i++) {
-      if (iPar >= 0) aV[iPar] = i;
+      long long eox = i % nOW, eoy = i / nOW % nOH, ez = i / (nOW * nOH);
+      if (pM->b3D) aV[iPar] = eox, aV[iParY] = eoy, aV[iBidZ] = ez;
+      else if (iPar >= 0) aV[iPar] = i;
       long long ox = eval_atom(&V, pM->iOx), oy = eval_atom(&V, pM->iOy), co = eval_atom(&V, pM->iCo);
       /* nb: what the input index holds beyond the channel, row and column */
       for (int l = 0; l < 3; l++) aV[pM->aLoopAtom[l]] = 0;
@@ -568,6 +620,10 @@ static const char *verify(const ks_shape *pS, const cv_match *pM) {
       long long nPlane = nCi * nH * nW, rem = x0 - ey0 * nW - ex0;
       long long nb = nPlane ? rem / nPlane : -1;
       long long yi = eval_poly(&V, &pM->pyIdx);
+      if (pM->b3D && (ox != eox || oy != eoy || co != ez % nCo || nb != ez / nCo)) {
+        zWhy = "the output coordinates are not (blockIdx.z / K, blockIdx.z % K, grid y, grid x)";
+        break;
+      }
       if (V.bBad || ox < 0 || ox >= nOW || oy < 0 || oy >= nOH || co < 0 || co >= nCo || nb < 0 || nb >= nB ||
           rem != nb * nPlane) {
         zWhy = "the output coordinates are not a split of the flat index into batch, cout, OH, OW";
@@ -608,9 +664,17 @@ static int cv_match_kernel(ks_rewrite *p, CXCursor kernel, ks_shape *pS, cv_matc
   if (pS->bShared || pS->bSync || pS->bAtomic || pS->bWarp)
     return ks_rewrite_refuse(p, "kernel '%s' uses shared memory, barriers, atomics or warp primitives", zK);
   if (pS->nCall) return ks_rewrite_refuse(p, "kernel '%s' calls '%s' in its computation", zK, pS->azCall[0]);
-  if (pS->nPar != 1 || pS->aPar[0].iDim != 0 || pS->aPar[0].bGridStride)
-    return ks_rewrite_refuse(p, "kernel '%s' is not one thread per output on a flat x index (a 2-D or 3-D grid, a "
-                                "grid-stride loop are not taken yet)", zK);
+  /* 3-D: the grid's x and y thread indices, blockIdx.z by itself (no threadIdx.z) */
+  int nXY = 0, bZThread = 0;
+  for (int i = 0; i < pS->nPar; i++)
+    nXY += pS->aPar[i].iDim < 2 && !pS->aPar[i].bGridStride;
+  for (int a = 0; a < pS->nAtom; a++)
+    bZThread |= (pS->aAtom[a].eKind == KS_ATOM_PAR || pS->aAtom[a].eKind == KS_ATOM_TID) && pS->aAtom[a].iDim == 2;
+  pM->b3D = nXY == 2 && !bZThread && (pS->nPar == 2 || (pS->nPar == 3 && pS->aPar[2].iDim == 2 &&
+                                                         !pS->aPar[2].bGridStride));
+  if (!pM->b3D && (pS->nPar != 1 || pS->aPar[0].iDim != 0 || pS->aPar[0].bGridStride))
+    return ks_rewrite_refuse(p, "kernel '%s' is not one thread per output on a flat x index or on a 2-D grid (x, y) "
+                                "over the output plane (a grid-stride loop, a z thread index are not taken)", zK);
   if (pS->nLoop != 3 || pS->aLoop[0].iParent != -1 || pS->aLoop[1].iParent != 0 || pS->aLoop[2].iParent != 1)
     return ks_rewrite_refuse(p, "kernel '%s' does not have the three nested loops ci, ky, kx of a direct convolution", zK);
   for (int i = 0; i < 3; i++) {
@@ -648,14 +712,19 @@ static int cv_match_kernel(ks_rewrite *p, CXCursor kernel, ks_shape *pS, cv_matc
   cv_walk w;
   memset(&w, 0, sizeof w);
   w.p = p, w.pTu = pTu, w.pS = pS, w.kernel = kernel, w.acc = clang_getNullCursor(), w.accInit = clang_getNullCursor();
+  w.b3D = pM->b3D;
   CXCursor body = ks_rw_body(kernel);
   if (clang_Cursor_isNull(body)) return ks_rewrite_refuse(p, "kernel '%s' has no body", zK);
   if (walk_stmt(&w, body) < 0) return w.rc < 0 ? w.rc : ks_rewrite_refuse(p, "kernel '%s' is not taken", zK);
   if (!w.bAcc || !w.bStore || !w.bTotal)
     return ks_rewrite_refuse(p, "kernel '%s' lacks the bound on its flat index, the accumulation or the store", zK);
-  if (!poly_of_params(pS, w.pTotal))
-    return ks_rewrite_refuse(p, "kernel '%s': the flat index's bound is not an expression of the parameters", zK);
-  pM->total = *w.pTotal;
+  if (pM->b3D) {
+    pM->OW = *w.apPlane[0], pM->OH = *w.apPlane[1];
+  } else {
+    if (!poly_of_params(pS, w.pTotal))
+      return ks_rewrite_refuse(p, "kernel '%s': the flat index's bound is not an expression of the parameters", zK);
+    pM->total = *w.pTotal;
+  }
   const char *zWhy = NULL;
   if (read_bounds(&w, pM, &zWhy) < 0) return ks_rewrite_refuse(p, "kernel '%s': %s", zK, zWhy);
 
@@ -702,6 +771,30 @@ static int cv_match_kernel(ks_rewrite *p, CXCursor kernel, ks_shape *pS, cv_matc
       return ks_rewrite_refuse(p, "%s:%u: the bias is not a parameter of its own", pTu->zFile, pB->iLine);
     pM->iBias = pB->iParam;
   }
+  if (pM->b3D) {
+    /* ox, oy: the grid's x and y themselves; co = blockIdx.z % cout (cout one parameter: the launch's grid z must
+     * be the batch times its argument) */
+    const ks_atom *pCo = &pS->aAtom[iCo];
+    const ks_poly *q = pCo->pNum;
+    if (pS->aAtom[iOx].eKind != KS_ATOM_PAR || pS->aAtom[iOx].iDim != 0 || pS->aAtom[iOy].eKind != KS_ATOM_PAR ||
+        pS->aAtom[iOy].iDim != 1)
+      return ks_rewrite_refuse(p, "kernel '%s': the input's row and column are not read at the grid's y and x "
+                                  "thread indices", zK);
+    /* blockIdx.z % K runs in unsigned arithmetic (bWrap): exact for K >= 1, blockIdx.z < 65536 */
+    if (pCo->eKind != KS_ATOM_DERIVED || !pCo->bRem || !q || !pCo->pDen || q->n != 1 ||
+        q->t[0].n != 1 || q->t[0].coef != 1 || pS->aAtom[q->t[0].a[0]].eKind != KS_ATOM_BID ||
+        pS->aAtom[q->t[0].a[0]].iDim != 2 || pCo->pDen->n != 1 || pCo->pDen->t[0].n != 1 ||
+        pCo->pDen->t[0].coef != 1 || !is_param_atom(pS, pCo->pDen->t[0].a[0]))
+      return ks_rewrite_refuse(p, "kernel '%s': the output channel is not blockIdx.z %% K with K a parameter (the "
+                                  "image blockIdx.z / K)", zK);
+    pM->cout = *pCo->pDen;
+    memset(&pM->batch, 0, sizeof pM->batch); /* one image per blockIdx.z in the new kernel */
+    pM->batch.n = 1;
+    pM->batch.t[0].coef = 1;
+    pM->iCoutParam = pS->aAtom[pCo->pDen->t[0].a[0]].iRef;
+    if ((zWhy = verify(pS, pM))) return ks_rewrite_refuse(p, "kernel '%s': %s", zK, zWhy);
+    return KS_OK;
+  }
   if (rem_den(pS, iOx, &pM->OW) < 0 || rem_den(pS, iOy, &pM->OH) < 0 || rem_den(pS, iCo, &pM->cout) < 0)
     return ks_rewrite_refuse(p, "kernel '%s': the output column, row and channel are not the flat index split by %% "
                                 "of the parameters", zK);
@@ -741,6 +834,78 @@ static int poly_has_param(const ks_shape *pS, const ks_poly *p, int iParam) {
     for (int j = 0; j < p->t[i].n; j++)
       if (is_param_atom(pS, p->t[i].a[j]) && pS->aAtom[p->t[i].a[j]].iRef == iParam) return 1;
   return 0;
+}
+
+/* 3-D: launch pL's grid is written `dim3(X, Y, Z)` with Z the images times
+ * the launch's argument for cout (parameter iCout), as a product in any
+ * order: the images' text (malloc'd, "1" when Z is that argument alone). */
+static int grid_images(ks_rewrite *p, const ks_launch *pL, int iCout, char **pzOut) {
+  ks_tu *pTu = ks_rewrite_tu(p);
+  *pzOut = NULL;
+  char *zG = pL->azCfg[0] ? ks_rw_squash_text(pL->azCfg[0]) : NULL;
+  char *zK = iCout < pL->nArgs ? ks_rw_squash_text(pL->azArg[iCout]) : NULL;
+  const char *zWhy = NULL;
+  char *aPart[3] = {0}, *zImg = NULL;
+  int nPart = 0;
+  size_t nG = zG ? strlen(zG) : 0;
+  if (!zG || !zK) zWhy = "out of memory";
+  else if (strncmp(zG, "dim3(", 5) != 0 || zG[nG - 1] != ')')
+    zWhy = "the grid is not written dim3(X, Y, Z) at the launch";
+  else {
+    /* the three components, split at top-level commas */
+    int d = 0;
+    char *q = zG + 5;
+    zG[nG - 1] = 0;
+    aPart[nPart++] = q;
+    for (; *q && nPart <= 3; q++) {
+      if (*q == '(') d++;
+      else if (*q == ')') d--;
+      else if (*q == ',' && d == 0) {
+        *q = 0;
+        if (nPart == 3) nPart++;
+        else aPart[nPart++] = q + 1;
+      }
+    }
+    if (nPart != 3) zWhy = "the grid is not written dim3(X, Y, Z) at the launch";
+  }
+  if (!zWhy) {
+    /* Z: a product; one top-level factor is cout's argument */
+    char *z = aPart[2], *aF[8];
+    int nF = 0, d = 0, iK = -1;
+    aF[nF++] = z;
+    for (char *q = z; *q && nF < 8; q++) {
+      if (*q == '(') d++;
+      else if (*q == ')') d--;
+      else if (*q == '*' && d == 0) *q = 0, aF[nF++] = q + 1;
+      else if (d == 0 && strchr("+-/%?<>&|^,", *q)) nF = 8;
+    }
+    for (int i = 0; i < nF && nF < 8 && iK < 0; i++)
+      if (strcmp(aF[i], zK) == 0) iK = i;
+    if (nF >= 8 || iK < 0) zWhy = "the grid's z extent is not the images times the launch's argument for K";
+    else {
+      ks_buf b = KS_BUF_INIT;
+      int rc = KS_OK, n = 0;
+      for (int i = 0; i < nF && rc >= 0; i++)
+        if (i != iK) rc = ks_buf_printf(&b, "%s(%s)", n++ ? " * " : "", aF[i]);
+      if (rc >= 0 && n == 0) rc = ks_buf_puts(&b, "1");
+      zImg = rc >= 0 ? ks_buf_detach(&b) : NULL;
+      ks_buf_free(&b);
+      if (!zImg) zWhy = "out of memory";
+      else if (!ks_rw_arg_pure(zImg)) zWhy = "the grid's z extent may have an effect (the new grid would evaluate it again)";
+    }
+  }
+  int rc = KS_OK;
+  if (zWhy && strcmp(zWhy, "out of memory") == 0) rc = ks_error_set(KS_ENOMEM, "out of memory");
+  else if (zWhy)
+    rc = ks_rewrite_refuse(p, "%s:%u: the launch of '%s' with grid '%s': %s ('%s'); the new grid needs the number of "
+                              "images (blockIdx.z / K)",
+                           pTu->zFile, pL->iLine, ks_rewrite_kernel_name(p), pL->azCfg[0] ? pL->azCfg[0] : "?", zWhy,
+                           iCout < pL->nArgs ? pL->azArg[iCout] : "?");
+  free(zG);
+  free(zK);
+  if (rc < 0) free(zImg);
+  else *pzOut = zImg;
+  return rc;
 }
 
 static int apply_conv_igemm(ks_rewrite *p) {
@@ -797,6 +962,32 @@ static int apply_conv_igemm(ks_rewrite *p) {
   if (!zX || !zW || !zY) {
     rc = ks_error_set(KS_ENOMEM, "out of memory");
     goto done;
+  }
+  if (m.b3D) { /* one image per blockIdx.z: the input and output pointers move to it */
+    ks_buf bx = KS_BUF_INIT, by = KS_BUF_INIT;
+    rc = ks_buf_printf(&bx, "%s + (long long)blockIdx.z", zX);
+    const ks_poly *aPx[] = {&m.cin, &m.H, &m.W}, *aPy[] = {&m.cout, &m.OH, &m.OW};
+    for (int i = 0; i < 3 && rc >= 0; i++) {
+      rc = ks_buf_puts(&bx, " * ");
+      if (rc >= 0) rc = poly_text(&bx, pS, aPx[i], NULL);
+    }
+    if (rc >= 0) rc = ks_buf_printf(&by, "%s + (long long)blockIdx.z", zY);
+    for (int i = 0; i < 3 && rc >= 0; i++) {
+      rc = ks_buf_puts(&by, " * ");
+      if (rc >= 0) rc = poly_text(&by, pS, aPy[i], NULL);
+    }
+    if (rc >= 0) {
+      free(zX);
+      free(zY);
+      zX = ks_buf_detach(&bx);
+      zY = ks_buf_detach(&by);
+    }
+    ks_buf_free(&bx);
+    ks_buf_free(&by);
+    if (rc < 0 || !zX || !zY) {
+      rc = rc < 0 ? rc : ks_error_set(KS_ENOMEM, "out of memory");
+      goto done;
+    }
   }
 
   unsigned nIndent = 0;
@@ -861,6 +1052,8 @@ static int apply_conv_igemm(ks_rewrite *p) {
         goto done;
       }
     ks_buf n = KS_BUF_INIT, mm = KS_BUF_INIT;
+    char *zZ = NULL; /* 3-D: the images, from the launch's grid z */
+    if (m.b3D && (rc = grid_images(p, pL, m.iCoutParam, &zZ)) < 0) goto done;
     rc = ks_buf_puts(&n, "(long long)");
     if (rc >= 0) rc = poly_text(&n, pS, &m.batch, pL->azArg);
     if (rc >= 0) rc = ks_buf_puts(&n, " * ");
@@ -870,8 +1063,10 @@ static int apply_conv_igemm(ks_rewrite *p) {
     if (rc >= 0) rc = poly_text(&mm, pS, &m.cout, pL->azArg);
     ks_buf_clear(&cfg);
     if (rc >= 0)
-      rc = ks_buf_printf(&cfg, "dim3((unsigned)((%s + %d) / %d), (unsigned)((%s + %d) / %d)), dim3(%d)", n.z, c.BN - 1,
-                         c.BN, mm.z, c.BM - 1, c.BM, nT);
+      rc = ks_buf_printf(&cfg, "dim3((unsigned)((%s + %d) / %d), (unsigned)((%s + %d) / %d)%s%s%s), dim3(%d)", n.z,
+                         c.BN - 1, c.BN, mm.z, c.BM - 1, c.BM, zZ ? ", (unsigned)(" : "", zZ ? zZ : "", zZ ? ")" : "",
+                         nT);
+    free(zZ);
     if (rc >= 0) rc = ks_rw_cfg_tail(&cfg, pL);
     ks_buf_free(&n);
     ks_buf_free(&mm);

@@ -249,6 +249,39 @@ static int linear_batched(const term_ctx *pC, CXCursor idx, int *peU, int *peV, 
   return 0;
 }
 
+/* ---- N-D form: a flat index split into digits, a permuted copy ----
+ * The body: integer locals with pure initializers (the flat index i =
+ * blockIdx.x * blockDim.x + threadIdx.x, a total, the digits (i / P) % S),
+ * the guard if (i >= TOTAL) return; (or if (i < TOTAL) { ... }), and one copy
+ * out[O] = in[L]. Read on the kernel-shape model: the digits are the mixed
+ * radix decomposition of i (place values P_0 = 1, P_k+1 = P_k * S_k, the
+ * outermost i / P without %, TOTAL the product of the radices); L and O are
+ * sums of every digit once times a product of integer parameters (O may be i
+ * itself: the digits times their place values). The load's unit-stride
+ * digit a and the store's b differ (a real transpose): (b, a) is the tile,
+ * the other digits are batch digits, one batch per blockIdx.z. */
+
+#define ND_MAX 8
+
+typedef struct nd_mono { /* coef * the product of parameters aParam (sorted) */
+  long long coef;
+  int n;
+  int aParam[2 * KS_MONO_MAX];
+} nd_mono;
+
+typedef struct nd_digit {
+  int iAtom;
+  nd_mono P, S;    /* place value, radix (S.coef 0: the outermost, i / P) */
+  nd_mono L, O;    /* strides in the load and the store (coef 0: absent) */
+} nd_digit;
+
+typedef struct nd_form {
+  nd_digit aD[ND_MAX];
+  int nD;
+  int iA, iB;      /* the load's and the store's unit-stride digits */
+} nd_form;
+
+
 /* ---- the match ---- */
 
 typedef struct tr_match {
@@ -261,6 +294,8 @@ typedef struct tr_match {
   char *zInOff, *zOutOff;    /* 2-D batched: the batch offsets of in and out, as written */
   char *zElem;               /* element type */
   int b1D;
+  int bNd;                   /* N-D: the digits below */
+  nd_form nd;
   unsigned iKernelStart, iBodyStart, iBodyEnd; /* the body's braces */
 } tr_match;
 
@@ -350,6 +385,8 @@ static int branch_stmts(CXCursor then, CXCursor **paOut, int *pnOut) {
   return KS_OK;
 }
 
+#define WHY_1D_BOUND "the guard's bound is not rows * cols (two integer parameters)"
+
 /* 1-D: the pointwise shape (rwutil) with bound P * Q, then locals
  * `q = i / X`, `m = i % X` (in place or named), and one copy
  *   out[i] = in[m * Y + q]   (reads strided)  or  out[m * Y + q] = in[i]
@@ -377,7 +414,7 @@ static const char *match_1d(ks_tu *pTu, CXCursor kernel, tr_match *pM, char *zBu
   int iP = -1, iQ = -1;
   if (!binop(strip_widening(pw.bound), CXBinaryOperator_Mul, &p1, &p2) || (iP = param_of(kernel, p1)) < 0 ||
       (iQ = param_of(kernel, p2)) < 0) {
-    zErr = "the guard's bound is not rows * cols (two integer parameters)";
+    zErr = WHY_1D_BOUND;
     goto done;
   }
   /* The element's statements. */
@@ -654,6 +691,491 @@ done:
   return zErr;
 }
 
+static int mono_eq(const nd_mono *a, const nd_mono *b) {
+  if (a->coef != b->coef || a->n != b->n) return 0;
+  for (int i = 0; i < a->n; i++)
+    if (a->aParam[i] != b->aParam[i]) return 0;
+  return 1;
+}
+
+static int mono_mul(const nd_mono *a, const nd_mono *b, nd_mono *pOut) {
+  nd_mono r;
+  if (a->n + b->n > 2 * KS_MONO_MAX || a->coef > (1LL << 30) || b->coef > (1LL << 30)) return 0;
+  r.coef = a->coef * b->coef;
+  r.n = 0;
+  int i = 0, j = 0;
+  while (i < a->n || j < b->n)
+    r.aParam[r.n++] = j >= b->n || (i < a->n && a->aParam[i] <= b->aParam[j]) ? a->aParam[i++] : b->aParam[j++];
+  *pOut = r;
+  return 1;
+}
+
+/* a / b when b divides a exactly as a monomial. */
+static int mono_div(const nd_mono *a, const nd_mono *b, nd_mono *pOut) {
+  nd_mono r;
+  if (b->coef <= 0 || a->coef % b->coef) return 0;
+  r.coef = a->coef / b->coef;
+  r.n = 0;
+  int j = 0;
+  for (int i = 0; i < a->n; i++) {
+    if (j < b->n && a->aParam[i] == b->aParam[j]) j++;
+    else r.aParam[r.n++] = a->aParam[i];
+  }
+  if (j != b->n) return 0;
+  *pOut = r;
+  return 1;
+}
+
+/* A uniform factor of the model: an integer parameter (its index), else -1. */
+static int nd_param_atom(const ks_shape *pS, CXCursor kernel, int iAtom) {
+  const ks_atom *a = &pS->aAtom[iAtom];
+  if (a->eKind != KS_ATOM_UNIFORM || a->iRef < 0 || a->iRef >= clang_Cursor_getNumArguments(kernel)) return -1;
+  CXType t = clang_getCursorType(clang_Cursor_getArgument(kernel, (unsigned)a->iRef));
+  return ks_rw_is_integer_type(t) ? a->iRef : -1;
+}
+
+/* Poly p as a monomial of integer parameters with a positive coefficient. */
+static int nd_poly_mono(const ks_shape *pS, CXCursor kernel, const ks_poly *p, nd_mono *pOut) {
+  if (p->bIrregular || p->bIndirect || p->n != 1 || p->t[0].coef <= 0) return 0;
+  nd_mono m = {p->t[0].coef, 0, {0}};
+  for (int x = 0; x < p->t[0].n; x++) {
+    int iP = nd_param_atom(pS, kernel, p->t[0].a[x]);
+    if (iP < 0) return 0;
+    m.aParam[m.n++] = iP;
+  }
+  for (int i = 1; i < m.n; i++) /* sort */
+    for (int j = i; j > 0 && m.aParam[j - 1] > m.aParam[j]; j--) {
+      int t = m.aParam[j];
+      m.aParam[j] = m.aParam[j - 1];
+      m.aParam[j - 1] = t;
+    }
+  *pOut = m;
+  return 1;
+}
+
+/* Is atom iAtom the flat index PAR.x? */
+static int nd_is_par(const ks_shape *pS, int iAtom) {
+  return pS->aAtom[iAtom].eKind == KS_ATOM_PAR && pS->aAtom[iAtom].iDim == 0;
+}
+
+/* The place value of quotient atom iAtom (PAR.x: 1; (q) / D: q's times D). */
+static int nd_place(const ks_shape *pS, CXCursor kernel, int iAtom, nd_mono *pP, int nDepth) {
+  const ks_atom *a = &pS->aAtom[iAtom];
+  if (nd_is_par(pS, iAtom)) {
+    *pP = (nd_mono){1, 0, {0}};
+    return 1;
+  }
+  if (nDepth > 8 || a->eKind != KS_ATOM_DERIVED || a->bRem || a->iDimOf != 0 || !a->pNum || !a->pDen) return 0;
+  const ks_poly *q = a->pNum;
+  nd_mono inner, den;
+  if (q->bIrregular || q->n != 1 || q->t[0].n != 1 || q->t[0].coef != 1 ||
+      !nd_place(pS, kernel, q->t[0].a[0], &inner, nDepth + 1) || !nd_poly_mono(pS, kernel, a->pDen, &den))
+    return 0;
+  return mono_mul(&inner, &den, pP);
+}
+
+/* Digit atom iAtom: its place value and radix. */
+static const char *nd_digit_of(const ks_shape *pS, CXCursor kernel, int iAtom, nd_digit *pD) {
+  const ks_atom *a = &pS->aAtom[iAtom];
+  memset(pD, 0, sizeof *pD);
+  pD->iAtom = iAtom;
+  if (a->eKind != KS_ATOM_DERIVED || a->iDimOf != 0 || !a->pNum || !a->pDen)
+    return "a term of an index is not a digit (i / P) % S of the flat index";
+  if (!a->bRem) return nd_place(pS, kernel, iAtom, &pD->P, 0) ? NULL : "a digit's divisor is not a product of integer parameters";
+  const ks_poly *q = a->pNum;
+  if (q->bIrregular || q->n != 1 || q->t[0].n != 1 || q->t[0].coef != 1 ||
+      !nd_place(pS, kernel, q->t[0].a[0], &pD->P, 0) || !nd_poly_mono(pS, kernel, a->pDen, &pD->S))
+    return "a digit is not (i / P) % S with P and S products of integer parameters";
+  return NULL;
+}
+
+/* Index poly q as the sum of digits times strides: fills aD[].L (bStore:
+ * .O), adding digits as met. */
+static const char *nd_strides(const ks_shape *pS, CXCursor kernel, const ks_poly *q, int bStore, nd_form *pF) {
+  if (q->bIrregular || q->bIndirect) return "an index is not a polynomial of the thread's position";
+  for (int i = 0; i < q->n; i++) {
+    const ks_mono *m = &q->t[i];
+    int iDigit = -1;
+    nd_mono st = {m->coef, 0, {0}};
+    if (m->coef <= 0) return "an index has a constant or negative term";
+    for (int x = 0; x < m->n; x++) {
+      int iP = nd_param_atom(pS, kernel, m->a[x]);
+      if (iP >= 0) {
+        st.aParam[st.n++] = iP;
+        continue;
+      }
+      if (iDigit >= 0) return "an index has a product of two thread-variant values";
+      iDigit = m->a[x];
+    }
+    if (iDigit < 0) return "an index has a term that is the same for every thread";
+    int k = 0;
+    while (k < pF->nD && pF->aD[k].iAtom != iDigit) k++;
+    if (k == pF->nD) {
+      if (pF->nD == ND_MAX) return "more digits than this rule handles";
+      const char *zWhy = nd_digit_of(pS, kernel, iDigit, &pF->aD[pF->nD]);
+      if (zWhy) return zWhy;
+      pF->nD++;
+    }
+    nd_mono *pSt = bStore ? &pF->aD[k].O : &pF->aD[k].L;
+    if (pSt->coef) return "a digit appears twice in an index";
+    for (int a = 1; a < st.n; a++)
+      for (int b = a; b > 0 && st.aParam[b - 1] > st.aParam[b]; b--) {
+        int t = st.aParam[b];
+        st.aParam[b] = st.aParam[b - 1];
+        st.aParam[b - 1] = t;
+      }
+    *pSt = st;
+  }
+  return NULL;
+}
+
+/* The body's statements: integer locals with pure initializers, the guard on
+ * the flat index, one copy last. The copy's parameters. */
+static const char *nd_statements(CXCursor kernel, int *piOut, int *piIn) {
+  CXCursor *aStmt = NULL, *aThen = NULL;
+  int nStmt = 0, nThen = 0, nIf = 0;
+  const char *zErr = NULL;
+  ks_rw_children(ks_rw_body(kernel), &aStmt, &nStmt);
+  const CXCursor *aList = aStmt;
+  int nList = nStmt, bGuard = 0;
+  for (int i = 0; i < nList && !zErr; i++) {
+    CXCursor st = aList[i];
+    if (kind(st) == CXCursor_DeclStmt) {
+      CXCursor *aD;
+      int nD;
+      ks_rw_children(st, &aD, &nD);
+      for (int d = 0; d < nD && !zErr; d++) {
+        CXCursor *aI;
+        int nI;
+        if (kind(aD[d]) != CXCursor_VarDecl || !ks_rw_is_integer_type(clang_getCursorType(aD[d]))) {
+          zErr = "a declaration is not an integer local";
+          break;
+        }
+        ks_rw_children(aD[d], &aI, &nI);
+        if (nI < 1 || !clang_isExpression(clang_getCursorKind(aI[nI - 1])) || !ks_rw_pure_expr(aI[nI - 1]))
+          zErr = "an integer local has no initializer free of loads and effects";
+        free(aI);
+      }
+      free(aD);
+    } else if (kind(st) == CXCursor_IfStmt && !bGuard && !aThen) {
+      CXCursor *aIf;
+      ks_rw_children(st, &aIf, &nIf);
+      bGuard = 1;
+      if (nIf != 2 || !ks_rw_pure_expr(aIf[0])) zErr = "the guard is not a plain if on a pure condition";
+      else if (kind(aIf[1]) == CXCursor_ReturnStmt) ; /* early return */
+      else if (i + 1 != nList || branch_stmts(aIf[1], &aThen, &nThen) < 0) zErr = "the guard must hold the copy and end the kernel";
+      else {
+        CXCursor *aR;
+        int nR;
+        ks_rw_children(aIf[1], &aR, &nR);
+        int bRet = nR == 1 && kind(aR[0]) == CXCursor_ReturnStmt;
+        free(aR);
+        if (bRet) { /* `{ return; }` */
+          free(aThen);
+          aThen = NULL;
+          if (i + 1 == nList) zErr = "the guard returns and nothing follows";
+        } else {
+          aList = aThen;
+          nList = nThen;
+          i = -1;
+        }
+      }
+      free(aIf);
+    } else if (i + 1 == nList && bGuard) {
+      CXCursor w, r;
+      if (!copy_stmt(kernel, st, piOut, &w, piIn, &r)) zErr = "the last statement is not a plain copy out[...] = in[...] between two pointer parameters";
+      else if (!ks_rw_pure_expr(w) || !ks_rw_pure_expr(r)) zErr = "an index of the copy has effects or loads";
+    } else {
+      zErr = bGuard ? "a statement other than integer locals before the copy" : "no guard on the flat index before the copy";
+    }
+  }
+  if (!zErr && (nList == 0 || !bGuard)) zErr = "no guard and copy";
+  free(aStmt);
+  free(aThen);
+  return zErr;
+}
+
+/* The digits' chain: place values 1, S_0, S_0 S_1, ... and the total; fills
+ * the outermost radix. */
+static const char *nd_chain(nd_form *pF, const nd_mono *pTotal) {
+  nd_mono cur = {1, 0, {0}};
+  int nUsed = 0, bLast = 0;
+  char aUsed[ND_MAX] = {0};
+  while (nUsed < pF->nD && !bLast) {
+    int k = -1;
+    for (int j = 0; j < pF->nD; j++)
+      if (!aUsed[j] && mono_eq(&pF->aD[j].P, &cur)) {
+        if (k >= 0) return "two digits have the same place value";
+        k = j;
+      }
+    if (k < 0) return "the digits are not a mixed-radix split of the flat index (a place value has no digit)";
+    aUsed[k] = 1;
+    nUsed++;
+    if (!pF->aD[k].S.coef) {
+      if (!mono_div(pTotal, &cur, &pF->aD[k].S)) return "the outermost digit's range is not the guard's total over its place value";
+      bLast = 1;
+    } else if (!mono_mul(&cur, &pF->aD[k].S, &cur)) {
+      return "too many factors in a place value";
+    }
+  }
+  if (nUsed < pF->nD) return "a digit lies beyond the outermost one";
+  if (!bLast && !mono_eq(&cur, pTotal)) return "the product of the digits' radices is not the guard's total";
+  return NULL;
+}
+
+
+/* Are one side's strides (bStore: the store's) a layout of the digits: the
+ * innermost 1, each next the previous times the previous digit's radix (a
+ * permutation of the digits: each element once)? */
+static int nd_layout(const nd_form *pF, int bStore) {
+  nd_mono cur = {1, 0, {0}};
+  char aUsed[ND_MAX] = {0};
+  for (int n = 0; n < pF->nD; n++) {
+    int k = -1;
+    for (int j = 0; j < pF->nD; j++)
+      if (!aUsed[j] && mono_eq(bStore ? &pF->aD[j].O : &pF->aD[j].L, &cur)) k = k < 0 ? j : ND_MAX;
+    if (k < 0 || k == ND_MAX) return 0;
+    aUsed[k] = 1;
+    if (n + 1 < pF->nD && !mono_mul(&cur, &pF->aD[k].S, &cur)) return 0;
+  }
+  return 1;
+}
+
+/* Narrowing integer conversions in the body (a 64-bit digit stored in an int
+ * local: `int c = idx % C;`) are safe when what they narrow is a digit whose
+ * radix is one integer parameter no wider than the target: the digit lies in
+ * [0, S). Anything else narrowed may wrap: refused. */
+typedef struct nd_narrow {
+  ks_tu *pTu;
+  CXCursor kernel;
+  const ks_shape *pS;
+  const nd_form *pF;
+  const char *zWhy;
+} nd_narrow;
+
+static int nd_narrow_visit(CXCursor c, const CXCursor *aAnc, int nAnc, void *pArg) {
+  nd_narrow *pN = pArg;
+  (void)aAnc;
+  (void)nAnc;
+  int e = kind(c);
+  if (e != CXCursor_UnexposedExpr && e != CXCursor_CStyleCastExpr && e != CXCursor_CXXStaticCastExpr &&
+      e != CXCursor_CXXFunctionalCastExpr)
+    return 0;
+  CXCursor *a;
+  int n, nExpr = 0;
+  CXCursor op = clang_getNullCursor();
+  ks_rw_children(c, &a, &n);
+  for (int i = 0; i < n; i++)
+    if (clang_isExpression(clang_getCursorKind(a[i]))) op = a[i], nExpr++;
+  free(a);
+  if (nExpr != 1) return 0;
+  CXType tTo = clang_getCanonicalType(clang_getCursorType(c)), tFrom = clang_getCanonicalType(clang_getCursorType(op));
+  if (!ks_rw_is_integer_type(tTo) || !ks_rw_is_integer_type(tFrom)) return 0;
+  long long nTo = clang_Type_getSizeOf(tTo), nFrom = clang_Type_getSizeOf(tFrom);
+  int bToU = tTo.kind == CXType_UInt || tTo.kind == CXType_ULong || tTo.kind == CXType_ULongLong;
+  int bFromU = tFrom.kind == CXType_UInt || tFrom.kind == CXType_ULong || tFrom.kind == CXType_ULongLong;
+  if (bToU && !bFromU && nTo < 8) {
+    /* 32-bit unsigned arithmetic on a signed value: wraps at 2^32 */
+    pN->zWhy = "the index arithmetic is 32-bit unsigned (it may wrap)";
+    return -1;
+  }
+  /* Widening, or the same width (unsigned 64-bit arithmetic on sizes and the
+   * flat index: the values are nonnegative and far below 2^63). */
+  if (nTo >= nFrom) return 0;
+  char *z = ks_rw_squash_cursor(pN->pTu, op);
+  int bOk = 0;
+  for (int k = 0; k < pN->pF->nD && z && !bOk; k++) {
+    const nd_digit *d = &pN->pF->aD[k];
+    const char *zA = pN->pS->aAtom[d->iAtom].zName;
+    if (!zA || strcmp(zA, z) != 0 || d->S.coef != 1 || d->S.n != 1) continue;
+    CXType tS = clang_getCanonicalType(clang_getCursorType(clang_Cursor_getArgument(pN->kernel, (unsigned)d->S.aParam[0])));
+    int bSU = tS.kind == CXType_UInt || tS.kind == CXType_ULong || tS.kind == CXType_ULongLong;
+    long long nS = clang_Type_getSizeOf(tS);
+    bOk = nS < nTo || (nS == nTo && (bToU || !bSU));
+  }
+  free(z);
+  if (!bOk) {
+    pN->zWhy = "an integer conversion narrows a value that is not a digit bounded by a parameter of the narrow type "
+               "(it may wrap)";
+    return -1;
+  }
+  return 1;
+}
+
+/* The N-D match on the model; *pbDeep: the kernel has the form's statements
+ * (the reason is worth reporting). */
+static const char *match_nd(ks_tu *pTu, CXCursor kernel, tr_match *pM, nd_form *pF, int *pbDeep) {
+  ks_shape *pS = NULL;
+  const char *zErr = NULL;
+  int iOut = -1, iIn = -1;
+  *pbDeep = 0;
+  memset(pF, 0, sizeof *pF);
+  if ((zErr = nd_statements(kernel, &iOut, &iIn))) return zErr;
+  if (ks_shape_build(pTu, kernel, &pS) < 0) return "the kernel-shape model failed";
+  *pbDeep = 1;
+  const ks_shape_access *pLd = NULL, *pSt = NULL;
+  for (int i = 0; i < pS->nAccess; i++) {
+    if (pS->aAccess[i].eKind == KS_SHAPE_LOAD && pS->aAccess[i].iParam == iIn && !pLd) pLd = &pS->aAccess[i];
+    else if (pS->aAccess[i].eKind == KS_SHAPE_STORE && pS->aAccess[i].iParam == iOut && !pSt) pSt = &pS->aAccess[i];
+    else pLd = pSt = NULL, i = pS->nAccess;
+  }
+  nd_mono total;
+  const ks_shape_guard *pG = pS->nGuard == 1 ? &pS->aGuard[0] : NULL;
+  if (pS->bTruncated || pS->nLoop || pS->bShared || pS->bSync || pS->bAtomic || pS->bWarp || pS->nCall || pS->nPtr)
+    zErr = "the model sees more than one copy per thread (loops, shared memory, calls, local pointers)";
+  else if (pS->nPar != 1 || pS->aPar[0].iDim != 0 || pS->aPar[0].bGridStride)
+    zErr = "the flat index is not one x index without a grid-stride loop";
+  else if (!pLd || !pSt || pS->nAccess != 2)
+    zErr = "the model does not see exactly the copy's load and store";
+  else if (!pG || pG->iDim != 0 || pG->expr.n != 1 || pG->expr.t[0].n != 1 || pG->expr.t[0].coef != 1 ||
+           !nd_is_par(pS, pG->expr.t[0].a[0]) ||
+           !(pG->bEarlyReturn ? pG->eOp == CXBinaryOperator_GE : pG->eOp == CXBinaryOperator_LT))
+    zErr = "the guard is not if (i >= TOTAL) return; (or if (i < TOTAL)) on the flat index";
+  else if (!nd_poly_mono(pS, kernel, &pG->bound, &total))
+    zErr = "the guard's total is not a product of integer parameters";
+  if (zErr) goto done;
+  /* A side indexed by the flat index itself: the digits at their place values. */
+  int bLoadFlat = pLd->index.n == 1 && pLd->index.t[0].n == 1 && pLd->index.t[0].coef == 1 &&
+                  nd_is_par(pS, pLd->index.t[0].a[0]) && !pLd->index.bWrap;
+  int bStoreFlat = pSt->index.n == 1 && pSt->index.t[0].n == 1 && pSt->index.t[0].coef == 1 &&
+                   nd_is_par(pS, pSt->index.t[0].a[0]) && !pSt->index.bWrap;
+  if (!bLoadFlat && (zErr = nd_strides(pS, kernel, &pLd->index, 0, pF))) goto done;
+  if (!bStoreFlat && (zErr = nd_strides(pS, kernel, &pSt->index, 1, pF))) goto done;
+  if (bLoadFlat && bStoreFlat) {
+    zErr = "both sides are indexed by the flat index (a copy, not a transpose)";
+    goto done;
+  }
+  if ((zErr = nd_chain(pF, &total))) goto done;
+  pF->iA = pF->iB = -1;
+  for (int k = 0; k < pF->nD; k++) {
+    nd_digit *d = &pF->aD[k];
+    if (bStoreFlat) d->O = d->P;
+    if (bLoadFlat) d->L = d->P;
+    if (!d->L.coef || !d->O.coef) {
+      zErr = "a digit of the flat index is missing from one side of the copy (not a permutation)";
+      goto done;
+    }
+    if (d->L.coef == 1 && d->L.n == 0) pF->iA = pF->iA < 0 ? k : ND_MAX;
+    if (d->O.coef == 1 && d->O.n == 0) pF->iB = pF->iB < 0 ? k : ND_MAX;
+  }
+  if (!nd_layout(pF, 0) || !nd_layout(pF, 1)) {
+    zErr = nd_layout(pF, 0) ? "the store's strides are not a permutation of the digits' radices"
+                            : "the load's strides are not a permutation of the digits' radices";
+    goto done;
+  }
+  if (pF->iA < 0 || pF->iB < 0 || pF->iA == ND_MAX || pF->iB == ND_MAX) {
+    zErr = "one side of the copy has no single unit-stride digit";
+    goto done;
+  }
+  if (pF->iA == pF->iB) {
+    zErr = "the innermost digit keeps its place on both sides (the accesses are already coalesced: nothing to "
+           "transpose)";
+    goto done;
+  }
+  int bWrap = pLd->index.bWrap || pSt->index.bWrap;
+  for (int k = 0; k < pF->nD; k++) bWrap |= pS->aAtom[pF->aD[k].iAtom].bWrap;
+  if (bWrap) { /* narrowed digits and 64-bit unsigned arithmetic are fine */
+    nd_narrow nw = {pTu, kernel, pS, pF, NULL};
+    ks_rw_walk(ks_rw_body(kernel), nd_narrow_visit, &nw);
+    if ((zErr = nw.zWhy)) goto done;
+  }
+  pM->iIn = iIn;
+  pM->iOut = iOut;
+  pM->bNd = 1;
+done:
+  ks_shape_free(pS);
+  return zErr;
+}
+
+/* Monomial m as C text over the names azName (parameters, or a launch's
+ * arguments), in long long. */
+static int nd_text(ks_buf *pB, const nd_mono *m, char *const *azName) {
+  int rc = KS_OK;
+  if (m->n == 0 || m->coef != 1) rc = ks_buf_printf(pB, "%lldLL", m->coef);
+  for (int i = 0; i < m->n && rc >= 0; i++)
+    rc = ks_buf_printf(pB, "%s(long long)(%s)", i > 0 || m->coef != 1 ? " * " : "", azName[m->aParam[i]]);
+  return rc;
+}
+
+static char *nd_text_dup(const nd_mono *m, char *const *azName) {
+  ks_buf b = KS_BUF_INIT;
+  char *z = nd_text(&b, m, azName) >= 0 ? ks_buf_detach(&b) : NULL;
+  ks_buf_free(&b);
+  return z;
+}
+
+/* The number of batches (the product of the batch digits' radices) over azName. */
+static int nd_batches(ks_buf *pB, const nd_form *pF, char *const *azName) {
+  int rc = KS_OK, n = 0;
+  for (int k = 0; k < pF->nD && rc >= 0; k++) {
+    if (k == pF->iA || k == pF->iB) continue;
+    rc = ks_buf_printf(pB, "%s(", n++ ? " * " : "");
+    if (rc >= 0) rc = nd_text(pB, &pF->aD[k].S, azName);
+    if (rc >= 0) rc = ks_buf_printf(pB, ")");
+  }
+  if (rc >= 0 && n == 0) rc = ks_buf_printf(pB, "1LL");
+  return rc;
+}
+
+/* The batch loop's head: batch digits from ks_bz (innermost first), the
+ * offsets ks_ib and ks_ob of the batch in in and out. */
+static int nd_batch_head(ks_buf *pB, const nd_form *pF, char *const *azName, const char *zI) {
+  int rc = ks_buf_printf(pB, "\n%sfor (long long ks_bz = blockIdx.z; ks_bz < ", zI);
+  if (rc >= 0) rc = nd_batches(pB, pF, azName);
+  if (rc >= 0) rc = ks_buf_printf(pB, "; ks_bz += gridDim.z) {\n%s  long long ks_rest = ks_bz;\n", zI);
+  int aOrder[ND_MAX], nB = 0;
+  for (int k = 0; k < pF->nD; k++) /* batch digits by place value: the chain's order */
+    if (k != pF->iA && k != pF->iB) aOrder[nB++] = k;
+  for (int i = 1; i < nB; i++) {
+    nd_mono dummy;
+    for (int j = i; j > 0 && mono_div(&pF->aD[aOrder[j - 1]].P, &pF->aD[aOrder[j]].P, &dummy) &&
+                    !mono_eq(&pF->aD[aOrder[j - 1]].P, &pF->aD[aOrder[j]].P);
+         j--) {
+      int t = aOrder[j];
+      aOrder[j] = aOrder[j - 1];
+      aOrder[j - 1] = t;
+    }
+  }
+  for (int i = 0; i < nB && rc >= 0; i++) {
+    rc = ks_buf_printf(pB, "%s  const long long ks_d%d = ks_rest", zI, i);
+    if (rc >= 0 && i + 1 < nB) {
+      rc = ks_buf_printf(pB, " %% (");
+      if (rc >= 0) rc = nd_text(pB, &pF->aD[aOrder[i]].S, azName);
+      if (rc >= 0) rc = ks_buf_printf(pB, ");\n%s  ks_rest /= (", zI);
+      if (rc >= 0) rc = nd_text(pB, &pF->aD[aOrder[i]].S, azName);
+      if (rc >= 0) rc = ks_buf_printf(pB, ")");
+    }
+    if (rc >= 0) rc = ks_buf_printf(pB, ";\n");
+  }
+  for (int s = 0; s < 2 && rc >= 0; s++) {
+    rc = ks_buf_printf(pB, "%s  const long long %s = ", zI, s ? "ks_ob" : "ks_ib");
+    for (int i = 0; i < nB && rc >= 0; i++) {
+      rc = ks_buf_printf(pB, "%sks_d%d * ", i ? " + " : "", i);
+      if (rc >= 0) rc = nd_text(pB, s ? &pF->aD[aOrder[i]].O : &pF->aD[aOrder[i]].L, azName);
+    }
+    if (rc >= 0) rc = ks_buf_printf(pB, "%s;\n", nB ? "" : "0");
+  }
+  return rc;
+}
+
+/* The N-D form's texts over the kernel's parameter names; NULL, else why not. */
+static const char *nd_names(CXCursor kernel, tr_match *pM) {
+  int nP = clang_Cursor_getNumArguments(kernel);
+  char *azName[64];
+  const nd_form *pF = &pM->nd;
+  if (nP > 64) return "too many parameters";
+  for (int i = 0; i < nP; i++) azName[i] = ks_rw_spelling(clang_Cursor_getArgument(kernel, (unsigned)i));
+  pM->zRows = nd_text_dup(&pF->aD[pF->iB].S, azName);
+  pM->zCols = nd_text_dup(&pF->aD[pF->iA].S, azName);
+  pM->zInStride = nd_text_dup(&pF->aD[pF->iB].L, azName);
+  pM->zOutStride = nd_text_dup(&pF->aD[pF->iA].O, azName);
+  pM->zIdxType = ks_strdup("long long");
+  pM->zInOff = ks_strdup("ks_ib");
+  pM->zOutOff = ks_strdup("ks_ob");
+  for (int i = 0; i < nP; i++) free(azName[i]);
+  return NULL;
+}
+
 static int match(ks_rewrite *p, CXCursor kernel, tr_match *pM) {
   ks_tu *pTu = ks_rewrite_tu(p);
   const char *zKernel = ks_rewrite_kernel_name(p);
@@ -673,11 +1195,23 @@ static int match(ks_rewrite *p, CXCursor kernel, tr_match *pM) {
     char *zWhy1Copy = ks_strdup(zWhy1);
     tr_match_free(pM);
     const char *zWhy2 = match_2d(pTu, kernel, pM);
+    int bDeep = 0;
+    const char *zWhy3 = NULL;
+    if (zWhy2 && strcmp(zWhy2, WHY_NO_2D_INDEX) == 0) {
+      tr_match_free(pM);
+      if (!(zWhy3 = match_nd(pTu, kernel, pM, &pM->nd, &bDeep)) && (zWhy3 = nd_names(kernel, pM)))
+        bDeep = 1;
+      zWhy2 = zWhy3 ? zWhy2 : NULL;
+      /* two digits and the 1-D form got past its pointwise shape and bound: its reason */
+      if (zWhy1 != zWhyBuf && strcmp(zWhy1, WHY_1D_BOUND) != 0 && pM->nd.nD <= 2) bDeep = 0;
+    }
     if (zWhy2) {
-      /* Report the form the kernel got further in: 2-D once it has the two thread indices. */
+      /* Report the form the kernel got further in: 2-D once it has the two thread
+       * indices, N-D once it has the flat index's digit statements. */
       int b2D = strcmp(zWhy2, WHY_NO_2D_INDEX) != 0;
       int rc = ks_rewrite_refuse(p, "kernel '%s' is not an out-of-place transpose this rule understands (%s form: %s)",
-                                 zKernel, b2D ? "2-D" : "1-D", b2D ? zWhy2 : zWhy1Copy ? zWhy1Copy : "?");
+                                 zKernel, b2D ? "2-D" : bDeep ? "N-D flat-index permutation" : "1-D",
+                                 b2D ? zWhy2 : bDeep ? zWhy3 : zWhy1Copy ? zWhy1Copy : "?");
       free(zWhy1Copy);
       tr_match_free(pM);
       return rc;
@@ -716,6 +1250,41 @@ static int match(ks_rewrite *p, CXCursor kernel, tr_match *pM) {
 #define ROWS_PER_PASS 8
 #define GRID_Y_MAX 65535
 
+/* An N-D launch: tiles over the two tile digits on x and y (y capped), one
+ * batch per z (capped; the kernel loops over the rest). */
+static int nd_launch(ks_rewrite *p, const ks_launch *pL, const nd_form *pF, ks_buf *pCfg, ks_buf *pNote) {
+  ks_buf c = KS_BUF_INIT, r = KS_BUF_INIT, z = KS_BUF_INIT;
+  char *const *azArg = pL->azArg;
+  int rc = KS_OK;
+  for (int k = 0; k < pF->nD && rc >= 0; k++)
+    for (int j = 0; j < pF->aD[k].S.n && rc >= 0; j++)
+      if (!ks_rw_arg_pure(azArg[pF->aD[k].S.aParam[j]]))
+        rc = ks_rewrite_refuse(p, "%s:%u: the launch's argument '%s' (a size of the grid) is not a plain expression",
+                               ks_rewrite_tu(p)->zFile, pL->iLine, azArg[pF->aD[k].S.aParam[j]]);
+  if (rc >= 0) rc = nd_text(&c, &pF->aD[pF->iA].S, azArg);
+  if (rc >= 0) rc = nd_text(&r, &pF->aD[pF->iB].S, azArg);
+  if (rc >= 0) rc = nd_batches(&z, pF, azArg);
+  ks_buf_clear(pCfg);
+  if (rc >= 0)
+    rc = ks_buf_printf(pCfg,
+                       "dim3((unsigned)((%s + %d) / %d), (unsigned)((%s + %d) / %d < %d ? (%s + %d) / %d : %d), "
+                       "(unsigned)(%s < %d ? %s : %d)), dim3(%d, %d)",
+                       c.z, TILE - 1, TILE, r.z, TILE - 1, TILE, GRID_Y_MAX, r.z, TILE - 1, TILE, GRID_Y_MAX, z.z,
+                       GRID_Y_MAX, z.z, GRID_Y_MAX, TILE, ROWS_PER_PASS);
+  if (rc >= 0) rc = ks_rw_cfg_tail(pCfg, pL);
+  if (rc >= 0) rc = ks_rewrite_replace(p, pL->iCfgStart, pL->iCfgEnd, pCfg->z);
+  ks_buf_clear(pNote);
+  if (rc >= 0)
+    rc = ks_buf_printf(pNote, "grid of %dx%d tiles over %s x %s (y capped at %d), %s batches on z (capped at %d), "
+                              "block %dx%d",
+                       TILE, TILE, r.z, c.z, GRID_Y_MAX, z.z, GRID_Y_MAX, TILE, ROWS_PER_PASS);
+  if (rc >= 0) rc = ks_rewrite_note(p, pL->iStart, pNote->z);
+  ks_buf_free(&c);
+  ks_buf_free(&r);
+  ks_buf_free(&z);
+  return rc;
+}
+
 static int apply_smem_transpose(ks_rewrite *p) {
   ks_tu *pTu = ks_rewrite_tu(p);
   const char *zKernel = ks_rewrite_kernel_name(p);
@@ -753,11 +1322,24 @@ static int apply_smem_transpose(ks_rewrite *p) {
   char *zOut = ks_rw_spelling(clang_Cursor_getArgument(kernel, (unsigned)m.iOut));
   unsigned nIndent = 0;
   unsigned iLine = ks_rewrite_line_start(p, m.iKernelStart, &nIndent);
-  char zI[64];
+  char zI[72];
   snprintf(zI, sizeof zI, "%.*s  ", (int)(nIndent < 60 ? nIndent : 60), pTu->zSrc + iLine);
   const char *zT = m.zIdxType;
   char *zInIdx = NULL, *zOutIdx = NULL; /* the subscripts' batch offsets, "" when not batched */
-  if (m.zBatchDecl) {
+  if (m.bNd) { /* N-D: the batch loop around the tile */
+    int nP = clang_Cursor_getNumArguments(kernel);
+    char *azName[64];
+    for (int i = 0; i < nP && i < 64; i++) azName[i] = ks_rw_spelling(clang_Cursor_getArgument(kernel, (unsigned)i));
+    rc = nd_batch_head(&body, &m.nd, azName, zI);
+    for (int i = 0; i < nP && i < 64; i++) free(azName[i]);
+    strcat(zI, "  ");
+    if (rc < 0) {
+      free(zIn);
+      free(zOut);
+      goto done;
+    }
+  }
+  if (m.zBatchDecl || m.bNd) {
     ks_buf t = KS_BUF_INIT;
     rc = ks_buf_printf(&t, "(%s) + ", m.zInOff);
     zInIdx = rc >= 0 ? ks_buf_detach(&t) : NULL;
@@ -765,7 +1347,9 @@ static int apply_smem_transpose(ks_rewrite *p) {
     rc = ks_buf_printf(&t, "(%s) + ", m.zOutOff);
     zOutIdx = rc >= 0 ? ks_buf_detach(&t) : NULL;
     ks_buf_free(&t);
-    rc = zInIdx && zOutIdx ? ks_buf_printf(&body, "\n%s%s", zI, m.zBatchDecl) : ks_error_set(KS_ENOMEM, "out of memory");
+    rc = !zInIdx || !zOutIdx ? ks_error_set(KS_ENOMEM, "out of memory")
+         : m.bNd             ? KS_OK
+                             : ks_buf_printf(&body, "\n%s%s", zI, m.zBatchDecl);
     if (rc < 0) {
       free(zInIdx);
       free(zOutIdx);
@@ -807,18 +1391,23 @@ static int apply_smem_transpose(ks_rewrite *p) {
   free(zOut);
   free(zInIdx);
   free(zOutIdx);
+  if (rc >= 0 && m.bNd) rc = ks_buf_printf(&body, "%.*s}\n", (int)strlen(zI) - 2, zI);
   if (rc < 0) goto done;
   if ((rc = ks_rewrite_replace(p, m.iBodyStart + 1, m.iBodyEnd - 1, body.z)) < 0) goto done;
   if ((rc = ks_buf_printf(&note, "%dx%d shared-memory tile [%d][%d] (padded against bank conflicts), block %dx%d, "
                                  "coalesced loads and stores (%s form)",
                           TILE, TILE, TILE, TILE + 1, TILE, ROWS_PER_PASS,
-                          m.b1D ? "1-D" : m.zBatchDecl ? "2-D, one matrix per blockIdx.z" : "2-D")) < 0 ||
+                          m.bNd ? "N-D flat-index permutation, one batch per blockIdx.z"
+                          : m.b1D ? "1-D" : m.zBatchDecl ? "2-D, one matrix per blockIdx.z" : "2-D")) < 0 ||
       (rc = ks_rewrite_note(p, m.iKernelStart, note.z)) < 0)
     goto done;
 
   /* Every launch: tiles over the input's columns on x, rows on y (capped at
    * gridDim.y's limit; the kernel loops over the rest). */
-  for (int i = 0; i < nL; i++) {
+  for (int i = 0; i < nL && m.bNd; i++) {
+    if ((rc = nd_launch(p, &aL[i], &m.nd, &cfg, &note)) < 0) goto done;
+  }
+  for (int i = 0; i < nL && !m.bNd; i++) {
     ks_launch *pL = &aL[i];
     char *zR = ks_rw_paren(pL->azArg[m.iRows]), *zC = ks_rw_paren(pL->azArg[m.iCols]);
     if (!zR || !zC) {

@@ -11,7 +11,10 @@ batch*OH*OW over BN, K over BK). The original runs one thread per output on
 blocks of 64, the rewrite on ceil(batch*OH*OW/BN) x ceil(cout/BM) blocks of NT
 threads, as the rule's launch does. Exit 0 when every output of every size is
 bitwise the original's (the buffers start from a pattern, so an output
-written twice or not at all shows too)."""
+written twice or not at all shows too). An optional 10th argument "grid3d":
+the original is the 2-D-grid form (x over OW, y over OH, blockIdx.z = image *
+cout + channel; 16x16 blocks, grid z batch*cout), the rewrite runs one image
+per blockIdx.z (grid z = batch), as the rule's launch does for that form."""
 import os
 import sys
 
@@ -19,6 +22,32 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import cuda_emu  # noqa: E402
 
 cxx, orig, new, name, bm, bn, nt, geom, args = sys.argv[1:10]
+grid3d = len(sys.argv) > 10 and sys.argv[10] == "grid3d"
+
+# A launcher over a 3-D grid (z = 1: cuda_emu's 2-D one).
+LAUNCH_3D = r"""
+static void (*emu_fn)();
+static void *emu_thread(void *p) {
+  long t = (long)p;
+  threadIdx.x = (unsigned)(t % blockDim.x); threadIdx.y = (unsigned)(t / blockDim.x); threadIdx.z = 0;
+  emu_fn();
+  return 0;
+}
+static void launch(emu_u3 g, emu_u3 b, void (*fn)()) {
+  gridDim = g; blockDim = b; emu_fn = fn;
+  unsigned nt = b.x * b.y;
+  pthread_barrier_init(&emu_bar, 0, nt);
+  std::vector<pthread_t> th(nt);
+  for (unsigned bz = 0; bz < g.z; bz++)
+    for (unsigned by = 0; by < g.y; by++)
+      for (unsigned bx = 0; bx < g.x; bx++) {
+        blockIdx = {bx, by, bz};
+        for (unsigned t = 0; t < nt; t++) pthread_create(&th[t], 0, emu_thread, (void *)(long)t);
+        for (unsigned t = 0; t < nt; t++) pthread_join(th[t], 0);
+      }
+  pthread_barrier_destroy(&emu_bar);
+}
+"""
 
 s = open(new, encoding="utf-8").read()
 i = s.index("#ifndef KS_CONV_F32_CUH")
@@ -58,11 +87,14 @@ int main() {
     std::vector<float> y0(nY);
     for (size_t i = 0; i < nY; i++) y0[i] = (float)i * 0.5f + 1000.0f;
     gY = y0; y = gY.data();
-    launch({(unsigned)((nY + 63) / 64), 1, 1}, {64, 1, 1}, call_orig);
+    if (%(grid3d)d)
+      launch({(unsigned)(OW + 15) / 16, (unsigned)(OH + 15) / 16, (unsigned)(batch * cout)}, {16, 16, 1}, call_orig);
+    else
+      launch({(unsigned)((nY + 63) / 64), 1, 1}, {64, 1, 1}, call_orig);
     std::vector<float> ref = gY;
     gY = y0; y = gY.data();
-    unsigned nN = (unsigned)(batch * OH * OW);
-    launch({(nN + BN - 1) / BN, (cout + BM - 1) / BM, 1}, {NT, 1, 1}, call_new);
+    unsigned nN = (unsigned)((%(grid3d)d ? 1 : batch) * OH * OW);
+    launch({(nN + BN - 1) / BN, (cout + BM - 1) / BM, %(grid3d)d ? (unsigned)batch : 1u}, {NT, 1, 1}, call_new);
     size_t nDiff = 0;
     for (size_t i = 0; i < nY; i++) nDiff += memcmp(&ref[i], &gY[i], sizeof(float)) != 0;
     printf("%(name)s batch=%%d cin=%%d cout=%%d %%dx%%d -> %%dx%%d tiles %%ux%%u, %%u threads: %%zu of %%zu floats differ\n",
@@ -74,7 +106,7 @@ int main() {
 """
 
 g = geom.split(",")
-main = MAIN % {"bm": bm, "bn": bn, "nt": nt, "name": name, "args": args,
+main = MAIN % {"bm": bm, "bn": bn, "nt": nt, "name": name, "args": args, "grid3d": int(grid3d),
                **{"g%d" % k: g[k] for k in range(8)}}
 sys.exit(cuda_emu.run(cxx, cuda_emu.PRELUDE + PRE + tmpl + "\n" + cuda_emu.kernel(orig, name, "orig_k") + "\n" +
-                      cuda_emu.kernel(new, name, "new_k") + "\n" + cuda_emu.LAUNCH_2D + main))
+                      cuda_emu.kernel(new, name, "new_k") + "\n" + LAUNCH_3D + main))
