@@ -26,6 +26,7 @@
  * disjoint from the others' (checked per row at run time): each loop gets that
  * form first and keeps the memory form as the fallback. */
 #include "features/ast.h"
+#include "features/pure.h"
 #include "kernelskill/rewrite.h"
 #include "rewrite/rwutil.h"
 
@@ -260,35 +261,6 @@ static int same_text(rr_state *pS, CXCursor a, CXCursor b) {
   return bSame;
 }
 
-/* A CUDA conversion intrinsic, __<from>2<to>[_rn|_rz|_rd|_ru]
- * (__half2float, __float2bfloat16_rn, __int2float_rn, __double2ll_rz, ...)
- * or one of the half/bf16 pair conversions: pure functions of their value. */
-static int conversion_callee(const char *z) {
-  static const char *const azType[] = {"float", "half", "bfloat16", "double", "int", "uint", "ll", "ull", "short",
-                                       "ushort", NULL};
-  static const char *const azPair[] = {"__low2float", "__high2float", "__half22float2", "__float22half2_rn",
-                                       "__bfloat1622float2", "__float22bfloat162_rn", "__floats2half2_rn",
-                                       "__floats2bfloat162_rn", "__low2bfloat16", "__high2bfloat16", "__low2half",
-                                       "__high2half", NULL};
-  for (int i = 0; azPair[i]; i++)
-    if (strcmp(z, azPair[i]) == 0) return 1;
-  if (strncmp(z, "__", 2) != 0) return 0;
-  z += 2;
-  for (int a = 0; azType[a]; a++) {
-    size_t nA = strlen(azType[a]);
-    if (strncmp(z, azType[a], nA) != 0 || z[nA] != '2') continue;
-    for (int b = 0; azType[b]; b++) {
-      size_t nB = strlen(azType[b]);
-      const char *zRest = z + nA + 1 + nB;
-      if (b == a || strncmp(z + nA + 1, azType[b], nB) != 0) continue;
-      if (!*zRest || strcmp(zRest, "_rn") == 0 || strcmp(zRest, "_rz") == 0 || strcmp(zRest, "_rd") == 0 ||
-          strcmp(zRest, "_ru") == 0)
-        return 1;
-    }
-  }
-  return 0;
-}
-
 /* A constructor of a 16-bit float type (the copy clang makes of a __half
  * that a conversion intrinsic returns): a value, no effect. */
 static int half_constructor(CXCursor call, const char *z) {
@@ -299,30 +271,6 @@ static int half_constructor(CXCursor call, const char *z) {
   return 0;
 }
 
-/* Functions without side effects a row loop may call. */
-static int pure_callee(const char *z) {
-  if (conversion_callee(z)) return 1;
-  static const char *const azBase[] = {
-      "exp", "exp2", "exp10", "expm1", "log", "log2", "log10", "log1p", "pow", "sqrt", "rsqrt", "cbrt", "rcbrt",
-      "sin", "cos", "tan", "sinh", "cosh", "tanh", "asin", "acos", "atan", "atan2", "asinh", "acosh", "atanh", "erf",
-      "erfc", "fabs", "fmax", "fmin", "fma", "floor", "ceil", "trunc", "round", "rint", "nearbyint", "copysign",
-      "hypot", "fdim", "fmod", "remainder", "ldexp", "sinpi", "cospi", "normcdf", NULL};
-  static const char *const azExact[] = {"max", "min", "abs", "__fdividef", "__frcp_rn", "__fsqrt_rn", "__fmaf_rn",
-                                        "__fadd_rn", "__fmul_rn", "__fsub_rn", "__saturatef", "__ldg",
-                                        "__builtin_huge_valf", "__builtin_huge_val", "__builtin_inff",
-                                        "__builtin_inf", "__builtin_nanf", "__builtin_nan", NULL};
-  char zBuf[64];
-  for (int i = 0; azExact[i]; i++)
-    if (strcmp(z, azExact[i]) == 0) return 1;
-  for (int i = 0; azBase[i]; i++) {
-    if (strcmp(z, azBase[i]) == 0) return 1;
-    snprintf(zBuf, sizeof zBuf, "%sf", azBase[i]);
-    if (strcmp(z, zBuf) == 0) return 1;
-    snprintf(zBuf, sizeof zBuf, "__%sf", azBase[i]);
-    if (strcmp(z, zBuf) == 0) return 1;
-  }
-  return 0;
-}
 
 /* ---- expressions: reads only ---- */
 
@@ -427,9 +375,11 @@ static int expr_visit(CXCursor c, const CXCursor *aAnc, int nAnc, void *pArg) {
   }
   case CXCursor_CallExpr: {
     char *z = ks_rw_spelling(c);
-    int bPure = z && (pure_callee(z) || half_constructor(c, z));
-    if (!bPure) why(pS, "line %u calls '%s' (only math functions without side effects are understood)",
-                    line_of(pS, c), z ? z : "?");
+    /* math, or a __device__ helper that only computes a value (features/pure.h) */
+    const char *zNot = z && half_constructor(c, z) ? NULL : ks_pure_call(c);
+    int bPure = z && !zNot;
+    if (!bPure) why(pS, "line %u calls '%s', which may have effects: %s", line_of(pS, c), z ? z : "?",
+                    zNot ? zNot : "unnamed");
     free(z);
     if (!bPure) w->bOk = 0;
     return w->bOk ? 0 : -1;

@@ -260,6 +260,7 @@ main = MAIN % {"args": ARGS[case], "case": ICASE[case],
                "pre": "p" if "ks_row_pblock(" in open(new, encoding="utf-8").read() else ""}
 # The original file's one-line object macros (`#define NY 4096`): kernel bodies may use them.
 defines = "".join(l for l in open(orig, encoding="utf-8") if re.match(r"\s*#\s*define\s+\w+\s", l))
-sys.exit(cuda_emu.run(cxx, SHIM + defines + helpers(new) + "\n" + cuda_emu.kernel(orig, name, "orig_k") + "\n" +
+ko = cuda_emu.kernel(orig, name, "orig_k")  # with the __device__ helpers it calls
+sys.exit(cuda_emu.run(cxx, SHIM + defines + helpers(new) + "\n" + cuda_emu.device_functions(orig, ko) + ko + "\n" +
                       cuda_emu.kernel(new, name, "new_k") + "\n" + main,
                       ["-fsanitize=alignment", "-fno-sanitize-recover=alignment"]))
