@@ -90,6 +90,31 @@ static void launch(emu_u3 g, emu_u3 b, void (*fn)()) {
 """
 
 
+# The same over a 3-D grid (blockIdx.z outermost); 2-D callers keep LAUNCH_2D.
+LAUNCH_3D = r"""
+static void (*emu_fn)();
+static void *emu_thread(void *p) {
+  long t = (long)p;
+  threadIdx.x = (unsigned)(t % blockDim.x); threadIdx.y = (unsigned)(t / blockDim.x); threadIdx.z = 0;
+  emu_fn();
+  return 0;
+}
+static void launch(emu_u3 g, emu_u3 b, void (*fn)()) {
+  gridDim = g; blockDim = b; emu_fn = fn;
+  unsigned nt = b.x * b.y;
+  pthread_barrier_init(&emu_bar, 0, nt);
+  std::vector<pthread_t> th(nt);
+  for (unsigned bz = 0; bz < g.z; bz++)
+    for (unsigned by = 0; by < g.y; by++)
+      for (unsigned bx = 0; bx < g.x; bx++) {
+        blockIdx = {bx, by, bz};
+        for (unsigned t = 0; t < nt; t++) pthread_create(&th[t], 0, emu_thread, (void *)(long)t);
+        for (unsigned t = 0; t < nt; t++) pthread_join(th[t], 0);
+      }
+  pthread_barrier_destroy(&emu_bar);
+}
+"""
+
 def run(cxx, source, flags=()):
     """Build the C++ program with cxx (and flags) and run it; its exit status."""
     with tempfile.TemporaryDirectory() as d:

@@ -87,11 +87,6 @@ defines = "".join(l + "\n" for l in open(orig, encoding="utf-8").read().split("\
 # the block's shared memory is a static array of sm_90's 227 KB opt-in maximum.
 DYN = "extern __shared__ __align__(16) float ks_smem[];"
 new_k = cuda_emu.kernel(new, name, "new_k")
-# cuda_emu's launcher with the grid's z dimension (the batch) as its outer loop
-LAUNCH_3D = cuda_emu.LAUNCH_2D.replace("for (unsigned by = 0; by < g.y; by++)",
-                                       "for (unsigned bz = 0; bz < g.z; bz++) for (unsigned by = 0; by < g.y; by++)")
-LAUNCH_3D = LAUNCH_3D.replace("blockIdx = {bx, by, 0};", "blockIdx = {bx, by, bz};")
-assert "bz < g.z" in LAUNCH_3D and "{bx, by, bz}" in LAUNCH_3D
 new_k = new_k.replace(DYN, "__shared__ __align__(16) float ks_smem[232448 / sizeof(float)];")
 sys.exit(cuda_emu.run(cxx, cuda_emu.PRELUDE + PRE + defines + tmpl + "\n" + cuda_emu.kernel(orig, name, "orig_k") + "\n" +
-                      new_k + "\n" + LAUNCH_3D + main))
+                      new_k + "\n" + cuda_emu.LAUNCH_3D + main))

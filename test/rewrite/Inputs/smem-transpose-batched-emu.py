@@ -15,29 +15,6 @@ import cuda_emu  # noqa: E402
 
 cxx, orig, new, name, args = sys.argv[1:6]
 
-LAUNCH_3D = r"""
-static void (*emu_fn)();
-static void *emu_thread(void *p) {
-  long t = (long)p;
-  threadIdx.x = (unsigned)(t % blockDim.x); threadIdx.y = (unsigned)(t / blockDim.x); threadIdx.z = 0;
-  emu_fn();
-  return 0;
-}
-static void launch(emu_u3 g, emu_u3 b, void (*fn)()) {
-  gridDim = g; blockDim = b; emu_fn = fn;
-  unsigned nt = b.x * b.y;
-  pthread_barrier_init(&emu_bar, 0, nt);
-  std::vector<pthread_t> th(nt);
-  for (unsigned bz = 0; bz < g.z; bz++)
-    for (unsigned by = 0; by < g.y; by++)
-      for (unsigned bx = 0; bx < g.x; bx++) {
-        blockIdx = {bx, by, bz};
-        for (unsigned t = 0; t < nt; t++) pthread_create(&th[t], 0, emu_thread, (void *)(long)t);
-        for (unsigned t = 0; t < nt; t++) pthread_join(th[t], 0);
-      }
-  pthread_barrier_destroy(&emu_bar);
-}
-"""
 
 MAIN = r"""
 static std::vector<float> gin, gout;
@@ -76,4 +53,4 @@ int main() {
 
 main = MAIN % {"args": args, "name": name}
 sys.exit(cuda_emu.run(cxx, cuda_emu.PRELUDE + cuda_emu.kernel(orig, name, "orig_k") + "\n" +
-                      cuda_emu.kernel(new, name, "new_k") + "\n" + LAUNCH_3D + main))
+                      cuda_emu.kernel(new, name, "new_k") + "\n" + cuda_emu.LAUNCH_3D + main))

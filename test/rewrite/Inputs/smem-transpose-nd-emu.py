@@ -38,29 +38,8 @@ for ch in cfg:
 parts.append(cur)
 grid, block = parts[0], parts[1]
 
-LAUNCH_3D = r"""
+DIM3 = r"""
 struct dim3 { unsigned x, y, z; dim3(unsigned a = 1, unsigned b = 1, unsigned c = 1) : x(a), y(b), z(c) {} };
-static void (*emu_fn)();
-static void *emu_thread(void *p) {
-  long t = (long)p;
-  threadIdx.x = (unsigned)(t % blockDim.x); threadIdx.y = (unsigned)(t / blockDim.x); threadIdx.z = 0;
-  emu_fn();
-  return 0;
-}
-static void launch(emu_u3 g, emu_u3 b, void (*fn)()) {
-  gridDim = g; blockDim = b; emu_fn = fn;
-  unsigned nt = b.x * b.y;
-  pthread_barrier_init(&emu_bar, 0, nt);
-  std::vector<pthread_t> th(nt);
-  for (unsigned bz = 0; bz < g.z; bz++)
-    for (unsigned by = 0; by < g.y; by++)
-      for (unsigned bx = 0; bx < g.x; bx++) {
-        blockIdx = {bx, by, bz};
-        for (unsigned t = 0; t < nt; t++) pthread_create(&th[t], 0, emu_thread, (void *)(long)t);
-        for (unsigned t = 0; t < nt; t++) pthread_join(th[t], 0);
-      }
-  pthread_barrier_destroy(&emu_bar);
-}
 """
 
 names = sorted({kv.split("=")[0].strip() for s in sizes.split(";") for kv in s.split(",")})
@@ -110,4 +89,4 @@ int main() {
 main = MAIN % {"decl": decl, "pin": pin, "pout": pout, "args": args, "grid": grid, "block": block, "name": name,
                "sets": sets, "prod": " ".join("n *= (size_t)%s;" % x for x in names)}
 sys.exit(cuda_emu.run(cxx, cuda_emu.PRELUDE + cuda_emu.kernel(orig, name, "orig_k") + "\n" +
-                      cuda_emu.kernel(new, name, "new_k") + "\n" + LAUNCH_3D + main))
+                      cuda_emu.kernel(new, name, "new_k") + "\n" + DIM3 + cuda_emu.LAUNCH_3D + main))
