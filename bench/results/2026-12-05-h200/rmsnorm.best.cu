@@ -1,0 +1,79 @@
+// Seed for the rmsnorm task: y = x / sqrt(mean(x^2) + eps) * weight over each row.
+// One thread per row, two passes.
+#include <cuda_runtime.h>
+
+// kernelskill: mem.row-reduce-block (rule row-reduce, round 1) dram 13%->74%, achieved_occupancy 6%->90%, 8.52x — row-group-wide sum by warp shuffles and, for groups of several warps, one shared slot per warp: every thread gets the result
+static __device__ __forceinline__ float ks_row_group_sum_f(float v) {
+  __shared__ float ks_part[32];
+  for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
+  if (blockDim.x == 32u) return v; /* a warp per row: no shared slots */
+  __syncthreads();
+  if ((threadIdx.x & 31u) == 0u) ks_part[threadIdx.x >> 5] = v;
+  __syncthreads();
+  v = (threadIdx.x & 31u) < (blockDim.x >> 5) ? ks_part[threadIdx.x & 31u] : 0.0f;
+  for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
+  return v;
+}
+
+// kernelskill: mem.row-reduce-block (rule row-reduce, round 1) dram 13%->74%, achieved_occupancy 6%->90%, 8.52x — the row groups' size from the row length: about 16 elements a thread, 32 to 256 threads, a warp per row (8 rows a block) under 1024 elements
+static inline dim3 ks_row_block(long long cols) {
+  unsigned g = 32;
+  while (g < 256u && (long long)g * 32 <= cols) g *= 2;
+  return g == 32u ? dim3(32, 8) : dim3(g, 1);
+}
+static inline dim3 ks_row_grid(long long rows, long long cols) {
+  long long y = (long long)ks_row_block(cols).y;
+  return dim3((unsigned)((rows + y - 1) / y));
+}
+
+// kernelskill: mem.row-reduce-block (rule row-reduce, round 1) dram 13%->74%, achieved_occupancy 6%->90%, 8.52x — a group of threads per row (blockDim.x threads, blockDim.y rows a block), sized at each launch from the row length; cooperative reductions
+// kernelskill: mem.restrict-const (rule restrict-const, round 3) inst_executed 4.89e+07->4.89e+07, duration 153->142 us, 1.08x — __restrict__ x, __restrict__ weight, __restrict__ y
+__global__ void rmsnorm_kernel(const float *__restrict__ x, const float *__restrict__ weight, float *__restrict__ y, float eps,
+                               int rows, int cols)
+{
+    int row = blockIdx.x * blockDim.y + threadIdx.y;
+    if (row >= rows)
+        return;
+    const float *xr = x + (size_t)row * cols;
+    float *yr = y + (size_t)row * cols;
+    float sq = 0.0f;
+    // kernelskill: mem.row-reduce-block (rule row-reduce, round 1) dram 13%->74%, achieved_occupancy 6%->90%, 8.52x — row strided over the group's threads (coalesced), then group-wide sum(sq)
+    {
+      int ks_j = threadIdx.x;
+      for (; ks_j + (int)(3 * blockDim.x) < (cols); ks_j += (int)(4 * blockDim.x)) {
+        #pragma unroll
+        for (int ks_u = 0; ks_u < 4; ks_u++) {
+          int j = ks_j + (int)(ks_u * blockDim.x);
+          sq += xr[j] * xr[j];
+        }
+      }
+      for (int j = ks_j; j < (cols); j += blockDim.x)
+        sq += xr[j] * xr[j];
+    }
+    sq = ks_row_group_sum_f(sq);
+    float rrms = 1.0f / sqrtf(sq / cols + eps);
+    // kernelskill: mem.row-reduce-block (rule row-reduce, round 1) dram 13%->74%, achieved_occupancy 6%->90%, 8.52x — row strided over the group's threads (coalesced stores)
+    {
+      int ks_j = threadIdx.x;
+      for (; ks_j + (int)(3 * blockDim.x) < (cols); ks_j += (int)(4 * blockDim.x)) {
+        #pragma unroll
+        for (int ks_u = 0; ks_u < 4; ks_u++) {
+          int j = ks_j + (int)(ks_u * blockDim.x);
+          // kernelskill: mem.read-only-cache (rule read-only-cache, round 2) l1_hit 29%->29%, dram 74%->74%, 1.02x — read-only loads of weight through __ldg
+          yr[j] = xr[j] * rrms * __ldg(&weight[j]);
+        }
+      }
+      for (int j = ks_j; j < (cols); j += blockDim.x)
+        // kernelskill: mem.read-only-cache (rule read-only-cache, round 2) l1_hit 29%->29%, dram 74%->74%, 1.02x — read-only loads of weight through __ldg
+        yr[j] = xr[j] * rrms * __ldg(&weight[j]);
+    }
+}
+
+extern "C" void rmsnorm_forward(const float *x, const float *weight, float *y, float eps,
+                                int rows, int cols)
+{
+    int threads = 128;
+    int blocks = (rows + threads - 1) / threads;
+    // kernelskill: mem.row-reduce-block (rule row-reduce, round 1) dram 13%->74%, achieved_occupancy 6%->90%, 8.52x — a group of threads per row, sized from the row length
+    rmsnorm_kernel<<<ks_row_grid(rows, cols), ks_row_block(cols)>>>(x, weight, y, eps, rows, cols);
+}
