@@ -8,8 +8,11 @@
 # same without: autores (threads=auto resident=32) vs auto (for the bf16
 # layernorm: resident packs); autonpres (pack=off resident=32) vs autonp
 # (pack=off: the bf16 rows element by element); and the f32 layernorm (lnf,
-# the corpus' layernorm_forward) the same as the softmax. Not measured yet. VARIANTS="auto autores" (a subset of 256 auto auto64 auto128 warp autores
-# autonp autonpres) limits the run to those.
+# the corpus' layernorm_forward) the same as the softmax; autores16 (resident=16)
+# and 256res8 (threads=256 resident=8) with fewer slots. VARIANTS="auto autores" (a subset of 256 auto
+# auto64 auto128 warp autores autonp autonpres autores16 256res8) limits the run to those,
+# ONLY="sm ln" to those kernels (several ONLY runs may go side by side: the Reviewer's lock
+# keeps the timed work apart).
 #
 #   bash bench/row-cache/row-groups.sh prepare BUILD DIR   # here: the rewrites (needs libclang)
 #   bash bench/row-cache/row-groups.sh run BUILD DIR OUT   # on the GPU machine
@@ -23,6 +26,7 @@ export LD_LIBRARY_PATH=$B/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 KERNELS="ln:layernorm_bf16:framework_kernels.cu:layernorm_bf16_kernel sm:softmax_forward:trainer_dev.cu:softmax_forward_kernel1"
 KERNELS="$KERNELS lnf:layernorm_forward:trainer_dev.cu:layernorm_forward_kernel1"
 VARIANTS=${VARIANTS:-256 auto auto64 auto128 warp autores autonp autonpres}
+ONLY=${ONLY:-}   # run: only these kernels' short names (ln sm lnf)
 case $cmd in
 prepare)
   mkdir -p "$D"
@@ -32,6 +36,7 @@ prepare)
     rw 256 --param threads=256 && rw auto --param threads=auto && rw warp --param mode=warp || exit 1
     rw autores --param threads=auto --param resident=32 && rw autonp --param threads=auto --param pack=off &&
       rw autonpres --param threads=auto --param pack=off --param resident=32 || exit 1
+    rw autores16 --param threads=auto --param resident=16 && rw 256res8 --param threads=256 --param resident=8 || exit 1
     grep -q "ks_res" "$D/${k}_autores.cu" || { echo "$k: no resident path" >&2; exit 1; }
     grep -q "ks_res" "$D/${k}_autonpres.cu" || { echo "$k: no resident path with pack=off" >&2; exit 1; }
     for n in 64 128; do
@@ -43,6 +48,7 @@ run)
   O=${4:?OUT}; mkdir -p "$O/rr"
   for t in $KERNELS; do
     IFS=: read -r k task file kern <<< "$t"
+    [ -z "$ONLY" ] || [[ " $ONLY " == *" $k "* ]] || continue
     for v in $VARIANTS; do
       w=$(mktemp -d); cp "$I"/* "$w"/ 2>/dev/null; cp "$D/${k}_$v.cu" "$w/cand.cu"
       timeout 150 "$B/bin/kernelskill" bench "$w/$task.task.json" --candidate "$w/cand.cu" --runs 50 --trials 5 \
@@ -59,7 +65,7 @@ print(sys.argv[2], d.get("verdict"), "speedup=%s" % d.get("speedup"), "cand_us=%
 PY
     done
   done
-  tar czf "$O/rr.tgz" -C "$O" rr && rm -rf "$O/rr"
+  [ -n "$ONLY" ] || { tar czf "$O/rr.tgz" -C "$O" rr && rm -rf "$O/rr"; }
   ;;
 *) echo "usage: $0 prepare|run BUILD DIR [OUT]" >&2; exit 2 ;;
 esac
