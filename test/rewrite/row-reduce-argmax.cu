@@ -43,12 +43,11 @@
 // RUN: %kernelskill rewrite %t.in.cu --kernel xent_rows --rule row-reduce --param threads=auto -o %t.xa.cu
 // RUN: %python %S/Inputs/row-reduce-emu.py %clang19 %t.in.cu %t.xa.cu xent_rows xent auto 0
 // RUN: not %kernelskill rewrite %t.in.cu --kernel argmax_rows --rule row-reduce --param threads=auto --param mode=warp -o %t.bad.cu 2>&1 | FileCheck %s --check-prefix=AUTO-WARP
-// AUTO: static __device__ __forceinline__ float ks_row_group_argmax_f(float v, int &i) {
-// AUTO: if (blockDim.x == 32u) return v;
-// AUTO-NEXT: __syncthreads();
+// AUTO: #define KS_ROWREDUCE_CUH
 // AUTO: static inline dim3 ks_row_block(long long cols) {
 // AUTO: int row = blockIdx.x * blockDim.y + threadIdx.y;
 // AUTO: for (int ks_u = 0; ks_u < 4; ks_u++) {
+// AUTO: = ks_rowred::group_argmax<float>(
 // AUTO: argmax_rows<<<ks_row_grid(rows, cols), ks_row_block(cols)>>>(
 // AUTO-WARP: threads=auto goes with mode=block
 // A scalar declared between the row index and the guard (issue 14): it stays
@@ -77,19 +76,8 @@
 #include <cuda_runtime.h>
 #include <math.h>
 
-// CHECK:      // kernelskill: rule:row-reduce (rule row-reduce) block-wide argmax (value and first index) by warp shuffles and one shared slot pair per warp: every thread gets the result
-// CHECK-NEXT: static __device__ __forceinline__ float ks_row_block_argmax_f(float v, int &i) {
-// CHECK-NEXT:   __shared__ float ks_part[32];
-// CHECK-NEXT:   __shared__ int ks_part_i[32];
-// CHECK-NEXT:   for (int o = 16; o > 0; o >>= 1) {
-// CHECK-NEXT:     float ks_ov = __shfl_xor_sync(0xffffffffu, v, o);
-// CHECK-NEXT:     int ks_oi = __shfl_xor_sync(0xffffffffu, i, o);
-// CHECK-NEXT:     if (ks_ov > v || (ks_ov == v && ks_oi < i)) {
-// CHECK:        __syncthreads();
-// CHECK:        __syncthreads();
-// CHECK-NEXT:   unsigned ks_w = (threadIdx.x & 31u) < (blockDim.x >> 5) ? (threadIdx.x & 31u) : 0u;
-// CHECK-NEXT:   v = ks_part[ks_w];
-// CHECK-NEXT:   i = ks_part_i[ks_w];
+// CHECK:      // kernelskill: rule:row-reduce (rule row-reduce) the shipped row reductions (share/kernelskill/templates/ks_rowreduce.cuh)
+// CHECK:      #define KS_ROWREDUCE_CUH
 // CHECK:      // kernelskill: rule:row-reduce (rule row-reduce) one block of 256 threads per row, cooperative reductions
 // CHECK-NEXT: __global__ void argmax_rows(const float *x, long long *idx, int rows, int cols) {
 // CHECK-NEXT:   int row = blockIdx.x;
@@ -119,7 +107,7 @@
 // CHECK-NEXT:       }
 // CHECK-NEXT:     }
 // CHECK-NEXT:   }
-// CHECK-NEXT:   best = ks_row_block_argmax_f(best, besti);
+// CHECK-NEXT:   best = ks_rowred::block_argmax<float>(best, besti);
 // CHECK-NEXT:   // kernelskill: rule:row-reduce (rule row-reduce) one thread stores the row's result
 // CHECK-NEXT:   if (threadIdx.x == 0) idx[row] = besti;
 // CHECK-NEXT: }
@@ -141,23 +129,13 @@ __global__ void argmax_rows(const float *x, long long *idx, int rows, int cols) 
 
 // Arg-min, mirrored comparison, the index assigned first, the value through a
 // loop local; the value is used after the reduction too.
-// WARP:      static __device__ __forceinline__ float ks_row_warp_argmin_f(float v, int &i) {
-// WARP-NEXT:   for (int o = 16; o > 0; o >>= 1) {
-// WARP-NEXT:     float ks_ov = __shfl_xor_sync(0xffffffffu, v, o);
-// WARP-NEXT:     int ks_oi = __shfl_xor_sync(0xffffffffu, i, o);
-// WARP-NEXT:     if (ks_ov < v || (ks_ov == v && ks_oi < i)) {
-// WARP-NEXT:       v = ks_ov;
-// WARP-NEXT:       i = ks_oi;
-// WARP-NEXT:     }
-// WARP-NEXT:   }
-// WARP-NEXT:   return v;
-// WARP-NEXT: }
+// WARP:      #define KS_ROWREDUCE_CUH
 // WARP:      __global__ void argmin_rows(const float *x, int *idx, float *val, int rows, int cols) {
 // WARP-NEXT:   int row = blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5);
 // WARP:          int ks_j = (threadIdx.x & 31u);
 // WARP-NEXT:     for (; ks_j + (int)(3 * 32) < (cols); ks_j += (int)(4 * 32)) {
 // WARP:          for (int j = ks_j; j < (cols); j += 32) {
-// WARP:        best = ks_row_warp_argmin_f(best, bi);
+// WARP:        best = ks_rowred::warp_argmin<float>(best, bi);
 // WARP-NEXT:   // kernelskill: rule:row-reduce (rule row-reduce) one thread stores the row's result
 // WARP-NEXT:   if ((threadIdx.x & 31u) == 0) idx[row] = bi;
 // WARP-NEXT:   // kernelskill: rule:row-reduce (rule row-reduce) one thread stores the row's result
@@ -218,7 +196,7 @@ __global__ void pair_sums(const float *a, float *out, int rows, int cols) {
 // NORM-NEXT:   int row = blockIdx.x;
 // NORM-NEXT:   const float eps = 1e-6f;
 // NORM-NEXT:   if (row >= rows) return;
-// NORM:        ss = ks_row_block_sum_f(ss);
+// NORM:        ss = ks_rowred::block_sum<float>(ss);
 // NORM-NEXT:   const float inv = 1.0f / sqrtf(ss / cols + eps);
 // NORM:        norm_rows<<<rows, 256>>>(x, y, rows, cols);
 __global__ void norm_rows(const float *x, float *y, int rows, int cols) {

@@ -28,7 +28,7 @@
 // Composition: the second kernel of the same file after the first (the helpers
 // already written are reused, not written twice).
 // RUN: %kernelskill rewrite %t.cu --kernel row_sums --rule row-reduce -o %t.both.cu
-// RUN: grep -c '^static __device__ __forceinline__ float ks_row_block_sum_f(float v)' %t.both.cu | FileCheck %s --check-prefix=ONCE
+// RUN: grep -c '^#define KS_ROWREDUCE_CUH' %t.both.cu | FileCheck %s --check-prefix=ONCE
 // RUN: %nvcc -c -arch=sm_90 %t.both.cu -o %t.both.o
 //
 // Idempotence.
@@ -51,13 +51,11 @@
 // Not a kernel this rule touches.
 __device__ float square(float v) { return v * v; }
 
-// CHECK: // kernelskill: rule:row-reduce (rule row-reduce) block-wide sum by warp shuffles and one shared slot per warp: every thread gets the result
-// CHECK-NEXT: static __device__ __forceinline__ float ks_row_block_sum_f(float v) {
-// CHECK-NEXT:   __shared__ float ks_part[32];
-// CHECK:        v = (threadIdx.x & 31u) < (blockDim.x >> 5) ? ks_part[threadIdx.x & 31u] : 0.0f;
-// CHECK:      // kernelskill: rule:row-reduce (rule row-reduce) block-wide max by warp shuffles
-// CHECK-NEXT: static __device__ __forceinline__ float ks_row_block_max_f(float v) {
-// CHECK:        v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, o));
+// CHECK: // kernelskill: rule:row-reduce (rule row-reduce) the shipped row reductions (share/kernelskill/templates/ks_rowreduce.cuh)
+// CHECK-NEXT: /* ks_rowreduce.cuh — the row reductions of rule row-reduce
+// CHECK:      #define KS_ROWREDUCE_CUH
+// CHECK:      template <class T> __device__ __forceinline__ T block_sum(T v) { return all<op_sum, BLOCK, true>(v); }
+// CHECK:      #endif /* KS_ROWREDUCE_CUH */
 // CHECK:      // kernelskill: rule:row-reduce (rule row-reduce) one block of 256 threads per row, cooperative reductions
 // CHECK-NEXT: __global__ void softmax_rows(const float *x, float *y, int rows, int cols) {
 // CHECK-NEXT:   int row = blockIdx.x;
@@ -78,7 +76,7 @@ __device__ float square(float v) { return v * v; }
 // CHECK-NEXT:     for (int j = ks_j; j < (cols); j += blockDim.x)
 // CHECK-NEXT:       if (xr[j] > m) m = xr[j];
 // CHECK-NEXT:   }
-// CHECK-NEXT:   m = ks_row_block_max_f(m);
+// CHECK-NEXT:   m = ks_rowred::block_max<float>(m);
 // CHECK-NEXT:   float sum = 0.0f;
 // CHECK-NEXT:   // kernelskill: rule:row-reduce (rule row-reduce) row strided over the block's threads (coalesced), then block-wide sum(sum)
 // CHECK-NEXT:   {
@@ -98,7 +96,7 @@ __device__ float square(float v) { return v * v; }
 // CHECK-NEXT:       sum += e;
 // CHECK-NEXT:     }
 // CHECK-NEXT:   }
-// CHECK-NEXT:   sum = ks_row_block_sum_f(sum);
+// CHECK-NEXT:   sum = ks_rowred::block_sum<float>(sum);
 // CHECK-NEXT:   float inv = 1.0f / sum;
 // CHECK-NEXT:   // kernelskill: rule:row-reduce (rule row-reduce) row strided over the block's threads (coalesced stores)
 // CHECK-NEXT:   {
@@ -135,10 +133,7 @@ __global__ void softmax_rows(const float *x, float *y, int rows, int cols) {
 
 // Row sums with a bias start (not zero: the other threads restart at zero) and
 // the row's result stored once.
-// WARP: static __device__ __forceinline__ float ks_row_warp_sum_f(float v) {
-// WARP-NEXT:   for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
-// WARP-NEXT:   return v;
-// WARP-NEXT: }
+// WARP: #define KS_ROWREDUCE_CUH
 // WARP:      // kernelskill: rule:row-reduce (rule row-reduce) one warp per row (4 rows per block of 128 threads), cooperative reductions
 // WARP-NEXT: __global__ void row_sums(const float *a, const float *bias, float *out, int n, int k) {
 // WARP-NEXT:   int r = blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5);
@@ -158,7 +153,7 @@ __global__ void softmax_rows(const float *x, float *y, int rows, int cols) {
 // WARP-NEXT:       for (int c = ks_j; c < (k); c += 32)
 // WARP-NEXT:         acc = acc + a[r * k + c] * a[r * k + c]; // sum of squares
 // WARP-NEXT:     }
-// WARP-NEXT:     acc = ks_row_warp_sum_f(acc);
+// WARP-NEXT:     acc = ks_rowred::warp_sum<float>(acc);
 // WARP-NEXT:     // kernelskill: rule:row-reduce (rule row-reduce) one thread stores the row's result
 // WARP-NEXT:     if ((threadIdx.x & 31u) == 0) out[r] = acc;
 // WARP-NEXT:   }
@@ -215,7 +210,7 @@ extern "C" void row_sums_forward(const float *a, const float *bias, float *out, 
 // its provenance line, the reductions a line after) and its launch change: the
 // helpers go above the kernel. Two hunks, ten lines out (each row loop is
 // replaced whole by its unrolled form).
-// DIFF:      {{^}}+// kernelskill: rule:row-reduce (rule row-reduce) block-wide sum
+// DIFF:      {{^}}+// kernelskill: rule:row-reduce (rule row-reduce) the shipped row reductions
 // DIFF:      {{^}}-  int row = blockIdx.x * blockDim.x + threadIdx.x;
 // DIFF:      {{^}}-  softmax_rows<<<blocks, threads, 0, stream>>>(x, y, rows, cols);
 // HUNKS: {{^}}2{{$}}
@@ -229,4 +224,4 @@ extern "C" void row_sums_forward(const float *a, const float *bias, float *out, 
 // NEG4: unroll=0: use 1 (no unrolling) to 16
 // PLAIN:      if (threadIdx.x != 0) acc = 0.0f;
 // PLAIN-NEXT: for (int c = threadIdx.x; c < k; c += blockDim.x) acc = acc + a[r * k + c] * a[r * k + c]; // sum of squares
-// PLAIN-NEXT: acc = ks_row_block_sum_f(acc);
+// PLAIN-NEXT: acc = ks_rowred::block_sum<float>(acc);

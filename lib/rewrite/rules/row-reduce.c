@@ -1114,138 +1114,20 @@ static int match_guard(rr_state *pS, CXCursor st, CXCursor *pBound, int *pbEarly
   return 1;
 }
 
-/* ---- helpers written into the file ---- */
+/* ---- the row reductions: the shipped ks_rowreduce.cuh ---- */
 
-/* eKind: HK_BLOCK, HK_WARP, or HK_GROUP (threads=auto: as the block helper, but
- * a group of one warp returns after its shuffles: no shared slots, no barrier,
+/* eKind: HK_BLOCK, HK_WARP, or HK_GROUP (threads=auto: as the block, but a
+ * group of one warp returns after its shuffles: no shared slots, no barrier,
  * since blockDim.y rows then share the block). */
 enum { HK_BLOCK, HK_WARP, HK_GROUP };
 static const char *const azKind[] = {"block", "warp", "group"};
 
 static int helper_kind(const rr_state *pS) { return pS->bWarp ? HK_WARP : pS->bGroup ? HK_GROUP : HK_BLOCK; }
 
-/* A group of one warp needs no shared slots: it returns after its shuffles. */
-static const char *const zGroupEarly = "  if (blockDim.x == 32u) return v; /* a warp per row: no shared slots */\n";
-
+/* The call of the header's reduction: ks_rowred::block_sum<float>. */
 static const char *helper_name(int eOp, int bDouble, int eKind, char *zBuf, size_t nBuf) {
-  snprintf(zBuf, nBuf, "ks_row_%s_%s_%s", azKind[eKind], azOpName[eOp], bDouble ? "d" : "f");
+  snprintf(zBuf, nBuf, "ks_rowred::%s_%s<%s>", azKind[eKind], azOpName[eOp], bDouble ? "double" : "float");
   return zBuf;
-}
-
-/* Arg-max / arg-min helpers: the pair (value, index) reduced together. A
- * partner's pair wins when its value is strictly better, or equal with a
- * smaller index: each thread's partial holds the first index of its best
- * value (it scans increasing j with a strict comparison), so the combine
- * yields the first index of the row's extreme, as the sequential loop does.
- * Only > / < and == compare values: a NaN never wins, and when the uniform
- * start value is NaN every pair stays (NaN, start index), as in the loop. */
-static int helper_arg_text(ks_rewrite *p, int eOp, int bDouble, int eKind, ks_buf *pOut) {
-  int bWarp = eKind == HK_WARP;
-  char zName[64], zCombine[320], zWhat[200];
-  const char *zT = bDouble ? "double" : "float";
-  const char *zCmp = eOp == OP_ARGMAX ? ">" : "<";
-  helper_name(eOp, bDouble, eKind, zName, sizeof zName);
-  snprintf(zCombine, sizeof zCombine,
-           "  for (int o = 16; o > 0; o >>= 1) {\n"
-           "    %s ks_ov = __shfl_xor_sync(0xffffffffu, v, o);\n"
-           "    int ks_oi = __shfl_xor_sync(0xffffffffu, i, o);\n"
-           "    if (ks_ov %s v || (ks_ov == v && ks_oi < i)) {\n"
-           "      v = ks_ov;\n"
-           "      i = ks_oi;\n"
-           "    }\n"
-           "  }\n",
-           zT, zCmp);
-  snprintf(zWhat, sizeof zWhat,
-           "%s-wide %s (value and first index) by warp shuffles%s: every thread gets the result",
-           bWarp ? "warp" : eKind == HK_GROUP ? "row-group" : "block", azOpName[eOp],
-           bWarp ? "" : " and one shared slot pair per warp");
-  char *zNote = ks_rewrite_note_text(p, zWhat);
-  if (!zNote) return ks_error_set(KS_ENOMEM, "out of memory");
-  int rc = ks_buf_printf(pOut, "\n%s\nstatic __device__ __forceinline__ %s %s(%s v, int &i) {\n", zNote, zT, zName,
-                         zT);
-  free(zNote);
-  if (rc < 0) return rc;
-  if (bWarp) return ks_buf_printf(pOut, "%s  return v;\n}\n", zCombine);
-  /* As the block max: warp partials in shared memory (value and index), then
-   * every warp combines them; lanes past the warp count repeat warp 0's pair. */
-  return ks_buf_printf(pOut,
-                       "  __shared__ %s ks_part[32];\n"
-                       "  __shared__ int ks_part_i[32];\n"
-                       "%s"
-                       "%s"
-                       "  __syncthreads();\n"
-                       "  if ((threadIdx.x & 31u) == 0u) {\n"
-                       "    ks_part[threadIdx.x >> 5] = v;\n"
-                       "    ks_part_i[threadIdx.x >> 5] = i;\n"
-                       "  }\n"
-                       "  __syncthreads();\n"
-                       "  unsigned ks_w = (threadIdx.x & 31u) < (blockDim.x >> 5) ? (threadIdx.x & 31u) : 0u;\n"
-                       "  v = ks_part[ks_w];\n"
-                       "  i = ks_part_i[ks_w];\n"
-                       "%s"
-                       "  return v;\n"
-                       "}\n",
-                       zT, zCombine, eKind == HK_GROUP ? zGroupEarly : "", zCombine);
-}
-
-static int helper_text(ks_rewrite *p, int eOp, int bDouble, int eKind, ks_buf *pOut) {
-  int bWarp = eKind == HK_WARP;
-  const char *zEarly = eKind == HK_GROUP ? zGroupEarly : "";
-  char zName[64];
-  const char *zT = bDouble ? "double" : "float";
-  const char *zSuffix = bDouble ? "" : "f";
-  char zCombine[96];
-  helper_name(eOp, bDouble, eKind, zName, sizeof zName);
-  if (eOp == OP_ARGMAX || eOp == OP_ARGMIN) return helper_arg_text(p, eOp, bDouble, eKind, pOut);
-  if (eOp == OP_SUM) snprintf(zCombine, sizeof zCombine, "v += __shfl_xor_sync(0xffffffffu, v, o);");
-  else
-    snprintf(zCombine, sizeof zCombine, "v = f%s%s(v, __shfl_xor_sync(0xffffffffu, v, o));",
-             eOp == OP_MAX ? "max" : "min", zSuffix);
-  char zWhat[160];
-  snprintf(zWhat, sizeof zWhat, "%s-wide %s by warp shuffles%s: every thread gets the result",
-           bWarp ? "warp" : eKind == HK_GROUP ? "row-group" : "block", azOpName[eOp],
-           bWarp ? "" : eKind == HK_GROUP ? " and, for groups of several warps, one shared slot per warp"
-                                          : " and one shared slot per warp");
-  char *zNote = ks_rewrite_note_text(p, zWhat);
-  if (!zNote) return ks_error_set(KS_ENOMEM, "out of memory");
-  int rc = ks_buf_printf(pOut, "\n%s\nstatic __device__ __forceinline__ %s %s(%s v) {\n", zNote, zT, zName, zT);
-  free(zNote);
-  if (rc < 0) return rc;
-  if (bWarp)
-    return ks_buf_printf(pOut,
-                         "  for (int o = 16; o > 0; o >>= 1) %s\n"
-                         "  return v;\n"
-                         "}\n",
-                         zCombine);
-  /* Block: butterfly in each warp, one partial per warp in shared memory, then
-   * every warp combines the partials itself (no second broadcast). The first
-   * barrier keeps a previous call's readers ahead of this call's writers. The
-   * block is a multiple of 32 threads (the launch sets it). */
-  if (eOp == OP_SUM)
-    return ks_buf_printf(pOut,
-                         "  __shared__ %s ks_part[32];\n"
-                         "  for (int o = 16; o > 0; o >>= 1) %s\n"
-                         "%s"
-                         "  __syncthreads();\n"
-                         "  if ((threadIdx.x & 31u) == 0u) ks_part[threadIdx.x >> 5] = v;\n"
-                         "  __syncthreads();\n"
-                         "  v = (threadIdx.x & 31u) < (blockDim.x >> 5) ? ks_part[threadIdx.x & 31u] : %s;\n"
-                         "  for (int o = 16; o > 0; o >>= 1) %s\n"
-                         "  return v;\n"
-                         "}\n",
-                         zT, zCombine, zEarly, bDouble ? "0.0" : "0.0f", zCombine);
-  return ks_buf_printf(pOut,
-                       "  __shared__ %s ks_part[32];\n"
-                       "  for (int o = 16; o > 0; o >>= 1) %s\n"
-                       "%s"
-                       "  __syncthreads();\n"
-                       "  if ((threadIdx.x & 31u) == 0u) ks_part[threadIdx.x >> 5] = v;\n"
-                       "  __syncthreads();\n"
-                       "  v = ks_part[(threadIdx.x & 31u) < (blockDim.x >> 5) ? (threadIdx.x & 31u) : 0u];\n"
-                       "  for (int o = 16; o > 0; o >>= 1) %s\n"
-                       "  return v;\n"
-                       "}\n",
-                       zT, zCombine, zEarly, zCombine);
 }
 
 typedef struct fn_find {
@@ -2687,17 +2569,12 @@ static int put_helpers(rr_state *pS) {
     iAt = iPrev;
   }
   pS->iHelpersAt = iAt;
-  for (int eOp = OP_SUM; eOp < OP_COUNT && rc >= 0; eOp++) {
-    for (int bD = 0; bD < 2 && rc >= 0; bD++) {
-      if (!pS->abHelper[eOp][bD]) continue;
-      char zName[64];
-      fn_find f = {pTu, helper_name(eOp, bD, helper_kind(pS), zName, sizeof zName), -1};
-      clang_visitChildren(clang_getTranslationUnitCursor(pTu->pTu), find_fn_visit, &f);
-      if (f.iAt >= 0 && (unsigned)f.iAt < pS->iKs) continue; /* written by an earlier application */
-      if (f.iAt >= 0) rc = ks_rewrite_refuse(p, "%s is defined below '%s'; move it above or rename it", zName, pS->zKernel);
-      else rc = helper_text(p, eOp, bD, helper_kind(pS), &helpers);
-    }
-  }
+  int bReduce = 0;
+  for (int eOp = OP_SUM; eOp < OP_COUNT; eOp++) bReduce |= pS->abHelper[eOp][0] | pS->abHelper[eOp][1];
+  /* the shipped header once per file (an earlier application may have put it there) */
+  if (bReduce && !strstr(pTu->zSrc, "#define KS_ROWREDUCE_CUH") && (rc = ks_buf_puts(&helpers, "\n")) >= 0)
+    rc = ks_rw_shipped_block(p, "#define KS_ROWREDUCE_CUH", "ks_rowreduce.cuh", "row-reduction header",
+                             "the shipped row reductions (share/kernelskill/templates/ks_rowreduce.cuh)", &helpers);
   if (rc >= 0 && pS->bGroup) rc = put_launch_helpers(pS, iAt, &helpers);
   if (rc >= 0 && pS->bPack && !strstr(pTu->zSrc, "#define KS_ROWPACK_CUH") && (rc = ks_buf_puts(&helpers, "\n")) >= 0)
     rc = ks_rw_shipped_block(p, "#define KS_ROWPACK_CUH", "ks_rowpack.cuh", "row-pack header",

@@ -21,6 +21,13 @@ def block_at(s, i):
     raise SystemExit("unbalanced braces in " + s[i:i + 80])
 
 
+def shipped(s, guard):
+    """The shipped header a rule inserted into source text s (the block from
+    `#ifndef GUARD` to its `#endif`), or "" when it has none."""
+    m = re.search(r"#ifndef " + re.escape(guard) + r"\b.*?\n#endif[^\n]*", s, re.S)
+    return m.group(0) + "\n" if m else ""
+
+
 def kernel(path, name, newname):
     """Kernel `name` of the file, renamed `newname`. The definition starts a
     line with __global__ (comments that quote it do not); its signature may
