@@ -9,8 +9,10 @@
 # layernorm: resident packs); autonpres (pack=off resident=32) vs autonp
 # (pack=off: the bf16 rows element by element); and the f32 layernorm (lnf,
 # the corpus' layernorm_forward) the same as the softmax; autores16 (resident=16)
-# and 256res8 (threads=256 resident=8) with fewer slots. VARIANTS="auto autores" (a subset of 256 auto
-# auto64 auto128 warp autores autonp autonpres autores16 256res8) limits the run to those,
+# and 256res8 (threads=256 resident=8) with fewer slots; autou16 and warpu16 (unroll=16: 16 elements,
+# or 4 packs of 16-bit rows, in flight a step instead of 4 or 2; the hand-written bf16 layernorm
+# with all 8 packs of a warp's row in flight reached 89% of copy; mode=warp, 1 pack a step, 71%). VARIANTS="auto autores" (a subset of 256 auto
+# auto64 auto128 warp autores autonp autonpres autores16 256res8 autou16 warpu16) limits the run to those,
 # ONLY="sm ln" to those kernels (several ONLY runs may go side by side: the Reviewer's lock
 # keeps the timed work apart).
 #
@@ -37,6 +39,7 @@ prepare)
     rw autores --param threads=auto --param resident=32 && rw autonp --param threads=auto --param pack=off &&
       rw autonpres --param threads=auto --param pack=off --param resident=32 || exit 1
     rw autores16 --param threads=auto --param resident=16 && rw 256res8 --param threads=256 --param resident=8 || exit 1
+    rw autou16 --param threads=auto --param unroll=16 && rw warpu16 --param mode=warp --param unroll=16 || exit 1
     grep -q "ks_res" "$D/${k}_autores.cu" || { echo "$k: no resident path" >&2; exit 1; }
     grep -q "ks_res" "$D/${k}_autonpres.cu" || { echo "$k: no resident path with pack=off" >&2; exit 1; }
     for n in 64 128; do
