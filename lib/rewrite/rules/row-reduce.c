@@ -152,7 +152,7 @@ typedef struct rr_state {
   int abBoundParam[RR_MAX_PARAMS]; /* the parameters the row count uses */
   ks_launch *aL;          /* the kernel's launches */
   int nL;
-  int abHelper[OP_COUNT][2]; /* reduction helpers needed, by operator and double-ness */
+  int bReduce;               /* some loop's accumulator needs a row reduction (ks_rowreduce.cuh) */
   int bPack;                 /* 16-bit rows: every row loop walks packs of 8 elements (ks_rowpack.cuh) */
   int nPackU;                /* packs in flight a step: unroll / 4, rounded up */
   int nResK;                 /* resident=K asked for (0: off) */
@@ -2255,6 +2255,39 @@ static int resident_prelude(rr_state *pS, const char *zStep, const char *zInd, k
   return rc < 0 ? ks_error_set(KS_ENOMEM, "out of memory") : KS_OK;
 }
 
+/* Does pass iLoop load slot access k (the first pass that accesses the slot,
+ * reading it)? And does it load any? */
+static int res_first_load(const rr_state *pS, const rr_loop *pL, int iLoop, int k) {
+  return pL->aPack[k].bLoad && pS->aSlot[pL->aiPackSlot[k]].iFirst == iLoop;
+}
+
+static int res_loads(const rr_state *pS, const rr_loop *pL, int iLoop) {
+  for (int k = 0; k < pL->nPack; k++)
+    if (res_first_load(pS, pL, iLoop, k)) return 1;
+  return 0;
+}
+
+/* The head of a resident loop over a thread's K elements: element j (zVar)
+ * of slot ks_k, inside the row bound (the block stays open). */
+static int res_elem_head(const rr_state *pS, const char *zType, const char *zVar, const char *zStart,
+                         const char *zStep, const char *zInd, int nBound, const char *zBound, ks_buf *pB) {
+  return ks_buf_printf(pB,
+                       "%s  #pragma unroll\n%s  for (int ks_k = 0; ks_k < %d; ks_k++) {\n"
+                       "%s    %s %s = %s + (%s)(ks_k * %s);\n%s    if (%s < (%.*s)) {\n",
+                       zInd, zInd, pS->nRes, zInd, zType, zVar, zStart, zType, zStep, zInd, zVar, nBound, zBound);
+}
+
+/* The head of a resident loop over a thread's K/8 packs: pack ks_u at ks_c,
+ * ks_n of its elements inside the row (the block stays open). */
+static int res_pack_head(const rr_state *pS, const char *zType, const char *zStart8, const char *zStep,
+                         const char *zInd, int nBound, const char *zBound, ks_buf *pB) {
+  return ks_buf_printf(pB,
+                       "%s  #pragma unroll\n%s  for (int ks_u = 0; ks_u < %d; ks_u++) {\n"
+                       "%s    %s ks_c = %s + (%s)(ks_u * 8 * %s);\n"
+                       "%s    int ks_n = ks_rowpack::count((long long)(%.*s) - (long long)ks_c);\n",
+                       zInd, zInd, pS->nRes / 8, zInd, zType, zStart8, zType, zStep, zInd, nBound, zBound);
+}
+
 /* The resident path of a row loop, before today's (pL->zUnrolled, the
  * memory path): K strided elements a thread, the same elements as the memory
  * path's, each access replaced by its slot's register; a slot is loaded by
@@ -2266,29 +2299,20 @@ static int resident_prelude(rr_state *pS, const char *zStep, const char *zInd, k
 static int resident_elems(rr_state *pS, rr_loop *pL, const char *zType, const char *zVar, const char *zStart,
                           const char *zStep, const char *zInd, const char *zBody, int nBound, const char *zBound,
                           ks_buf *pB) {
-  int iLoop = (int)(pL - pS->aLoop), nLoad = 0;
-  for (int k = 0; k < pL->nPack; k++)
-    if (pL->aPack[k].bLoad && pS->aSlot[pL->aiPackSlot[k]].iFirst == iLoop) nLoad++;
+  int iLoop = (int)(pL - pS->aLoop);
   int rc = ks_buf_printf(pB, "if (ks_res) {\n");
   /* The loads in a loop of their own, ahead of the body: each is one
    * predicated load, so all K are in flight at once; inside the body's
    * branches each would wait for the one before (measured: f32 softmax 347
    * us with the loads in the body against 187 us on the memory path). */
-  if (nLoad && rc >= 0) {
-    rc = ks_buf_printf(pB,
-                       "%s  #pragma unroll\n%s  for (int ks_k = 0; ks_k < %d; ks_k++) {\n"
-                       "%s    %s %s = %s + (%s)(ks_k * %s);\n%s    if (%s < (%.*s)) {\n",
-                       zInd, zInd, pS->nRes, zInd, zType, zVar, zStart, zType, zStep, zInd, zVar, nBound, zBound);
+  if (res_loads(pS, pL, iLoop) && rc >= 0) {
+    rc = res_elem_head(pS, zType, zVar, zStart, zStep, zInd, nBound, zBound, pB);
     for (int k = 0; k < pL->nPack && rc >= 0; k++)
-      if (pL->aPack[k].bLoad && pS->aSlot[pL->aiPackSlot[k]].iFirst == iLoop)
+      if (res_first_load(pS, pL, iLoop, k))
         rc = ks_buf_printf(pB, "%s      ks_r%d[ks_k] = %s;\n", zInd, pL->aiPackSlot[k], pL->aPack[k].zText);
     if (rc >= 0) rc = ks_buf_printf(pB, "%s    }\n%s  }\n", zInd, zInd);
   }
-  if (rc >= 0)
-    rc = ks_buf_printf(pB,
-                       "%s  #pragma unroll\n%s  for (int ks_k = 0; ks_k < %d; ks_k++) {\n"
-                       "%s    %s %s = %s + (%s)(ks_k * %s);\n%s    if (%s < (%.*s)) {\n",
-                       zInd, zInd, pS->nRes, zInd, zType, zVar, zStart, zType, zStep, zInd, zVar, nBound, zBound);
+  if (rc >= 0) rc = res_elem_head(pS, zType, zVar, zStart, zStep, zInd, nBound, zBound, pB);
   if (rc >= 0) rc = ks_buf_printf(pB, "%s      ", zInd);
   if (rc >= 0) rc = put_reindented(pB, zBody, (int)strlen(zBody), zInd, 6);
   for (int k = 0; k < pL->nPack && rc >= 0; k++)
@@ -2305,25 +2329,19 @@ static int resident_elems(rr_state *pS, rr_loop *pL, const char *zType, const ch
 static int resident_packs(rr_state *pS, rr_loop *pL, const char *zType, const char *zVar, const char *zStart8,
                           const char *zStep, const char *zInd, const char *zBody, int nBound, const char *zBound,
                           ks_buf *pB) {
-  int iLoop = (int)(pL - pS->aLoop), nLoad = 0;
-  for (int k = 0; k < pL->nPack; k++)
-    if (pL->aPack[k].bLoad && pS->aSlot[pL->aiPackSlot[k]].iFirst == iLoop) nLoad++;
+  int iLoop = (int)(pL - pS->aLoop);
   int rc = ks_buf_printf(pB, "if (ks_res) {\n");
   /* Packs loaded in a loop of their own ahead of the body, as in
    * resident_elems: all in flight at once. */
-  for (int iPart = nLoad ? 0 : 1; iPart < 2 && rc >= 0; iPart++) {
-    rc = ks_buf_printf(pB,
-                       "%s  #pragma unroll\n%s  for (int ks_u = 0; ks_u < %d; ks_u++) {\n"
-                       "%s    %s ks_c = %s + (%s)(ks_u * 8 * %s);\n"
-                       "%s    int ks_n = ks_rowpack::count((long long)(%.*s) - (long long)ks_c);\n",
-                       zInd, zInd, pS->nRes / 8, zInd, zType, zStart8, zType, zStep, zInd, nBound, zBound);
-    if (iPart == 1) break;
+  if (res_loads(pS, pL, iLoop) && rc >= 0) {
+    rc = res_pack_head(pS, zType, zStart8, zStep, zInd, nBound, zBound, pB);
     for (int k = 0; k < pL->nPack && rc >= 0; k++)
-      if (pL->aPack[k].bLoad && pS->aSlot[pL->aiPackSlot[k]].iFirst == iLoop)
+      if (res_first_load(pS, pL, iLoop, k))
         rc = ks_buf_printf(pB, "%s    { %s %s = ks_c; ks_rowpack::load(ks_r%d[ks_u], &%s, ks_n); }\n", zInd, zType,
                            zVar, pL->aiPackSlot[k], pL->aPack[k].zText);
     if (rc >= 0) rc = ks_buf_printf(pB, "%s  }\n", zInd);
   }
+  if (rc >= 0) rc = res_pack_head(pS, zType, zStart8, zStep, zInd, nBound, zBound, pB);
   if (rc >= 0)
     rc = ks_buf_printf(pB,
                        "%s    #pragma unroll\n%s    for (int ks_e = 0; ks_e < 8; ks_e++) {\n%s      if (ks_e >= ks_n) break;\n"
@@ -2445,7 +2463,7 @@ static int edit_loop(rr_state *pS, rr_loop *pL) {
     if (pV->bMem) /* the memory sum's register, from zero in every thread */
       ks_buf_printf(&text, "%s %s = 0;\n%s", pV->bDouble ? "double" : "float", zAcc, zInd);
     helper_name(pL->aeOp[k], pV->bDouble, helper_kind(pS), zName, sizeof zName);
-    pS->abHelper[pL->aeOp[k]][pV->bDouble] = 1;
+    pS->bReduce = 1;
     if (pL->abReset[k])
       ks_buf_printf(&text, "if (%s != 0) %s = %s;\n%s", zLane, zAcc, pV->bDouble ? "0.0" : "0.0f", zInd);
     if (pL->aiIdx[k] >= 0) {
@@ -2569,10 +2587,8 @@ static int put_helpers(rr_state *pS) {
     iAt = iPrev;
   }
   pS->iHelpersAt = iAt;
-  int bReduce = 0;
-  for (int eOp = OP_SUM; eOp < OP_COUNT; eOp++) bReduce |= pS->abHelper[eOp][0] | pS->abHelper[eOp][1];
   /* the shipped header once per file (an earlier application may have put it there) */
-  if (bReduce && !strstr(pTu->zSrc, "#define KS_ROWREDUCE_CUH") && (rc = ks_buf_puts(&helpers, "\n")) >= 0)
+  if (pS->bReduce && !strstr(pTu->zSrc, "#define KS_ROWREDUCE_CUH") && (rc = ks_buf_puts(&helpers, "\n")) >= 0)
     rc = ks_rw_shipped_block(p, "#define KS_ROWREDUCE_CUH", "ks_rowreduce.cuh", "row-reduction header",
                              "the shipped row reductions (share/kernelskill/templates/ks_rowreduce.cuh)", &helpers);
   if (rc >= 0 && pS->bGroup) rc = put_launch_helpers(pS, iAt, &helpers);

@@ -28,9 +28,7 @@ cxx, orig, new, name = sys.argv[1:5]
 small = sys.argv[5:6] == ["small"]
 src_new = open(new, encoding="utf-8").read()
 
-helpers = cuda_emu.shipped(src_new, "KS_ROWREDUCE_CUH") + "\n".join(
-    cuda_emu.block_at(src_new, m.start())
-    for m in re.finditer(r"(?m)^static __device__ __forceinline__ [^\n]*\bks_row_\w+\(", src_new))
+helpers = cuda_emu.shipped(src_new, "KS_ROWREDUCE_CUH")
 
 m = re.search(r"(?m)^void launch_" + re.escape(name) + r"\(", src_new)
 if not m:

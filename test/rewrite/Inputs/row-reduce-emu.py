@@ -1,6 +1,6 @@
 """row-reduce-emu.py CXX ORIG.cu NEW.cu KERNEL CASE MODE THREADS: check on the CPU
 that a kernel rewritten by rule row-reduce computes what the original computes.
-Both kernels (and the rule's ks_row_* helpers and shipped ks_rowreduce.cuh of NEW.cu) are cut out of their files
+Both kernels (and NEW.cu's shipped ks_rowreduce.cuh and ks_row_* launch helpers) are cut out of their files
 and compiled as C++ with the CUDA built-ins they use emulated: the threads of a
 block are pthreads, __syncthreads a block barrier, __shfl_xor_sync an exchange
 through a per-warp slot array between two per-warp barriers, atomicAdd a mutex;
@@ -50,7 +50,7 @@ def helpers(path):
     s = open(path, encoding="utf-8").read()
     return cuda_emu.shipped(s, "KS_ROWREDUCE_CUH") + cuda_emu.shipped(s, "KS_ROWPACK_CUH") + "\n".join(
         cuda_emu.block_at(s, m.start())
-        for m in re.finditer(r"(?m)^static (?:__device__ __forceinline__|inline dim3) [^\n]*\bks_row_\w+\(", s))
+        for m in re.finditer(r"(?m)^static inline dim3 [^\n]*\bks_row_\w+\(", s))
 
 
 # Beyond the common prelude: warp shuffles (a per-warp slot exchange between
