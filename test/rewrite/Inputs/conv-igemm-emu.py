@@ -2,7 +2,7 @@
 CPU that conv-igemm's rewrite of KERNEL writes exactly what the original
 writes. Both kernels are cut out of their files (the rewrite with the template
 text it carries), compiled as C++ with the CUDA built-ins emulated (cuda_emu:
-a block's threads are pthreads, __syncthreads a barrier) and called with ARGS,
+a block's threads are fibers, __syncthreads a barrier) and called with ARGS,
 a C++ argument list over x, w, y, bias (float buffers; bias has cout elements) and the ints batch, cin,
 cout, H, W, OH, OW, kh, kw, sy, sx, py, px, dy, dx. GEOM is "kh,kw,sy,sx,py,px,dy,dx"
 (the kernel's constants, or the values its parameters get); OH and OW follow

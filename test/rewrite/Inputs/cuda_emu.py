@@ -1,9 +1,20 @@
 """cuda_emu.py — shared by the rewrite rules' CPU emulation checks
 (*-emu.py): cut a kernel (or helpers) out of a .cu file, the C++ prelude that
 emulates the CUDA built-ins the kernels use (the threads of a block are
-pthreads, __syncthreads a block barrier, blocks run one after another), a
+fibers, __syncthreads a block barrier, blocks run one after another), a
 2-D block launcher, and building and running the program with the host C++
-compiler. Each check adds its own main() and, where needed, more built-ins."""
+compiler. Each check adds its own main() and, where needed, more built-ins.
+
+The emulators are written against pthreads (pthread_create / pthread_join /
+pthread_barrier_*); the prelude maps those calls onto fibers (ucontext) on one
+OS thread. A barrier then switches to the next runnable fiber instead of
+sleeping and waking hundreds of OS threads (a 512-thread block cost
+milliseconds of kernel scheduling per barrier, seconds per check, and far more
+on a loaded machine), the interleaving is the same on every run, and a
+barrier that some thread never reaches is reported at once instead of hanging.
+Fibers of a block run in turn until each blocks at a barrier or ends; every
+other round runs them in reverse order, so a read of shared memory missing its
+barrier meets a stale value in one order or the other."""
 import os
 import re
 import subprocess
@@ -49,17 +60,141 @@ def device_functions(path, text):
     return "\n".join(out) + "\n"
 
 
+# The fiber runtime (see the module's doc): included by PRELUDE after every
+# standard header the emulators use, so that its macros reach only their code.
+# A fiber is entered the first time through its ucontext and switched with
+# _setjmp/_longjmp afterwards (swapcontext would make a signal-mask system call
+# on every switch).
+FIBERS = r"""
+struct emu_fiber {
+  jmp_buf jb;
+  ucontext_t uc;
+  void *(*fn)(void *);
+  void *arg;
+  char *stack;
+  int state; /* 0 runnable, 1 at a barrier, 2 ended, 3 joined */
+  bool started;
+  const void *bar;
+  emu_u3 tid;
+};
+struct emu_barrier { unsigned n, count; };
+enum { EMU_STACK = 1 << 20 };
+static std::vector<emu_fiber *> emu_live; /* created since the last all-joined point */
+static std::vector<char *> emu_stacks;    /* stacks of joined fibers, for reuse */
+static size_t emu_njoined;
+static unsigned emu_round;
+static jmp_buf emu_sched;
+static emu_fiber *emu_cur;
+
+static void emu_die(const char *what) {
+  fprintf(stderr, "cuda_emu: %s\n", what);
+  fflush(stdout);
+  _exit(3);
+}
+static void emu_entry() {
+  emu_fiber *f = emu_cur;
+  f->fn(f->arg);
+  f->state = 2;
+  _longjmp(emu_sched, 1);
+}
+static int emu_create(pthread_t *t, const pthread_attr_t *, void *(*fn)(void *), void *arg) {
+  if (emu_cur) emu_die("a kernel thread may not start threads");
+  if (emu_njoined == emu_live.size()) {
+    for (emu_fiber *f : emu_live) delete f;
+    emu_live.clear();
+    emu_njoined = 0;
+  }
+  emu_fiber *f = new emu_fiber();
+  if (!emu_stacks.empty()) f->stack = emu_stacks.back(), emu_stacks.pop_back();
+  else if (!(f->stack = (char *)malloc(EMU_STACK))) emu_die("out of memory for a fiber stack");
+  getcontext(&f->uc);
+  f->uc.uc_stack.ss_sp = f->stack;
+  f->uc.uc_stack.ss_size = EMU_STACK;
+  f->uc.uc_link = 0;
+  makecontext(&f->uc, emu_entry, 0);
+  f->fn = fn, f->arg = arg, f->tid = threadIdx;
+  emu_live.push_back(f);
+  *t = (pthread_t)(uintptr_t)f;
+  return 0;
+}
+/* Run the runnable fibers until `target` has ended. */
+static void emu_run(emu_fiber *target) {
+  while (target->state == 0 || target->state == 1) {
+    bool ran = false;
+    size_t n = emu_live.size();
+    for (size_t k = 0; k < n; k++) {
+      emu_fiber *f = emu_live[(emu_round & 1) ? n - 1 - k : k];
+      if (f->state != 0) continue;
+      ran = true;
+      emu_cur = f, threadIdx = f->tid;
+      if (!_setjmp(emu_sched)) {
+        if (f->started) _longjmp(f->jb, 1);
+        f->started = true;
+        ucontext_t from;
+        swapcontext(&from, &f->uc);
+      }
+      f->tid = threadIdx, emu_cur = 0;
+    }
+    emu_round++;
+    if (!ran) emu_die("deadlock: every unfinished thread waits at a barrier the others never reach");
+  }
+}
+static int emu_join(pthread_t t, void **) {
+  emu_fiber *f = (emu_fiber *)(uintptr_t)t;
+  if (emu_cur) emu_die("a kernel thread may not join threads");
+  emu_run(f);
+  f->state = 3;
+  emu_stacks.push_back(f->stack);
+  emu_njoined++;
+  return 0;
+}
+static int emu_barrier_init(emu_barrier *b, const void *, unsigned n) {
+  b->n = n, b->count = 0;
+  return 0;
+}
+static int emu_barrier_destroy(emu_barrier *b) {
+  if (b->count) emu_die("a barrier destroyed while threads wait at it");
+  return 0;
+}
+static int emu_barrier_wait(emu_barrier *b) {
+  emu_fiber *f = emu_cur;
+  if (++b->count == b->n) {
+    b->count = 0;
+    for (emu_fiber *g : emu_live)
+      if (g->state == 1 && g->bar == b) g->state = 0;
+    return PTHREAD_BARRIER_SERIAL_THREAD;
+  }
+  if (!f) emu_die("a barrier of several threads waited on outside a kernel thread");
+  f->state = 1, f->bar = b;
+  if (!_setjmp(f->jb)) _longjmp(emu_sched, 1);
+  return 0;
+}
+#define pthread_create emu_create
+#define pthread_join emu_join
+#define pthread_barrier_t emu_barrier
+#define pthread_barrier_init emu_barrier_init
+#define pthread_barrier_destroy emu_barrier_destroy
+#define pthread_barrier_wait emu_barrier_wait
+"""
+
 PRELUDE = r"""
 #include <pthread.h>
+#include <setjmp.h>
+#include <ucontext.h>
+#include <unistd.h>
 #include <cmath>
 #include <cstddef>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
+#include <memory>
 #include <vector>
 struct emu_u3 { unsigned x, y, z; };
-static thread_local emu_u3 threadIdx;
+static emu_u3 threadIdx; /* the running fiber's: saved and restored with it */
 static emu_u3 blockIdx, blockDim, gridDim;
+""" + FIBERS + r"""
 static pthread_barrier_t emu_bar;
 #define __global__
 #define __device__

@@ -2,7 +2,7 @@
 that gemm-tiled's rewrite of KERNEL writes exactly what the original writes.
 Both kernels are cut out of their files (the rewrite with the template text it
 carries, device part only), compiled as C++ with the CUDA built-ins emulated
-(cuda_emu: a block's threads are pthreads, __syncthreads a barrier), and
+(cuda_emu: a block's threads are fibers, __syncthreads a barrier), and
 called with ARGS, a C++ argument list over the names A, B, C, bias (float
 buffers large enough for any layout), m, n, k (ints) and alpha, beta (floats),
 on sizes that are not multiples of the tiles. The original runs one thread per

@@ -4,7 +4,7 @@ for several tile configurations, the four layouts (NN, NT, TN, TT), sizes that
 are not multiples of the tiles, leading dimensions that are not multiples of 4
 and misaligned pointers (the scalar paths), an alpha/beta epilogue reading
 C and accumulators starting from C (init_c, C holding -0.0f too), outputs bitwise those of the naive one-output-per-thread loop summing k in
-order. The block's threads are pthreads (cuda_emu), the cp.async path is not
+order. The block's threads are fibers (cuda_emu), the cp.async path is not
 compiled on the host (the register-staged path is what runs). Exit 0 when every
 output is the naive loop's."""
 import os
@@ -53,7 +53,7 @@ MAIN = r"""
 static std::function<void()> emu_body;
 static void emu_call() { emu_body(); }
 
-/* Every block of the grid, its NT threads as pthreads (cuda_emu's launch). */
+/* Every block of the grid, its NT threads as fibers (cuda_emu's launch). */
 template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int S, bool TA, bool TB>
 static int check(int M, int N, int K, int pad, float alpha, float beta, bool bInitC = false) {
   typedef ks_gemm::config<BM, BN, BK, WM, WN, TM, TN, S> cfg;

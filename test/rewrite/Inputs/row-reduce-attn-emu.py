@@ -7,7 +7,7 @@ launch_KERNEL is cut out of NEW.cu with its <<<grid, block>>> turned into an
 emulated launch, so the grid the rule wrote (the row count B * T * NH evaluated
 on the launch's arguments) is what runs; a grid short of the rows leaves rows
 unwritten, which the comparison sees. SMALL (a 5th argument `small`): three short shapes and
-one seed, for blocks of 256 threads (each a pthread); else five shapes up to
+one seed, for blocks of 256 threads (each a fiber); else five shapes up to
 rows of 150 elements (blocks of 32 threads run the unrolled main loop). The original runs one thread per row
 (blocks of 32 in turn, one block more than the rows need: the guard). The
 threads of a block are pthreads, __syncthreads a block barrier,
@@ -65,7 +65,7 @@ static void *emu_thread(void *p) {
   emu_fn();
   return 0;
 }
-/* The rewritten launch: every block in turn, its threads as pthreads. */
+/* The rewritten launch: every block in turn, its threads as fibers. */
 static void emu_go(std::function<void()> fn) {
   unsigned nt = blockDim.x;
   emu_fn = fn;

@@ -53,4 +53,5 @@ int main() {
 
 main = MAIN % {"args": args, "name": name}
 sys.exit(cuda_emu.run(cxx, cuda_emu.PRELUDE + cuda_emu.kernel(orig, name, "orig_k") + "\n" +
+                      cuda_emu.shipped(open(new, encoding="utf-8").read(), "KS_TRANSPOSE_CUH") +
                       cuda_emu.kernel(new, name, "new_k") + "\n" + cuda_emu.LAUNCH_3D + main))

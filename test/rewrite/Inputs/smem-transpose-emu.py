@@ -58,4 +58,5 @@ LAUNCH = {
 
 main = MAIN % {"elem": elem, "args": args, "olaunch": LAUNCH[olaunch], "name": name}
 sys.exit(cuda_emu.run(cxx, cuda_emu.PRELUDE + cuda_emu.kernel(orig, name, "orig_k") + "\n" +
+                      cuda_emu.shipped(open(new, encoding="utf-8").read(), "KS_TRANSPOSE_CUH") +
                       cuda_emu.kernel(new, name, "new_k") + "\n" + cuda_emu.LAUNCH_2D + main))

@@ -89,4 +89,5 @@ int main() {
 main = MAIN % {"decl": decl, "pin": pin, "pout": pout, "args": args, "grid": grid, "block": block, "name": name,
                "sets": sets, "prod": " ".join("n *= (size_t)%s;" % x for x in names)}
 sys.exit(cuda_emu.run(cxx, cuda_emu.PRELUDE + cuda_emu.kernel(orig, name, "orig_k") + "\n" +
+                      cuda_emu.shipped(open(new, encoding="utf-8").read(), "KS_TRANSPOSE_CUH") +
                       cuda_emu.kernel(new, name, "new_k") + "\n" + DIM3 + cuda_emu.LAUNCH_3D + main))

@@ -2,7 +2,7 @@
 rule warp-reduce's rewrite of KERNEL(const float *in, float *out, unsigned n)
 writes bitwise what the original writes. Both kernels are cut out of their
 files and compiled as C++ with the CUDA built-ins emulated (cuda_emu: a
-block's threads are pthreads); __shfl_down_sync exchanges through one slot per
+block's threads are fibers); __shfl_down_sync exchanges through one slot per
 lane between two barriers of warp 0 (the rewrite calls it in warp 0 only, all
 32 lanes). Blocks of THREADS threads, several sizes of n (not multiples of the
 block), inputs with mixed signs and magnitudes so that the order of the
