@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # mutate.sh — shows that each rule's lit tests can fail: for every row of the
 # table below it plants one mutation in the code a rule emits (an exact string of
-# lib/rewrite/rules/*.c replaced by a wrong one), rebuilds (one file), runs the
+# lib/rewrite/rules/*.c, or of the shipped device header it inserts, under
+# lib/rewrite/templates/, replaced by a wrong one), rebuilds, runs the
 # rule's lit tests, requires them to FAIL, and restores the file (also on error
 # or Ctrl-C, by trap) and rebuilds. A mutant that survives (tests still green)
 # fails the script, as does a row whose string is not found exactly once (the
@@ -27,7 +28,7 @@ while [ $# -gt 0 ]; do
   esac
 done
 
-# rule | file under lib/rewrite/rules | exact string | replacement | lit tests (under test/, space-separated)
+# rule | file under lib/rewrite/rules (a shipped header: ../templates/NAME) | exact string | replacement | lit tests (under test/, space-separated)
 table=$(cat <<'ROWS'
 fast-math|fast-math.c|{"expf", "exp", "__expf"}|{"expf", "exp", "__logf"}|rewrite/fast-math.cu
 launch-bounds|launch-bounds.c|"__launch_bounds__(%lld) ", nThreads|"__launch_bounds__(%lld) ", nThreads + 1|rewrite/launch-bounds.test
@@ -38,10 +39,10 @@ grid-stride|grid-stride.c|ks_i += (long long)blockDim.x * gridDim.x) {|ks_i += (
 unroll|unroll.c|"#pragma unroll %ld\n", nF|"#pragma unroll %ld\n", nF + 1|rewrite/unroll.test
 nvcc-flags|nvcc-flags.c|"-maxrregcount=%d", atoi(zVal)|"-maxrregcount=%d", atoi(zVal) + 1|rewrite/nvcc-flags.cu
 library-gemm|library-gemm.c|"%s  const %s ks_alpha = %s, ks_beta = %s;\n"|"%s  const %s ks_alpha = %s, ks_beta = %s + 1;\n"|rewrite/library-gemm.cu
-smem-transpose|smem-transpose.c|"%s__shared__ %s ks_tile[%d][%d];\n"|"%s__shared__ %s ks_tile[%d][%d + 0];\n"|rewrite/smem-transpose.cu
+smem-transpose|../templates/ks_transpose.cuh|out[out_off + c * out_stride + r] = t[threadIdx.x][threadIdx.y + k];|out[out_off + c * out_stride + r] = t[threadIdx.y + k][threadIdx.x];|rewrite/smem-transpose.cu
 block-size|block-size.c|"(%s + %ld - 1) / %ld", zNp, nT, nT|"(%s + %ld) / %ld", zNp, nT, nT|rewrite/block-size.test
 coarsen|coarsen.c|"%.*s  const long long ks_i = ks_base + (long long)ks_k * blockDim.x;\n"|"%.*s  const long long ks_i = ks_base + (long long)ks_k;\n"|rewrite/coarsen.test
-row-reduce|row-reduce.c|"v += __shfl_xor_sync(0xffffffffu, v, o);"|"v += __shfl_down_sync(0xffffffffu, v, o);"|rewrite/row-reduce.cu
+row-reduce|../templates/ks_rowreduce.cuh|for (int o = 16; o > 0; o >>= 1) v = Op::f(|for (int o = 8; o > 0; o >>= 1) v = Op::f(|rewrite/row-reduce.cu rewrite/row-reduce-passes.test
 warp-reduce|warp-reduce.c|"__shfl_down_sync(0xffffffffu, ks_v, ks_o)"|"__shfl_up_sync(0xffffffffu, ks_v, ks_o)"|rewrite/warp-reduce.cu
 smem-tile-gemm|smem-tile-gemm.c|"%s    const int ks_r = threadIdx.y + ks_i * %d;\n"|"%s    const int ks_r = threadIdx.y + ks_i * %d + 1;\n"|rewrite/smem-tile-gemm.cu rewrite/smem-tile-gemm-linear.cu
 ROWS

@@ -81,24 +81,18 @@ __global__ void scale(float *v, float a, int n) {
   if (i < n) v[i] *= a;
 }
 
-// CHECK:      // kernelskill: rule:smem-transpose (rule smem-transpose) 32x32 shared-memory tile [32][33] (padded against bank conflicts), block 32x8, coalesced loads and stores (1-D form)
+// The shipped header (once per file), then the kernel's note and its new body.
+// CHECK:      // kernelskill: rule:smem-transpose (rule smem-transpose) the shipped tiled transpose (share/kernelskill/templates/ks_transpose.cuh)
+// CHECK-NEXT: /* ks_transpose.cuh
+// CHECK:      #ifndef KS_TRANSPOSE_CUH
+// CHECK:      __device__ __forceinline__ void tile(const TI *in, TO *out, OI in_off, OO out_off, R rows, C cols, SI in_stride,
+// CHECK:        __shared__ T t[TILE][TILE + 1];
+// CHECK:      #endif /* KS_TRANSPOSE_CUH */
+// CHECK-EMPTY:
+// CHECK-NEXT: // kernelskill: rule:smem-transpose (rule smem-transpose) 32x32 shared-memory tile [32][33] (padded against bank conflicts), block 32x8, coalesced loads and stores (1-D form)
 // CHECK-NEXT: __global__ void transpose_kernel(const float *x, float *y, int rows, int cols)
 // CHECK-NEXT: {
-// CHECK-NEXT:   __shared__ float ks_tile[32][33];
-// CHECK-NEXT:   const long long ks_c0 = (long long)blockIdx.x * 32;
-// CHECK-NEXT:   for (long long ks_by = blockIdx.y; ks_by < ((long long)(rows) + 31) / 32; ks_by += gridDim.y) {
-// CHECK-NEXT:     const long long ks_r0 = (long long)(ks_by * 32);
-// CHECK-NEXT:     for (int ks_k = 0; ks_k < 32; ks_k += 8) {
-// CHECK-NEXT:       const long long ks_r = ks_r0 + (long long)(threadIdx.y + ks_k), ks_c = ks_c0 + (long long)threadIdx.x;
-// CHECK-NEXT:       if (ks_r < (rows) && ks_c < (cols)) ks_tile[threadIdx.y + ks_k][threadIdx.x] = x[ks_r * (cols) + ks_c];
-// CHECK-NEXT:     }
-// CHECK-NEXT:     __syncthreads();
-// CHECK-NEXT:     for (int ks_k = 0; ks_k < 32; ks_k += 8) {
-// CHECK-NEXT:       const long long ks_c = ks_c0 + (long long)(threadIdx.y + ks_k), ks_r = ks_r0 + (long long)threadIdx.x;
-// CHECK-NEXT:       if (ks_c < (cols) && ks_r < (rows)) y[ks_c * (rows) + ks_r] = ks_tile[threadIdx.x][threadIdx.y + ks_k];
-// CHECK-NEXT:     }
-// CHECK-NEXT:     __syncthreads();
-// CHECK-NEXT:   }
+// CHECK-NEXT:   ks_transpose::tile<32, 8, float, long long>(x, y, 0, 0, (rows), (cols), (cols), (rows));
 // CHECK-NEXT: }
 // (a blank line: the notes above a kernel are the comment lines directly above it)
 
@@ -133,7 +127,7 @@ extern "C" void transpose_again(const float *x, float *y, int r, int c, cudaStre
     transpose_kernel<<<(unsigned)(((long long)(r + 1) * c + 127) / 128), 128, 0, s>>>(x, y, r + 1, c);
 }
 
-// Only the kernel body (6 lines out), its provenance line and the two launch lines
+// Only the shipped header, the kernel body (6 lines out), its provenance line and the two launch lines
 // change: two hunks (the launches are close), 8 lines removed (plus the --- header).
 // DIFF:      {{^}}+// kernelskill: rule:smem-transpose (rule smem-transpose) 32x32
 // DIFF-NEXT: {{^}} __global__ void transpose_kernel(
@@ -147,25 +141,30 @@ extern "C" void transpose_again(const float *x, float *y, int r, int c, cudaStre
 // CHAIN-NEXT: // kernelskill: rule:smem-transpose (rule smem-transpose) 32x32
 // CHAIN-NEXT: // kernelskill: rule:launch-bounds (rule launch-bounds) __launch_bounds__(256)
 // CHAIN-NEXT: __global__ void __launch_bounds__(256) transpose_kernel(const float *__restrict__ x, float *__restrict__ y, int rows, int cols)
-// CHAIN:      = x[ks_r * (cols) + ks_c];
+// CHAIN-NEXT: {
+// CHAIN-NEXT:   ks_transpose::tile<32, 8, float, long long>(x, y, 0, 0, (rows), (cols), (cols), (rows));
 
-// FORMS:      (rule smem-transpose) 32x32 shared-memory tile [32][33] (padded against bank conflicts), block 32x8, coalesced loads and stores (1-D form)
+// The header once, above the first kernel's own comment:
+// FORMS:      #include <cuda_fp16.h>
+// FORMS-EMPTY:
+// FORMS-NEXT: // kernelskill: rule:smem-transpose (rule smem-transpose) the shipped tiled transpose (share/kernelskill/templates/ks_transpose.cuh)
+// FORMS-NEXT: /* ks_transpose.cuh
+// FORMS:      #endif /* KS_TRANSPOSE_CUH */
+// FORMS-EMPTY:
+// FORMS-NEXT: // 1-D, mirrored: reads unit-stride, writes strided; if-block guard; size_t index.
+// FORMS-NEXT: (rule smem-transpose) 32x32 shared-memory tile [32][33] (padded against bank conflicts), block 32x8, coalesced loads and stores (1-D form)
 // FORMS-NEXT: __global__ void tr_mirror(const int *in, int *out, int rows, int cols) {
-// FORMS-NEXT:   __shared__ int ks_tile[32][33];
-// FORMS-NEXT:   const size_t ks_c0 = (size_t)blockIdx.x * 32;
-// FORMS:        if (ks_r < (rows) && ks_c < (cols)) ks_tile[threadIdx.y + ks_k][threadIdx.x] = in[ks_r * (cols) + ks_c];
-// FORMS:        if (ks_c < (cols) && ks_r < (rows)) out[ks_c * (rows) + ks_r] = ks_tile[threadIdx.x][threadIdx.y + ks_k];
+// FORMS-NEXT:   ks_transpose::tile<32, 8, int, size_t>(in, out, 0, 0, (rows), (cols), (cols), (rows));
+// FORMS-NEXT: }
+// FORMS-NOT:  KS_TRANSPOSE_CUH
 // FORMS:      (1-D form)
 // FORMS-NEXT: __global__ void tr_inline(const float *src, float *dst, int m, int n) {
-// FORMS-NEXT:   __shared__ float ks_tile[32][33];
-// FORMS-NEXT:   const int ks_c0 = (int)blockIdx.x * 32;
-// FORMS:        ks_tile[threadIdx.y + ks_k][threadIdx.x] = src[ks_r * (n) + ks_c];
-// FORMS:        if (ks_c < (n) && ks_r < (m)) dst[ks_c * (m) + ks_r] = ks_tile[threadIdx.x][threadIdx.y + ks_k];
+// FORMS-NEXT:   ks_transpose::tile<32, 8, float, int>(src, dst, 0, 0, (m), (n), (n), (m));
+// FORMS-NEXT: }
 // FORMS:      (2-D form)
 // FORMS-NEXT: __global__ void tr_2d(double *out, const double *in, int nrows, int ncols, int ldin, int ldout) {
-// FORMS-NEXT:   __shared__ double ks_tile[32][33];
-// FORMS:        if (ks_r < (nrows) && ks_c < (ncols)) ks_tile[threadIdx.y + ks_k][threadIdx.x] = in[ks_r * (ldin) + ks_c];
-// FORMS:        if (ks_c < (ncols) && ks_r < (nrows)) out[ks_c * (ldout) + ks_r] = ks_tile[threadIdx.x][threadIdx.y + ks_k];
+// FORMS-NEXT:   ks_transpose::tile<32, 8, double, int>(in, out, 0, 0, (nrows), (ncols), (ldin), (ldout));
+// FORMS-NEXT: }
 // FORMS:      __global__ void tr_example(
 // FORMS-NEXT:   int c = blockIdx.x * blockDim.x + threadIdx.x;
 // FORMS:      __global__ void bad_scaled(
@@ -178,16 +177,15 @@ extern "C" void transpose_again(const float *x, float *y, int r, int c, cudaStre
 // FORMS-NEXT: dim3 grid2((cols + 31) / 32, (rows + 7) / 8);
 // FORMS-NEXT: tr_example<<<grid2, block2>>>(f, g, rows, cols);
 // FORMS-NEXT: bad_scaled<<<(unsigned)((n + 255) / 256), 256>>>(f, g, rows, cols);
-// Only the three kernels' bodies, their notes and the three launches change: 68
-// lines by difflib's count (changed_lines.py --show lists them), nothing else.
-// FCHANGED: {{^}}68{{$}}
+// Only the shipped header (once), the three kernels' bodies, their notes and the
+// three launches change: 77 lines by difflib's count (changed_lines.py --show
+// lists them), nothing else.
+// FCHANGED: {{^}}77{{$}}
 
 // EX:      (2-D form)
 // EX-NEXT: __global__ void tr_example(const float *in, float *out, int rows, int cols) {
-// EX-NEXT:   __shared__ float ks_tile[32][33];
-// EX-NEXT:   const long ks_c0 = (long)blockIdx.x * 32;
-// EX:          if (ks_r < (rows) && ks_c < (cols)) ks_tile[threadIdx.y + ks_k][threadIdx.x] = in[ks_r * (cols) + ks_c];
-// EX:          if (ks_c < (cols) && ks_r < (rows)) out[ks_c * (rows) + ks_r] = ks_tile[threadIdx.x][threadIdx.y + ks_k];
+// EX-NEXT:   ks_transpose::tile<32, 8, float, long>(in, out, 0, 0, (rows), (cols), (cols), (rows));
+// EX-NEXT: }
 // EX:      dim3 grid2((cols + 31) / 32, (rows + 7) / 8);
 // EX-NEXT: // kernelskill: rule:smem-transpose (rule smem-transpose) grid of 32x32 tiles over rows x cols (y capped at 65535), block 32x8
 // EX-NEXT: tr_example<<<dim3((unsigned)((cols + 31) / 32), (unsigned)((rows + 31) / 32 < 65535 ? (rows + 31) / 32 : 65535)), dim3(32, 8)>>>(f, g, rows, cols);
@@ -195,16 +193,14 @@ extern "C" void transpose_again(const float *x, float *y, int r, int c, cudaStre
 // HALF-LABEL: assignment is user-written may do anything.
 // HALF-NEXT:  (1-D form)
 // HALF-NEXT: __global__ void tr_half(const __half *x, __half *y, int rows, int cols) {
-// HALF-NEXT:   __shared__ __half ks_tile[32][33];
-// HALF:        if (ks_r < (rows) && ks_c < (cols)) ks_tile[threadIdx.y + ks_k][threadIdx.x] = x[ks_r * (cols) + ks_c];
+// HALF-NEXT:   ks_transpose::tile<32, 8, __half, long long>(x, y, 0, 0, (rows), (cols), (cols), (rows));
 
 // NEG1: kernel '{{bad_scaled|bad_assign}}' is not an out-of-place transpose this rule understands (1-D form: the element's last statement is not a plain copy
 // NEG2: (1-D form: X and Y of (i % X) * Y + i / X are not the two factors of the guard's bound)
 // NEG3: (2-D form: the guarded statement is not a plain copy out[...] = in[...] between two pointer parameters)
 // TMP: __global__ void tr_tmp(float *odata, const float *idata, int width, int height) {
-// TMP-NEXT: __shared__ float ks_tile[32][33];
-// TMP-NOT: index_in
-// TMP: if (ks_c < (width) && ks_r < (height)) odata[ks_c * (height) + ks_r] = ks_tile[threadIdx.x][threadIdx.y + ks_k];
+// TMP-NEXT: ks_transpose::tile<32, 8, float, int>(idata, odata, 0, 0, (height), (width), (width), (height));
+// TMP-NEXT: }
 // NEG-TMP: (2-D form: the guard must hold the copy (after integer index temporaries only) and end the kernel)
 // NEG4: (2-D form: the guard must hold the copy (after integer index temporaries only) and end the kernel)
 // NEG5: (2-D form: the copy is not out[v * S2 + u] = in[u * S1 + v] on the two thread indices u, v)

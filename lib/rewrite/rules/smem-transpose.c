@@ -1325,7 +1325,7 @@ static int apply_smem_transpose(ks_rewrite *p) {
   char zI[72];
   snprintf(zI, sizeof zI, "%.*s  ", (int)(nIndent < 60 ? nIndent : 60), pTu->zSrc + iLine);
   const char *zT = m.zIdxType;
-  char *zInIdx = NULL, *zOutIdx = NULL; /* the subscripts' batch offsets, "" when not batched */
+  rc = KS_OK;
   if (m.bNd) { /* N-D: the batch loop around the tile */
     int nP = clang_Cursor_getNumArguments(kernel);
     char *azName[64];
@@ -1333,64 +1333,17 @@ static int apply_smem_transpose(ks_rewrite *p) {
     rc = nd_batch_head(&body, &m.nd, azName, zI);
     for (int i = 0; i < nP && i < 64; i++) free(azName[i]);
     strcat(zI, "  ");
-    if (rc < 0) {
-      free(zIn);
-      free(zOut);
-      goto done;
-    }
-  }
-  if (m.zBatchDecl || m.bNd) {
-    ks_buf t = KS_BUF_INIT;
-    rc = ks_buf_printf(&t, "(%s) + ", m.zInOff);
-    zInIdx = rc >= 0 ? ks_buf_detach(&t) : NULL;
-    ks_buf_free(&t);
-    rc = ks_buf_printf(&t, "(%s) + ", m.zOutOff);
-    zOutIdx = rc >= 0 ? ks_buf_detach(&t) : NULL;
-    ks_buf_free(&t);
-    rc = !zInIdx || !zOutIdx ? ks_error_set(KS_ENOMEM, "out of memory")
-         : m.bNd             ? KS_OK
-                             : ks_buf_printf(&body, "\n%s%s", zI, m.zBatchDecl);
-    if (rc < 0) {
-      free(zInIdx);
-      free(zOutIdx);
-      free(zIn);
-      free(zOut);
-      goto done;
-    }
-  }
-  rc = ks_buf_printf(&body,
-      "\n"
-      "%s__shared__ %s ks_tile[%d][%d];\n"
-      "%sconst %s ks_c0 = (%s)blockIdx.x * %d;\n"
-      "%sfor (long long ks_by = blockIdx.y; ks_by < ((long long)(%s) + %d) / %d; ks_by += gridDim.y) {\n"
-      "%s  const %s ks_r0 = (%s)(ks_by * %d);\n"
-      "%s  for (int ks_k = 0; ks_k < %d; ks_k += %d) {\n"
-      "%s    const %s ks_r = ks_r0 + (%s)(threadIdx.y + ks_k), ks_c = ks_c0 + (%s)threadIdx.x;\n"
-      "%s    if (ks_r < (%s) && ks_c < (%s)) ks_tile[threadIdx.y + ks_k][threadIdx.x] = %s[%sks_r * (%s) + ks_c];\n"
-      "%s  }\n"
-      "%s  __syncthreads();\n"
-      "%s  for (int ks_k = 0; ks_k < %d; ks_k += %d) {\n"
-      "%s    const %s ks_c = ks_c0 + (%s)(threadIdx.y + ks_k), ks_r = ks_r0 + (%s)threadIdx.x;\n"
-      "%s    if (ks_c < (%s) && ks_r < (%s)) %s[%sks_c * (%s) + ks_r] = ks_tile[threadIdx.x][threadIdx.y + ks_k];\n"
-      "%s  }\n"
-      "%s  __syncthreads();\n"
-      "%s}\n",
-      zI, m.zElem, TILE, TILE + 1,
-      zI, zT, zT, TILE,
-      zI, m.zRows, TILE - 1, TILE,
-      zI, zT, zT, TILE,
-      zI, TILE, ROWS_PER_PASS,
-      zI, zT, zT, zT,
-      zI, m.zRows, m.zCols, zIn, zInIdx ? zInIdx : "", m.zInStride,
-      zI, zI,
-      zI, TILE, ROWS_PER_PASS,
-      zI, zT, zT, zT,
-      zI, m.zCols, m.zRows, zOut, zOutIdx ? zOutIdx : "", m.zOutStride,
-      zI, zI, zI);
+  } else if (m.zBatchDecl)
+    rc = ks_buf_printf(&body, "\n%s%s", zI, m.zBatchDecl);
+  /* the tile loop: ks_transpose::tile of the shipped header, with the
+   * kernel's own pointers, batch offsets, sizes and strides */
+  if (rc >= 0)
+    rc = ks_buf_printf(&body, "\n%sks_transpose::tile<%d, %d, %s, %s>(%s, %s, %s%s%s, %s%s%s, (%s), (%s), (%s), (%s));\n",
+                       zI, TILE, ROWS_PER_PASS, m.zElem, zT, zIn, zOut, m.zInOff ? "(" : "", m.zInOff ? m.zInOff : "0",
+                       m.zInOff ? ")" : "", m.zOutOff ? "(" : "", m.zOutOff ? m.zOutOff : "0", m.zOutOff ? ")" : "",
+                       m.zRows, m.zCols, m.zInStride, m.zOutStride);
   free(zIn);
   free(zOut);
-  free(zInIdx);
-  free(zOutIdx);
   if (rc >= 0 && m.bNd) rc = ks_buf_printf(&body, "%.*s}\n", (int)strlen(zI) - 2, zI);
   if (rc < 0) goto done;
   if ((rc = ks_rewrite_replace(p, m.iBodyStart + 1, m.iBodyEnd - 1, body.z)) < 0) goto done;
@@ -1399,7 +1352,9 @@ static int apply_smem_transpose(ks_rewrite *p) {
                           TILE, TILE, TILE, TILE + 1, TILE, ROWS_PER_PASS,
                           m.bNd ? "N-D flat-index permutation, one batch per blockIdx.z"
                           : m.b1D ? "1-D" : m.zBatchDecl ? "2-D, one matrix per blockIdx.z" : "2-D")) < 0 ||
-      (rc = ks_rewrite_note(p, m.iKernelStart, note.z)) < 0)
+      (rc = ks_rw_insert_shipped(p, iLine, nIndent, "#define KS_TRANSPOSE_CUH", "ks_transpose.cuh",
+                                 "transpose header",
+                                 "the shipped tiled transpose (share/kernelskill/templates/ks_transpose.cuh)", note.z)) < 0)
     goto done;
 
   /* Every launch: tiles over the input's columns on x, rows on y (capped at
