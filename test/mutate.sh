@@ -44,7 +44,7 @@ block-size|block-size.c|"(%s + %ld - 1) / %ld", zNp, nT, nT|"(%s + %ld) / %ld", 
 coarsen|coarsen.c|"%.*s  const long long ks_i = ks_base + (long long)ks_k * blockDim.x;\n"|"%.*s  const long long ks_i = ks_base + (long long)ks_k;\n"|rewrite/coarsen.test
 row-reduce|../templates/ks_rowreduce.cuh|for (int o = 16; o > 0; o >>= 1) v = Op::f(|for (int o = 8; o > 0; o >>= 1) v = Op::f(|rewrite/row-reduce.cu rewrite/row-reduce-passes.test
 warp-reduce|warp-reduce.c|"__shfl_down_sync(0xffffffffu, ks_v, ks_o)"|"__shfl_up_sync(0xffffffffu, ks_v, ks_o)"|rewrite/warp-reduce.cu
-smem-tile-gemm|smem-tile-gemm.c|"%s    const int ks_r = threadIdx.y + ks_i * %d;\n"|"%s    const int ks_r = threadIdx.y + ks_i * %d + 1;\n"|rewrite/smem-tile-gemm.cu rewrite/smem-tile-gemm-linear.cu
+smem-tile-gemm|../templates/ks_tilegemm.cuh|        const KT bk = t + r;|        const KT bk = t + r + 1;|rewrite/smem-tile-gemm.cu rewrite/smem-tile-gemm-linear.cu
 ROWS
 )
 

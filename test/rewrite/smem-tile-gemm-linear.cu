@@ -68,56 +68,62 @@
 //
 // SEED: // kernelskill: rule:smem-tile-gemm (rule smem-tile-gemm) 16x16 shared-memory tiles, block 16x16, B transposed, epilogue kept
 // SEED-NEXT: __global__ void gemm_bias_relu_kernel(
-// SEED:      __shared__ float ks_Bs[16][17];
-// SEED:      ks_As[ks_r][threadIdx.x] = (ks_ar < (m) && ks_ak < (k)) ? x[(size_t)ks_ar * (k) + ks_ak] : 0.0f;
-// SEED-NEXT: const int ks_bn = blockIdx.x * 16 + ks_r;
-// SEED-NEXT: const int ks_bk = ks_t + threadIdx.x;
-// SEED-NEXT: ks_Bs[threadIdx.x][ks_r] = (ks_bk < (k) && ks_bn < (n)) ? w[(size_t)ks_bn * (k) + ks_bk] : 0.0f;
-// SEED:      const float ks_b = ks_Bs[ks_k][threadIdx.x];
-// SEED:      if (ks_row < (m) && ks_col < (n)) {
-// SEED-NEXT:   float acc = ks_acc[ks_i];
-// SEED-NEXT:   const int col = ks_col;
-// SEED-NEXT:   acc += bias[col];
-// SEED-NEXT:   y[(size_t)ks_row * (n) + ks_col] = acc > 0.0f ? acc : 0.0f;
-// SEED-NEXT: }
+// SEED: ks_tilegemm::gemm_1d<16, 1, true, float, int, int, int>(blockIdx.y, blockIdx.x, (k), 0.0f,
+// SEED-NEXT: [&](int ks_ar, int ks_ak) { return (ks_ar < (m) && ks_ak < (k)) ? x[(size_t)ks_ar * (k) + ks_ak] : 0.0f; },
+// SEED-NEXT: [&](int ks_bk, int ks_bn) { return (ks_bk < (k) && ks_bn < (n)) ? w[(size_t)ks_bn * (k) + ks_bk] : 0.0f; },
+// SEED-NEXT: [&](int ks_row, int ks_col, float ks_v) {
+// SEED-NEXT:   if (ks_row < (m) && ks_col < (n)) {
+// SEED-NEXT:     float acc = ks_v;
+// SEED-NEXT:     const int col = ks_col;
+// SEED-NEXT:     acc += bias[col];
+// SEED-NEXT:     y[(size_t)ks_row * (n) + ks_col] = acc > 0.0f ? acc : 0.0f;
+// SEED-NEXT:   }
+// SEED-NEXT: });
 // SEED:      gemm_bias_relu_kernel<<<dim3(((n) + 15) / 16, ((m) + 15) / 16), dim3(16, 16)>>>(x, w, bias, y, m, n, k);
 // RB: 32x32 shared-memory tiles, 4 outputs per thread (register blocking), block 32x8, B transposed, epilogue kept
-// RB: __shared__ float ks_Bs[32][33];
-// RB: ks_acc[ks_i] += ks_As[threadIdx.y + ks_i * 8][ks_k] * ks_b;
-// RB: const int ks_row = blockIdx.y * 32 + threadIdx.y + ks_i * 8;
+// RB-NEXT: __global__ void gemm_bias_relu_kernel(
+// RB: ks_tilegemm::gemm_1d<32, 4, true, float, int, int, int>(blockIdx.y, blockIdx.x, (k), 0.0f,
 // RB: gemm_bias_relu_kernel<<<dim3(((n) + 31) / 32, ((m) + 31) / 32), dim3(32, 8)>>>(x, w, bias, y, m, n, k);
 // TWOD: // kernelskill: rule:smem-tile-gemm (rule smem-tile-gemm) 64x64 shared-memory tiles, 4x4 outputs per thread (2-D register blocking), block 16x16, B transposed, epilogue kept
-// TWOD:      __shared__ __align__(16) float ks_Bs[64][68];
-// TWOD:      ks_As[ks_r][ks_c] = (ks_ar < (m) && ks_ak < (k)) ? x[(size_t)ks_ar * (k) + ks_ak] : 0.0f;
-// TWOD-NEXT: const int ks_bn = ks_col0 + ks_r;
-// TWOD-NEXT: ks_Bs[ks_r][ks_c] = (ks_ak < (k) && ks_bn < (n)) ? w[(size_t)ks_bn * (k) + ks_ak] : 0.0f;
-// TWOD:      ks_b[ks_j] = ks_Bs[threadIdx.x + ks_j * 16][ks_k];
-// TWOD:      const int ks_col = ks_col0 + threadIdx.x + ks_j * 16;
-// TWOD-NEXT: if (ks_row < (m) && ks_col < (n)) {
-// TWOD-NEXT:   float acc = ks_acc[ks_i][ks_j];
-// TWOD-NEXT:   const int col = ks_col;
-// TWOD-NEXT:   acc += bias[col];
-// TWOD-NEXT:   y[(size_t)ks_row * (n) + ks_col] = acc > 0.0f ? acc : 0.0f;
-// TWOD-NEXT: }
+// TWOD-NEXT: __global__ void gemm_bias_relu_kernel(
+// TWOD: ks_tilegemm::gemm_2d<64, 4, 4, true, float, int, int, int>(blockIdx.y, blockIdx.x, (k), 0.0f,
+// TWOD-NEXT: [&](int ks_ar, int ks_ak) { return (ks_ar < (m) && ks_ak < (k)) ? x[(size_t)ks_ar * (k) + ks_ak] : 0.0f; },
+// TWOD-NEXT: [&](int ks_bk, int ks_bn) { return (ks_bk < (k) && ks_bn < (n)) ? w[(size_t)ks_bn * (k) + ks_bk] : 0.0f; },
+// TWOD-NEXT: [&](int ks_row, int ks_col, float ks_v) {
+// TWOD-NEXT:   if (ks_row < (m) && ks_col < (n)) {
+// TWOD-NEXT:     float acc = ks_v;
+// TWOD-NEXT:     const int col = ks_col;
+// TWOD-NEXT:     acc += bias[col];
+// TWOD-NEXT:     y[(size_t)ks_row * (n) + ks_col] = acc > 0.0f ? acc : 0.0f;
+// TWOD-NEXT:   }
+// TWOD-NEXT: });
 // TWOD:      gemm_bias_relu_kernel<<<dim3(((n) + 63) / 64, ((m) + 63) / 64), dim3(16, 16)>>>(x, w, bias, y, m, n, k);
 // TWOE: 32x32 shared-memory tiles, 4x2 outputs per thread (2-D register blocking), block 16x8, B transposed, epilogue kept
+// TWOE-NEXT: __global__ void gemm_bias_relu_kernel(
+// TWOE: ks_tilegemm::gemm_2d<32, 4, 2, true, float, int, int, int>(blockIdx.y, blockIdx.x, (k), 0.0f,
 // TWOE: gemm_bias_relu_kernel<<<dim3(((n) + 31) / 32, ((m) + 31) / 32), dim3(16, 8)>>>(x, w, bias, y, m, n, k);
 // TWOF: 64x64 shared-memory tiles, 8x4 outputs per thread (2-D register blocking), block 16x8, B transposed, epilogue kept
-// TWOF:      float s = ks_acc[ks_i][ks_j];
+// TWOF-NEXT: __global__ void linear_direct(
+// TWOF: ks_tilegemm::gemm_2d<64, 8, 4, true, float, int, int, int>(blockIdx.y, blockIdx.x, (k), 0.0f,
+// TWOF:      float s = ks_v;
 // TWOF-NEXT: const int r = ks_row;
 // TWOF-NEXT: const int c = ks_col;
 // TWOF-NEXT: s = s * 0.5f + bias[c];
 // DIRECT: 32x32 shared-memory tiles, 2 outputs per thread (register blocking), block 32x16, B transposed, epilogue kept
-// DIRECT: ks_Bs[threadIdx.x][ks_r] = (ks_bk < (k) && ks_bn < (n)) ? w[(size_t)ks_bn * (k) + ks_bk] : 0.0f;
-// DIRECT:      float s = ks_acc[ks_i];
+// DIRECT-NEXT: __global__ void linear_direct(
+// DIRECT: ks_tilegemm::gemm_1d<32, 2, true, float, int, int, int>(blockIdx.y, blockIdx.x, (k), 0.0f,
+// DIRECT:      [&](int ks_bk, int ks_bn) { return (ks_bk < (k) && ks_bn < (n)) ? w[(size_t)ks_bn * (k) + ks_bk] : 0.0f; },
+// DIRECT:      float s = ks_v;
 // DIRECT-NEXT: const int r = ks_row;
 // DIRECT-NEXT: const int c = ks_col;
 // DIRECT-NEXT: s = s * 0.5f + bias[c];
 // DIRECT-NEXT: s -= 0.25f * bias[r];
 // DIRECT-NEXT: y[ks_row * (n) + ks_col] = fmaxf(s, 0.0f);
 // PLAIN: // kernelskill: rule:smem-tile-gemm (rule smem-tile-gemm) 8x8 shared-memory tiles, block 8x8, B transposed{{$}}
-// PLAIN: ks_Bs[threadIdx.x][ks_r] = (ks_bk < (k) && ks_bn < (n)) ? w[ks_bn * (k) + ks_bk] : 0.0f;
-// PLAIN: if (ks_row < (m) && ks_col < (n)) y[ks_row * (n) + ks_col] = ks_acc[ks_i];
+// PLAIN-NEXT: __global__ void linear_plain(
+// PLAIN: ks_tilegemm::gemm_1d<8, 1, true, float, int, int, int>(blockIdx.y, blockIdx.x, (k), 0.0f,
+// PLAIN: [&](int ks_bk, int ks_bn) { return (ks_bk < (k) && ks_bn < (n)) ? w[ks_bn * (k) + ks_bk] : 0.0f; },
+// PLAIN: if (ks_row < (m) && ks_col < (n)) y[ks_row * (n) + ks_col] = ks_v;
 // AGAIN: already applied: rule smem-tile-gemm, kernel gemm_bias_relu_kernel
 // NEGIDX: is not a naive GEMM this rule understands: the epilogue reads a parameter array at an index other than row or col
 // NEGC: the epilogue of 'neg_reads_c' reads C, which it writes

@@ -74,9 +74,10 @@
 //
 // W64: // kernelskill: rule:smem-tile-gemm {{[(]}}rule smem-tile-gemm) 16x16 shared-memory tiles, block 16x16
 // W64-NEXT: __global__ void sgemm64(const float *a, const float *b, float *c, int n)
-// W64: ks_As[ks_r][threadIdx.x] = (ks_ar < (n) && ks_ak < (n)) ? a[(size_t)ks_ar * (n) + ks_ak] : 0.0f;
-// W64: ks_Bs[ks_r][threadIdx.x] = (ks_bk < (n) && ks_col < (n)) ? b[(size_t)ks_bk * (n) + ks_col] : 0.0f;
-// W64: if (ks_row < (n) && ks_col < (n)) c[(size_t)ks_row * (n) + ks_col] = ks_acc[ks_i];
+// W64: [&](int ks_ar, int ks_ak) { return (ks_ar < (n) && ks_ak < (n)) ? a[(size_t)ks_ar * (n) + ks_ak] : 0.0f; },
+// W64-NEXT: [&](int ks_bk, int ks_bn) { return (ks_bk < (n) && ks_bn < (n)) ? b[(size_t)ks_bk * (n) + ks_bn] : 0.0f; },
+// W64-NEXT: [&](int ks_row, int ks_col, float ks_v) {
+// W64-NEXT: if (ks_row < (n) && ks_col < (n)) c[(size_t)ks_row * (n) + ks_col] = ks_v;
 // W64: __global__ void bad_late_cast(
 // W64: sgemm64<<<dim3(((n) + 15) / 16, ((n) + 15) / 16), dim3(16, 16)>>>(a, b, c, n);
 // W64-NEXT: bad_late_cast<<<blocks, threads>>>(a, b, c, n);
@@ -88,50 +89,48 @@
 
 #define TILE_UNUSED 4
 
-// CHECK: // kernelskill: rule:smem-tile-gemm (rule smem-tile-gemm) 16x16 shared-memory tiles, block 16x16
+// The shipped header once, above the kernel, then the kernel's note and its
+// body: a call of the header's template with the kernel's loads and store.
+// CHECK: // kernelskill: rule:smem-tile-gemm (rule smem-tile-gemm) the shipped shared-memory tiled GEMM (share/kernelskill/templates/ks_tilegemm.cuh)
+// CHECK-NEXT: /* ks_tilegemm.cuh
+// CHECK:      #ifndef KS_TILEGEMM_CUH
+// CHECK:      __device__ __forceinline__ void gemm_1d(RB row_blk, CB col_blk, KN K, E zero, LA load_a, LB load_b, ST store) {
+// CHECK:      __device__ __forceinline__ void gemm_2d(RB row_blk, CB col_blk, KN K, E zero, LA load_a, LB load_b, ST store) {
+// CHECK:      #endif /* KS_TILEGEMM_CUH */
+// CHECK-EMPTY:
+// CHECK-NEXT: // kernelskill: rule:smem-tile-gemm (rule smem-tile-gemm) 16x16 shared-memory tiles, block 16x16
 // CHECK-NEXT: __global__ void sgemm(const float *A, const float *B, float *C, int M, int N, int K) {
-// CHECK-NEXT:   __shared__ float ks_As[16][16];
-// CHECK-NEXT:   __shared__ float ks_Bs[16][16];
-// CHECK-NEXT:   const int ks_col = blockIdx.x * 16 + threadIdx.x;
-// CHECK:        for (int ks_t = 0; ks_t < (K); ks_t += 16) {
-// CHECK:          ks_As[ks_r][threadIdx.x] = (ks_ar < (M) && ks_ak < (K)) ? A[ks_ar * (K) + ks_ak] : 0.0f;
-// CHECK:          ks_Bs[ks_r][threadIdx.x] = (ks_bk < (K) && ks_col < (N)) ? B[ks_bk * (N) + ks_col] : 0.0f;
-// CHECK:        __syncthreads();
-// CHECK:        ks_acc[ks_i] += ks_As[threadIdx.y + ks_i * 16][ks_k] * ks_b;
-// CHECK:        if (ks_row < (M) && ks_col < (N)) C[ks_row * (N) + ks_col] = ks_acc[ks_i];
-// CHECK-NEXT:   }
+// CHECK-NEXT:   ks_tilegemm::gemm_1d<16, 1, false, float, int, int, int>(blockIdx.y, blockIdx.x, (K), 0.0f,
+// CHECK-NEXT:       [&](int ks_ar, int ks_ak) { return (ks_ar < (M) && ks_ak < (K)) ? A[ks_ar * (K) + ks_ak] : 0.0f; },
+// CHECK-NEXT:       [&](int ks_bk, int ks_bn) { return (ks_bk < (K) && ks_bn < (N)) ? B[ks_bk * (N) + ks_bn] : 0.0f; },
+// CHECK-NEXT:       [&](int ks_row, int ks_col, float ks_v) {
+// CHECK-NEXT:         if (ks_row < (M) && ks_col < (N)) C[ks_row * (N) + ks_col] = ks_v;
+// CHECK-NEXT:       });
 // CHECK-NEXT: }
 // RB: 32x32 shared-memory tiles, 4 outputs per thread (register blocking), block 32x8
-// RB: ks_acc[ks_i] += ks_As[threadIdx.y + ks_i * 8][ks_k] * ks_b;
+// RB-NEXT: __global__ void sgemm(
+// RB-NEXT: ks_tilegemm::gemm_1d<32, 4, false, float, int, int, int>(blockIdx.y, blockIdx.x, (K), 0.0f,
 // RB: sgemm<<<dim3(((n) + 31) / 32, ((m) + 31) / 32), dim3(32, 8)>>>(a, b, c, m, n, k);
 // TWOD: // kernelskill: rule:smem-tile-gemm (rule smem-tile-gemm) 64x64 shared-memory tiles, 4x4 outputs per thread (2-D register blocking), block 16x16
 // TWOD-NEXT: __global__ void sgemm(
-// TWOD-NEXT:   __shared__ __align__(16) float ks_As[64][68];
-// TWOD-NEXT:   __shared__ __align__(16) float ks_Bs[64][68];
-// TWOD-NEXT:   const int ks_tid = threadIdx.y * 16 + threadIdx.x;
-// TWOD-NEXT:   const int ks_row0 = blockIdx.y * 64;
-// TWOD-NEXT:   const int ks_col0 = blockIdx.x * 64;
-// TWOD-NEXT:   float ks_acc[4][4];
-// TWOD:        for (int ks_l = 0; ks_l < 16; ++ks_l) {
-// TWOD-NEXT:     const int ks_e = ks_tid + ks_l * 256;
-// TWOD-NEXT:     const int ks_r = ks_e / 64, ks_c = ks_e % 64;
-// TWOD:          ks_As[ks_r][ks_c] = (ks_ar < (M) && ks_ak < (K)) ? A[ks_ar * (K) + ks_ak] : 0.0f;
-// TWOD-NEXT:     const int ks_n = ks_e % 8 + ks_e / 512 * 8, ks_q = ks_e / 8 % 64;
-// TWOD:          ks_Bs[ks_n][ks_q] = (ks_bk < (K) && ks_bn < (N)) ? B[ks_bk * (N) + ks_bn] : 0.0f;
-// TWOD:          for (int ks_i = 0; ks_i < 4; ++ks_i) ks_a[ks_i] = ks_As[threadIdx.y + ks_i * 16][ks_k];
-// TWOD:          for (int ks_j = 0; ks_j < 4; ++ks_j) ks_b[ks_j] = ks_Bs[threadIdx.x + ks_j * 16][ks_k];
-// TWOD:          for (int ks_j = 0; ks_j < 4; ++ks_j) ks_acc[ks_i][ks_j] += ks_a[ks_i] * ks_b[ks_j];
-// TWOD:        const int ks_row = ks_row0 + threadIdx.y + ks_i * 16;
-// TWOD:        const int ks_col = ks_col0 + threadIdx.x + ks_j * 16;
-// TWOD-NEXT:   if (ks_row < (M) && ks_col < (N)) C[ks_row * (N) + ks_col] = ks_acc[ks_i][ks_j];
+// TWOD-NEXT:   ks_tilegemm::gemm_2d<64, 4, 4, false, float, int, int, int>(blockIdx.y, blockIdx.x, (K), 0.0f,
+// TWOD-NEXT:       [&](int ks_ar, int ks_ak) { return (ks_ar < (M) && ks_ak < (K)) ? A[ks_ar * (K) + ks_ak] : 0.0f; },
+// TWOD-NEXT:       [&](int ks_bk, int ks_bn) { return (ks_bk < (K) && ks_bn < (N)) ? B[ks_bk * (N) + ks_bn] : 0.0f; },
+// TWOD-NEXT:       [&](int ks_row, int ks_col, float ks_v) {
+// TWOD-NEXT:         if (ks_row < (M) && ks_col < (N)) C[ks_row * (N) + ks_col] = ks_v;
+// TWOD-NEXT:       });
+// TWOD-NEXT: }
 // TWOD:      sgemm<<<dim3(((n) + 63) / 64, ((m) + 63) / 64), dim3(16, 16)>>>(a, b, c, m, n, k);
 // TWOE: 32x32 shared-memory tiles, 4x2 outputs per thread (2-D register blocking), block 16x8
-// TWOE: __shared__ __align__(16) float ks_As[32][36];
-// TWOE: const int ks_n = ks_e % 8 + ks_e / 256 * 8, ks_q = ks_e / 8 % 32;
+// TWOE-NEXT: __global__ void sgemm(
+// TWOE-NEXT: ks_tilegemm::gemm_2d<32, 4, 2, false, float, int, int, int>(blockIdx.y, blockIdx.x, (K), 0.0f,
 // TWOE: sgemm<<<dim3(((n) + 31) / 32, ((m) + 31) / 32), dim3(16, 8)>>>(a, b, c, m, n, k);
 // DBL: 32x32 shared-memory tiles, 2x2 outputs per thread (2-D register blocking), block 16x16
-// DBL: __shared__ __align__(16) double ks_As[32][34];
-// DBL: double ks_a[2], ks_b[2];
+// DBL-NEXT: __global__ void dgemm(
+// DBL-NEXT: ks_tilegemm::gemm_2d<32, 2, 2, false, double, int, int, int>(blockIdx.y, blockIdx.x, (K), 0.0,
+// DBL-NEXT: [&](int ks_ar, int ks_ak) { return (ks_ar < (M) && ks_ak < (K)) ? A[ks_ar * (K) + ks_ak] : 0.0; },
+// DBL-NEXT: [&](int ks_bk, int ks_bn) { return (ks_bk < (K) && ks_bn < (N)) ? B[ks_bk * (N) + ks_bn] : 0.0; },
+// DBL-NEXT: [&](int ks_row, int ks_col, double ks_v) {
 
 __global__ void sgemm(const float *A, const float *B, float *C, int M, int N, int K) {
   int row = blockIdx.y * blockDim.y + threadIdx.y;
@@ -193,13 +192,15 @@ extern "C" void scaled_forward(const float *a, const float *b, float *c, int m, 
   scaled<<<grid, block>>>(a, b, c, m, n, k);
 }
 
-// Only the kernel body (7 lines out), its provenance line and the launch line
-// change: two hunks, 8 lines removed (plus the --- header).
+// Only the shipped header, the kernel body (7 lines out), its provenance line
+// and the launch line change: two hunks, 9 lines removed (diff pairs the
+// kernel's first line with the header's text, so it shows as removed and
+// added again), plus the --- header.
 // DIFF:      {{^}}+// kernelskill: rule:smem-tile-gemm (rule smem-tile-gemm) 16x16
-// DIFF-NEXT: {{^}} __global__ void sgemm(
+// DIFF-NEXT: {{^[+ ]}}__global__ void sgemm(
 // DIFF:      {{^}}-  sgemm<<<grid, block>>>(a, b, c, m, n, k);
 // HUNKS: {{^}}2{{$}}
-// REMOVED: {{^}}9{{$}}
+// REMOVED: {{^}}10{{$}}
 
 // AGAIN: already applied: rule smem-tile-gemm, kernel sgemm
 // NEG: rule smem-tile-gemm, kernel scaled: kernel 'scaled' is not a naive GEMM this rule understands

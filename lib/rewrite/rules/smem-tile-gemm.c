@@ -1519,148 +1519,41 @@ static int emit_store(ks_buf *pB, const tile_ctx *pX, const char *zIn, const cha
   return rc;
 }
 
-/* cols=1: a block of T x T/R threads, thread (x, y) owns the column x and the
- * rows y + i*T/R; the k-tile is loaded by threadIdx.x along k. */
-static int body_1d(ks_buf *pB, const tile_ctx *pX) {
+/* The tiled body: a call of ks_tilegemm::gemm_1d (cols=1) or gemm_2d (cols>1)
+ * of the shipped header ks_tilegemm.cuh, with the kernel's own code in three
+ * lambdas: A's and B's elements (zero outside the matrices) and the store
+ * (its bounds check and epilogue). */
+static int body_call(ks_buf *pB, const tile_ctx *pX) {
   const ks_gemm_match *pG = pX->pG;
   const char *zI = pX->zI, *zE = pX->zE, *zZero = pX->zZero;
-  int T = pX->T, R = pX->R, S = T / R; /* rows of threads per block */
-  /* B transposed: threads along k read consecutive elements of a B row and
-   * store them down a column of ks_Bs, padded by one against bank conflicts. */
-  int rc = ks_buf_printf(pB,
-      "\n"
-      "%s__shared__ %s ks_As[%d][%d];\n"
-      "%s__shared__ %s ks_Bs[%d][%d];\n"
-      "%sconst %s ks_col = %s * %d + threadIdx.x;\n"
-      "%s%s ks_acc[%d];\n"
-      "%sfor (int ks_i = 0; ks_i < %d; ++ks_i) ks_acc[ks_i] = %s;\n"
-      "%sfor (%s ks_t = 0; ks_t < (%s); ks_t += %d) {\n"
-      "%s  for (int ks_i = 0; ks_i < %d; ++ks_i) {\n"
-      "%s    const int ks_r = threadIdx.y + ks_i * %d;\n"
-      "%s    const %s ks_ar = %s * %d + ks_r;\n"
-      "%s    const %s ks_ak = ks_t + threadIdx.x;\n"
-      "%s    ks_As[ks_r][threadIdx.x] = (ks_ar < (%s) && ks_ak < (%s)) ? %s[%sks_ar * (%s) + ks_ak] : %s;\n",
-      zI, zE, T, T, zI, zE, T, T + (pG->bBTrans ? 1 : 0), zI, pG->zColType, pX->zColBlk, T, zI, zE, R, zI, R, zZero, zI,
-      pG->zKType, pG->zK, T, zI, R, zI, S, zI, pG->zRowType, pX->zRowBlk, T, zI, pG->zKType, zI, pG->zM, pG->zK, pX->zA,
-      pX->zAc, pG->zX, zZero);
-  if (rc < 0) return rc;
-  if (pG->bBTrans)
-    rc = ks_buf_printf(pB,
-        "%s    const %s ks_bn = %s * %d + ks_r;\n"
-        "%s    const %s ks_bk = ks_t + threadIdx.x;\n"
-        "%s    ks_Bs[threadIdx.x][ks_r] = (ks_bk < (%s) && ks_bn < (%s)) ? %s[%sks_bn * (%s) + ks_bk] : %s;\n",
-        zI, pG->zColType, pX->zColBlk, T, zI, pG->zKType, zI, pG->zK, pG->zN, pX->zB, pX->zBc, pG->zY, zZero);
+  int rc;
+  if (pX->C > 1)
+    rc = ks_buf_printf(pB, "\n%sks_tilegemm::gemm_2d<%d, %d, %d, %s, %s, %s, %s, %s>(", zI, pX->T, pX->R, pX->C,
+                       pG->bBTrans ? "true" : "false", zE, pG->zRowType, pG->zColType, pG->zKType);
   else
+    rc = ks_buf_printf(pB, "\n%sks_tilegemm::gemm_1d<%d, %d, %s, %s, %s, %s, %s>(", zI, pX->T, pX->R,
+                       pG->bBTrans ? "true" : "false", zE, pG->zRowType, pG->zColType, pG->zKType);
+  if (rc >= 0)
     rc = ks_buf_printf(pB,
-        "%s    const %s ks_bk = ks_t + ks_r;\n"
-        "%s    ks_Bs[ks_r][threadIdx.x] = (ks_bk < (%s) && ks_col < (%s)) ? %s[%sks_bk * (%s) + ks_col] : %s;\n",
-        zI, pG->zKType, zI, pG->zK, pG->zN, pX->zB, pX->zBc, pG->zY, zZero);
-  if (rc < 0) return rc;
-  rc = ks_buf_printf(pB,
-      "%s  }\n"
-      "%s  __syncthreads();\n"
-      "#pragma unroll\n"
-      "%s  for (int ks_k = 0; ks_k < %d; ++ks_k) {\n"
-      "%s    const %s ks_b = ks_Bs[ks_k][threadIdx.x];\n"
-      "#pragma unroll\n"
-      "%s    for (int ks_i = 0; ks_i < %d; ++ks_i) ks_acc[ks_i] += ks_As[threadIdx.y + ks_i * %d][ks_k] * ks_b;\n"
-      "%s  }\n"
-      "%s  __syncthreads();\n"
-      "%s}\n"
-      "%sfor (int ks_i = 0; ks_i < %d; ++ks_i) {\n"
-      "%s  const %s ks_row = %s * %d + threadIdx.y + ks_i * %d;\n",
-      zI, zI, zI, T, zI, zE, zI, R, S, zI, zI, zI, zI, R, zI, pG->zRowType, pX->zRowBlk, T, S);
+        "%s, %s, (%s), %s,\n"
+        "%s    [&](%s ks_ar, %s ks_ak) { return (ks_ar < (%s) && ks_ak < (%s)) ? %s[%sks_ar * (%s) + ks_ak] : %s; },\n",
+        pX->zRowBlk, pX->zColBlk, pG->zK, zZero, zI, pG->zRowType, pG->zKType, pG->zM, pG->zK, pX->zA, pX->zAc, pG->zX,
+        zZero);
+  if (rc >= 0 && pG->bBTrans)
+    rc = ks_buf_printf(pB,
+        "%s    [&](%s ks_bk, %s ks_bn) { return (ks_bk < (%s) && ks_bn < (%s)) ? %s[%sks_bn * (%s) + ks_bk] : %s; },\n",
+        zI, pG->zKType, pG->zColType, pG->zK, pG->zN, pX->zB, pX->zBc, pG->zY, zZero);
+  else if (rc >= 0)
+    rc = ks_buf_printf(pB,
+        "%s    [&](%s ks_bk, %s ks_bn) { return (ks_bk < (%s) && ks_bn < (%s)) ? %s[%sks_bk * (%s) + ks_bn] : %s; },\n",
+        zI, pG->zKType, pG->zColType, pG->zK, pG->zN, pX->zB, pX->zBc, pG->zY, zZero);
+  if (rc >= 0)
+    rc = ks_buf_printf(pB, "%s    [&](%s ks_row, %s ks_col, %s ks_v) {\n", zI, pG->zRowType, pG->zColType, zE);
   if (rc < 0) return rc;
   char zIn[72];
-  snprintf(zIn, sizeof zIn, "%s  ", zI);
-  if ((rc = emit_store(pB, pX, zIn, "ks_acc[ks_i]")) < 0) return rc;
-  return ks_buf_printf(pB, "%s}\n", zI);
-}
-
-/* cols>1 (2-D register blocking): a block of W x S threads (W = T/C, S =
- * T/R); thread (x, y) owns the rows y + i*S and the columns x + j*W, strided
- * so that each store of the block is coalesced along x. Both tiles are kept
- * k-innermost, [row][k] and [col][k], their rows padded by 16 bytes: the inner
- * loop reads R values of A and C of B along k, which the compiler merges into
- * 16-byte shared loads (ld.shared.v4 for float) over the unrolled k, and the
- * 16-byte pad puts neighbouring rows on other banks. All threads load the
- * tiles together, e = tid + l*W*S over the T*T elements: A (and B transposed)
- * with consecutive e along k (coalesced, conflict-free stores); plain B with
- * groups of 8 consecutive columns over 4 k per warp (32-byte coalesced rows,
- * and 8 x 4 distinct banks for the transposing store). */
-static int body_2d(ks_buf *pB, const tile_ctx *pX) {
-  const ks_gemm_match *pG = pX->pG;
-  const char *zI = pX->zI, *zE = pX->zE, *zZero = pX->zZero;
-  int T = pX->T, R = pX->R, C = pX->C, S = T / R, W = T / C;
-  int nPad = pG->bDouble ? 2 : 4; /* 16 bytes */
-  int nThread = W * S, nLoad = T * T / nThread;
-  int rc = ks_buf_printf(pB,
-      "\n"
-      "%s__shared__ __align__(16) %s ks_As[%d][%d];\n"
-      "%s__shared__ __align__(16) %s ks_Bs[%d][%d];\n"
-      "%sconst int ks_tid = threadIdx.y * %d + threadIdx.x;\n"
-      "%sconst %s ks_row0 = %s * %d;\n"
-      "%sconst %s ks_col0 = %s * %d;\n"
-      "%s%s ks_acc[%d][%d];\n"
-      "#pragma unroll\n"
-      "%sfor (int ks_i = 0; ks_i < %d; ++ks_i)\n"
-      "#pragma unroll\n"
-      "%s  for (int ks_j = 0; ks_j < %d; ++ks_j) ks_acc[ks_i][ks_j] = %s;\n"
-      "%sfor (%s ks_t = 0; ks_t < (%s); ks_t += %d) {\n"
-      "#pragma unroll 4\n"
-      "%s  for (int ks_l = 0; ks_l < %d; ++ks_l) {\n"
-      "%s    const int ks_e = ks_tid + ks_l * %d;\n"
-      "%s    const int ks_r = ks_e / %d, ks_c = ks_e %% %d;\n"
-      "%s    const %s ks_ar = ks_row0 + ks_r;\n"
-      "%s    const %s ks_ak = ks_t + ks_c;\n"
-      "%s    ks_As[ks_r][ks_c] = (ks_ar < (%s) && ks_ak < (%s)) ? %s[%sks_ar * (%s) + ks_ak] : %s;\n",
-      zI, zE, T, T + nPad, zI, zE, T, T + nPad, zI, W, zI, pG->zRowType, pX->zRowBlk, T, zI, pG->zColType,
-      pX->zColBlk, T, zI, zE, R, C, zI, R, zI, C, zZero, zI, pG->zKType, pG->zK, T, zI, nLoad, zI, nThread, zI, T, T,
-      zI, pG->zRowType, zI, pG->zKType, zI, pG->zM, pG->zK, pX->zA, pX->zAc, pG->zX, zZero);
-  if (rc < 0) return rc;
-  if (pG->bBTrans)
-    rc = ks_buf_printf(pB,
-        "%s    const %s ks_bn = ks_col0 + ks_r;\n"
-        "%s    ks_Bs[ks_r][ks_c] = (ks_ak < (%s) && ks_bn < (%s)) ? %s[%sks_bn * (%s) + ks_ak] : %s;\n",
-        zI, pG->zColType, zI, pG->zK, pG->zN, pX->zB, pX->zBc, pG->zY, zZero);
-  else
-    rc = ks_buf_printf(pB,
-        "%s    const int ks_n = ks_e %% 8 + ks_e / %d * 8, ks_q = ks_e / 8 %% %d;\n"
-        "%s    const %s ks_bn = ks_col0 + ks_n;\n"
-        "%s    const %s ks_bk = ks_t + ks_q;\n"
-        "%s    ks_Bs[ks_n][ks_q] = (ks_bk < (%s) && ks_bn < (%s)) ? %s[%sks_bk * (%s) + ks_bn] : %s;\n",
-        zI, 8 * T, T, zI, pG->zColType, zI, pG->zKType, zI, pG->zK, pG->zN, pX->zB, pX->zBc, pG->zY, zZero);
-  if (rc < 0) return rc;
-  rc = ks_buf_printf(pB,
-      "%s  }\n"
-      "%s  __syncthreads();\n"
-      "#pragma unroll\n"
-      "%s  for (int ks_k = 0; ks_k < %d; ++ks_k) {\n"
-      "%s    %s ks_a[%d], ks_b[%d];\n"
-      "#pragma unroll\n"
-      "%s    for (int ks_i = 0; ks_i < %d; ++ks_i) ks_a[ks_i] = ks_As[threadIdx.y + ks_i * %d][ks_k];\n"
-      "#pragma unroll\n"
-      "%s    for (int ks_j = 0; ks_j < %d; ++ks_j) ks_b[ks_j] = ks_Bs[threadIdx.x + ks_j * %d][ks_k];\n"
-      "#pragma unroll\n"
-      "%s    for (int ks_i = 0; ks_i < %d; ++ks_i)\n"
-      "#pragma unroll\n"
-      "%s      for (int ks_j = 0; ks_j < %d; ++ks_j) ks_acc[ks_i][ks_j] += ks_a[ks_i] * ks_b[ks_j];\n"
-      "%s  }\n"
-      "%s  __syncthreads();\n"
-      "%s}\n"
-      "#pragma unroll\n"
-      "%sfor (int ks_i = 0; ks_i < %d; ++ks_i) {\n"
-      "%s  const %s ks_row = ks_row0 + threadIdx.y + ks_i * %d;\n"
-      "#pragma unroll\n"
-      "%s  for (int ks_j = 0; ks_j < %d; ++ks_j) {\n"
-      "%s    const %s ks_col = ks_col0 + threadIdx.x + ks_j * %d;\n",
-      zI, zI, zI, T, zI, zE, R, C, zI, R, S, zI, C, W, zI, R, zI, C, zI, zI, zI, zI, R, zI, pG->zRowType, S, zI, C, zI,
-      pG->zColType, W);
-  if (rc < 0) return rc;
-  char zIn[72];
-  snprintf(zIn, sizeof zIn, "%s    ", zI);
-  if ((rc = emit_store(pB, pX, zIn, "ks_acc[ks_i][ks_j]")) < 0) return rc;
-  return ks_buf_printf(pB, "%s  }\n%s}\n", zI, zI);
+  snprintf(zIn, sizeof zIn, "%s      ", zI);
+  if ((rc = emit_store(pB, pX, zIn, "ks_v")) < 0) return rc;
+  return ks_buf_printf(pB, "%s    });\n", zI);
 }
 
 /* A parameter that must be one of 1, 2, 4, 8 and at most the tile. */
@@ -1740,7 +1633,7 @@ static int apply_smem_tile_gemm(ks_rewrite *p) {
   char zI[64];
   snprintf(zI, sizeof zI, "%.*s  ", (int)(nIndent < 60 ? nIndent : 60), pTu->zSrc + ks_rewrite_line_start(p, g.iKernelStart, NULL));
   x.zI = zI;
-  rc = C > 1 ? body_2d(&body, &x) : body_1d(&body, &x);
+  rc = body_call(&body, &x);
   clang_disposeString(sA);
   clang_disposeString(sB);
   clang_disposeString(sC);
@@ -1753,7 +1646,13 @@ static int apply_smem_tile_gemm(ks_rewrite *p) {
   else rc = ks_buf_printf(&note, "%dx%d shared-memory tiles, block %dx%d", T, T, T, S);
   if (rc >= 0 && g.bBTrans) rc = ks_buf_printf(&note, ", B transposed");
   if (rc >= 0 && g.zStore) rc = ks_buf_printf(&note, ", epilogue kept");
-  if (rc < 0 || (rc = ks_rewrite_note(p, g.iKernelStart, note.z)) < 0) goto done;
+  if (rc < 0) goto done;
+  {
+    unsigned nInd = 0, iLine0 = ks_rewrite_line_start(p, g.iKernelStart, &nInd);
+    rc = ks_rw_insert_shipped(p, iLine0, nInd, "#define KS_TILEGEMM_CUH", "ks_tilegemm.cuh", "tiled GEMM header",
+                              "the shipped shared-memory tiled GEMM (share/kernelskill/templates/ks_tilegemm.cuh)", note.z);
+    if (rc < 0) goto done;
+  }
 
   /* Every launch: the grid covers M x N in T x T tiles. */
   for (int i = 0; i < nL; i++) {

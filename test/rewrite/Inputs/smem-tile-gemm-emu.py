@@ -57,4 +57,5 @@ int main() {
 
 main = MAIN % {"tile": tile, "regs": regs, "cols": cols, "name": name, "args": args}
 sys.exit(cuda_emu.run(cxx, cuda_emu.PRELUDE + cuda_emu.kernel(orig, name, "orig_k") + "\n" +
+                      cuda_emu.shipped(open(new, encoding="utf-8").read(), "KS_TILEGEMM_CUH") +
                       cuda_emu.kernel(new, name, "new_k") + "\n" + cuda_emu.LAUNCH_2D + main))
