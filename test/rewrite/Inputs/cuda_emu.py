@@ -13,8 +13,9 @@ milliseconds of kernel scheduling per barrier, seconds per check, and far more
 on a loaded machine), the interleaving is the same on every run, and a
 barrier that some thread never reaches is reported at once instead of hanging.
 Fibers of a block run in turn until each blocks at a barrier or ends; every
-other round runs them in reverse order, so a read of shared memory missing its
-barrier meets a stale value in one order or the other."""
+other round runs them in reverse order, and consecutive blocks start in
+opposite orders, so a read of shared memory missing its barrier meets a stale
+value in one order or the other (test/rewrite/cuda-emu.test shows both)."""
 import os
 import re
 import subprocess
@@ -82,7 +83,7 @@ enum { EMU_STACK = 1 << 20 };
 static std::vector<emu_fiber *> emu_live; /* created since the last all-joined point */
 static std::vector<char *> emu_stacks;    /* stacks of joined fibers, for reuse */
 static size_t emu_njoined;
-static unsigned emu_round;
+static unsigned emu_round, emu_batch; /* rounds since the block began; blocks begun */
 static jmp_buf emu_sched;
 static emu_fiber *emu_cur;
 
@@ -99,10 +100,12 @@ static void emu_entry() {
 }
 static int emu_create(pthread_t *t, const pthread_attr_t *, void *(*fn)(void *), void *arg) {
   if (emu_cur) emu_die("a kernel thread may not start threads");
-  if (emu_njoined == emu_live.size()) {
+  if (emu_njoined == emu_live.size()) { /* a new block: its first round runs the other way than the last one's */
     for (emu_fiber *f : emu_live) delete f;
     emu_live.clear();
     emu_njoined = 0;
+    emu_batch++;
+    emu_round = 0;
   }
   emu_fiber *f = new emu_fiber();
   if (!emu_stacks.empty()) f->stack = emu_stacks.back(), emu_stacks.pop_back();
@@ -123,7 +126,7 @@ static void emu_run(emu_fiber *target) {
     bool ran = false;
     size_t n = emu_live.size();
     for (size_t k = 0; k < n; k++) {
-      emu_fiber *f = emu_live[(emu_round & 1) ? n - 1 - k : k];
+      emu_fiber *f = emu_live[((emu_round + emu_batch) & 1u) ? n - 1 - k : k];
       if (f->state != 0) continue;
       ran = true;
       emu_cur = f, threadIdx = f->tid;
