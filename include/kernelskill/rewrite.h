@@ -95,6 +95,10 @@ int ks_rewrite_has_note(ks_rewrite *p, unsigned iStart, unsigned iEnd, const cha
 /* Offset of the start of the line holding iOffset, and the length of that
  * line's leading whitespace (*pnIndent may be NULL). */
 unsigned ks_rewrite_line_start(ks_rewrite *p, unsigned iOffset, unsigned *pnIndent);
+/* Offset of the first of the `//` comment lines directly above the line
+ * holding iOffset (a kernel's notes and doc comment), or of that line itself
+ * when there are none. */
+unsigned ks_rewrite_comments_above(ks_rewrite *p, unsigned iOffset);
 /* Does main-file range [iStart, iEnd) lie partly inside a macro use (not
  * holding it whole)? ks_rewrite_replace refuses such edits itself; rules that
  * copy source text between ranges ask first. */

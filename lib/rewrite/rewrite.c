@@ -235,25 +235,27 @@ int ks_rewrite_has_note(ks_rewrite *p, unsigned iStart, unsigned iEnd, const cha
   const char *z = p->pTu->zSrc;
   if (!zRule) zRule = p->pRule->zId;
   if (iEnd > p->pTu->nSrc) iEnd = (unsigned)p->pTu->nSrc;
-  /* Lines of the range itself. */
-  unsigned i = ks_rewrite_line_start(p, iStart, NULL);
-  while (i < iEnd) {
+  /* The comment lines directly above the range (a kernel's notes sit above
+   * its first line), then the range's own lines. */
+  for (unsigned i = ks_rewrite_comments_above(p, iStart); i < iEnd;) {
     unsigned j = i;
     while (j < p->pTu->nSrc && z[j] != '\n') j++;
     if (line_has_note(z, i, j, zRule)) return 1;
     i = j + 1;
   }
-  /* Comment lines directly above (a kernel's notes sit above its first line). */
-  unsigned iLine = ks_rewrite_line_start(p, iStart, NULL);
+  return 0;
+}
+
+unsigned ks_rewrite_comments_above(ks_rewrite *p, unsigned iOffset) {
+  const char *z = p->pTu->zSrc;
+  unsigned iLine = ks_rewrite_line_start(p, iOffset, NULL);
   while (iLine > 0) {
-    unsigned iPrev = ks_rewrite_line_start(p, iLine - 1, NULL);
-    unsigned k = iPrev;
+    unsigned iPrev = ks_rewrite_line_start(p, iLine - 1, NULL), k = iPrev;
     while (k < iLine && (z[k] == ' ' || z[k] == '\t')) k++;
     if (k + 1 >= iLine || z[k] != '/' || z[k + 1] != '/') break;
-    if (line_has_note(z, iPrev, iLine - 1, zRule)) return 1;
     iLine = iPrev;
   }
-  return 0;
+  return iLine;
 }
 
 /* Turn the notes into comment-line insertions: one line per line start,

@@ -1861,28 +1861,13 @@ done:
   return rc;
 }
 
-/* The start of the run of // comment lines directly above line iLine0 (the
- * kernel's notes and doc comment: ks_rewrite_has_note reads a kernel's notes
- * there), or iLine0 when there is none. */
-static unsigned comments_above(ks_rewrite *p, unsigned iLine0) {
-  const char *z = ks_rewrite_tu(p)->zSrc;
-  unsigned iLine = iLine0;
-  while (iLine > 0) {
-    unsigned iPrev = ks_rewrite_line_start(p, iLine - 1, NULL), k = iPrev;
-    while (k < iLine && (z[k] == ' ' || z[k] == '\t')) k++;
-    if (k + 1 >= iLine || z[k] != '/' || z[k + 1] != '/') break;
-    iLine = iPrev;
-  }
-  return iLine;
-}
-
 int ks_rw_insert_shipped(ks_rewrite *p, unsigned iLine0, unsigned nIndent, const char *zGuard, const char *zName,
                          const char *zLabel, const char *zWhat, const char *zNote) {
   ks_tu *pTu = ks_rewrite_tu(p);
   ks_buf ins = KS_BUF_INIT, kn = KS_BUF_INIT;
   /* the header goes above the comments that belong to the kernel, so that an
    * earlier rule's note stays attached to it */
-  unsigned iTop = comments_above(p, iLine0);
+  unsigned iTop = ks_rewrite_comments_above(p, iLine0);
   int rc = ks_rw_shipped_block(p, zGuard, zName, zLabel, zWhat, &ins);
   char *zKn = rc >= 0 ? ks_rewrite_note_text(p, zNote) : NULL;
   if (rc >= 0 && !zKn) rc = ks_error_set(KS_ENOMEM, "out of memory");
