@@ -2579,13 +2579,7 @@ static int put_helpers(rr_state *pS) {
   ks_tu *pTu = pS->pTu;
   ks_buf helpers = KS_BUF_INIT;
   int rc = KS_OK;
-  unsigned iAt = ks_rewrite_line_start(p, pS->iKs, NULL);
-  while (iAt > 0) {
-    unsigned iPrev = ks_rewrite_line_start(p, iAt - 1, NULL), k = iPrev;
-    while (k < iAt && (pTu->zSrc[k] == ' ' || pTu->zSrc[k] == '\t')) k++;
-    if (k + 1 >= iAt || pTu->zSrc[k] != '/' || pTu->zSrc[k + 1] != '/') break;
-    iAt = iPrev;
-  }
+  unsigned iAt = ks_rewrite_comments_above(p, pS->iKs);
   pS->iHelpersAt = iAt;
   /* the shipped header once per file (an earlier application may have put it there) */
   if (pS->bReduce && !strstr(pTu->zSrc, "#define KS_ROWREDUCE_CUH") && (rc = ks_buf_puts(&helpers, "\n")) >= 0)

@@ -1526,27 +1526,18 @@ static int emit_store(ks_buf *pB, const tile_ctx *pX, const char *zIn, const cha
 static int body_call(ks_buf *pB, const tile_ctx *pX) {
   const ks_gemm_match *pG = pX->pG;
   const char *zI = pX->zI, *zE = pX->zE, *zZero = pX->zZero;
-  int rc;
-  if (pX->C > 1)
-    rc = ks_buf_printf(pB, "\n%sks_tilegemm::gemm_2d<%d, %d, %d, %s, %s, %s, %s, %s>(", zI, pX->T, pX->R, pX->C,
-                       pG->bBTrans ? "true" : "false", zE, pG->zRowType, pG->zColType, pG->zKType);
-  else
-    rc = ks_buf_printf(pB, "\n%sks_tilegemm::gemm_1d<%d, %d, %s, %s, %s, %s, %s>(", zI, pX->T, pX->R,
-                       pG->bBTrans ? "true" : "false", zE, pG->zRowType, pG->zColType, pG->zKType);
-  if (rc >= 0)
-    rc = ks_buf_printf(pB,
-        "%s, %s, (%s), %s,\n"
-        "%s    [&](%s ks_ar, %s ks_ak) { return (ks_ar < (%s) && ks_ak < (%s)) ? %s[%sks_ar * (%s) + ks_ak] : %s; },\n",
-        pX->zRowBlk, pX->zColBlk, pG->zK, zZero, zI, pG->zRowType, pG->zKType, pG->zM, pG->zK, pX->zA, pX->zAc, pG->zX,
-        zZero);
-  if (rc >= 0 && pG->bBTrans)
-    rc = ks_buf_printf(pB,
-        "%s    [&](%s ks_bk, %s ks_bn) { return (ks_bk < (%s) && ks_bn < (%s)) ? %s[%sks_bn * (%s) + ks_bk] : %s; },\n",
-        zI, pG->zKType, pG->zColType, pG->zK, pG->zN, pX->zB, pX->zBc, pG->zY, zZero);
-  else if (rc >= 0)
-    rc = ks_buf_printf(pB,
-        "%s    [&](%s ks_bk, %s ks_bn) { return (ks_bk < (%s) && ks_bn < (%s)) ? %s[%sks_bk * (%s) + ks_bn] : %s; },\n",
-        zI, pG->zKType, pG->zColType, pG->zK, pG->zN, pX->zB, pX->zBc, pG->zY, zZero);
+  char zCols[16] = ""; /* gemm_2d's extra template argument */
+  if (pX->C > 1) snprintf(zCols, sizeof zCols, "%d, ", pX->C);
+  /* B's element (k, n): B[n * ldb + k] transposed, else B[k * ldb + n] */
+  const char *zBo = pG->bBTrans ? "ks_bn" : "ks_bk", *zBi = pG->bBTrans ? "ks_bk" : "ks_bn";
+  int rc = ks_buf_printf(pB,
+      "\n%sks_tilegemm::gemm_%s<%d, %d, %s%s, %s, %s, %s, %s>(%s, %s, (%s), %s,\n"
+      "%s    [&](%s ks_ar, %s ks_ak) { return (ks_ar < (%s) && ks_ak < (%s)) ? %s[%sks_ar * (%s) + ks_ak] : %s; },\n"
+      "%s    [&](%s ks_bk, %s ks_bn) { return (ks_bk < (%s) && ks_bn < (%s)) ? %s[%s%s * (%s) + %s] : %s; },\n",
+      zI, pX->C > 1 ? "2d" : "1d", pX->T, pX->R, zCols, pG->bBTrans ? "true" : "false", zE, pG->zRowType,
+      pG->zColType, pG->zKType, pX->zRowBlk, pX->zColBlk, pG->zK, zZero,
+      zI, pG->zRowType, pG->zKType, pG->zM, pG->zK, pX->zA, pX->zAc, pG->zX, zZero,
+      zI, pG->zKType, pG->zColType, pG->zK, pG->zN, pX->zB, pX->zBc, zBo, pG->zY, zBi, zZero);
   if (rc >= 0)
     rc = ks_buf_printf(pB, "%s    [&](%s ks_row, %s ks_col, %s ks_v) {\n", zI, pG->zRowType, pG->zColType, zE);
   if (rc < 0) return rc;
@@ -1628,10 +1619,9 @@ static int apply_smem_tile_gemm(ks_rewrite *p) {
   x.zA = clang_getCString(sA);
   x.zB = clang_getCString(sB);
   x.zC = clang_getCString(sC);
-  unsigned nIndent = 0;
-  ks_rewrite_line_start(p, g.iKernelStart, &nIndent);
+  unsigned nIndent = 0, iLine0 = ks_rewrite_line_start(p, g.iKernelStart, &nIndent);
   char zI[64];
-  snprintf(zI, sizeof zI, "%.*s  ", (int)(nIndent < 60 ? nIndent : 60), pTu->zSrc + ks_rewrite_line_start(p, g.iKernelStart, NULL));
+  snprintf(zI, sizeof zI, "%.*s  ", (int)(nIndent < 60 ? nIndent : 60), pTu->zSrc + iLine0);
   x.zI = zI;
   rc = body_call(&body, &x);
   clang_disposeString(sA);
@@ -1646,13 +1636,12 @@ static int apply_smem_tile_gemm(ks_rewrite *p) {
   else rc = ks_buf_printf(&note, "%dx%d shared-memory tiles, block %dx%d", T, T, T, S);
   if (rc >= 0 && g.bBTrans) rc = ks_buf_printf(&note, ", B transposed");
   if (rc >= 0 && g.zStore) rc = ks_buf_printf(&note, ", epilogue kept");
-  if (rc < 0) goto done;
-  {
-    unsigned nInd = 0, iLine0 = ks_rewrite_line_start(p, g.iKernelStart, &nInd);
-    rc = ks_rw_insert_shipped(p, iLine0, nInd, "#define KS_TILEGEMM_CUH", "ks_tilegemm.cuh", "tiled GEMM header",
-                              "the shipped shared-memory tiled GEMM (share/kernelskill/templates/ks_tilegemm.cuh)", note.z);
-    if (rc < 0) goto done;
-  }
+  if (rc < 0 || (rc = ks_rw_insert_shipped(p, iLine0, nIndent, "#define KS_TILEGEMM_CUH", "ks_tilegemm.cuh",
+                                            "tiled GEMM header",
+                                            "the shipped shared-memory tiled GEMM "
+                                            "(share/kernelskill/templates/ks_tilegemm.cuh)",
+                                            note.z)) < 0)
+    goto done;
 
   /* Every launch: the grid covers M x N in T x T tiles. */
   for (int i = 0; i < nL; i++) {

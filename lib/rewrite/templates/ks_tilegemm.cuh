@@ -36,8 +36,7 @@ __device__ __forceinline__ void gemm_1d(RB row_blk, CB col_blk, KN K, E zero, LA
       As[r][threadIdx.x] = load_a(ar, ak);
       if (BT) {
         const ColT bn = col_blk * T + r;
-        const KT bk = t + threadIdx.x;
-        Bs[threadIdx.x][r] = load_b(bk, bn);
+        Bs[threadIdx.x][r] = load_b(ak, bn);
       } else {
         const KT bk = t + r;
         Bs[r][threadIdx.x] = load_b(bk, col);
