@@ -35,7 +35,8 @@ typedef struct cv_cfg {
 #define CV_DEFAULT_CONFIG "64x128x16_w32x64_t8x8_s3"
 #define CV_STATIC_SMEM (48 * 1024)
 
-static long cfg_smem(const cv_cfg *c) { return (long)c->S * c->BK * (c->BM + 4 + c->BN + 4) * 4; }
+/* ks_conv::config::SMEM: the stages of both operands, and the B row table (a long long and an int per entry) */
+static long cfg_smem(const cv_cfg *c) { return (long)c->S * c->BK * ((c->BM + 4 + c->BN + 4) * 4 + 12); }
 static int cfg_threads(const cv_cfg *c) { return (c->BM / c->WM) * (c->BN / c->WN) * 32; }
 
 /* Parse "BMxBNxBK_wWMxWN_tTMxTN_sS" and check it against ks_conv::config's
