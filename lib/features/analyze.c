@@ -1045,6 +1045,7 @@ static void walk_inner(actx *pC, CXCursor c, int eMode) {
       int bConst = r != NULL && (clang_EvalResult_getKind(r) == CXEval_Int || clang_EvalResult_getKind(r) == CXEval_Float);
       if (r) clang_EvalResult_dispose(r);
       if (!bConst) pK->nNonconstDiv++;
+      if (!bConst && !is_float_type(t)) pK->nIntDiv++; /* index arithmetic, not a value's division */
     }
     if ((op == CXBinaryOperator_Add || op == CXBinaryOperator_Sub || op == CXBinaryOperator_AddAssign ||
          op == CXBinaryOperator_SubAssign) &&

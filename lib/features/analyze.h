@@ -82,7 +82,7 @@ typedef struct ks_kernel {
   int nShared;
   ks_count *aVector, *aTrans, *aAtomic;
   int nVector, nTrans, nAtomic;
-  int nLdg, nSync, nShuffle, nVote, nNonconstDiv, nFmaCand, nThreadBranch, nDoubleOps;
+  int nLdg, nSync, nShuffle, nVote, nNonconstDiv, nIntDiv, nFmaCand, nThreadBranch, nDoubleOps;
   int bBoundsCheck;
   int nSharedAccess;
   /* structure */

@@ -84,6 +84,7 @@ static cJSON *summary_json(const ks_kernel *pK) {
   cJSON_AddNumberToObject(s, "warp_votes", pK->nVote);
   cJSON_AddNumberToObject(s, "transcendentals", sum_counts(pK->aTrans, pK->nTrans));
   cJSON_AddNumberToObject(s, "nonconst_div", pK->nNonconstDiv);
+  cJSON_AddNumberToObject(s, "int_div", pK->nIntDiv);
   cJSON_AddBoolToObject(s, "uses_double", pK->nDoubleOps > 0);
   cJSON_AddNumberToObject(s, "fma_candidates", pK->nFmaCand);
   cJSON_AddNumberToObject(s, "thread_branches", pK->nThreadBranch);

@@ -55,6 +55,7 @@ static const ks_field_def aFields[] = {
     {"features.warp_votes", N, 0, "__ballot/__any/__all_sync calls"},
     {"features.transcendentals", N, 0, "transcendental math calls"},
     {"features.nonconst_div", N, 0, "divisions/modulo by a non-constant"},
+    {"features.int_div", N, 0, "integer divisions/modulo by a non-constant (index arithmetic)"},
     {"features.uses_double", B, 0, "double-precision arithmetic"},
     {"features.fma_candidates", N, 0, "a*b + c shapes left unfused"},
     {"features.thread_branches", N, 0, "conditions that depend on threadIdx"},

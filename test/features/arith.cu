@@ -13,6 +13,7 @@ __global__ void gelu(const float *x, float *y, int n) {
 // CHECK: transcendental tanhf x1
 // CHECK: transcendentals=1
 // CHECK: nonconst_div=0
+// CHECK: int_div=0
 // CHECK: uses_double=false
 
 __global__ void mixed(const float *x, float *y, int n, int w) {
@@ -27,6 +28,7 @@ __global__ void mixed(const float *x, float *y, int n, int w) {
 // CHECK: transcendental expf x1
 // CHECK: transcendentals=3
 // CHECK: nonconst_div=3
+// CHECK: int_div=2
 // CHECK: uses_double=true
 // CHECK: fma_candidates=1
 
