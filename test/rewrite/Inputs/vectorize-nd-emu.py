@@ -46,8 +46,16 @@ CASES = {
 
 def main():
     orig, new, name = sys.argv[1], sys.argv[2], sys.argv[3]
+    # KERNEL@BXxBY[xBZ]: the kernel's case at another block shape (the grid covers the same extents)
+    name, _, shape = name.partition("@")
     t, nb, grid, call = CASES[name][:4]
     grid_new = CASES[name][4] if len(CASES[name]) > 4 else grid
+    if shape:
+        b = [int(v) for v in shape.split("x")] + [1, 1]
+        bx, by, bz = b[0], b[1], b[2]
+        zs = str((8 + bz - 1) // bz) if name == "add3d" else "1"  # add3d's depth is 8
+        grid = grid_new = "{(unsigned)(C + %d) / %d, (unsigned)(R + %d) / %d, %s}, {%d, %d, %d}" % (
+            bx - 1, bx, by - 1, by, zs, bx, by, bz)
     src = cuda_emu.PRELUDE + TYPES
     # the input's macros (CUDA_1D_KERNEL_LOOP) for the original kernel
     src += "".join(l for l in open(orig, encoding="utf-8") if l.startswith("#define "))
