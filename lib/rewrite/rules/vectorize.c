@@ -1546,16 +1546,7 @@ static int nd_count_word(const char *z, size_t n, const char *zWord) {
 }
 
 /* Does text z[0..n) hold identifier zWord (not inside a longer name)? */
-static int nd_has_word(const char *z, size_t n, const char *zWord) {
-  size_t m = strlen(zWord);
-  for (size_t i = 0; i + m <= n; i++) {
-    if (memcmp(z + i, zWord, m) != 0) continue;
-    int bL = i > 0 && (z[i - 1] == '_' || z[i - 1] == '.' || isalnum((unsigned char)z[i - 1]));
-    int bR = i + m < n && (z[i + m] == '_' || isalnum((unsigned char)z[i + m]));
-    if (!bL && !bR) return 1;
-  }
-  return 0;
-}
+static int nd_has_word(const char *z, size_t n, const char *zWord) { return nd_count_word(z, n, zWord) > 0; }
 
 /* Lane l's body: P[IDX] -> ks_v_P.<lane>, the leading declarations in
  * mSkip (bit v: s->aiLead[v]) left out. */
