@@ -26,9 +26,6 @@ static const sweep_def aSweep[] = {{"block-size", "threads", {"128", "256", "512
                                     {"64x128x16_w32x64_t8x8_s3", "64x256x16_w32x64_t8x8_s2", "64x128x8_w32x64_t8x8_s4", 0},
                                     0},
                                    {"unroll", "factor", {"4", "8", 0, 0}, 1},
-                                   /* vectorize: a 2-D/3-D map's packs inside each block, or along the grid's x
-                                      extent (empty blocks); the 1-D forms ignore it (one candidate: same hash) */
-                                   {"vectorize", "lanes", {"block", "grid", 0, 0}, 0},
                                    /* row-reduce: resident rows (kept in registers between passes) on and
                                       off at threads=auto, where K = 32 holds every row under 8192 elements */
                                    {"row-reduce", "threads", {"auto", "auto;resident=32", "256", "128", 0}, 0},

@@ -1016,15 +1016,9 @@ static void put_vector_region(ks_buf *pB, ks_rewrite *p, const vscan *pS, const 
  *     T x = blockIdx.x * blockDim.x + threadIdx.x;   (and y, z, temporaries: a prelude of declarations)
  *     if (G) { BODY }        -- or --      if (G) return; BODY...
  *
- * Each thread takes W consecutive x values and the launches stay as they are;
- * every (x, y, z) the original covered is covered once. Which thread takes which
- * pack (param lanes): "block" (the default) packs each block's own
- * blockDim.x x blockDim.y x blockDim.z tile, so a quarter of every block's
- * threads work (pack l of the block: x0 = its x offset + (l % (blockDim.x / W)) * W,
- * y and z threads l / (blockDim.x / W)), no block is left empty, and a block whose
- * blockDim.x is not a multiple of W runs one element per thread as written;
- * "grid": x0 = the thread's x index * W, lanes below the x extent the launch
- * gives (gridDim.x * blockDim.x), so three blocks in four along x do nothing. An
+ * Each thread takes W consecutive x values (x0 = its x index * W, lanes x0 + l
+ * below the x extent the launch gives, gridDim.x * blockDim.x): the launches stay
+ * as they are, and every (x, y, z) the original covered is covered once. An
  * access whose index is affine in x with coefficient 1 (the kernel-shape model's
  * polynomial: row * pitch + x, (z * H + y) * W + x, x) is one vector access at
  * lane 0's address when every lane passes G and every such address is aligned;
@@ -1267,14 +1261,6 @@ static int nd_scan(CXCursor c, const CXCursor *aAnc, int nAnc, void *pArg) {
   return 1;
 }
 
-/* threadIdx.d reads of the prelude and guard, for lanes=block (ndform). */
-typedef struct nd_tidscan {
-  ks_tu *pTu;
-  struct ndform *f;
-} nd_tidscan;
-
-static int nd_tid_visit(CXCursor c, const CXCursor *aAnc, int nAnc, void *pArg);
-
 /* The n-dimensional form's pieces, main-file offsets. */
 typedef struct ndform {
   unsigned iXStart, iXEnd;     /* the x index's declaration statement */
@@ -1284,10 +1270,6 @@ typedef struct ndform {
   char *zGuard;                /* G as written */
   int bEarlyReturn;
   CXCursor guard;
-  unsigned iPreStart;          /* the first prelude statement */
-  unsigned aiXInit[2], aiGuard[2]; /* extents of the x index's initializer and of G */
-  unsigned aTid[24][3];        /* threadIdx.d reads in the prelude and guard: start, end, d */
-  int nTid, bTidOdd;           /* ... how many; one not spelled threadIdx.d (a macro), or too many */
 } ndform;
 
 static void nd_form_free(ndform *f) {
@@ -1298,47 +1280,6 @@ static void nd_form_free(ndform *f) {
 }
 
 /* `return;` or `{ return; }`. */
-static int nd_tid_visit(CXCursor c, const CXCursor *aAnc, int nAnc, void *pArg) {
-  (void)aAnc;
-  (void)nAnc;
-  nd_tidscan *t = pArg;
-  ndform *f = t->f;
-  int d = -1;
-  if (clang_getCursorKind(c) != CXCursor_MemberRefExpr || ks_shape_builtin(c, &d) != KS_ATOM_TID) return 0;
-  unsigned a, b;
-  char zWant[16];
-  snprintf(zWant, sizeof zWant, "threadIdx.%c", "xyz"[d < 0 || d > 2 ? 0 : d]);
-  /* spelled out where it stands: a macro's expansion is not edited */
-  if (d < 0 || d > 2 || f->nTid == 24 || ks_ast_extent(t->pTu, c, &a, &b) < 0 || b - a != strlen(zWant) ||
-      memcmp(t->pTu->zSrc + a, zWant, b - a) != 0) {
-    f->bTidOdd = 1;
-    return 0;
-  }
-  f->aTid[f->nTid][0] = a;
-  f->aTid[f->nTid][1] = b;
-  f->aTid[f->nTid][2] = (unsigned)d;
-  f->nTid++;
-  return 0;
-}
-
-/* Text [iStart, iEnd) of the source with its threadIdx.d reads (f->aTid)
- * replaced by ks_tx, ks_ty, ks_tz; malloc'd. */
-static char *nd_text_lanes(ks_tu *pTu, const ndform *f, unsigned iStart, unsigned iEnd) {
-  ks_buf b = KS_BUF_INIT;
-  unsigned i = iStart;
-  while (i < iEnd) {
-    int iT = -1;
-    for (int k = 0; k < f->nTid; k++)
-      if (f->aTid[k][0] >= i && f->aTid[k][1] <= iEnd && (iT < 0 || f->aTid[k][0] < f->aTid[iT][0])) iT = k;
-    if (iT < 0) break;
-    ks_buf_append(&b, pTu->zSrc + i, f->aTid[iT][0] - i);
-    ks_buf_printf(&b, "ks_t%c", "xyz"[f->aTid[iT][2]]);
-    i = f->aTid[iT][1];
-  }
-  ks_buf_append(&b, pTu->zSrc + i, iEnd - i);
-  return ks_buf_detach(&b);
-}
-
 static int nd_bare_return(CXCursor c) {
   CXCursor a[2];
   if (clang_getCursorKind(c) == CXCursor_CompoundStmt) return ks_rw_kids(c, a, 2) == 1 && nd_bare_return(a[0]);
@@ -1408,8 +1349,6 @@ static const char *nd_match(ks_tu *pTu, CXCursor k, ndform *pF, ndscan *s) {
         ks_ast_extent(pTu, aSt[i], &pF->iXStart, &pF->iXEnd);
         pF->iXEnd = nd_stmt_end(pTu, aSt[i]);
         pF->zXInit = nd_text(pTu, is, ie);
-        pF->aiXInit[0] = is;
-        pF->aiXInit[1] = ie;
         pF->zX = ks_rw_spelling(aD[d]);
         CXString st = clang_getTypeSpelling(clang_getCursorType(aD[d]));
         pF->zXType = ks_strdup(clang_getCString(st));
@@ -1445,16 +1384,6 @@ static const char *nd_match(ks_tu *pTu, CXCursor k, ndform *pF, ndscan *s) {
     unsigned gs, ge;
     ks_ast_extent(pTu, aIf[0], &gs, &ge);
     pF->zGuard = nd_text(pTu, gs, ge);
-    pF->aiGuard[0] = gs;
-    pF->aiGuard[1] = ge;
-  }
-  {
-    /* the thread index's reads that lanes=block maps onto the block's packs */
-    nd_tidscan t = {pTu, pF};
-    unsigned e0;
-    ks_ast_extent(pTu, aSt[0], &pF->iPreStart, &e0);
-    for (int q = 0; q < i; q++) ks_rw_walk(aSt[q], nd_tid_visit, &t);
-    ks_rw_walk(aIf[0], nd_tid_visit, &t);
   }
   ks_ast_extent(pTu, aSt[i], &pF->iIfStart, &pF->iRegionEnd);
   s->vs.container = clang_getNullCursor();
@@ -1607,7 +1536,7 @@ static void nd_put_lanes(ks_buf *pB, const char *zSrc, const ndscan *s, const nd
  * disjointness) test, vector loads, the body per lane, vector stores; else the
  * guard and body as written per lane. */
 static void nd_put_region(ks_buf *pB, ks_rewrite *p, const ndscan *s, const ndform *f, const vplan *pPlan,
-                          int bAliasGuard, int bBlock) {
+                          int bAliasGuard) {
   const char *zSrc = ks_rewrite_source(p, NULL);
   unsigned nIndent = 0;
   unsigned iLine = ks_rewrite_line_start(p, f->iIfStart, &nIndent);
@@ -1615,8 +1544,7 @@ static void nd_put_region(ks_buf *pB, ks_rewrite *p, const ndscan *s, const ndfo
   int nIn = (int)nIndent, W = pPlan->nLanes;
   const char *zNot = f->bEarlyReturn ? "!" : "";
   ks_buf_printf(pB, "bool ks_vec = false;\n");
-  if (bBlock) ks_buf_printf(pB, "%.*sif (ks_w == %d && ks_x0 + %d <= ks_nx) {\n", nIn, zIn, W, W);
-  else ks_buf_printf(pB, "%.*sif (ks_x0 + %d <= ks_nx) {\n", nIn, zIn, W);
+  ks_buf_printf(pB, "%.*sif (ks_x0 + %d <= ks_nx) {\n", nIn, zIn, W);
   ks_buf_printf(pB, "%.*s  bool ks_all = true;\n", nIn, zIn);
   ks_buf_printf(pB, "%.*s  for (int ks_l = 0; ks_l < %d; ++ks_l) {\n", nIn, zIn, W);
   ks_buf_printf(pB, "%.*s    %s %s = (%s)(ks_x0 + ks_l);\n", nIn, zIn, f->zXType, f->zX, f->zXType);
@@ -1668,10 +1596,7 @@ static void nd_put_region(ks_buf *pB, ks_rewrite *p, const ndscan *s, const ndfo
                     s->aP[i].zName, s->aP[i].zName);
   ks_buf_printf(pB, "%.*s    }\n%.*s  }\n%.*s}\n", nIn, zIn, nIn, zIn, nIn, zIn);
   ks_buf_printf(pB, "%.*sif (!ks_vec) {\n", nIn, zIn);
-  if (bBlock)
-    ks_buf_printf(pB, "%.*s  for (long long ks_l = 0; ks_l < ks_w && ks_x0 + ks_l < ks_nx; ++ks_l) {\n", nIn, zIn);
-  else
-    ks_buf_printf(pB, "%.*s  for (long long ks_l = 0; ks_l < %d && ks_x0 + ks_l < ks_nx; ++ks_l) {\n", nIn, zIn, W);
+  ks_buf_printf(pB, "%.*s  for (long long ks_l = 0; ks_l < %d && ks_x0 + ks_l < ks_nx; ++ks_l) {\n", nIn, zIn, W);
   ks_buf_printf(pB, "%.*s    %s %s = (%s)(ks_x0 + ks_l);\n", nIn, zIn, f->zXType, f->zX, f->zXType);
   ks_buf_printf(pB, "%.*s    if (%s(%s)) {\n%.*s      ", nIn, zIn, zNot, f->zGuard, nIn, zIn);
   {
@@ -1681,42 +1606,6 @@ static void nd_put_region(ks_buf *pB, ks_rewrite *p, const ndscan *s, const ndfo
     ks_buf_append(pB, zSrc + a, b - a);
   }
   ks_buf_printf(pB, "\n%.*s    }\n%.*s  }\n%.*s}", nIn, zIn, nIn, zIn, nIn, zIn);
-}
-
-/* lanes=block: above the prelude, which thread takes which pack of its
- * block's tile (the x offset ks_tx of lane 0, ks_ty, ks_tz; ks_w lanes, 1
- * where blockDim.x is not a multiple of W: each thread its own element), the
- * threads past the block's packs returning; the prelude's threadIdx.d reads
- * (not the x index's, whose declaration is replaced) read those. */
-static int nd_put_block_lanes(ks_rewrite *p, const ndform *f, int W) {
-  ks_tu *pTu = ks_rewrite_tu(p);
-  unsigned nIndent = 0;
-  unsigned iLine = ks_rewrite_line_start(p, f->iPreStart, &nIndent);
-  const char *zIn = pTu->zSrc + iLine;
-  int nIn = (int)nIndent, rc;
-  ks_buf b = KS_BUF_INIT;
-  ks_buf_printf(&b, "const unsigned ks_pr = blockDim.x / %d; /* packs of %d along a block's x */\n", W, W);
-  ks_buf_printf(&b, "%.*sconst bool ks_tile = blockDim.x %% %d == 0;\n", nIn, zIn, W);
-  ks_buf_printf(&b, "%.*sconst unsigned ks_lt = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);\n",
-                nIn, zIn);
-  ks_buf_printf(&b, "%.*sif (ks_tile && ks_lt >= ks_pr * blockDim.y * blockDim.z) return;\n", nIn, zIn);
-  int bY = 0, bZ = 0; /* declared where read (nvcc warns of an unused variable) */
-  for (int k = 0; k < f->nTid; k++) bY |= f->aTid[k][2] == 1, bZ |= f->aTid[k][2] == 2;
-  if (bY || bZ) ks_buf_printf(&b, "%.*sconst unsigned ks_q = ks_tile ? ks_lt / ks_pr : 0;\n", nIn, zIn);
-  ks_buf_printf(&b, "%.*sconst unsigned ks_tx = ks_tile ? ks_lt %% ks_pr * %d : threadIdx.x;\n", nIn, zIn, W);
-  if (bY) ks_buf_printf(&b, "%.*sconst unsigned ks_ty = ks_tile ? ks_q %% blockDim.y : threadIdx.y;\n", nIn, zIn);
-  if (bZ) ks_buf_printf(&b, "%.*sconst unsigned ks_tz = ks_tile ? ks_q / blockDim.y : threadIdx.z;\n", nIn, zIn);
-  ks_buf_printf(&b, "%.*sconst int ks_w = ks_tile ? %d : 1;\n%.*s", nIn, zIn, W, nIn, zIn);
-  rc = ks_rewrite_replace(p, f->iPreStart, f->iPreStart, ks_buf_cstr(&b));
-  for (int k = 0; rc >= 0 && k < f->nTid; k++) {
-    unsigned a = f->aTid[k][0];
-    if ((a >= f->iXStart && a < f->iXEnd) || (a >= f->iIfStart && a < f->iRegionEnd)) continue;
-    char z[8];
-    snprintf(z, sizeof z, "ks_t%c", "xyz"[f->aTid[k][2]]);
-    rc = ks_rewrite_replace(p, a, f->aTid[k][1], z);
-  }
-  ks_buf_free(&b);
-  return rc;
 }
 
 /* The rule on the n-dimensional form (zWhy1, zWhy2: why the 1-D and
@@ -1734,10 +1623,6 @@ static int apply_nd(ks_rewrite *p, CXCursor k, const char *zWhy1, const char *zW
   memset(&s, 0, sizeof s);
   memset(&plan, 0, sizeof plan);
   memset(&pw, 0, sizeof pw);
-  const char *zLanes = ks_rewrite_param(p, "lanes", "block");
-  if (strcmp(zLanes, "block") != 0 && strcmp(zLanes, "grid") != 0)
-    return ks_rewrite_refuse(p, "lanes=%s: expected block or grid", zLanes);
-  int bBlock = 0;
   if ((rc = ks_rw_params(pTu, k, &s.aP, &s.nP)) < 0) return rc;
   if (ks_shape_build(pTu, k, &pShape) < 0) {
     rc = ks_rewrite_refuse(p, "no kernel-shape model for the kernel");
@@ -1756,7 +1641,6 @@ static int apply_nd(ks_rewrite *p, CXCursor k, const char *zWhy1, const char *zW
     goto done;
   }
   if ((rc = ks_rw_require_class(p, k, KS_CLASS_MAP)) < 0) goto done;
-  bBlock = strcmp(zLanes, "block") == 0 && !f.bTidOdd;
   if (s.iLastOtherRead > s.iFirstStore && s.iFirstStore != (unsigned)-1) {
     rc = ks_rewrite_refuse(p, "a pointer is read at another index after a store (they may alias)");
     goto done;
@@ -1775,14 +1659,7 @@ static int apply_nd(ks_rewrite *p, CXCursor k, const char *zWhy1, const char *zW
       if (plan.abUsed[m] && strcmp(plan.azVec[m], zV) == 0) bFirst = 0;
     if (bFirst && (rc = put_pack_type(p, k, zV)) < 0) goto done;
   }
-  if (bBlock && (rc = nd_put_block_lanes(p, &f, plan.nLanes)) < 0) goto done;
-  if (bBlock) {
-    char *zX = nd_text_lanes(pTu, &f, f.aiXInit[0], f.aiXInit[1]);
-    ks_buf_printf(&b, "const long long ks_x0 = (long long)(%s)(%s);\n", f.zXType, zX ? zX : f.zXInit);
-    free(zX);
-  } else {
-    ks_buf_printf(&b, "const long long ks_x0 = (long long)(%s)(%s) * %d;\n", f.zXType, f.zXInit, plan.nLanes);
-  }
+  ks_buf_printf(&b, "const long long ks_x0 = (long long)(%s)(%s) * %d;\n", f.zXType, f.zXInit, plan.nLanes);
   {
     unsigned nIndent = 0;
     unsigned iLine = ks_rewrite_line_start(p, f.iXStart, &nIndent);
@@ -1791,31 +1668,13 @@ static int apply_nd(ks_rewrite *p, CXCursor k, const char *zWhy1, const char *zW
   }
   if ((rc = ks_rewrite_replace(p, f.iXStart, f.iXEnd, ks_buf_cstr(&b))) < 0) goto done;
   ks_buf_clear(&b);
-  if (bBlock) { /* the guard as each pack's lanes evaluate it */
-    char *zG = nd_text_lanes(pTu, &f, f.aiGuard[0], f.aiGuard[1]);
-    if (!zG) {
-      rc = ks_rewrite_refuse(p, "out of memory");
-      goto done;
-    }
-    free(f.zGuard);
-    f.zGuard = zG;
-  }
-  nd_put_region(&b, p, &s, &f, &plan, bAlias, bBlock);
+  nd_put_region(&b, p, &s, &f, &plan, bAlias);
   if ((rc = ks_rewrite_replace(p, f.iIfStart, f.iRegionEnd, ks_buf_cstr(&b))) < 0) goto done;
   ks_buf_clear(&b);
-  if (bBlock)
-    ks_buf_printf(&b,
-                  "%s loads/stores along x (%d elements per thread, packs inside each block's own tile: one thread in %d "
-                  "of every block works, no block is left empty; the launch unchanged), alignment%s guard, scalar "
-                  "fallback",
-                  plan.bMixed ? "mixed-width" : plan.zVec, plan.nLanes, plan.nLanes, bAlias ? " and disjointness" : "");
-  else
-    ks_buf_printf(&b,
-                  "%s loads/stores along x (%d elements per thread; other dimensions and the launch unchanged: threads "
-                  "past the x extent / %d do nothing%s), alignment%s guard, scalar fallback",
-                  plan.bMixed ? "mixed-width" : plan.zVec, plan.nLanes, plan.nLanes,
-                  strcmp(zLanes, "block") == 0 ? "; lanes=grid: a thread index written through a macro" : "",
-                  bAlias ? " and disjointness" : "");
+  ks_buf_printf(&b,
+                "%s loads/stores along x (%d elements per thread; other dimensions and the launch unchanged: threads "
+                "past the x extent / %d do nothing), alignment%s guard, scalar fallback",
+                plan.bMixed ? "mixed-width" : plan.zVec, plan.nLanes, plan.nLanes, bAlias ? " and disjointness" : "");
   rc = ks_rewrite_note(p, f.iXStart, ks_buf_cstr(&b));
 done:
   for (int i = 0; i < 64; i++) free(s.azIdx[i]);
@@ -2166,10 +2025,6 @@ done:
   return rc;
 }
 
-static const char *const azVecParams[] = {"lanes", NULL};
-
 const ks_rule ks_rule_vectorize = {
-    "vectorize",
-    "pointwise kernel: 128-bit loads/stores (float4, int4, double2), alignment guard, scalar tail (lanes=block|grid: "
-    "which threads take a 2-D/3-D map's packs)",
-    azVecParams, apply};
+    "vectorize", "pointwise kernel: 128-bit loads/stores (float4, int4, double2), alignment guard, scalar tail", 0,
+    apply};
