@@ -1,0 +1,825 @@
+// Seed for the sgemm task: C = A B for square row-major n x n fp32 matrices.
+// One thread per element of C, a plain dot product over k (no tiling).
+#include <cuda_runtime.h>
+
+// kernelskill: cmp.register-blocking (rule gemm-tiled, round 1) stall_mio_throttle 0.000144->0.0154, sm 65%->74%, 7.62x — the shipped GEMM template (share/kernelskill/templates/ks_gemm_f32.cuh)
+/* ks_gemm_f32.cuh — KernelSkill's shipped FP32 GEMM device template (installed
+ * under share/kernelskill/templates/; the gemm-tiled rule includes it into the
+ * kernels it emits, bench/gemm/ sweeps it against cuBLAS).
+ *
+ * Computes, row-major, C[m][n] = epi(sum_k op(A)[m][k] * op(B)[k][n], m, n, &C[m][n])
+ * for m < M, n < N (epi gets a pointer to C so that it may read it: beta*C).
+ *   TA = false: A is M x K, element (m, k) at A[m*lda + k];  TA = true: A is K x M, at A[k*lda + m].
+ *   TB = false: B is K x N, element (k, n) at B[k*ldb + n];  TB = true: B is N x K, at B[n*ldb + k].
+ *
+ * Tiling: a block computes a BM x BN tile of C, with BM/WM x BN/WN warps of 32
+ * threads; a warp a WM x WN tile, its lanes arranged (WM/TM) x (WN/TN) (product
+ * 32), each lane a TM x TN register tile made of 4 x 4 sub-tiles spread over
+ * the warp tile (rows lr*4 + g*(WM/TM)*4, likewise columns), so that a warp's
+ * shared reads are 16-byte vectors to consecutive or identical addresses. Both
+ * operands sit in shared memory k-major ([k][m], [k][n], rows padded by 16
+ * bytes): the inner product reads of A and B are ld.shared.v4 with no bank
+ * conflict, and an operand that is contiguous along k in global memory (A
+ * with TA = false, B with TB = true) is transposed on its way in, through
+ * registers. STAGES >= 2 shared buffers: operands contiguous along m / n are
+ * copied with cp.async (sm_80+, STAGES-1 tiles in flight), the others through
+ * registers loaded before and stored after the current tile's products (a
+ * register-staged double buffer; below sm_80 every operand goes that way).
+ * Global loads are 16-byte vectors when the leading dimension is a multiple of
+ * 4 and the pointer 16-byte aligned (checked by the launcher), else scalar;
+ * tiles past M, N or K are predicated and zero-filled.
+ *
+ * Bitwise contract: every output's k sum is sequential, k = 0, 1, ..., K-1,
+ * `acc += a * b` starting from 0.0f, as in the naive one-thread-per-output
+ * kernel: with nvcc's default -fmad=true both compile to the same chain of
+ * fma.rn.f32 (under -fmad=false, to the same mul/add pairs). The tiles'
+ * zero padding past M and N only reaches outputs that are not stored, and no
+ * product past K is summed (the last k-tile runs only its k < K). The
+ * accumulators start at init(m, n, &C[m][n]) (0, or C for a kernel that
+ * accumulates into C); the epilogue is the caller's functor, applied once per
+ * output. */
+#ifndef KS_GEMM_F32_CUH
+#define KS_GEMM_F32_CUH
+
+#ifndef KS_GEMM_DEVICE_ONLY
+#include <cuda_runtime.h>
+#endif
+#include <stdint.h>
+
+namespace ks_gemm {
+
+/* The plain store: C = acc. */
+struct epi_store {
+  __device__ __forceinline__ float operator()(float acc, int, int, const float *) const { return acc; }
+};
+
+/* BLAS: C = alpha*acc + beta*C (C not read when beta == 0, as BLAS does). */
+struct epi_linear {
+  float alpha, beta;
+  __device__ __forceinline__ float operator()(float acc, int, int, const float *pc) const {
+    /* fmaf written out: how nvcc would contract alpha*acc + beta*c depends on the context */
+    return beta == 0.0f ? alpha * acc : fmaf(alpha, acc, beta * *pc);
+  }
+};
+
+/* The accumulators' start: 0 (init_zero), or C itself for a kernel that
+ * accumulates into C in global memory (`C[..] += a * b` in its k-loop). */
+struct init_zero {
+  __device__ __forceinline__ float operator()(int, int, const float *) const { return 0.0f; }
+};
+struct init_c {
+  __device__ __forceinline__ float operator()(int, int, const float *pc) const { return *pc; }
+};
+
+/* The A operand as the products use it: as it is (scale_none), or times a
+ * scalar (scale_by: a kernel summing `alpha * A[..] * B[..]`, whose products
+ * are fma(alpha*a, b, acc): the same when A's values are scaled first). */
+struct scale_none {
+  __device__ __forceinline__ float operator()(float a) const { return a; }
+};
+struct scale_by {
+  float s;
+  __device__ __forceinline__ float operator()(float a) const { return s * a; }
+};
+
+/* Bias per column then ReLU: C = max(acc + bias[n], 0). */
+struct epi_bias_relu {
+  const float *bias;
+  __device__ __forceinline__ float operator()(float acc, int, int n, const float *) const {
+    return fmaxf(acc + bias[n], 0.0f);
+  }
+};
+
+__device__ __forceinline__ void cp_async16(float *dst, const float *src, int nSrcBytes) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  unsigned d = (unsigned)__cvta_generic_to_shared(dst);
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(d), "l"(src), "r"(nSrcBytes));
+#else
+  (void)dst, (void)src, (void)nSrcBytes;
+#endif
+}
+
+__device__ __forceinline__ void cp_async4(float *dst, const float *src, int nSrcBytes) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  unsigned d = (unsigned)__cvta_generic_to_shared(dst);
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(d), "l"(src), "r"(nSrcBytes));
+#else
+  (void)dst, (void)src, (void)nSrcBytes;
+#endif
+}
+
+__device__ __forceinline__ void cp_async_commit() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.commit_group;\n" ::);
+#endif
+}
+
+template <int N> __device__ __forceinline__ void cp_async_wait() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
+#endif
+}
+
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+#define KS_GEMM_CP_ASYNC 1
+#else
+#define KS_GEMM_CP_ASYNC 0
+#endif
+
+/* One operand's tile: R rows of k (BK) by L columns of m or n, stored k-major
+ * into S[k][L + 4]. bKContig: global element (k, j) at P[j*ld + k], else at
+ * P[k*ld + j]. Extents: k < nK, j < nJ. */
+template <int BK, int L, int NT, bool bKContig, int PAD = 4> struct tile_loader {
+  static constexpr int LP = L + PAD;         /* padded row of the shared tile */
+  static constexpr int NV = BK * L / 4;      /* 16-byte vectors per tile */
+  static constexpr int NPER = (NV + NT - 1) / NT;
+  static constexpr bool bAsync = !bKContig && KS_GEMM_CP_ASYNC;
+  float4 r[bAsync ? 1 : NPER];               /* the register stage */
+
+  /* Vector e's coordinates: (k, j) of its first element; it runs along j
+   * (m / n contiguous) or along k (k contiguous). k contiguous, BK >= 8: a
+   * warp's 32 vectors are 16 rows j by 2 vectors (32 bytes) of k, so that the
+   * transposing stores S[k][j] of the warp (k*(L+4) + j: the two k vectors
+   * 16 banks apart) hit 32 distinct banks. */
+  static constexpr int NKQ = BK / 4;
+  static constexpr bool bPairs = bKContig && NKQ % 2 == 0 && L % 16 == 0 && NV % 32 == 0;
+  __device__ __forceinline__ static void coord(int e, int &k, int &j) {
+    if (bPairs) {
+      const int lane = e % 32, w = e / 32;
+      k = ((lane % 2) + 2 * (w % (NKQ / 2))) * 4;
+      j = lane / 2 + 16 * (w / (NKQ / 2));
+    } else if (bKContig) {
+      j = e / NKQ, k = (e % NKQ) * 4;
+    } else {
+      k = e / (L / 4), j = (e % (L / 4)) * 4;
+    }
+  }
+
+  /* Global -> registers (or cp.async straight into S). */
+  __device__ __forceinline__ void load(const float *P, long long ld, int k0, int j0, int nK, int nJ, bool bVec,
+                                       float *S) {
+#pragma unroll
+    for (int i = 0; i < NPER; i++) {
+      int e = (int)threadIdx.x + i * NT;
+      if (NV % NT != 0 && e >= NV) break;
+      int k, j;
+      coord(e, k, j);
+      int gk = k0 + k, gj = j0 + j;
+      if (bKContig) {
+        const float *src = P + (long long)gj * ld + gk;
+        float4 v = make_float4(0.f, 0.f, 0.f, 0.f);
+        if (gj < nJ) {
+          if (bVec && gk + 3 < nK) v = *reinterpret_cast<const float4 *>(src);
+          else {
+            if (gk < nK) v.x = src[0];
+            if (gk + 1 < nK) v.y = src[1];
+            if (gk + 2 < nK) v.z = src[2];
+            if (gk + 3 < nK) v.w = src[3];
+          }
+        }
+        r[bAsync ? 0 : i] = v;
+      } else {
+        const float *src = P + (long long)gk * ld + gj;
+        if (bAsync) {
+          float *dst = S + k * LP + j;
+          if (bVec && gk < nK && gj + 3 < nJ) cp_async16(dst, src, 16);
+          else if (gk >= nK || gj >= nJ) cp_async16(dst, P, 0);
+          else {
+#pragma unroll
+            for (int q = 0; q < 4; q++) cp_async4(dst + q, gj + q < nJ ? src + q : P, gj + q < nJ ? 4 : 0);
+          }
+        } else {
+          float4 v = make_float4(0.f, 0.f, 0.f, 0.f);
+          if (gk < nK) {
+            if (bVec && gj + 3 < nJ) v = *reinterpret_cast<const float4 *>(src);
+            else {
+              if (gj < nJ) v.x = src[0];
+              if (gj + 1 < nJ) v.y = src[1];
+              if (gj + 2 < nJ) v.z = src[2];
+              if (gj + 3 < nJ) v.w = src[3];
+            }
+          }
+          r[bAsync ? 0 : i] = v;
+        }
+      }
+    }
+  }
+
+  /* Registers -> S (nothing for cp.async operands). */
+  __device__ __forceinline__ void store(float *S) {
+    if (!bAsync) store_regs(S);
+  }
+  __device__ __forceinline__ void store_regs(float *S) {
+#pragma unroll
+    for (int i = 0; i < NPER; i++) {
+      int e = (int)threadIdx.x + i * NT;
+      if (NV % NT != 0 && e >= NV) break;
+      int k, j;
+      coord(e, k, j);
+      float4 v = r[i];
+      if (bKContig) {
+        S[(k + 0) * LP + j] = v.x;
+        S[(k + 1) * LP + j] = v.y;
+        S[(k + 2) * LP + j] = v.z;
+        S[(k + 3) * LP + j] = v.w;
+      } else {
+        *reinterpret_cast<float4 *>(S + k * LP + j) = v;
+      }
+    }
+  }
+};
+
+/* An operand tile stored j-major, S[j][BK + 4], from global memory where it
+ * is contiguous along k (element (k, j) at P[j*ld + k]): 16-byte copies along
+ * k with no transposition (cp.async on sm_80+, else through registers). The
+ * row of BK + 4 floats puts rows 0..7 of a 16-byte column in 8 distinct
+ * groups of 4 banks (BK = 8, 16, 32), so a warp reading 4 or 8 rows of it at
+ * once meets no bank conflict. */
+template <int BK, int L, int NT> struct tile_loader_jmajor {
+  static constexpr int LP = BK + 4;
+  static constexpr int NKQ = BK / 4;
+  static constexpr int NV = BK * L / 4;
+  static constexpr int NPER = (NV + NT - 1) / NT;
+  static constexpr bool bAsync = KS_GEMM_CP_ASYNC;
+  float4 r[bAsync ? 1 : NPER];
+
+  __device__ __forceinline__ void load(const float *P, long long ld, int k0, int j0, int nK, int nJ, bool bVec,
+                                       float *S) {
+#pragma unroll
+    for (int i = 0; i < NPER; i++) {
+      int e = (int)threadIdx.x + i * NT;
+      if (NV % NT != 0 && e >= NV) break;
+      const int j = e / NKQ, k = (e % NKQ) * 4, gk = k0 + k, gj = j0 + j;
+      const float *src = P + (long long)gj * ld + gk;
+      if (bAsync) {
+        float *dst = S + j * LP + k;
+        if (bVec && gj < nJ && gk + 3 < nK) cp_async16(dst, src, 16);
+        else if (gj >= nJ || gk >= nK) cp_async16(dst, P, 0);
+        else {
+#pragma unroll
+          for (int q = 0; q < 4; q++) cp_async4(dst + q, gk + q < nK ? src + q : P, gk + q < nK ? 4 : 0);
+        }
+      } else {
+        float4 v = make_float4(0.f, 0.f, 0.f, 0.f);
+        if (gj < nJ) {
+          if (bVec && gk + 3 < nK) v = *reinterpret_cast<const float4 *>(src);
+          else {
+            if (gk < nK) v.x = src[0];
+            if (gk + 1 < nK) v.y = src[1];
+            if (gk + 2 < nK) v.z = src[2];
+            if (gk + 3 < nK) v.w = src[3];
+          }
+        }
+        r[bAsync ? 0 : i] = v;
+      }
+    }
+  }
+
+  __device__ __forceinline__ void store(float *S) {
+    if (!bAsync) store_regs(S);
+  }
+  __device__ __forceinline__ void store_regs(float *S) {
+#pragma unroll
+    for (int i = 0; i < NPER; i++) {
+      int e = (int)threadIdx.x + i * NT;
+      if (NV % NT != 0 && e >= NV) break;
+      const int j = e / NKQ, k = (e % NKQ) * 4;
+      *reinterpret_cast<float4 *>(S + j * LP + k) = r[i];
+    }
+  }
+};
+
+template <bool B, class T, class F> struct pick { typedef T type; };
+template <class T, class F> struct pick<false, T, F> { typedef F type; };
+
+__device__ __forceinline__ float comp(const float4 &v, int q) { return q == 0 ? v.x : q == 1 ? v.y : q == 2 ? v.z : v.w; }
+
+/* KS_GEMM_JMAJOR_A = 1: A contiguous along k (NN, NT) stored m-major and B
+ * contiguous along k (NT) n-major, copied with cp.async as they lie, a lane
+ * reading 4 k of a row per 16-byte vector. Off by default: measured slower on
+ * the H200 than the transposing register stage (bench/gemm/h200-run3.txt:
+ * NN 4096 0.68x cuBLAS against 0.84x; the 4-k vectors of TM rows hold 32 more
+ * registers across the 4 k, and under the 128-register cap the shared loads
+ * of the next k are no longer issued ahead). */
+#ifndef KS_GEMM_JMAJOR_A
+#define KS_GEMM_JMAJOR_A 0
+#endif
+
+template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int STAGES> struct config {
+  static constexpr int NWM = BM / WM, NWN = BN / WN;   /* warps per block */
+  static constexpr int NT = NWM * NWN * 32;            /* threads per block */
+  static constexpr int LR = WM / TM, LC = WN / TN;     /* lanes per warp, rows x cols */
+  /* floats per stage: A k-major (BK rows of BM + 4), B k-major; with
+   * KS_GEMM_JMAJOR_A, A m-major (BM rows of BK + 4) unless TA and B n-major
+   * when TB and not TA: a stage holds either */
+  static constexpr int AS = KS_GEMM_JMAJOR_A && BM * (BK + 4) > BK * (BM + 4) ? BM * (BK + 4) : BK * (BM + 4);
+  static constexpr int BS = KS_GEMM_JMAJOR_A && BN * (BK + 4) > BK * (BN + 4) ? BN * (BK + 4) : BK * (BN + 4);
+  static constexpr size_t SMEM = (size_t)STAGES * (AS + BS) * sizeof(float);
+  /* Blocks per SM for __launch_bounds__: enough to cap registers at 128 per
+   * thread (65536 / (NT * MINB)) when the thread tile is at most 8x8, which
+   * fits them without spilling; larger thread tiles get no cap. */
+  static constexpr int MINB = TM * TN <= 64 && NT <= 512 ? 512 / NT : 1;
+  static_assert(BM % WM == 0 && BN % WN == 0, "the block tile is a whole number of warp tiles");
+  static_assert(WM % TM == 0 && WN % TN == 0 && LR * LC == 32, "a warp tile is 32 thread tiles");
+  static_assert(TM % 4 == 0 && TN % 4 == 0, "thread tiles are made of 4x4 sub-tiles");
+  static_assert(BK % 4 == 0 && BM % 4 == 0 && BN % 4 == 0, "tiles are made of 16-byte vectors");
+  static_assert(STAGES >= 2, "two shared buffers at least");
+  static_assert(NT <= 1024, "at most 1024 threads per block");
+};
+
+/* The vector-path mask for gemm_block: bit 0 A, bit 1 B, bit 2 C may be read
+ * or written in 16-byte vectors (16-byte aligned, leading dimension and batch
+ * stride multiples of 4 elements). */
+__host__ __device__ __forceinline__ int vec_mask(const float *A, long long lda, const float *B, long long ldb,
+                                                 const float *C, long long ldc, long long sA = 0, long long sB = 0,
+                                                 long long sC = 0) {
+  return (((uintptr_t)A % 16 == 0 && lda % 4 == 0 && sA % 4 == 0) ? 1 : 0) |
+         (((uintptr_t)B % 16 == 0 && ldb % 4 == 0 && sB % 4 == 0) ? 2 : 0) |
+         (((uintptr_t)C % 16 == 0 && ldc % 4 == 0 && sC % 4 == 0) ? 4 : 0);
+}
+
+/* One block's work: the BM x BN tile (bm, bn) of C (rows bm*BM.., columns
+ * bn*BN..), by config::NT threads of a 1-D block (threadIdx.x), with smem
+ * config::SMEM bytes of shared memory, 16-byte aligned. Every thread of the
+ * block must call it (it synchronizes the block).
+ *
+ * A with TA = false (contiguous along k) is stored m-major, As[m][BK + 4],
+ * copied as it lies (cp.async); a lane then reads 4 k of one row as one
+ * 16-byte vector, and its rows are lr + i*LR (a lane's rows interleave with
+ * its warp's other lanes: 4 or 8 consecutive rows per read, distinct bank
+ * groups). With TA = true A is k-major, As[k][BM + 4], a lane's rows
+ * 4 x 4 sub-tiles as described at the top. */
+template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int STAGES, bool TA, bool TB, class Epi,
+          class Init = init_zero, class Scale = scale_none>
+__device__ __forceinline__ void gemm_block(int M, int N, int K, const float *__restrict__ A, long long lda,
+                                           const float *__restrict__ B, long long ldb, float *C, long long ldc,
+                                           const Epi &epi, int mVec, float *smem, int bm, int bn,
+                                           const Init &init = Init(), const Scale &scaleA = Scale()) {
+  typedef config<BM, BN, BK, WM, WN, TM, TN, STAGES> cfg;
+  constexpr int NT = cfg::NT, LR = cfg::LR, LC = cfg::LC;
+  constexpr bool AM = KS_GEMM_JMAJOR_A && !TA;        /* A m-major in shared memory */
+  constexpr bool BNM = KS_GEMM_JMAJOR_A && TB && !TA; /* B n-major in shared memory (TT keeps B k-major) */
+  constexpr int SA = AM ? BK + 4 : BM + 4, SB = BNM ? BK + 4 : BN + 4;
+  float *As = smem, *Bs = smem + STAGES * cfg::AS;
+  const int m0 = bm * BM, n0 = bn * BN;
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const int wm0 = (warp / cfg::NWN) * WM, wn0 = (warp % cfg::NWN) * WN;
+  const int lr = lane / LC, lc = lane % LC;
+  const bool bVecA = mVec & 1, bVecB = mVec & 2, bVecC = mVec & 4;
+  /* the block-tile row of the thread's accumulator row i */
+  auto row = [&](int i) { return AM ? wm0 + lr + i * LR : wm0 + (i / 4) * LR * 4 + lr * 4 + i % 4; };
+  /* the block-tile column of the thread's accumulator column j */
+  auto col = [&](int j) { return BNM ? wn0 + lc + j * LC : wn0 + (j / 4) * LC * 4 + lc * 4 + j % 4; };
+
+  /* A: (k, m), k-contiguous unless TA; B: (k, n), k-contiguous when TB */
+  typename pick<AM, tile_loader_jmajor<BK, BM, NT>, tile_loader<BK, BM, NT, !TA>>::type la;
+  typename pick<BNM, tile_loader_jmajor<BK, BN, NT>, tile_loader<BK, BN, NT, TB>>::type lb;
+
+  /* acc[i][j]: row m0 + row(i), column n0 + col(j) */
+  float acc[TM][TN];
+#pragma unroll
+  for (int i = 0; i < TM; i++)
+#pragma unroll
+    for (int j = 0; j < TN; j++) {
+      const int m = m0 + row(i), n = n0 + col(j);
+      acc[i][j] = m < M && n < N ? init(m, n, C + (long long)m * ldc + n) : 0.0f;
+    }
+
+  const int nT = (K + BK - 1) / BK;
+#pragma unroll
+  for (int s = 0; s < STAGES - 1; s++) {
+    if (s < nT) {
+      la.load(A, lda, s * BK, m0, K, M, bVecA, As + s * cfg::AS);
+      lb.load(B, ldb, s * BK, n0, K, N, bVecB, Bs + s * cfg::BS);
+      la.store(As + s * cfg::AS);
+      lb.store(Bs + s * cfg::BS);
+    }
+    cp_async_commit();
+  }
+
+  for (int t = 0; t < nT; t++) {
+    cp_async_wait<STAGES - 2>();
+    __syncthreads();
+    const int tn = t + STAGES - 1, sn = tn % STAGES;
+    const bool bMore = tn < nT;
+    if (bMore) {
+      la.load(A, lda, tn * BK, m0, K, M, bVecA, As + sn * cfg::AS);
+      lb.load(B, ldb, tn * BK, n0, K, N, bVecB, Bs + sn * cfg::BS);
+    }
+    cp_async_commit();
+
+    const float *as = As + (t % STAGES) * cfg::AS + (AM ? (wm0 + lr) * SA : wm0 + lr * 4);
+    const float *bs = Bs + (t % STAGES) * cfg::BS + (BNM ? (wn0 + lc) * SB : wn0 + lc * 4);
+    const int nK = K - t * BK; /* k left, from this tile on */
+    const bool bFull = nK >= BK;
+    if (BNM) {
+      /* NT, 4 k at a time: one 16-byte read per row of A and per column of
+       * B, the columns 4 at a time (registers) */
+#pragma unroll
+      for (int kq = 0; kq < BK / 4; kq++) {
+        float4 a4[TM];
+#pragma unroll
+        for (int i = 0; i < TM; i++) {
+          a4[i] = *reinterpret_cast<const float4 *>(as + i * LR * SA + kq * 4);
+          a4[i] = make_float4(scaleA(a4[i].x), scaleA(a4[i].y), scaleA(a4[i].z), scaleA(a4[i].w));
+        }
+#pragma unroll
+        for (int h = 0; h < TN / 4; h++) {
+          float4 b4[4];
+#pragma unroll
+          for (int j = 0; j < 4; j++) b4[j] = *reinterpret_cast<const float4 *>(bs + (h * 4 + j) * LC * SB + kq * 4);
+#pragma unroll
+          for (int q = 0; q < 4; q++) {
+            if (!bFull && kq * 4 + q >= nK) break; /* the last, partial tile: no product past K */
+#pragma unroll
+            for (int i = 0; i < TM; i++)
+#pragma unroll
+              for (int j = 0; j < 4; j++) acc[i][h * 4 + j] += comp(a4[i], q) * comp(b4[j], q);
+          }
+        }
+      }
+    } else if (AM) {
+      /* 4 k at a time: one 16-byte read per row of A, then per k the row of B */
+#pragma unroll
+      for (int kq = 0; kq < BK / 4; kq++) {
+        float4 a4[TM];
+#pragma unroll
+        for (int i = 0; i < TM; i++) {
+          a4[i] = *reinterpret_cast<const float4 *>(as + i * LR * SA + kq * 4);
+          a4[i] = make_float4(scaleA(a4[i].x), scaleA(a4[i].y), scaleA(a4[i].z), scaleA(a4[i].w));
+        }
+#pragma unroll
+        for (int q = 0; q < 4; q++) {
+          const int kk = kq * 4 + q;
+          if (!bFull && kk >= nK) break; /* the last, partial tile: no product past K */
+          float b[TN];
+#pragma unroll
+          for (int g = 0; g < TN / 4; g++)
+            *reinterpret_cast<float4 *>(&b[g * 4]) =
+                *reinterpret_cast<const float4 *>(bs + kk * (BN + 4) + g * LC * 4);
+#pragma unroll
+          for (int i = 0; i < TM; i++)
+#pragma unroll
+            for (int j = 0; j < TN; j++) acc[i][j] += comp(a4[i], q) * b[j];
+        }
+      }
+    } else {
+      /* k = t*BK + kk: the products of one k, every output of the thread */
+      auto step = [&](int kk) {
+        float a[TM], b[TN];
+#pragma unroll
+        for (int g = 0; g < TM / 4; g++)
+          *reinterpret_cast<float4 *>(&a[g * 4]) = *reinterpret_cast<const float4 *>(as + kk * SA + g * LR * 4);
+#pragma unroll
+        for (int i = 0; i < TM; i++) a[i] = scaleA(a[i]);
+#pragma unroll
+        for (int g = 0; g < TN / 4; g++)
+          *reinterpret_cast<float4 *>(&b[g * 4]) =
+              *reinterpret_cast<const float4 *>(bs + kk * (BN + 4) + g * LC * 4);
+#pragma unroll
+        for (int i = 0; i < TM; i++)
+#pragma unroll
+          for (int j = 0; j < TN; j++) acc[i][j] += a[i] * b[j];
+      };
+      if (bFull) {
+#pragma unroll
+        for (int kk = 0; kk < BK; kk++) step(kk);
+      } else { /* the last, partial tile: no product past K (no padding in the sums) */
+#pragma unroll
+        for (int kk = 0; kk < BK; kk++)
+          if (kk < nK) step(kk);
+      }
+    }
+
+    if (bMore) {
+      la.store(As + sn * cfg::AS);
+      lb.store(Bs + sn * cfg::BS);
+    }
+  }
+  cp_async_wait<0>();
+
+  /* Epilogue: rows m0 + row(i), columns n0 + col(j); B n-major: a lane's
+   * columns are LC apart (scalar stores, the warp's consecutive) */
+#pragma unroll
+  for (int i = 0; i < TM; i++) {
+    const int m = m0 + row(i);
+    if (m >= M) continue;
+    if (BNM) {
+#pragma unroll
+      for (int j = 0; j < TN; j++) {
+        const int n = n0 + col(j);
+        float *pc = C + (long long)m * ldc + n;
+        if (n < N) *pc = epi(acc[i][j], m, n, pc);
+      }
+    }
+#pragma unroll
+    for (int h = 0; h < (BNM ? 0 : TN / 4); h++) {
+      const int n = n0 + wn0 + h * LC * 4 + lc * 4;
+      float *pc = C + (long long)m * ldc + n;
+      float v[4] = {0.f, 0.f, 0.f, 0.f};
+#pragma unroll
+      for (int j = 0; j < 4; j++)
+        if (n + j < N) v[j] = epi(acc[i][h * 4 + j], m, n + j, pc + j);
+      if (bVecC && n + 3 < N) *reinterpret_cast<float4 *>(pc) = make_float4(v[0], v[1], v[2], v[3]);
+      else
+#pragma unroll
+        for (int j = 0; j < 4; j++)
+          if (n + j < N) pc[j] = v[j];
+    }
+  }
+}
+
+/* ---- TF32 on tensor cores (sm_80+): mma.sync.aligned.m16n8k8 ------------
+ * The same contract as gemm_block except the arithmetic: the products are
+ * TF32 (each operand rounded to 10 mantissa bits, cvt.rna.tf32.f32, as it is
+ * read from shared memory) summed in FP32 by the tensor cores in an order of
+ * their own, so results are NOT bitwise those of the naive kernel; a caller
+ * may use it only where the task's tolerance admits TF32 (the gemm-tiled
+ * rule offers it as a separate config value, tf32_...). Both operands are
+ * copied with cp.async as they lie in global memory: rows contiguous along k
+ * padded to BK + 4 floats, rows contiguous along m / n to BM + 8 / BN + 8,
+ * so that a warp's fragment reads (8 rows x 4 k, or 4 k x 8 columns) hit 32
+ * distinct banks. A warp computes WM x WN of C as (WM/16) x (WN/8) mma tiles;
+ * the k past K is zero-filled (zero products). */
+template <int BM, int BN, int BK, int WM, int WN, int STAGES> struct config_tf32 {
+  static constexpr int NWM = BM / WM, NWN = BN / WN;
+  static constexpr int NT = NWM * NWN * 32;
+  static constexpr int MF = WM / 16, NF = WN / 8; /* mma tiles per warp */
+  /* floats per stage, either layout of either operand */
+  static constexpr int AS = BK * (BM + 8) > BM * (BK + 4) ? BK * (BM + 8) : BM * (BK + 4);
+  static constexpr int BS = BK * (BN + 8) > BN * (BK + 4) ? BK * (BN + 8) : BN * (BK + 4);
+  static constexpr size_t SMEM = (size_t)STAGES * (AS + BS) * sizeof(float);
+  static constexpr int MINB = NT <= 512 && MF * NF <= 16 ? 512 / NT : 1;
+  static_assert(BM % WM == 0 && BN % WN == 0, "the block tile is a whole number of warp tiles");
+  static_assert(WM % 16 == 0 && WN % 8 == 0, "a warp tile is whole 16x8 mma tiles");
+  static_assert(BK % 8 == 0 && BM % 32 == 0 && BN % 32 == 0, "BK a multiple of 8, BM and BN of 32");
+  static_assert(STAGES >= 2, "two shared buffers at least");
+  static_assert(NT <= 1024, "at most 1024 threads per block");
+};
+
+__device__ __forceinline__ unsigned to_tf32(float x) {
+  unsigned u;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(u) : "f"(x));
+#else /* the same rounding (to nearest, ties away; finite x) where there is no cvt */
+  union {
+    float f;
+    unsigned u;
+  } v;
+  v.f = x;
+  u = (v.u + 0x1000u) & 0xffffe000u;
+#endif
+  return u;
+}
+
+__device__ __forceinline__ void mma_tf32(float *c, const unsigned *a, const unsigned *b) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+               "{%0,%1,%2,%3};\n"
+               : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+#elif defined(KS_GEMM_EMU_MMA) /* a CPU emulation of the warp's mma (test/rewrite/Inputs/ks-gemm-f32-emu.py) */
+  KS_GEMM_EMU_MMA(c, a, b);
+#else
+  (void)c, (void)a, (void)b;
+#endif
+}
+
+template <bool B> struct arch_sm80_required {
+  static_assert(B, "the TF32 GEMM needs sm_80 or newer (mma.sync tf32)");
+};
+
+template <int BM, int BN, int BK, int WM, int WN, int STAGES, bool TA, bool TB, class Epi, class Init = init_zero,
+          class Scale = scale_none>
+__device__ __forceinline__ void gemm_block_tf32(int M, int N, int K, const float *__restrict__ A, long long lda,
+                                                const float *__restrict__ B, long long ldb, float *C, long long ldc,
+                                                const Epi &epi, int mVec, float *smem, int bm, int bn,
+                                                const Init &init = Init(), const Scale &scaleA = Scale()) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+  arch_sm80_required<TA != TA> chk;
+  (void)chk;
+#endif
+  typedef config_tf32<BM, BN, BK, WM, WN, STAGES> cfg;
+  constexpr int NT = cfg::NT, MF = cfg::MF, NF = cfg::NF;
+  /* shared rows: k-contiguous operands [j][BK + 4], the others [k][L + 8] */
+  constexpr int SA = TA ? BM + 8 : BK + 4, SB = TB ? BK + 4 : BN + 8;
+  float *As = smem, *Bs = smem + STAGES * cfg::AS;
+  const int m0 = bm * BM, n0 = bn * BN;
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const int wm0 = (warp / cfg::NWN) * WM, wn0 = (warp % cfg::NWN) * WN;
+  const int g = lane / 4, tq = lane % 4; /* the mma fragments' groupID, threadID_in_group */
+  const bool bVecA = mVec & 1, bVecB = mVec & 2, bVecC = mVec & 4;
+
+  typename pick<TA, tile_loader<BK, BM, NT, false, 8>, tile_loader_jmajor<BK, BM, NT>>::type la;
+  typename pick<TB, tile_loader_jmajor<BK, BN, NT>, tile_loader<BK, BN, NT, false, 8>>::type lb;
+
+  /* acc[mf][nf][r]: row wm0 + mf*16 + g + (r / 2)*8, column wn0 + nf*8 + tq*2 + r % 2 */
+  float acc[MF][NF][4];
+#pragma unroll
+  for (int mf = 0; mf < MF; mf++)
+#pragma unroll
+    for (int nf = 0; nf < NF; nf++)
+#pragma unroll
+      for (int r = 0; r < 4; r++) {
+        const int m = m0 + wm0 + mf * 16 + g + (r / 2) * 8, n = n0 + wn0 + nf * 8 + tq * 2 + r % 2;
+        acc[mf][nf][r] = m < M && n < N ? init(m, n, C + (long long)m * ldc + n) : 0.0f;
+      }
+
+  const int nT = (K + BK - 1) / BK;
+#pragma unroll
+  for (int s = 0; s < STAGES - 1; s++) {
+    if (s < nT) {
+      la.load(A, lda, s * BK, m0, K, M, bVecA, As + s * cfg::AS);
+      lb.load(B, ldb, s * BK, n0, K, N, bVecB, Bs + s * cfg::BS);
+      la.store(As + s * cfg::AS);
+      lb.store(Bs + s * cfg::BS);
+    }
+    cp_async_commit();
+  }
+
+  for (int t = 0; t < nT; t++) {
+    cp_async_wait<STAGES - 2>();
+    __syncthreads();
+    const int tn = t + STAGES - 1, sn = tn % STAGES;
+    const bool bMore = tn < nT;
+    if (bMore) {
+      la.load(A, lda, tn * BK, m0, K, M, bVecA, As + sn * cfg::AS);
+      lb.load(B, ldb, tn * BK, n0, K, N, bVecB, Bs + sn * cfg::BS);
+    }
+    cp_async_commit();
+    const float *as = As + (t % STAGES) * cfg::AS, *bs = Bs + (t % STAGES) * cfg::BS;
+    /* element (m, k) of the A tile, (k, n) of the B tile */
+    auto a_at = [&](int m, int k) { return scaleA(TA ? as[k * SA + m] : as[m * SA + k]); };
+    auto b_at = [&](int k, int n) { return TB ? bs[n * SB + k] : bs[k * SB + n]; };
+#pragma unroll
+    for (int k8 = 0; k8 < BK; k8 += 8) {
+      unsigned a[MF][4], b[NF][2];
+#pragma unroll
+      for (int mf = 0; mf < MF; mf++) {
+        const int m = wm0 + mf * 16 + g;
+        a[mf][0] = to_tf32(a_at(m, k8 + tq));
+        a[mf][1] = to_tf32(a_at(m + 8, k8 + tq));
+        a[mf][2] = to_tf32(a_at(m, k8 + tq + 4));
+        a[mf][3] = to_tf32(a_at(m + 8, k8 + tq + 4));
+      }
+#pragma unroll
+      for (int nf = 0; nf < NF; nf++) {
+        const int n = wn0 + nf * 8 + g;
+        b[nf][0] = to_tf32(b_at(k8 + tq, n));
+        b[nf][1] = to_tf32(b_at(k8 + tq + 4, n));
+      }
+#pragma unroll
+      for (int mf = 0; mf < MF; mf++)
+#pragma unroll
+        for (int nf = 0; nf < NF; nf++) mma_tf32(acc[mf][nf], a[mf], b[nf]);
+    }
+    if (bMore) {
+      la.store(As + sn * cfg::AS);
+      lb.store(Bs + sn * cfg::BS);
+    }
+  }
+  cp_async_wait<0>();
+
+  /* Epilogue: two adjacent columns per fragment row, an 8-byte store when C allows vectors. */
+#pragma unroll
+  for (int mf = 0; mf < MF; mf++)
+#pragma unroll
+    for (int h = 0; h < 2; h++) {
+      const int m = m0 + wm0 + mf * 16 + g + h * 8;
+      if (m >= M) continue;
+#pragma unroll
+      for (int nf = 0; nf < NF; nf++) {
+        const int n = n0 + wn0 + nf * 8 + tq * 2;
+        float *pc = C + (long long)m * ldc + n;
+        if (n + 1 < N) {
+          const float v0 = epi(acc[mf][nf][h * 2], m, n, pc), v1 = epi(acc[mf][nf][h * 2 + 1], m, n + 1, pc + 1);
+          if (bVecC) *reinterpret_cast<float2 *>(pc) = make_float2(v0, v1);
+          else pc[0] = v0, pc[1] = v1;
+        } else if (n < N) {
+          pc[0] = epi(acc[mf][nf][h * 2], m, n, pc);
+        }
+      }
+    }
+}
+
+/* Block order: tiles walked in groups of G block rows (all of a group's
+ * columns before the next group), so that the blocks resident together
+ * share A rows and B columns in L2. G <= 1: row-major order. */
+__device__ __forceinline__ void tile_order(int G, int &bm, int &bn) {
+  const int nBn = (int)gridDim.x, nBm = (int)gridDim.y;
+  if (G <= 1) {
+    bm = (int)blockIdx.y, bn = (int)blockIdx.x;
+    return;
+  }
+  const int id = (int)(blockIdx.y * gridDim.x + blockIdx.x), per = G * nBn, first = (id / per) * G;
+  const int gs = nBm - first < G ? nBm - first : G;
+  bm = first + (id % per) % gs;
+  bn = (id % per) / gs;
+}
+
+#ifndef KS_GEMM_DEVICE_ONLY
+/* The kernel: grid (ceil(N/BN), ceil(M/BM), batch), block config::NT threads,
+ * config::SMEM bytes of dynamic shared memory. sA, sB, sC: batch strides in
+ * elements; G: the block order (tile_order). */
+template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int STAGES, bool TA, bool TB, class Epi>
+__global__ void __launch_bounds__(config<BM, BN, BK, WM, WN, TM, TN, STAGES>::NT,
+                                  config<BM, BN, BK, WM, WN, TM, TN, STAGES>::MINB)
+    gemm_kernel(int M, int N, int K, const float *__restrict__ A, long long lda, const float *__restrict__ B,
+                long long ldb, float *C, long long ldc, Epi epi, int mVec, long long sA, long long sB,
+                long long sC, int G) {
+  extern __shared__ __align__(16) float ks_smem[];
+  A += (long long)blockIdx.z * sA;
+  B += (long long)blockIdx.z * sB;
+  C += (long long)blockIdx.z * sC;
+  int bm, bn;
+  tile_order(G, bm, bn);
+  gemm_block<BM, BN, BK, WM, WN, TM, TN, STAGES, TA, TB, Epi>(M, N, K, A, lda, B, ldb, C, ldc, epi, mVec, ks_smem,
+                                                              bm, bn);
+}
+
+template <int BM, int BN, int BK, int WM, int WN, int STAGES, bool TA, bool TB, class Epi>
+__global__ void __launch_bounds__(config_tf32<BM, BN, BK, WM, WN, STAGES>::NT,
+                                  config_tf32<BM, BN, BK, WM, WN, STAGES>::MINB)
+    gemm_kernel_tf32(int M, int N, int K, const float *__restrict__ A, long long lda, const float *__restrict__ B,
+                     long long ldb, float *C, long long ldc, Epi epi, int mVec, long long sA, long long sB,
+                     long long sC, int G) {
+  extern __shared__ __align__(16) float ks_smem[];
+  A += (long long)blockIdx.z * sA;
+  B += (long long)blockIdx.z * sB;
+  C += (long long)blockIdx.z * sC;
+  int bm, bn;
+  tile_order(G, bm, bn);
+  gemm_block_tf32<BM, BN, BK, WM, WN, STAGES, TA, TB, Epi>(M, N, K, A, lda, B, ldb, C, ldc, epi, mVec, ks_smem, bm,
+                                                           bn);
+}
+
+/* Opt fn in to nSmem bytes of dynamic shared memory (once per instantiation:
+ * the caller keeps the flag). */
+template <class Fn> static cudaError_t opt_in_smem(Fn fn, size_t nSmem, bool &bDone) {
+  if (bDone) return cudaSuccess;
+  cudaError_t e = cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)nSmem);
+  if (e == cudaSuccess) bDone = true;
+  return e;
+}
+
+/* Launch gemm_kernel on stream: opts in to SMEM bytes of dynamic shared
+ * memory (once per instantiation) and picks the vector paths from the
+ * alignment of A, B, C and their leading dimensions. batch > 1: blockIdx.z
+ * walks the batch with strides sA, sB, sC. G: block order (tile_order). */
+template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int STAGES, bool TA, bool TB, class Epi>
+cudaError_t gemm(int M, int N, int K, const float *A, long long lda, const float *B, long long ldb, float *C,
+                 long long ldc, Epi epi, cudaStream_t stream = 0, int batch = 1, long long sA = 0, long long sB = 0,
+                 long long sC = 0, int G = 1) {
+  typedef config<BM, BN, BK, WM, WN, TM, TN, STAGES> cfg;
+  if (M <= 0 || N <= 0 || batch <= 0) return cudaSuccess;
+  auto fn = gemm_kernel<BM, BN, BK, WM, WN, TM, TN, STAGES, TA, TB, Epi>;
+  static bool bAttr = false; /* per instantiation */
+  cudaError_t e = opt_in_smem(fn, cfg::SMEM, bAttr);
+  if (e != cudaSuccess) return e;
+  int mVec = vec_mask(A, lda, B, ldb, C, ldc, sA, sB, sC);
+  dim3 grid((unsigned)((N + BN - 1) / BN), (unsigned)((M + BM - 1) / BM), (unsigned)batch);
+  fn<<<grid, cfg::NT, cfg::SMEM, stream>>>(M, N, K, A, lda, B, ldb, C, ldc, epi, mVec, sA, sB, sC, G);
+  return cudaGetLastError();
+}
+
+/* The TF32 launcher (sm_80+): as gemm, on gemm_kernel_tf32. */
+template <int BM, int BN, int BK, int WM, int WN, int STAGES, bool TA, bool TB, class Epi>
+cudaError_t gemm_tf32(int M, int N, int K, const float *A, long long lda, const float *B, long long ldb, float *C,
+                      long long ldc, Epi epi, cudaStream_t stream = 0, int batch = 1, long long sA = 0,
+                      long long sB = 0, long long sC = 0, int G = 1) {
+  typedef config_tf32<BM, BN, BK, WM, WN, STAGES> cfg;
+  if (M <= 0 || N <= 0 || batch <= 0) return cudaSuccess;
+  auto fn = gemm_kernel_tf32<BM, BN, BK, WM, WN, STAGES, TA, TB, Epi>;
+  static bool bAttr = false; /* per instantiation */
+  cudaError_t e = opt_in_smem(fn, cfg::SMEM, bAttr);
+  if (e != cudaSuccess) return e;
+  int mVec = vec_mask(A, lda, B, ldb, C, ldc, sA, sB, sC);
+  dim3 grid((unsigned)((N + BN - 1) / BN), (unsigned)((M + BM - 1) / BM), (unsigned)batch);
+  fn<<<grid, cfg::NT, cfg::SMEM, stream>>>(M, N, K, A, lda, B, ldb, C, ldc, epi, mVec, sA, sB, sC, G);
+  return cudaGetLastError();
+}
+
+#endif /* KS_GEMM_DEVICE_ONLY */
+
+} /* namespace ks_gemm */
+
+#endif
+
+// kernelskill: cmp.register-blocking (rule gemm-tiled, round 1) stall_mio_throttle 0.000144->0.0154, sm 65%->74%, 7.62x — ks_gemm::gemm_block 128x128x16 tiles, 64x32 warps, 8x8 per thread, 4 stages, 256 threads, 67584 bytes of dynamic shared memory
+__global__ void __launch_bounds__(256, 2) sgemm_kernel(const float *a, const float *b, float *c, int n)
+{
+  extern __shared__ __align__(16) float ks_smem[];
+  static_assert(ks_gemm::config<128, 128, 16, 64, 32, 8, 8, 4>::SMEM == 67584, "the launches pass 67584 bytes of dynamic shared memory");
+  const ks_gemm::epi_store ks_epi{};
+  ks_gemm::gemm_block<128, 128, 16, 64, 32, 8, 8, 4, false, false>(
+      (int)(n), (int)(n), (int)(n), a, (long long)(n), b, (long long)(n), c, (long long)(n), ks_epi,
+      ks_gemm::vec_mask(a, (n), b, (n), c, (n)), ks_smem, (int)blockIdx.y, (int)blockIdx.x);
+}
+
+extern "C" void sgemm_forward(const float *a, const float *b, float *c, int n)
+{
+    dim3 threads(16, 16);
+    dim3 blocks((n + 15) / 16, (n + 15) / 16);
+    // kernelskill: cmp.register-blocking (rule gemm-tiled, round 1) stall_mio_throttle 0.000144->0.0154, sm 65%->74%, 7.62x — grid of 128x128 tiles over n x n, 256 threads, 67584 bytes of dynamic shared memory (opted in to first)
+    sgemm_kernel<<<(cudaFuncSetAttribute(sgemm_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 67584), dim3(((n) + 127) / 128, ((n) + 127) / 128)), dim3(256), 67584>>>(a, b, c, n);
+}
