@@ -18,14 +18,7 @@
 #include <cudnn.h>
 #endif
 
-#define CK(x)                                                                                           \
-  do {                                                                                                  \
-    cudaError_t e_ = (x);                                                                               \
-    if (e_ != cudaSuccess) {                                                                            \
-      fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_));               \
-      exit(2);                                                                                          \
-    }                                                                                                   \
-  } while (0)
+#include "../common/cuda_check.cuh"
 
 typedef void (*launch_fn)(const float *, const float *, float *, int, int, int, int, int);
 struct variant {

@@ -12,14 +12,7 @@
 #include <cstring>
 #include <vector>
 
-#define CK(x)                                                                                 \
-  do {                                                                                        \
-    cudaError_t e_ = (x);                                                                     \
-    if (e_ != cudaSuccess) {                                                                  \
-      fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_));     \
-      exit(2);                                                                                \
-    }                                                                                         \
-  } while (0)
+#include "../common/cuda_check.cuh"
 
 __device__ __forceinline__ float op(float v, float b) {
   v += b;
@@ -98,6 +91,16 @@ int main(int argc, char **argv) {
   cudaEvent_t e0, e1;
   CK(cudaEventCreate(&e0));
   CK(cudaEventCreate(&e1));
+  /* the mean ms of 50 back-to-back runs of f (no warm-up here: each kernel ran once for its check) */
+  auto mean_ms = [&](auto f) {
+    CK(cudaEventRecord(e0));
+    for (int r = 0; r < 50; r++) f();
+    CK(cudaEventRecord(e1));
+    CK(cudaEventSynchronize(e1));
+    float ms;
+    CK(cudaEventElapsedTime(&ms, e0, e1));
+    return ms / 50.0;
+  };
   printf("map_nd %d x %d f32, block 32 x 8\n", rows, cols);
   for (auto &v : av) {
     CK(cudaMemset(out, 0, n * 4));
@@ -107,23 +110,11 @@ int main(int argc, char **argv) {
     CK(cudaMemcpy(b.data(), out, n * 4, cudaMemcpyDeviceToHost));
     int ok = memcmp(a.data(), b.data(), n * 4) == 0;
     bad |= !ok;
-    const int reps = 50;
-    CK(cudaEventRecord(e0));
-    for (int r = 0; r < reps; r++) v.k<<<v.g, blk>>>(out, in, bias, rows, cols);
-    CK(cudaEventRecord(e1));
-    CK(cudaEventSynchronize(e1));
-    float ms;
-    CK(cudaEventElapsedTime(&ms, e0, e1));
-    ms /= reps;
+    const double ms = mean_ms([&] { v.k<<<v.g, blk>>>(out, in, bias, rows, cols); });
     printf("  %-44s %8.4f ms  %7.1f GB/s  %s\n", v.z, ms, 2.0 * n * 4 / ms / 1e6, ok ? "same" : "MISMATCH");
   }
   /* the copy ceiling, as the harness measures it */
-  CK(cudaEventRecord(e0));
-  for (int r = 0; r < 50; r++) CK(cudaMemcpyAsync(out, in, n * 4, cudaMemcpyDeviceToDevice));
-  CK(cudaEventRecord(e1));
-  CK(cudaEventSynchronize(e1));
-  float ms;
-  CK(cudaEventElapsedTime(&ms, e0, e1));
-  printf("  %-44s %8.4f ms  %7.1f GB/s\n", "cudaMemcpy device to device", ms / 50, 2.0 * n * 4 / (ms / 50) / 1e6);
+  const double ms = mean_ms([&] { CK(cudaMemcpyAsync(out, in, n * 4, cudaMemcpyDeviceToDevice)); });
+  printf("  %-44s %8.4f ms  %7.1f GB/s\n", "cudaMemcpy device to device", ms, 2.0 * n * 4 / ms / 1e6);
   return bad;
 }
