@@ -308,7 +308,7 @@ static CXCursor launch_callee(CXCursor c) {
   return callee;
 }
 
-static int record_launch(launch_walk *pW, CXCursor c) {
+static int record_launch(launch_walk *pW, CXCursor c, CXCursor parent) {
   ks_tu *pTu = pW->pTu;
   CXCursor callee = launch_callee(c);
   CXString sName = clang_getCursorSpelling(callee);
@@ -353,6 +353,14 @@ static int record_launch(launch_walk *pW, CXCursor c) {
   ks_ast_line_col(pTu, iStart, &pL->iLine, NULL);
   split_config(pTu, pL);
   pL->nBlockThreads = launch_block_threads(c);
+  switch (clang_getCursorKind(parent)) {
+  case CXCursor_CompoundStmt: case CXCursor_IfStmt: case CXCursor_ForStmt: case CXCursor_WhileStmt:
+  case CXCursor_DoStmt: case CXCursor_LabelStmt: case CXCursor_CaseStmt: case CXCursor_DefaultStmt:
+    pL->bStmt = 1; /* a void call cannot be a condition: under an if or loop it is the body */
+    break;
+  default:
+    break;
+  }
   int nArgs = clang_Cursor_getNumArguments(c);
   if (nArgs > 0) {
     pL->azArg = calloc((size_t)nArgs, sizeof(char *));
@@ -365,7 +373,6 @@ done:
 }
 
 static enum CXChildVisitResult walk_launches(CXCursor c, CXCursor parent, CXClientData pData) {
-  (void)parent;
   launch_walk *pW = pData;
   if (pW->rc < 0) return CXChildVisit_Break;
   if (!ks_ast_in_main_file(c)) return CXChildVisit_Continue;
@@ -378,7 +385,7 @@ static enum CXChildVisitResult walk_launches(CXCursor c, CXCursor parent, CXClie
     return CXChildVisit_Continue;
   }
   if (is_launch(c)) {
-    pW->rc = record_launch(pW, c);
+    pW->rc = record_launch(pW, c, parent);
     /* Launches do not nest in their arguments in practice, but walk on. */
   }
   return CXChildVisit_Recurse;

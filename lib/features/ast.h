@@ -108,6 +108,8 @@ typedef struct ks_launch {
   long long nBlockThreads; /* threads per block when constant (dim3 product), else 0 */
   int nArgs;          /* kernel arguments */
   char **azArg;       /* their text */
+  int bStmt;          /* a whole statement: in a block, or an if / loop / case body (not in a
+                         larger expression, a cast or a full-expression with temporaries) */
 } ks_launch;
 
 /* All launch sites in the main file (zKernel NULL) or of one kernel. */

@@ -10,6 +10,7 @@
 #include "features/shape.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* A CUDA conversion intrinsic, __<from>2<to>[_rn|_rz|_rd|_ru]

@@ -1316,6 +1316,25 @@ static int nd_refs_any(CXCursor c, const CXCursor *aD, const int *abOn, int nD) 
 
 /* 0 and *pF, *pS (prelude, guard, body) when the kernel has the n-dimensional
  * map form; else a refusal reason. */
+static int nd_xbuiltin_visit(CXCursor c, const CXCursor *aAnc, int nAnc, void *pArg) {
+  (void)aAnc;
+  (void)nAnc;
+  int d = -1, e = ks_shape_builtin(c, &d);
+  if ((e == 0 || e == 1) && d == 0) {
+    *(int *)pArg = 1;
+    return -1;
+  }
+  return 0;
+}
+
+/* Does expression c read threadIdx.x or blockIdx.x itself (not through x)? */
+static int nd_reads_xbuiltin(CXCursor c) {
+  int b = 0;
+  nd_xbuiltin_visit(c, NULL, 0, &b);
+  if (!b) ks_rw_walk(c, nd_xbuiltin_visit, &b);
+  return b;
+}
+
 static const char *nd_match(ks_tu *pTu, CXCursor k, ndform *pF, ndscan *s) {
   CXCursor body = ks_rw_body(k), *aSt = NULL, aD[4], aI[4], aIf[3];
   int nSt = 0, i;
@@ -1378,6 +1397,10 @@ static const char *nd_match(ks_tu *pTu, CXCursor k, ndform *pF, ndscan *s) {
   pF->guard = aIf[0];
   if (!ks_rw_pure_expr(aIf[0]) || nd_refs_any(aIf[0], s->aPre, s->abXDep, s->nPre)) {
     zWhy = "the guard has effects or reads a temporary of the x index";
+    goto done;
+  }
+  if (nd_reads_xbuiltin(aIf[0])) {
+    zWhy = "the guard reads threadIdx.x or blockIdx.x (it would not change with the lane)";
     goto done;
   }
   {
@@ -1608,6 +1631,130 @@ static void nd_put_region(ks_buf *pB, ks_rewrite *p, const ndscan *s, const ndfo
   ks_buf_printf(pB, "\n%.*s    }\n%.*s  }\n%.*s}", nIn, zIn, nIn, zIn, nIn, zIn);
 }
 
+/* ---- the n-dimensional form's launches: the grid's x divided by W ----
+ *
+ * With the launches as written, three quarters of the threads along x do
+ * nothing, which costs about a fifth of the bandwidth (docs/rules/vectorize.md).
+ * Each launch `K<<<G, B, ...>>>(args);` becomes
+ *     { const dim3 ks_g = (G); K<<<dim3((ks_g.x + W - 1) / W, ks_g.y, ks_g.z), B, ...>>>(args, ks_g.x); }
+ * and the kernel takes the original grid's x as a new last parameter ks_gx: its
+ * lanes stay below ks_gx * blockDim.x, the x extent the original covered, so no
+ * proof that G covers the guard's bound is needed (macros, dim3 variables and
+ * helper calls are all fine). The signature changes, so every use of the kernel
+ * must be such a launch in this file, and nothing else may see the old one. */
+
+typedef struct nd_gridx_walk {
+  int bGridX;
+} nd_gridx_walk;
+
+static int nd_reads_gridx(CXCursor c, const CXCursor *aAnc, int nAnc, void *pArg) {
+  (void)aAnc;
+  (void)nAnc;
+  int d = -1;
+  if (ks_shape_builtin(c, &d) == 3 && d == 0) {
+    ((nd_gridx_walk *)pArg)->bGridX = 1;
+    return -1;
+  }
+  return 0;
+}
+
+/* Why the launches of kernel k cannot take the divided grid (zBuf holds the
+ * reason), or NULL with the launches in *paL / *pnL. */
+static const char *nd_shrink_why(ks_rewrite *p, CXCursor k, char *zBuf, size_t nBuf, ks_launch **paL, int *pnL) {
+  ks_tu *pTu = ks_rewrite_tu(p);
+  const char *zK = ks_rewrite_kernel_name(p);
+  ks_shape_use *aU = NULL;
+  ks_launch *aL = NULL;
+  int nU = 0, nL = 0, nLaunchUses = 0;
+  nd_gridx_walk g = {0};
+  *paL = NULL;
+  *pnL = 0;
+  ks_rw_walk(k, nd_reads_gridx, &g);
+  if (g.bGridX) return "the kernel reads gridDim.x, which the divided grid would change";
+  if (!clang_equalCursors(clang_getCanonicalCursor(k), k))
+    return "the kernel is declared before its definition (the declaration would keep the old parameters)";
+  CXString m = clang_Cursor_getMangling(k);
+  int bC = strcmp(clang_getCString(m), zK) == 0;
+  clang_disposeString(m);
+  if (bC) return "the kernel has C linkage (another file could launch it without the new parameter)";
+  int nArg = clang_Cursor_getNumArguments(k);
+  for (int i = 0; i < nArg; i++) {
+    CXCursor a[2];
+    if (ks_rw_kids(clang_Cursor_getArgument(k, (unsigned)i), a, 2) > 0 && clang_isExpression(clang_getCursorKind(a[0])))
+      return "a parameter has a default argument";
+  }
+  if (nArg <= 0) return "the kernel has no parameters the new one could follow";
+  if (ks_shape_uses(pTu, zK, &aU, &nU) < 0 || ks_ast_launches(pTu, zK, &aL, &nL) < 0) {
+    snprintf(zBuf, nBuf, "the kernel's uses could not be listed");
+    goto fail;
+  }
+  for (int i = 0; i < nU; i++) {
+    if (aU[i].eKind == KS_USE_LAUNCH) nLaunchUses++;
+    else if (aU[i].eKind != KS_USE_QUERY) {
+      snprintf(zBuf, nBuf, "%s:%u: the kernel is also used here (%s)", pTu->zFile, aU[i].iLine,
+               aU[i].zHow ? aU[i].zHow : "reference");
+      goto fail;
+    }
+  }
+  if (nL == 0 || nL != nLaunchUses) {
+    snprintf(zBuf, nBuf, nL ? "not every launch is a <<<>>> launch written in this file" : "no launch in this file");
+    goto fail;
+  }
+  for (int i = 0; i < nL; i++) {
+    const ks_launch *pL = &aL[i];
+    const char *z = pTu->zSrc;
+    unsigned e = pL->iEnd, gs, ge;
+    while (z[e] == ' ' || z[e] == '\t' || z[e] == '\n' || z[e] == '\r') e++;
+    const char *zNo = NULL;
+    if (!pL->bStmt || z[e] != ';' || pL->iEnd == 0 || z[pL->iEnd - 1] != ')') zNo = "is not a statement of its own";
+    else if (pL->nArgs != nArg) zNo = "passes another number of arguments than the kernel has parameters";
+    else if (ks_rw_cfg_slot(pTu, pL, 0, &gs, &ge) < 0 || z[gs] == '{') zNo = "has no grid the rule can read";
+    else if (ks_rw_has_word(pTu, pL->iStart, pL->iEnd, "ks_g")) zNo = "already names ks_g";
+    if (zNo) {
+      snprintf(zBuf, nBuf, "%s:%u: the launch %s", pTu->zFile, pL->iLine, zNo);
+      goto fail;
+    }
+  }
+  ks_shape_uses_free(aU, nU);
+  *paL = aL;
+  *pnL = nL;
+  return NULL;
+fail:
+  ks_shape_uses_free(aU, nU);
+  ks_ast_launches_free(aL, nL);
+  return zBuf;
+}
+
+/* The kernel's new last parameter and each launch with the divided grid. */
+static int nd_shrink_launches(ks_rewrite *p, CXCursor k, const ks_launch *aL, int nL, int W) {
+  ks_tu *pTu = ks_rewrite_tu(p);
+  const char *z = pTu->zSrc;
+  ks_buf b = KS_BUF_INIT;
+  unsigned ps, pe;
+  int nArg = clang_Cursor_getNumArguments(k), rc;
+  if ((rc = ks_ast_extent(pTu, clang_Cursor_getArgument(k, (unsigned)nArg - 1), &ps, &pe)) < 0) return rc;
+  if ((rc = ks_rewrite_replace(p, pe, pe, ", unsigned int ks_gx")) < 0) return rc;
+  for (int i = 0; i < nL && rc >= 0; i++) {
+    const ks_launch *pL = &aL[i];
+    unsigned gs = 0, ge = 0, e = pL->iEnd;
+    ks_rw_cfg_slot(pTu, pL, 0, &gs, &ge);
+    while (z[e] != ';') e++;
+    ks_buf_clear(&b);
+    ks_buf_printf(&b, "{ const dim3 ks_g = (%.*s); %.*sdim3((ks_g.x + %d) / %d, ks_g.y, ks_g.z)%.*s%sks_g.x); }",
+                  (int)(ge - gs), z + gs, (int)(gs - pL->iStart), z + pL->iStart, W - 1, W,
+                  (int)(pL->iEnd - 1 - ge), z + ge, pL->nArgs ? ", " : "");
+    rc = ks_rewrite_replace(p, pL->iStart, e + 1, ks_buf_cstr(&b));
+    if (rc >= 0) {
+      ks_buf_clear(&b);
+      ks_buf_printf(&b, "grid x / %d (each thread takes %d x); the grid's x as written goes to the kernel as ks_gx", W,
+                    W);
+      rc = ks_rewrite_note(p, pL->iStart, ks_buf_cstr(&b));
+    }
+  }
+  ks_buf_free(&b);
+  return rc;
+}
+
 /* The rule on the n-dimensional form (zWhy1, zWhy2: why the 1-D and
  * grid-stride forms do not fit, for the refusal). */
 static int apply_nd(ks_rewrite *p, CXCursor k, const char *zWhy1, const char *zWhy2) {
@@ -1618,7 +1765,9 @@ static int apply_nd(ks_rewrite *p, CXCursor k, const char *zWhy1, const char *zW
   ks_shape *pShape = NULL;
   ks_buf b = KS_BUF_INIT;
   ks_rw_pointwise pw;
-  int rc = KS_OK, bAlias = 0;
+  int rc = KS_OK, bAlias = 0, nL = 0;
+  ks_launch *aL = NULL;
+  char zKeepBuf[400];
   memset(&f, 0, sizeof f);
   memset(&s, 0, sizeof s);
   memset(&plan, 0, sizeof plan);
@@ -1659,22 +1808,31 @@ static int apply_nd(ks_rewrite *p, CXCursor k, const char *zWhy1, const char *zW
       if (plan.abUsed[m] && strcmp(plan.azVec[m], zV) == 0) bFirst = 0;
     if (bFirst && (rc = put_pack_type(p, k, zV)) < 0) goto done;
   }
+  const char *zKeep = nd_shrink_why(p, k, zKeepBuf, sizeof zKeepBuf, &aL, &nL);
   ks_buf_printf(&b, "const long long ks_x0 = (long long)(%s)(%s) * %d;\n", f.zXType, f.zXInit, plan.nLanes);
   {
     unsigned nIndent = 0;
     unsigned iLine = ks_rewrite_line_start(p, f.iXStart, &nIndent);
-    ks_buf_printf(&b, "%.*sconst long long ks_nx = (long long)gridDim.x * blockDim.x;", (int)nIndent,
-                  ks_rewrite_source(p, NULL) + iLine);
+    ks_buf_printf(&b, "%.*sconst long long ks_nx = (long long)%s * blockDim.x;", (int)nIndent,
+                  ks_rewrite_source(p, NULL) + iLine, zKeep ? "gridDim.x" : "ks_gx");
   }
   if ((rc = ks_rewrite_replace(p, f.iXStart, f.iXEnd, ks_buf_cstr(&b))) < 0) goto done;
   ks_buf_clear(&b);
   nd_put_region(&b, p, &s, &f, &plan, bAlias);
   if ((rc = ks_rewrite_replace(p, f.iIfStart, f.iRegionEnd, ks_buf_cstr(&b))) < 0) goto done;
+  if (!zKeep && (rc = nd_shrink_launches(p, k, aL, nL, plan.nLanes)) < 0) goto done;
   ks_buf_clear(&b);
-  ks_buf_printf(&b,
-                "%s loads/stores along x (%d elements per thread; other dimensions and the launch unchanged: threads "
-                "past the x extent / %d do nothing), alignment%s guard, scalar fallback",
-                plan.bMixed ? "mixed-width" : plan.zVec, plan.nLanes, plan.nLanes, bAlias ? " and disjointness" : "");
+  if (zKeep)
+    ks_buf_printf(&b,
+                  "%s loads/stores along x (%d elements per thread; other dimensions and the launch unchanged, as %s: "
+                  "threads past the x extent / %d do nothing), alignment%s guard, scalar fallback",
+                  plan.bMixed ? "mixed-width" : plan.zVec, plan.nLanes, zKeep, plan.nLanes,
+                  bAlias ? " and disjointness" : "");
+  else
+    ks_buf_printf(&b,
+                  "%s loads/stores along x (%d elements per thread; the launches' grid x divided by %d, the lanes "
+                  "below the x extent as written, ks_gx * blockDim.x), alignment%s guard, scalar fallback",
+                  plan.bMixed ? "mixed-width" : plan.zVec, plan.nLanes, plan.nLanes, bAlias ? " and disjointness" : "");
   rc = ks_rewrite_note(p, f.iXStart, ks_buf_cstr(&b));
 done:
   for (int i = 0; i < 64; i++) free(s.azIdx[i]);
@@ -1684,6 +1842,7 @@ done:
   ks_buf_free(&b);
   ks_shape_free(pShape);
   ks_rw_params_free(s.aP, s.nP);
+  ks_ast_launches_free(aL, nL);
   return rc;
 }
 

@@ -43,9 +43,9 @@ def shipped(s, guard):
 def kernel(path, name, newname):
     """Kernel `name` of the file, renamed `newname`. The definition starts a
     line with __global__ (comments that quote it do not); its signature may
-    span lines."""
+    span lines; a declaration (no body) is skipped."""
     s = open(path, encoding="utf-8").read()
-    i = re.search(r"(?m)^[ \t]*__global__[^;{]*?\b" + re.escape(name) + r"\(", s).start()
+    i = re.search(r"(?m)^[ \t]*__global__[^;{]*?\b" + re.escape(name) + r"\([^;{]*\)[^;{]*\{", s).start()
     return re.sub(r"\b" + re.escape(name) + r"\(", newname + "(", block_at(s, i), count=1)
 
 

@@ -1,12 +1,16 @@
 #!/usr/bin/env python3
 """vectorize-nd-emu.py ORIG REWRITTEN KERNEL -- CPU emulation check of the
 vectorize rule's n-dimensional form on the kernels of Inputs/vectorize-nd.cu:
-the original and the rewritten kernel run with the SAME launch (the rule leaves
-the launches of 2-D/3-D and grid-stride kernels alone; a 1-D one gets its grid / 4) on the same inputs, at aligned and misaligned starts, with
+the original and the rewritten kernel run with the launch the rule gives (the
+same grid where it leaves the launch alone: grid-stride kernels, 2-D/3-D ones it
+cannot divide; a 1-D one gets its grid / 4; a 2-D/3-D one that takes the new
+parameter ks_gx gets the grid's x / W and the original grid's x as that
+argument) on the same inputs, at aligned and misaligned starts, with
 extents that leave a tail along x, and (norm_2d) with a buffer that aliases
 the one written; every output must be bit-identical. The threads of a 3-D grid
 run one after another (the kernels have no barrier)."""
 import os
+import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -34,6 +38,9 @@ CASES = {
                 "K(C, R, b0, b1, b2); K(C, 1, b0, b2, b2)"),
     "copy_pitch": ("double", 2, "{(unsigned)(C + 31) / 32, (unsigned)(R + 7) / 8, 1}, {32, 8, 1}",
                    "K(b0, b1, C, R, (size_t)C + P)"),
+    "fill_rows": ("float", 1, "{(unsigned)(C + 31) / 32, (unsigned)(R + 7) / 8, 1}, {32, 8, 1}",
+                  "K(b0, 0.5f, R, (int)(32 * ((C + 31) / 32)))"),
+    "scale_gridwidth": ("float", 1, "{(unsigned)(C + 31) / 32, (unsigned)(R + 7) / 8, 1}, {32, 8, 1}", "K(b0, R)"),
     # grid-stride loops: both on one small fixed grid, n = R * C
     "scale_loop_macro": ("float", 1, "{2, 1, 1}, {32, 1, 1}", "K(b0, 0.5f, (size_t)(R * C))"),
     "axpy_strided": ("float", 2, "{2, 1, 1}, {32, 1, 1}", "K(b0, b1, 3.0f, R * C)"),
@@ -56,14 +63,23 @@ def main():
         zs = str((8 + bz - 1) // bz) if name == "add3d" else "1"  # add3d's depth is 8
         grid = grid_new = "{(unsigned)(C + %d) / %d, (unsigned)(R + %d) / %d, %s}, {%d, %d, %d}" % (
             bx - 1, bx, by - 1, by, zs, bx, by, bz)
+    new_text = cuda_emu.kernel(new, name, "k_new")
+    call_new = call
+    if re.search(r"\bks_gx\b", new_text):
+        # the n-dimensional form with divided launches: grid x / W, the grid's x as written passed last
+        w = int(re.search(r"ks_x0 = .* \* (\d+);", new_text).group(1))
+        m = re.match(r"^\{(.*?), (.*?), (.*?)\}, (\{.*\})$", grid)
+        grid_new = "{(%s + %d) / %d, %s, %s}, %s" % (m.group(1), w - 1, w, m.group(2), m.group(3), m.group(4))
+        call_new = "; ".join(c.strip()[:-1] + ", ks_gx_orig)" for c in call.split(";"))
+        call_new = "ks_gx_orig = %s; %s" % (m.group(1), call_new)
     src = cuda_emu.PRELUDE + TYPES
     # the input's macros (CUDA_1D_KERNEL_LOOP) for the original kernel
     src += "".join(l for l in open(orig, encoding="utf-8") if l.startswith("#define "))
-    src += cuda_emu.kernel(orig, name, "k_orig") + "\n" + cuda_emu.kernel(new, name, "k_new") + "\n"
-    src += "static int R, C, P;\n"
+    src += cuda_emu.kernel(orig, name, "k_orig") + "\n" + new_text + "\n"
+    src += "static int R, C, P;\nstatic unsigned ks_gx_orig;\n"
     src += "".join("static %s *b%d;\n" % (t, i) for i in range(nb))
     src += "static void run_orig() { auto K = k_orig; %s; }\n" % call
-    src += "static void run_new() { auto K = k_new; %s; }\n" % call
+    src += "static void run_new() { auto K = k_new; %s; }\n" % call_new
     src += "int main() {\n  const int M = 8 * 40 * 80 + 64;\n"
     for i in range(nb):
         src += "  std::vector<%s> o%d(M), w%d(M);\n" % (t, i, i)

@@ -1,6 +1,7 @@
 // vectorize-nd.cu -- input of vectorize-nd.test: maps over 2-D and 3-D grids
 // in the styles of framework, benchmark-port and sample code (the rule
-// vectorizes along x and leaves the launches), and kernels it must refuse.
+// vectorizes along x and divides the launches' grid x where it can), and kernels
+// it must refuse.
 #include <cuda_runtime.h>
 
 #define CEIL_DIV(a, b) (((a) + (b) - 1) / (b))
@@ -26,6 +27,10 @@ __global__ void add3d(float* out, const float* a, const float* b, int D, int H, 
     out[p] = a[p] + b[p];
   }
 }
+
+// Declared before its definition (a header would do the same): a new parameter
+// would leave the declaration behind, so its launch keeps the grid as written.
+__global__ void norm_2d(int m, int n, float *mean, float *std, float *data);
 
 // In place, reads after the first store (a run-time disjointness test), y first.
 __global__ void norm_2d(int m, int n, float *mean, float *std, float *data)
@@ -115,6 +120,31 @@ __global__ void bad_writes_y(float* out, const float* in, int rows, int cols) {
 }
 
 // the body reads a temporary of the x index (per thread, not per element)
+// No bound on x in the guard: the grid's x extent is the row length. With the
+// grid divided, the lanes stop at the extent as written (ks_gx * blockDim.x).
+__global__ void fill_rows(float* out, float v, int rows, int pitch) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (y < rows) out[y * pitch + x] = v * y;
+}
+
+// The row pitch is the grid's width (gridDim.x): dividing the grid would change
+// it, so the launch keeps its grid.
+__global__ void scale_gridwidth(float* img, int height) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  int width = gridDim.x * blockDim.x;
+  if (y < height) img[y * width + x] = 0.5f * img[y * width + x];
+}
+
+// The guard reads blockIdx.x itself, which a lane of another block would see
+// differently.
+__global__ void bad_guard_bid(float* out, int rows, int cols) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x < cols && y < rows && blockIdx.x > 0) out[y * cols + x] = 1.0f;
+}
+
 __global__ void bad_reads_tid(float* out, int rows, int cols) {
   int tid = threadIdx.x;
   int x = blockIdx.x * blockDim.x + tid;
@@ -133,6 +163,9 @@ void launch_all(float* a, float* b, float* c, float* d, double* e, double* f, in
   bad_transpose<<<grd, blk>>>(a, b, rows, cols);
   bad_writes_y<<<grd, blk>>>(a, b, rows, cols);
   bad_reads_tid<<<grd, blk>>>(a, rows, cols);
+  scale_gridwidth<<<grd, blk>>>(a, rows);
+  fill_rows<<<grd, blk>>>(a, 0.5f, rows, 32 * grd.x);
+  bad_guard_bid<<<grd, blk>>>(a, rows, cols);
   int n = rows * cols;
   momentum_step<<<(n + 255) / 256, 256>>>(a, b, c, d, n, 0.1f);
 }
