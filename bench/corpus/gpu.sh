@@ -23,6 +23,9 @@
 #   START_BY=270       no task starts later than this many seconds into the run
 #   HARD_STOP=380      every task is killed by then
 #   TASKS="residual softmax_forward ..."  only these (names without .task.json)
+#   GPUS=N             spread the tasks over the first N visible GPUs, round-robin
+#                      (default: all of them); each task sees one GPU through
+#                      CUDA_VISIBLE_DEVICES, so the Reviewer's lock is per GPU
 # Exit: 0 every task that ran is correct; 1 a task failed; 2 no GPU / bad usage.
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -48,6 +51,9 @@ TASK_TIMEOUT=${TASK_TIMEOUT:-240}
 START_BY=${START_BY:-270}
 HARD_STOP=${HARD_STOP:-380}
 INPUTS=$ROOT/test/corpus/Inputs
+NGPU=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
+GPUS=${GPUS:-$NGPU}
+[ "$GPUS" -ge 1 ] 2>/dev/null || GPUS=1
 
 # Carried trees may lose symlinks: recreate the library's SONAME link.
 if [ ! -e "$B/lib/libkernelskill.so.0" ] && ls "$B"/lib/libkernelskill.so.0.* >/dev/null 2>&1; then
@@ -87,11 +93,11 @@ elapsed() { echo $(($(date +%s) - T0)); }
 {
   echo "# Corpus tasks on the GPU (issue 14)"
   echo
-  echo "Command: \`bash bench/corpus/gpu.sh BUILD OUT\` (ROUNDS=$ROUNDS RUNS=$RUNS TRIALS=$TRIALS SWEEP=$SWEEP JOBS=$JOBS MAX_TASKS=$MAX_TASKS TASK_TIMEOUT=$TASK_TIMEOUT START_BY=$START_BY HARD_STOP=$HARD_STOP), i.e."
+  echo "Command: \`bash bench/corpus/gpu.sh BUILD OUT\` (ROUNDS=$ROUNDS RUNS=$RUNS TRIALS=$TRIALS SWEEP=$SWEEP JOBS=$JOBS MAX_TASKS=$MAX_TASKS TASK_TIMEOUT=$TASK_TIMEOUT START_BY=$START_BY HARD_STOP=$HARD_STOP GPUS=$GPUS), i.e."
   echo "\`kernelskill optimize TASK.json --rounds $ROUNDS --runs $RUNS --trials $TRIALS --sweep $SWEEP --llm off --json --out RUN\` per task"
   echo
   echo "Date: $(date -u '+%Y-%m-%d %H:%M UTC'); commit: $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)"
-  echo "GPU: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1)"
+  echo "GPU: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1) ($GPUS used of $NGPU)"
   echo
 } >"$OUT/header.md"
 
@@ -102,6 +108,7 @@ echo "gpu.sh: DRAM peak $PEAK GB/s ($(elapsed) s)"
 
 one_task() {
   local tf=$1 name=${1%.task.json} left lim rc
+  [ "$GPUS" -gt 1 ] && export CUDA_VISIBLE_DEVICES=$2
   left=$((HARD_STOP - $(elapsed)))
   lim=$TASK_TIMEOUT
   [ "$left" -lt "$lim" ] && lim=$left
@@ -122,6 +129,7 @@ one_task() {
 }
 
 PIDS=()
+IDX=0
 while read -r tf cls kernel; do
   name=${tf%.task.json}
   while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do sleep 0.5; done
@@ -129,8 +137,9 @@ while read -r tf cls kernel; do
     echo "$name skipped" >"$OUT/results/$name.status"
     continue
   fi
-  one_task "$tf" &
+  one_task "$tf" $((IDX % GPUS)) &
   PIDS+=($!)
+  IDX=$((IDX + 1))
 done <"$OUT/tasks.txt"
 for p in "${PIDS[@]}"; do wait "$p"; done
 

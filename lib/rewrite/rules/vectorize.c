@@ -2091,6 +2091,46 @@ static int put_vec_header(ks_rewrite *p, CXCursor k) {
   return rc;
 }
 
+/* A grid-stride loop's launches: each grid G becomes ks_grid_fill(G, B)
+ * (ks_vec.cuh), raised until the blocks fill the device, when the block B is
+ * free of effects (it is evaluated twice) and the launch follows the kernel's
+ * definition (where the header goes). Other launches keep their grid: any grid
+ * covers the loop's range. Sets *pnDone to the launches changed. */
+static int gs_fill_launches(ks_rewrite *p, CXCursor k, int *pnDone) {
+  ks_tu *pTu = ks_rewrite_tu(p);
+  ks_launch *aL = NULL;
+  ks_buf b = KS_BUF_INIT;
+  unsigned ks0, ke0;
+  int nL = 0, rc;
+  *pnDone = 0;
+  if ((rc = ks_ast_extent(pTu, k, &ks0, &ke0)) < 0) return rc;
+  if ((rc = ks_ast_launches(pTu, ks_rewrite_kernel_name(p), &aL, &nL)) < 0) return rc;
+  for (int i = 0; i < nL && rc >= 0; i++) {
+    const ks_launch *pL = &aL[i];
+    unsigned gs, ge;
+    const char *zWhy = NULL;
+    if (pL->iStart < ke0) zWhy = "it comes before the kernel's definition, where ks_grid_fill goes";
+    else if (!pL->azCfg[1] || !ks_rw_arg_pure(pL->azCfg[1])) zWhy = "its block is not free of effects";
+    else if (ks_rw_cfg_slot(pTu, pL, 0, &gs, &ge) < 0 || pTu->zSrc[gs] == '{') zWhy = "its grid cannot be read";
+    ks_buf_clear(&b);
+    if (zWhy) {
+      ks_buf_printf(&b, "grid as written (any grid covers the grid-stride loop; not raised: %s)", zWhy);
+      rc = ks_rewrite_note(p, pL->iStart, ks_buf_cstr(&b));
+      continue;
+    }
+    ks_buf_printf(&b, "ks_grid_fill(%.*s, %s)", (int)(ge - gs), pTu->zSrc + gs, pL->azCfg[1]);
+    rc = ks_rewrite_replace(p, gs, ge, ks_buf_cstr(&b));
+    if (rc >= 0)
+      rc = ks_rewrite_note(p, pL->iStart,
+                           "grid raised to fill the device (ks_grid_fill: SMs x resident threads per SM; a "
+                           "grid-stride loop covers its range with any grid)");
+    if (rc >= 0) ++*pnDone;
+  }
+  ks_buf_free(&b);
+  ks_ast_launches_free(aL, nL);
+  return rc;
+}
+
 static int apply(ks_rewrite *p) {
   ks_tu *pTu = ks_rewrite_tu(p);
   CXCursor k;
@@ -2167,6 +2207,10 @@ static int apply(ks_rewrite *p) {
   ks_buf_clear(&b);
   ks_buf_printf(&b, "grid for %d elements per thread (%s)", plan.nLanes, plan.zVec);
   if (!pw.bGridStride) rc = ks_rw_scale_grids(p, aL, nL, aCov, plan.nLanes, ks_buf_cstr(&b));
+  else {
+    int nFill = 0;
+    if ((rc = gs_fill_launches(p, k, &nFill)) >= 0 && nFill > 0) rc = put_vec_header(p, k);
+  }
 done:
   ks_rw_covers_free(aCov, nL);
   free(plan.zTParam);

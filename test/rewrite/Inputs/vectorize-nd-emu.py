@@ -5,7 +5,9 @@ the original and the rewritten kernel run with the launch the rule gives (the
 same grid where it leaves the launch alone: grid-stride kernels, 2-D/3-D ones it
 cannot divide; a 1-D one gets its grid / 4; a 2-D/3-D one that takes the new
 parameter ks_gx gets the grid's x / W and the original grid's x as that
-argument) on the same inputs, at aligned and misaligned starts, with
+argument; a grid-stride one launched through ks_grid_fill gets the grid that
+helper, cut from the rewritten file, gives on a device of 3 SMs x 256 threads)
+on the same inputs, at aligned and misaligned starts, with
 extents that leave a tail along x, and (norm_2d) with a buffer that aliases
 the one written; every output must be bit-identical. The threads of a 3-D grid
 run one after another (the kernels have no barrier)."""
@@ -26,6 +28,16 @@ static void launch3(emu_u3 g, emu_u3 b, void (*fn)()) {
     for (unsigned tz = 0; tz < b.z; tz++) for (unsigned ty = 0; ty < b.y; ty++) for (unsigned tx = 0; tx < b.x; tx++) {
       blockIdx = {bx, by, bz}; threadIdx = {tx, ty, tz}; fn();
     }
+}
+"""
+
+FILL_STUBS = r"""
+typedef emu_u3 dim3;
+#define __host__
+enum { cudaSuccess = 0, cudaDevAttrMultiProcessorCount = 16, cudaDevAttrMaxThreadsPerMultiProcessor = 39 };
+static int cudaGetDevice(int *d) { *d = 0; return cudaSuccess; }
+static int cudaDeviceGetAttribute(int *v, int a, int d) {
+  (void)d; *v = a == cudaDevAttrMultiProcessorCount ? 3 : 256; return cudaSuccess;
 }
 """
 
@@ -72,7 +84,15 @@ def main():
         grid_new = "{(%s + %d) / %d, %s, %s}, %s" % (m.group(1), w - 1, w, m.group(2), m.group(3), m.group(4))
         call_new = "; ".join(c.strip()[:-1] + ", ks_gx_orig)" for c in call.split(";"))
         call_new = "ks_gx_orig = %s; %s" % (m.group(1), call_new)
+    new_src = open(new, encoding="utf-8").read()
+    fill = re.search(r"\b%s<<<ks_grid_fill\(" % re.escape(name), new_src)
     src = cuda_emu.PRELUDE + TYPES
+    if fill:
+        # a grid-stride launch raised by ks_grid_fill (ks_vec.cuh, as the rewrite inserted it): the
+        # helper runs here on a made-up device of 3 SMs x 256 resident threads, and the kernel
+        # runs on the grid it gives
+        i = new_src.index("static inline __host__ dim3 ks_grid_fill(")
+        src += FILL_STUBS + cuda_emu.block_at(new_src, i) + "\n"
     # the input's macros (CUDA_1D_KERNEL_LOOP) for the original kernel
     src += "".join(l for l in open(orig, encoding="utf-8") if l.startswith("#define "))
     src += cuda_emu.kernel(orig, name, "k_orig") + "\n" + new_text + "\n"
@@ -93,7 +113,12 @@ def main():
     src += "".join("    b%d = o%d.data() + off;\n" % (i, i) for i in range(nb))
     src += "    launch3(%s, run_orig);\n" % grid
     src += "".join("    b%d = w%d.data() + off;\n" % (i, i) for i in range(nb))
-    src += "    launch3(%s, run_new);\n" % grid_new
+    if fill:
+        src += "    { emu_u3 g = %s, b = %s; emu_u3 f = ks_grid_fill(g, b);\n" % tuple(
+            re.match(r"^(\{.*?\}), (\{.*\})$", grid_new).groups())
+        src += "      if (!nRuns) printf(\"grid x %u raised to %u\\n\", g.x, f.x);\n      launch3(f, b, run_new); }\n"
+    else:
+        src += "    launch3(%s, run_new);\n" % grid_new
     src += "    nRuns++;\n"
     for i in range(nb):
         src += "    if (memcmp(o%d.data(), w%d.data(), sizeof(%s) * M)) { nBad++; printf(\"differs: buffer %d off %%d R %%d C %%d\\n\", off, R, C); }\n" % (i, i, t, i)

@@ -167,5 +167,7 @@ void launch_all(float* a, float* b, float* c, float* d, double* e, double* f, in
   fill_rows<<<grd, blk>>>(a, 0.5f, rows, 32 * grd.x);
   bad_guard_bid<<<grd, blk>>>(a, rows, cols);
   int n = rows * cols;
+  scale_loop_macro<<<2, 32>>>(a, 0.5f, (size_t)n);
+  axpy_strided<<<2, dim3(32)>>>(a, b, 3.0f, n);
   momentum_step<<<(n + 255) / 256, 256>>>(a, b, c, d, n, 0.1f);
 }
