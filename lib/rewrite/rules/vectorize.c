@@ -1669,6 +1669,8 @@ static const char *nd_shrink_why(ks_rewrite *p, CXCursor k, char *zBuf, size_t n
   nd_gridx_walk g = {0};
   *paL = NULL;
   *pnL = 0;
+  if (clang_getCursorKind(k) == CXCursor_FunctionTemplate)
+    return "the kernel is a template (each instantiation would need the new parameter)";
   ks_rw_walk(k, nd_reads_gridx, &g);
   if (g.bGridX) return "the kernel reads gridDim.x, which the divided grid would change";
   if (!clang_equalCursors(clang_getCanonicalCursor(k), k))

@@ -137,6 +137,14 @@ __global__ void scale_gridwidth(float* img, int height) {
   if (y < height) img[y * width + x] = 0.5f * img[y * width + x];
 }
 
+// A template (over a constant, not the element type): vectorized, its launch kept.
+template <int K>
+__global__ void scale_2d_t(float* out, int rows, int cols) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x < cols && y < rows) out[y * cols + x] = out[y * cols + x] * K;
+}
+
 // The guard reads blockIdx.x itself, which a lane of another block would see
 // differently.
 __global__ void bad_guard_bid(float* out, int rows, int cols) {
@@ -164,6 +172,7 @@ void launch_all(float* a, float* b, float* c, float* d, double* e, double* f, in
   bad_writes_y<<<grd, blk>>>(a, b, rows, cols);
   bad_reads_tid<<<grd, blk>>>(a, rows, cols);
   scale_gridwidth<<<grd, blk>>>(a, rows);
+  scale_2d_t<3><<<grd, blk>>>(a, rows, cols);
   fill_rows<<<grd, blk>>>(a, 0.5f, rows, 32 * grd.x);
   bad_guard_bid<<<grd, blk>>>(a, rows, cols);
   int n = rows * cols;
