@@ -2649,9 +2649,12 @@ static int edit_launches(rr_state *pS) {
   return rc;
 }
 
-/* threads=auto: the row length each launch passes, from the first row loop's
- * bound: a parameter (the launch's argument for it) or an integer literal.
- * Anything else leaves the launches at the fixed block. And without an
+/* threads=auto: the row length each launch passes, from the bound of the
+ * first row loop that names a parameter (the launch's argument for it) or is
+ * an integer literal: a causal row's `t2 <= t` passes give way to the last
+ * pass's `t2 < T`. Only the group size depends on it (the kernel is right for
+ * any), so a bound that is not the longest costs speed, never results. No
+ * such loop leaves the launches at the fixed block. And without an
  * unroll= of the caller's, a kernel with a buffer of 16-bit elements (a
  * pointer parameter to 2-byte elements: half and bf16 rows) gets 8 loads in
  * flight a thread instead of 4, about the bytes in flight of 4-byte rows
@@ -2670,19 +2673,23 @@ static void find_cols(rr_state *pS) {
     }
     if (nMin > 0 && nMin <= 2) pS->nUnroll = 8;
   }
-  CXCursor b = ks_rw_strip(pS->aLoop[0].bound);
-  CXCursor d = ks_rw_ref_decl(b);
-  if (!clang_Cursor_isNull(d)) {
-    pS->iColsParam = param_index(pS, d);
-    return;
+  for (int i = 0; i < pS->nLoop; i++) {
+    CXCursor b = ks_rw_strip(pS->aLoop[i].bound);
+    CXCursor d = ks_rw_ref_decl(b);
+    if (!clang_Cursor_isNull(d)) {
+      if ((pS->iColsParam = param_index(pS, d)) >= 0) return;
+      continue;
+    }
+    if (kind(b) != CXCursor_IntegerLiteral) continue;
+    char *z = ks_ast_text(pS->pTu, b);
+    int bLit = z && strlen(z) < sizeof pS->zColsBuf && strspn(z, "0123456789uUlL") == strlen(z);
+    if (bLit) {
+      snprintf(pS->zColsBuf, sizeof pS->zColsBuf, "%s", z);
+      pS->zColsLit = pS->zColsBuf;
+    }
+    free(z);
+    if (bLit) return;
   }
-  if (kind(b) != CXCursor_IntegerLiteral) return;
-  char *z = ks_ast_text(pS->pTu, b);
-  if (z && strlen(z) < sizeof pS->zColsBuf && strspn(z, "0123456789uUlL") == strlen(z)) {
-    snprintf(pS->zColsBuf, sizeof pS->zColsBuf, "%s", z);
-    pS->zColsLit = pS->zColsBuf;
-  }
-  free(z);
 }
 
 /* ---- the rule ---- */

@@ -6,7 +6,8 @@ launched as the rewritten file launches it: the file's host launcher
 launch_KERNEL is cut out of NEW.cu with its <<<grid, block>>> turned into an
 emulated launch, so the grid the rule wrote (the row count B * T * NH evaluated
 on the launch's arguments) is what runs; a grid short of the rows leaves rows
-unwritten, which the comparison sees. SMALL (a 5th argument `small`): three short shapes and
+unwritten, which the comparison sees. A threads=auto rewrite launches with its own
+ks_row_grid / ks_row_block (cut out of NEW.cu): 2-D blocks, blockDim.y rows a block. SMALL (a 5th argument `small`): three short shapes and
 one seed, for blocks of 256 threads (each a fiber); else five shapes up to
 rows of 150 elements (blocks of 32 threads run the unrolled main loop). The original runs one thread per row
 (blocks of 32 in turn, one block more than the rows need: the guard). The
@@ -29,6 +30,9 @@ small = sys.argv[5:6] == ["small"]
 src_new = open(new, encoding="utf-8").read()
 
 helpers = cuda_emu.shipped(src_new, "KS_ROWREDUCE_CUH")
+# threads=auto: the launch sizes come from the rewrite's own host functions
+helpers += "\n".join(cuda_emu.block_at(src_new, m.start())
+                     for m in re.finditer(r"(?m)^static inline dim3 [^\n]*\bks_row_\w+\(", src_new))
 
 m = re.search(r"(?m)^void launch_" + re.escape(name) + r"\(", src_new)
 if not m:
@@ -43,8 +47,12 @@ SHIM = cuda_emu.PRELUDE + r"""
 #include <functional>
 static pthread_barrier_t emu_wbar[32];
 static unsigned long long emu_slot[1024];
+struct dim3 {
+  unsigned x, y, z;
+  dim3(unsigned a = 1, unsigned b = 1, unsigned c = 1) : x(a), y(b), z(c) {}
+};
 template <class T> static T __shfl_xor_sync(unsigned, T v, int o) {
-  unsigned t = threadIdx.x, w = t >> 5;
+  unsigned t = threadIdx.y * blockDim.x + threadIdx.x, w = t >> 5;
   unsigned long long b = 0, r;
   memcpy(&b, &v, sizeof v);
   emu_slot[t] = b;
@@ -56,18 +64,21 @@ template <class T> static T __shfl_xor_sync(unsigned, T v, int o) {
   return out;
 }
 static std::function<void()> emu_fn;
-static void emu_cfg(long long g, long long b) {
-  gridDim = {(unsigned)g, 1, 1};
-  blockDim = {(unsigned)b, 1, 1};
+static void emu_cfg(dim3 g, dim3 b) {
+  gridDim = {g.x, g.y, g.z};
+  blockDim = {b.x, b.y, b.z};
 }
+static void emu_cfg(long long g, long long b) { emu_cfg(dim3((unsigned)g), dim3((unsigned)b)); }
 static void *emu_thread(void *p) {
-  threadIdx = {(unsigned)(long)p, 0, 0};
+  unsigned t = (unsigned)(long)p;
+  threadIdx = {t % blockDim.x, t / blockDim.x, 0};
   emu_fn();
   return 0;
 }
-/* The rewritten launch: every block in turn, its threads as fibers. */
+/* The rewritten launch: every block in turn, its threads as fibers
+ * (threads=auto: blockDim.y rows a block, a warp each). */
 static void emu_go(std::function<void()> fn) {
-  unsigned nt = blockDim.x;
+  unsigned nt = blockDim.x * blockDim.y;
   emu_fn = fn;
   pthread_barrier_init(&emu_bar, 0, nt);
   for (unsigned w = 0; w < nt / 32; w++) pthread_barrier_init(&emu_wbar[w], 0, 32);
