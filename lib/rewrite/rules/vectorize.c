@@ -805,7 +805,8 @@ static int put_pack_type(ks_rewrite *p, CXCursor k, const char *zVec) {
 /* The element body for lane l (zLane: the lane as text, a loop's variable),
  * into pLane; for put_lanes. */
 static void lane_body(ks_buf *pLane, const char *zSrc, const vscan *pS, const ks_rw_param *aP,
-                      const ks_rw_pointwise *pPw, const vplan *pPlan, int nMods, int l, const char *zLane) {
+                      const ks_rw_pointwise *pPw, const vplan *pPlan, int nMods, int bFast, int l,
+                      const char *zLane) {
   char zNum[16];
   snprintf(zNum, sizeof zNum, "%d", l);
   const char *zL = zLane ? zLane : zNum;
@@ -820,8 +821,13 @@ static void lane_body(ks_buf *pLane, const char *zSrc, const vscan *pS, const ks
     if (bMod) {
       int d = pS->aMod[im].iDiv;
       const char *zX = pS->azDiv[d], *zT = pS->azModType[d];
-      /* lanes that stay inside X's current block share the pack's quotient */
-      if (pS->aMod[im].eOp == 0)
+      /* bFast: the whole pack stays inside X's current block (put_lanes'
+       * test), so every lane shares the pack's quotient and digit */
+      if (bFast && pS->aMod[im].eOp == 0) ks_buf_printf(pLane, "((%s)(ks_r%d + %s))", zT, d, zL);
+      else if (bFast && pS->aMod[im].eOp == 1) ks_buf_printf(pLane, "((%s)ks_q%d)", zT, d);
+      else if (bFast) ks_buf_printf(pLane, "((%s)ks_d%d)", zT, im);
+      /* else lanes that stay inside X's current block share the pack's quotient */
+      else if (pS->aMod[im].eOp == 0)
         ks_buf_printf(pLane, "((%s)(ks_r%d + %s < (%s) ? ks_r%d + %s : (ks_r%d + %s) %% (%s)))", zT, d, zL, zX, d, zL, d,
                       zL, zX);
       else if (pS->aMod[im].eOp == 1)
@@ -841,8 +847,9 @@ static void lane_body(ks_buf *pLane, const char *zSrc, const vscan *pS, const ks
   ks_buf_append(pLane, zSrc + iPos, pPw->iBodyEnd - iPos);
 }
 
-static void put_lanes(ks_buf *pB, const char *zSrc, const vscan *pS, const ks_rw_param *aP,
-                      const ks_rw_pointwise *pPw, const vplan *pPlan, int nMods, int nIn, const char *zIn) {
+static void put_lane_copies(ks_buf *pB, const char *zSrc, const vscan *pS, const ks_rw_param *aP,
+                            const ks_rw_pointwise *pPw, const vplan *pPlan, int nMods, int bFast, int nIn,
+                            const char *zIn) {
   ks_buf lane = KS_BUF_INIT;
   /* a template's lanes: one copy of the body in a loop the compiler unrolls
    * (ks_L is a constant of each instantiation) */
@@ -850,7 +857,7 @@ static void put_lanes(ks_buf *pB, const char *zSrc, const vscan *pS, const ks_rw
   if (bLoop) ks_buf_printf(pB, "%.*s  #pragma unroll\n%.*s  for (int ks_l = 0; ks_l < ks_L; ++ks_l) {\n", nIn, zIn, nIn, zIn);
   for (int l = 0; l < nCopies; l++) {
     ks_buf_clear(&lane);
-    lane_body(&lane, zSrc, pS, aP, pPw, pPlan, nMods, l, bLoop ? "ks_l" : NULL);
+    lane_body(&lane, zSrc, pS, aP, pPw, pPlan, nMods, bFast, l, bLoop ? "ks_l" : NULL);
     const char *zL = ks_buf_cstr(&lane);
     size_t nLane = strlen(zL);
     while (*zL == ' ' || *zL == '\n' || *zL == '\t') zL++, nLane--;
@@ -863,6 +870,39 @@ static void put_lanes(ks_buf *pB, const char *zSrc, const vscan *pS, const ks_rw
     ks_buf_printf(pB, "%.*s    %.*s\n%.*s  }\n", nIn, zIn, (int)nLane, zL, nIn, zIn);
   }
   ks_buf_free(&lane);
+}
+
+/* The lanes of a pack. With remainders (nMods), twice: a pack that stays
+ * inside each divisor's current block (ks_r + lanes <= X, and every digit's
+ * Y nonzero) takes lanes that use the pack's remainder, quotient and digit
+ * directly; the others keep the per-lane selects. Measured on the H200, a
+ * bias broadcast `b[i % cols]` spent more instructions on its selects than
+ * the map on its math. */
+static void put_lanes(ks_buf *pB, const char *zSrc, const vscan *pS, const ks_rw_param *aP,
+                      const ks_rw_pointwise *pPw, const vplan *pPlan, int nMods, int nIn, const char *zIn) {
+  if (nMods == 0) {
+    put_lane_copies(pB, zSrc, pS, aP, pPw, pPlan, 0, 0, nIn, zIn);
+    return;
+  }
+  ks_buf in2 = KS_BUF_INIT;
+  ks_buf_append(&in2, zIn, (size_t)nIn);
+  ks_buf_append(&in2, "  ", 2);
+  const char *zIn2 = ks_buf_cstr(&in2);
+  int nIn2 = (int)strlen(zIn2);
+  char zLanes[16];
+  snprintf(zLanes, sizeof zLanes, "%d", pPlan->nLanes);
+  ks_buf_printf(pB, "%.*s  if (", nIn, zIn);
+  for (int d = 0; d < pS->nDiv; d++)
+    ks_buf_printf(pB, "%sks_r%d + %s <= (long long)(%s)", d ? " && " : "", d, pPlan->zTParam ? "ks_L" : zLanes,
+                  pS->azDiv[d]);
+  for (int m = 0; m < nMods; m++)
+    if (pS->aMod[m].eOp == 2) ks_buf_printf(pB, " && (%s) != 0", pS->aMod[m].zY);
+  ks_buf_printf(pB, ") {\n");
+  put_lane_copies(pB, zSrc, pS, aP, pPw, pPlan, nMods, 1, nIn2, zIn2);
+  ks_buf_printf(pB, "%.*s  } else {\n", nIn, zIn);
+  put_lane_copies(pB, zSrc, pS, aP, pPw, pPlan, nMods, 0, nIn2, zIn2);
+  ks_buf_printf(pB, "%.*s  }\n", nIn, zIn);
+  ks_buf_free(&in2);
 }
 
 /* The run-time test that each written vector lies apart from every other
@@ -1322,27 +1362,34 @@ static int nd_refs_any(CXCursor c, const CXCursor *aD, const int *abOn, int nD) 
   return 0;
 }
 
-/* 0 and *pF, *pS (prelude, guard, body) when the kernel has the n-dimensional
- * map form; else a refusal reason. */
-static int nd_xbuiltin_visit(CXCursor c, const CXCursor *aAnc, int nAnc, void *pArg) {
+/* Does c (itself or below) read one of the x built-ins in mask (bit k: kind
+ * k of ks_shape_builtin, KS_ATOM_TID .. KS_ATOM_GDIM)? */
+typedef struct nd_xb_walk {
+  unsigned mask;
+  int bFound;
+} nd_xb_walk;
+
+static int nd_xb_visit(CXCursor c, const CXCursor *aAnc, int nAnc, void *pArg) {
   (void)aAnc;
   (void)nAnc;
+  nd_xb_walk *w = pArg;
   int d = -1, e = ks_shape_builtin(c, &d);
-  if ((e == 0 || e == 1) && d == 0) {
-    *(int *)pArg = 1;
+  if (e >= 0 && d == 0 && (w->mask >> e) & 1u) {
+    w->bFound = 1;
     return -1;
   }
   return 0;
 }
 
-/* Does expression c read threadIdx.x or blockIdx.x itself (not through x)? */
-static int nd_reads_xbuiltin(CXCursor c) {
-  int b = 0;
-  nd_xbuiltin_visit(c, NULL, 0, &b);
-  if (!b) ks_rw_walk(c, nd_xbuiltin_visit, &b);
-  return b;
+static int nd_reads_x(CXCursor c, unsigned mask) {
+  nd_xb_walk w = {mask, 0};
+  nd_xb_visit(c, NULL, 0, &w);
+  if (!w.bFound) ks_rw_walk(c, nd_xb_visit, &w);
+  return w.bFound;
 }
 
+/* 0 and *pF, *pS (prelude, guard, body) when the kernel has the n-dimensional
+ * map form; else a refusal reason. */
 static const char *nd_match(ks_tu *pTu, CXCursor k, ndform *pF, ndscan *s) {
   CXCursor body = ks_rw_body(k), *aSt = NULL, aD[4], aI[4], aIf[3];
   int nSt = 0, i;
@@ -1407,7 +1454,7 @@ static const char *nd_match(ks_tu *pTu, CXCursor k, ndform *pF, ndscan *s) {
     zWhy = "the guard has effects or reads a temporary of the x index";
     goto done;
   }
-  if (nd_reads_xbuiltin(aIf[0])) {
+  if (nd_reads_x(aIf[0], 1u << KS_ATOM_TID | 1u << KS_ATOM_BID)) {
     zWhy = "the guard reads threadIdx.x or blockIdx.x (it would not change with the lane)";
     goto done;
   }
@@ -1651,21 +1698,6 @@ static void nd_put_region(ks_buf *pB, ks_rewrite *p, const ndscan *s, const ndfo
  * helper calls are all fine). The signature changes, so every use of the kernel
  * must be such a launch in this file, and nothing else may see the old one. */
 
-typedef struct nd_gridx_walk {
-  int bGridX;
-} nd_gridx_walk;
-
-static int nd_reads_gridx(CXCursor c, const CXCursor *aAnc, int nAnc, void *pArg) {
-  (void)aAnc;
-  (void)nAnc;
-  int d = -1;
-  if (ks_shape_builtin(c, &d) == 3 && d == 0) {
-    ((nd_gridx_walk *)pArg)->bGridX = 1;
-    return -1;
-  }
-  return 0;
-}
-
 /* Why the launches of kernel k cannot take the divided grid (zBuf holds the
  * reason), or NULL with the launches in *paL / *pnL. */
 static const char *nd_shrink_why(ks_rewrite *p, CXCursor k, char *zBuf, size_t nBuf, ks_launch **paL, int *pnL) {
@@ -1674,13 +1706,11 @@ static const char *nd_shrink_why(ks_rewrite *p, CXCursor k, char *zBuf, size_t n
   ks_shape_use *aU = NULL;
   ks_launch *aL = NULL;
   int nU = 0, nL = 0, nLaunchUses = 0;
-  nd_gridx_walk g = {0};
   *paL = NULL;
   *pnL = 0;
   if (clang_getCursorKind(k) == CXCursor_FunctionTemplate)
     return "the kernel is a template (each instantiation would need the new parameter)";
-  ks_rw_walk(k, nd_reads_gridx, &g);
-  if (g.bGridX) return "the kernel reads gridDim.x, which the divided grid would change";
+  if (nd_reads_x(k, 1u << KS_ATOM_GDIM)) return "the kernel reads gridDim.x, which the divided grid would change";
   if (!clang_equalCursors(clang_getCanonicalCursor(k), k))
     return "the kernel is declared before its definition (the declaration would keep the old parameters)";
   CXString m = clang_Cursor_getMangling(k);
