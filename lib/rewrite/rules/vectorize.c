@@ -879,7 +879,8 @@ static void put_lane_copies(ks_buf *pB, const char *zSrc, const vscan *pS, const
  * f16 bias + GELU map (`b[i % cols]`) executed 2.3x the instructions of the
  * same GELU without the broadcast, the selects and a 64-bit remainder. */
 static void put_lanes(ks_buf *pB, const char *zSrc, const vscan *pS, const ks_rw_param *aP,
-                      const ks_rw_pointwise *pPw, const vplan *pPlan, int nMods, int nIn, const char *zIn) {
+                      const ks_rw_pointwise *pPw, const vplan *pPlan, int nMods, const char *zLanes, int nIn,
+                      const char *zIn) {
   if (nMods == 0) {
     put_lane_copies(pB, zSrc, pS, aP, pPw, pPlan, 0, 0, nIn, zIn);
     return;
@@ -888,13 +889,10 @@ static void put_lanes(ks_buf *pB, const char *zSrc, const vscan *pS, const ks_rw
   ks_buf_append(&in2, zIn, (size_t)nIn);
   ks_buf_append(&in2, "  ", 2);
   const char *zIn2 = ks_buf_cstr(&in2);
-  int nIn2 = (int)strlen(zIn2);
-  char zLanes[16];
-  snprintf(zLanes, sizeof zLanes, "%d", pPlan->nLanes);
+  int nIn2 = nIn + 2;
   ks_buf_printf(pB, "%.*s  if (", nIn, zIn);
   for (int d = 0; d < pS->nDiv; d++)
-    ks_buf_printf(pB, "%sks_r%d + %s <= (long long)(%s)", d ? " && " : "", d, pPlan->zTParam ? "ks_L" : zLanes,
-                  pS->azDiv[d]);
+    ks_buf_printf(pB, "%sks_r%d + %s <= (long long)(%s)", d ? " && " : "", d, zLanes, pS->azDiv[d]);
   for (int m = 0; m < nMods; m++)
     if (pS->aMod[m].eOp == 2) ks_buf_printf(pB, " && (%s) != 0", pS->aMod[m].zY);
   ks_buf_printf(pB, ") {\n");
@@ -927,6 +925,23 @@ static void put_apart(ks_buf *pB, const vplan *pPlan, const ks_rw_param *aP, int
                     pPlan->zTParam ? "sizeof(ks_vec_t)" : zSm, zA);
     }
   }
+}
+
+/* `const long long NAME = (Y) != 0 ? N op Y : 0;`, N the pack's first index
+ * ks_base or a quotient of it (never larger), op '/' or '%'. For an int Y the
+ * division is a 32-bit one while ks_base fits an int: a few instructions, where
+ * a 64-bit one is a subroutine (measurable on a map with a broadcast, at 8 f16
+ * lanes a thread). */
+static void put_pack_div(ks_buf *pB, int nIn, const char *zIn, const char *zName, const char *zN, char cOp,
+                         const char *zY, int bInt) {
+  if (bInt)
+    ks_buf_printf(pB,
+                  "%.*s  const long long %s = (%s) != 0 ? (ks_base <= 2147483647LL ? (long long)((int)%s %c (%s)) "
+                  ": %s %c (long long)(%s)) : 0;\n",
+                  nIn, zIn, zName, zY, zN, cOp, zY, zN, cOp, zY);
+  else
+    ks_buf_printf(pB, "%.*s  const long long %s = (%s) != 0 ? %s %c (long long)(%s) : 0;\n", nIn, zIn, zName, zY, zN,
+                  cOp, zY);
 }
 
 /* The replacement of the guarded region (or grid-stride loop): vector loads
@@ -998,48 +1013,25 @@ static void put_vector_region(ks_buf *pB, ks_rewrite *p, const vscan *pS, const 
   int nMods = signed_int_type(pPw->zIdxType) ? pS->nMod : 0;
   for (int m = 0; m < nMods; m++)
     if (ks_rewrite_in_macro(p, pS->aMod[m].iStart, pS->aMod[m].iEnd)) nMods = 0;
+  char zName[24], zN[24];
   for (int d = 0; nMods && d < pS->nDiv; d++) {
     const char *zX = pS->azDiv[d];
-    /* A 32-bit division (a few instructions, where a 64-bit one is a
-     * subroutine: measurable on a map with a broadcast, at 8 f16 lanes a
-     * thread) while ks_base fits, for an int X; for the remainder alone, or
-     * one division for quotient and remainder. */
-    if (!pS->abQuot[d] && !strcmp(pS->azModType[d], "int")) {
-      ks_buf_printf(pB,
-                    "%.*s  const long long ks_r%d = (%s) != 0 ? (ks_base <= 2147483647LL ? (long long)((int)ks_base %% (%s)) "
-                    ": ks_base %% (long long)(%s)) : 0;\n",
-                    nIn, zIn, d, zX, zX, zX);
-      continue;
-    }
-    if (!pS->abQuot[d]) {
-      ks_buf_printf(pB, "%.*s  const long long ks_r%d = (%s) != 0 ? ks_base %% (long long)(%s) : 0;\n", nIn, zIn, d, zX,
-                    zX);
-      continue;
-    }
-    if (!strcmp(pS->azModType[d], "int"))
-      ks_buf_printf(pB,
-                    "%.*s  const long long ks_q%d = (%s) != 0 ? (ks_base <= 2147483647LL ? (long long)((int)ks_base / (%s)) "
-                    ": ks_base / (long long)(%s)) : 0;\n",
-                    nIn, zIn, d, zX, zX, zX);
-    else
-      ks_buf_printf(pB, "%.*s  const long long ks_q%d = (%s) != 0 ? ks_base / (long long)(%s) : 0;\n", nIn, zIn, d, zX, zX);
-    ks_buf_printf(pB, "%.*s  const long long ks_r%d = ks_base - ks_q%d * (long long)(%s);\n", nIn, zIn, d, d, zX);
+    int bInt = !strcmp(pS->azModType[d], "int");
+    /* one division for quotient and remainder where some unit needs the quotient */
+    snprintf(zName, sizeof zName, "ks_%c%d", pS->abQuot[d] ? 'q' : 'r', d);
+    put_pack_div(pB, nIn, zIn, zName, "ks_base", pS->abQuot[d] ? '/' : '%', zX, bInt);
+    if (pS->abQuot[d])
+      ks_buf_printf(pB, "%.*s  const long long ks_r%d = ks_base - ks_q%d * (long long)(%s);\n", nIn, zIn, d, d, zX);
   }
-  /* the digits (i / X) % Y of the pack's first index, once */
+  /* the digits (i / X) % Y of the pack's first index, once (0 <= ks_q <= ks_base) */
   for (int m = 0; m < nMods; m++) {
-    const char *zY = pS->aMod[m].zY;
     int d = pS->aMod[m].iDiv;
     if (pS->aMod[m].eOp != 2) continue;
-    if (!strcmp(pS->azModType[d], "int")) /* 0 <= ks_q <= ks_base: an int while ks_base is */
-      ks_buf_printf(pB,
-                    "%.*s  const long long ks_d%d = (%s) != 0 ? (ks_base <= 2147483647LL ? (long long)((int)ks_q%d %% (%s)) "
-                    ": ks_q%d %% (long long)(%s)) : 0;\n",
-                    nIn, zIn, m, zY, d, zY, d, zY);
-    else
-      ks_buf_printf(pB, "%.*s  const long long ks_d%d = (%s) != 0 ? ks_q%d %% (long long)(%s) : 0;\n", nIn, zIn, m, zY,
-                    d, zY);
+    snprintf(zName, sizeof zName, "ks_d%d", m);
+    snprintf(zN, sizeof zN, "ks_q%d", d);
+    put_pack_div(pB, nIn, zIn, zName, zN, '%', pS->aMod[m].zY, !strcmp(pS->azModType[d], "int"));
   }
-  put_lanes(pB, zSrc, pS, aP, pPw, pPlan, nMods, nIn, zIn);
+  put_lanes(pB, zSrc, pS, aP, pPw, pPlan, nMods, zLanes, nIn, zIn);
   for (int i = 0; i < nP; i++)
     if (pPlan->abStore[i])
       ks_buf_printf(pB, "%.*s  *reinterpret_cast<%s *>(%s + ks_base) = ks_v_%s;\n", nIn, zIn, pPlan->azVec[i],

@@ -36,8 +36,7 @@ h = re.search(r"#ifndef KS_COLWALK_CUH.*?\n#endif", src, re.S)
 if not h:
     raise SystemExit("no ks_colwalk helpers in " + new)
 
-PRE = r"""
-struct dim3 { unsigned x, y, z; dim3(unsigned a = 1, unsigned b = 1, unsigned c = 1) : x(a), y(b), z(c) {} };
+PRE = cuda_emu.DIM3 + r"""
 enum cudaError_t { cudaSuccess = 0 };
 enum cudaDeviceAttr { cudaDevAttrMultiProcessorCount = 16 };
 static int emu_sm = 1;

@@ -40,6 +40,20 @@ def shipped(s, guard):
     return m.group(0) + "\n" if m else ""
 
 
+def row_launch_helpers(s):
+    """The host functions rule row-reduce writes for threads=auto launches
+    (`static inline dim3 ks_row_*(...)`) in source text s, in file order."""
+    return "\n".join(block_at(s, m.start())
+                     for m in re.finditer(r"(?m)^static inline dim3 [^\n]*\bks_row_\w+\(", s))
+
+
+# CUDA's dim3 (x, y, z, each defaulting to 1) for host code the rules write;
+# the built-ins themselves are emu_u3 (PRELUDE).
+DIM3 = r"""
+struct dim3 { unsigned x, y, z; dim3(unsigned a = 1, unsigned b = 1, unsigned c = 1) : x(a), y(b), z(c) {} };
+"""
+
+
 def kernel(path, name, newname):
     """Kernel `name` of the file, renamed `newname`. The definition starts a
     line with __global__ (comments that quote it do not); its signature may

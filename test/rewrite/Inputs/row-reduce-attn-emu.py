@@ -31,8 +31,7 @@ src_new = open(new, encoding="utf-8").read()
 
 helpers = cuda_emu.shipped(src_new, "KS_ROWREDUCE_CUH")
 # threads=auto: the launch sizes come from the rewrite's own host functions
-helpers += "\n".join(cuda_emu.block_at(src_new, m.start())
-                     for m in re.finditer(r"(?m)^static inline dim3 [^\n]*\bks_row_\w+\(", src_new))
+helpers += cuda_emu.row_launch_helpers(src_new)
 
 m = re.search(r"(?m)^void launch_" + re.escape(name) + r"\(", src_new)
 if not m:
@@ -43,14 +42,10 @@ launcher, n = re.subn(r"\b" + re.escape(name) + r"<<<(.*?)>>>\((.*?)\);",
 if n != 1:
     sys.exit("launch_%s does not launch %s once" % (name, name))
 
-SHIM = cuda_emu.PRELUDE + r"""
+SHIM = cuda_emu.PRELUDE + cuda_emu.DIM3 + r"""
 #include <functional>
 static pthread_barrier_t emu_wbar[32];
 static unsigned long long emu_slot[1024];
-struct dim3 {
-  unsigned x, y, z;
-  dim3(unsigned a = 1, unsigned b = 1, unsigned c = 1) : x(a), y(b), z(c) {}
-};
 template <class T> static T __shfl_xor_sync(unsigned, T v, int o) {
   unsigned t = threadIdx.y * blockDim.x + threadIdx.x, w = t >> 5;
   unsigned long long b = 0, r;

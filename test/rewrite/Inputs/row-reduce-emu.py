@@ -48,21 +48,16 @@ res_k = int(_res.group(1)) if _res else 0
 
 def helpers(path):
     s = open(path, encoding="utf-8").read()
-    return cuda_emu.shipped(s, "KS_ROWREDUCE_CUH") + cuda_emu.shipped(s, "KS_ROWPACK_CUH") + "\n".join(
-        cuda_emu.block_at(s, m.start())
-        for m in re.finditer(r"(?m)^static inline dim3 [^\n]*\bks_row_\w+\(", s))
+    return cuda_emu.shipped(s, "KS_ROWREDUCE_CUH") + cuda_emu.shipped(s, "KS_ROWPACK_CUH") + \
+        cuda_emu.row_launch_helpers(s)
 
 
 # Beyond the common prelude: warp shuffles (a per-warp slot exchange between
 # two per-warp barriers) and atomicAdd (a mutex).
-SHIM = cuda_emu.PRELUDE + r"""
+SHIM = cuda_emu.PRELUDE + cuda_emu.DIM3 + r"""
 static pthread_barrier_t emu_wbar[32];
 static unsigned long long emu_slot[1024];
 static pthread_mutex_t emu_mu = PTHREAD_MUTEX_INITIALIZER;
-struct dim3 {
-  unsigned x, y, z;
-  dim3(unsigned a = 1, unsigned b = 1, unsigned c = 1) : x(a), y(b), z(c) {}
-};
 template <class T> static T __shfl_xor_sync(unsigned, T v, int o) {
   unsigned t = threadIdx.y * blockDim.x + threadIdx.x, w = t >> 5;
   unsigned long long b = 0, r;

@@ -38,10 +38,6 @@ for ch in cfg:
 parts.append(cur)
 grid, block = parts[0], parts[1]
 
-DIM3 = r"""
-struct dim3 { unsigned x, y, z; dim3(unsigned a = 1, unsigned b = 1, unsigned c = 1) : x(a), y(b), z(c) {} };
-"""
-
 names = sorted({kv.split("=")[0].strip() for s in sizes.split(";") for kv in s.split(",")})
 decl = "".join("static long long %s;\n" % n for n in names)
 sets = ""
@@ -90,4 +86,4 @@ main = MAIN % {"decl": decl, "pin": pin, "pout": pout, "args": args, "grid": gri
                "sets": sets, "prod": " ".join("n *= (size_t)%s;" % x for x in names)}
 sys.exit(cuda_emu.run(cxx, cuda_emu.PRELUDE + cuda_emu.kernel(orig, name, "orig_k") + "\n" +
                       cuda_emu.shipped(open(new, encoding="utf-8").read(), "KS_TRANSPOSE_CUH") +
-                      cuda_emu.kernel(new, name, "new_k") + "\n" + DIM3 + cuda_emu.LAUNCH_3D + main))
+                      cuda_emu.kernel(new, name, "new_k") + "\n" + cuda_emu.DIM3 + cuda_emu.LAUNCH_3D + main))
