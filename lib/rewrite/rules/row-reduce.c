@@ -69,6 +69,15 @@ typedef struct rr_pack {
   unsigned iStoreEnd;  /* end of the first assignment that stores it, 0: none yet */
   char *zRange;        /* resident rows: the access with row pointers replaced by their values, else NULL */
   int bUncond;         /* resident rows: read or stored where the body always evaluates it */
+  int bReadAfter;      /* read at or after the end of its first store (in text order) */
+  int bFirstUncond;    /* its first store is evaluated on every path (resident walks only) */
+  /* resident rows (res_plan_slots): */
+  int bMust;           /* the body stores it on every path */
+  int bLazy;           /* its register may not hold element j when the pass starts: the reads before
+                          its first store load it where no pass in uCov covers j */
+  unsigned uCov;       /* the earlier passes whose register holds their whole range [start, bound) */
+  int bWriteBack;      /* the pass stores the register to memory after its body */
+  unsigned uWbSkip;    /* ... except at j below the bound of one of these later passes (they store it) */
 } rr_pack;
 
 /* One row loop and what the rewrite does to it. */
@@ -82,6 +91,7 @@ typedef struct rr_loop {
   int bStores;
   int bCondStore;         /* stores under an if on the element (the causal mask's `if (j <= t)`): not packed */
   char *zLimit;           /* `j <= B`: the bound the strided loops compare `<` with, B + 1 in 64 bits; else NULL */
+  char *zBoundKey, *zBoundText; /* resident rows: the bound compared (squashed) and as written (`<` form) */
   CXCursor aMemRef[16];   /* the P[row] of `P[row] += E` statements (memory sums), and their aVar */
   int aiMemVar[16];
   int nMemRef;
@@ -90,6 +100,7 @@ typedef struct rr_loop {
   int nPack;
   unsigned aiOccS[RR_MAX_OCC], aiOccE[RR_MAX_OCC]; /* every packed access in the body: its extent */
   int aiOccPack[RR_MAX_OCC];                       /* and its pack */
+  int abOccLoad[RR_MAX_OCC];                       /* a read before its pack's first store ends */
   int nOcc;
   int aiPackSlot[RR_MAX_PACKS]; /* resident rows: the register slot of each of the loop's accesses */
 } rr_loop;
@@ -1210,6 +1221,37 @@ static const char *mem_name(rr_state *pS, const rr_loop *pL, int iVar, char *zBu
   return zBuf;
 }
 
+/* Resident rows: `j < (B_q)` for each pass q in uLoops (a bound once),
+ * joined by ||; with bNot `!(j < (B_q))` joined by &&. */
+static int put_below(const rr_state *pS, const char *zVar, unsigned uLoops, int bNot, ks_buf *pB) {
+  int rc = KS_OK, n = 0;
+  for (int q = 0; q < pS->nLoop && rc >= 0; q++) {
+    int bDup = 0;
+    for (int r = 0; r < q && (uLoops >> q & 1u); r++)
+      bDup |= (uLoops >> r & 1u) && strcmp(pS->aLoop[r].zBoundKey, pS->aLoop[q].zBoundKey) == 0;
+    if (!(uLoops >> q & 1u) || bDup) continue;
+    rc = ks_buf_printf(pB, bNot ? "%s!(%s < (%s))" : "%s%s < (%s)", n++ ? (bNot ? " && " : " || ") : "", zVar,
+                       pS->aLoop[q].zBoundText);
+  }
+  return rc;
+}
+
+/* Resident rows: a lazy read of slot s at [iS, iE) (res_plan_slots): the
+ * register where a covering pass holds element j, else the element loaded
+ * into it. */
+static int put_lazy(const rr_state *pS, const rr_loop *pL, const rr_pack *pP, int s, unsigned iS, unsigned iE,
+                    ks_buf *pB) {
+  char *zVar = ks_rw_spelling(pL->var);
+  int rc = zVar ? ks_buf_puts(pB, "(") : KS_ENOMEM;
+  if (rc >= 0 && pP->uCov) {
+    rc = put_below(pS, zVar, pP->uCov, 0, pB);
+    if (rc >= 0) rc = ks_buf_printf(pB, " ? ks_r%d[ks_k] : ", s);
+  }
+  if (rc >= 0) rc = ks_buf_printf(pB, "(ks_r%d[ks_k] = %.*s))", s, (int)(iE - iS), pS->pTu->zSrc + iS);
+  free(zVar);
+  return rc;
+}
+
 /* The loop body's text [iBs, iBe) with every memory sum's P[row] replaced by
  * its register and, with bPacks, every packed access by its pack's element
  * (ks_q<k>[ks_u][ks_e]; bPacks 2: its resident slot, ks_r<s>[ks_k]; 3: its resident pack,
@@ -1246,7 +1288,10 @@ static char *body_text(rr_state *pS, const rr_loop *pL, unsigned iBs, unsigned i
     rc = ks_buf_printf(&b, "%.*s", (int)(iNs - iAt), pS->pTu->zSrc + iAt);
     if (rc < 0 || iNext < 0) break;
     char zName[32];
-    if (bOcc && bPacks == 2) rc = ks_buf_printf(&b, "ks_r%d[ks_k]", pL->aiPackSlot[pL->aiOccPack[iNext]]);
+    const rr_pack *pP = bOcc ? &pL->aPack[pL->aiOccPack[iNext]] : NULL;
+    if (bOcc && bPacks == 2 && pP->bLazy && pL->abOccLoad[iNext])
+      rc = put_lazy(pS, pL, pP, pL->aiPackSlot[pL->aiOccPack[iNext]], iNs, iNe, &b);
+    else if (bOcc && bPacks == 2) rc = ks_buf_printf(&b, "ks_r%d[ks_k]", pL->aiPackSlot[pL->aiOccPack[iNext]]);
     else if (bOcc && bPacks == 3) rc = ks_buf_printf(&b, "ks_r%d[ks_u][ks_e]", pL->aiPackSlot[pL->aiOccPack[iNext]]);
     else if (bOcc) rc = ks_buf_printf(&b, "ks_q%d[ks_u][ks_e]", pL->aiOccPack[iNext]);
     else rc = ks_buf_puts(&b, mem_name(pS, pL, pL->aiMemVar[iNext], zName, sizeof zName));
@@ -1572,15 +1617,21 @@ static int bound_ok(rr_state *pS, CXCursor e, const CXCursor *aPre, int nPre, in
 
 typedef struct write_walk {
   rr_state *pS;
-  CXCursor at;      /* the first write of a row-count parameter, or null */
+  CXCursor at;      /* the first write of a row-count parameter (or of target), or null */
+  CXCursor target;  /* a local whose writes are wanted, or null: the row count's parameters */
 } write_walk;
 
 static int write_visit(CXCursor c, const CXCursor *aAnc, int nAnc, void *pArg) {
   write_walk *w = pArg;
   CXCursor a[2];
   if (kind(c) != CXCursor_DeclRefExpr) return 0;
-  int iP = param_index(w->pS, clang_getCursorReferenced(c));
-  if (iP < 0 || !w->pS->abBoundParam[iP]) return 0;
+  CXCursor d = clang_getCursorReferenced(c);
+  if (!clang_Cursor_isNull(w->target)) {
+    if (!clang_equalCursors(d, w->target)) return 0;
+  } else {
+    int iP = param_index(w->pS, d);
+    if (iP < 0 || !w->pS->abBoundParam[iP]) return 0;
+  }
   int j = nAnc - 1;
   while (j >= 0 && (kind(aAnc[j]) == CXCursor_UnexposedExpr || kind(aAnc[j]) == CXCursor_ParenExpr)) j--;
   if (j < 0) return 0;
@@ -1620,7 +1671,7 @@ static int match_row_count(rr_state *pS, CXCursor bound, const CXCursor *aTop, i
     free(z);
     return rc;
   }
-  write_walk w = {pS, clang_getNullCursor()};
+  write_walk w = {pS, clang_getNullCursor(), clang_getNullCursor()};
   ks_rw_walk(ks_rw_body(pS->kernel), write_visit, &w);
   if (!clang_Cursor_isNull(w.at)) {
     char *z = ks_rw_spelling(clang_getCursorReferenced(w.at));
@@ -1961,12 +2012,18 @@ static int pack_visit(CXCursor c, const CXCursor *aAnc, int nAnc, void *pArg) {
   /* Body statements run in text order, and a store's right side before the
    * store: a read that starts before the first storing assignment ends reads
    * memory, so the pack is loaded. */
-  if (bRead && (!pP->iStoreEnd || iS < pP->iStoreEnd)) pP->bLoad = 1;
-  if (bStore && !pP->iStoreEnd) pP->iStoreEnd = iAe;
+  int bLoadRead = bRead && (!pP->iStoreEnd || iS < pP->iStoreEnd);
+  if (bLoadRead) pP->bLoad = 1;
+  else if (bRead) pP->bReadAfter = 1;
+  if (bStore && !pP->iStoreEnd) {
+    pP->iStoreEnd = iAe;
+    pP->bFirstUncond = w->bRes && !under_branch(c, aAnc, nAnc);
+  }
   pP->bStore |= bStore;
   if (w->bRes && !under_branch(c, aAnc, nAnc)) pP->bUncond = 1;
   pL->aiOccS[pL->nOcc] = iS;
   pL->aiOccE[pL->nOcc] = iE;
+  pL->abOccLoad[pL->nOcc] = bLoadRead;
   pL->aiOccPack[pL->nOcc++] = k;
   w->abIn[iRoot] = 1;
   return 0;
@@ -2006,7 +2063,8 @@ static int plan_packs(rr_state *pS) {
 
 /* The names an expression evaluated before the row's first pass may use:
  * parameters (never written in a kernel this rule accepts), the row index,
- * the loop variable var (declared there again), functions, enum constants;
+ * the loop variable var (declared there again), functions, enum constants,
+ * integer locals declared before the first pass and never written (plain_local);
  * with bPtr also row pointers whose values use only those (each occurrence
  * noted: range_text replaces it by the value). */
 typedef struct plain_walk {
@@ -2018,6 +2076,27 @@ typedef struct plain_walk {
 } plain_walk;
 
 static int plain_run(plain_walk *w, CXCursor root);
+
+/* Is local d written anywhere in the kernel (assigned, stepped, its address taken)? */
+static int local_written(rr_state *pS, CXCursor d) {
+  write_walk w = {pS, clang_getNullCursor(), d};
+  ks_rw_walk(ks_rw_body(pS->kernel), write_visit, &w);
+  return !clang_Cursor_isNull(w.at);
+}
+
+/* A row-body integer local the first pass may read as it is (a causal row's
+ * `t`, a row's coordinates `b`, `h`): declared before the first row loop, its
+ * value made of such names, never written. */
+static int plain_local(rr_state *pS, int iV) {
+  rr_var *pV = &pS->aVar[iV];
+  unsigned iD, iDe, iL, iLe;
+  if (pV->bPtr || pV->bMem || pV->bFloat || !is_int_type(clang_getCursorType(pV->decl))) return 0;
+  if (ks_ast_extent(pS->pTu, pV->decl, &iD, &iDe) < 0 || ks_ast_extent(pS->pTu, pS->aLoop[0].loop, &iL, &iLe) < 0 ||
+      iDe > iL)
+    return 0;
+  plain_walk in = {pS, clang_getNullCursor(), 0, 0, 0, {0}, {0}, {0}};
+  return !plain_run(&in, var_init(pV->decl)) && !local_written(pS, pV->decl);
+}
 
 static int plain_visit(CXCursor c, const CXCursor *aAnc, int nAnc, void *pArg) {
   (void)aAnc;
@@ -2031,6 +2110,7 @@ static int plain_visit(CXCursor c, const CXCursor *aAnc, int nAnc, void *pArg) {
   if (e == CXCursor_FunctionDecl || e == CXCursor_EnumConstantDecl || param_index(pS, d) >= 0 ||
       clang_equalCursors(d, pS->row) || (!clang_Cursor_isNull(w->var) && clang_equalCursors(d, w->var)))
     return 0;
+  if (iV >= 0 && plain_local(pS, iV)) return 0;
   if (w->bPtr && iV >= 0 && pS->aVar[iV].bPtr && w->n < 8 && ks_ast_extent(pS->pTu, c, &iS, &iE) >= 0) {
     plain_walk in = {pS, clang_getNullCursor(), 0, 0, 0, {0}, {0}, {0}};
     if (!plain_run(&in, var_init(pS->aVar[iV].decl))) {
@@ -2108,24 +2188,26 @@ static int top_access_between(rr_state *pS) {
   return w.bHit;
 }
 
-/* Do all row loops walk the same elements (start and bound of the same text,
- * computable before the first pass), without a store under an if (a slot
- * would store an element its branch left) or a sum kept in memory? */
+/* Do all row loops start at the same element (the same text), with a start
+ * and bound computable before the first pass, and no sum kept in memory?
+ * Element j then belongs to the same thread and slot in every pass. Bounds
+ * may differ (a causal row's first passes end at t, its last at T), except on
+ * packed rows. Sets each loop's bound key and text. */
 static int res_loops_alike(rr_state *pS) {
-  rr_loop *p0 = &pS->aLoop[0];
-  char *zI0 = squash(pS, p0->init), *zB0 = squash(pS, p0->bound);
-  int bOk = zI0 && zB0;
+  char *zI0 = squash(pS, pS->aLoop[0].init);
+  int bOk = zI0 != NULL;
   for (int i = 0; i < pS->nLoop && bOk; i++) {
     rr_loop *pL = &pS->aLoop[i];
-    char *zI = squash(pS, pL->init), *zB = squash(pS, pL->bound);
+    char *zI = squash(pS, pL->init);
     plain_walk w = {pS, clang_getNullCursor(), 0, 0, 0, {0}, {0}, {0}};
-    bOk = zI && zB && strcmp(zI, zI0) == 0 && strcmp(zB, zB0) == 0 && !pL->bCondStore && !pL->nMemRef &&
-          !pL->zLimit == !p0->zLimit && !plain_run(&w, pL->init) && !plain_run(&w, pL->bound);
+    pL->zBoundKey = pL->zLimit ? ks_strdup(pL->zLimit) : squash(pS, pL->bound);
+    pL->zBoundText = pL->zLimit ? ks_strdup(pL->zLimit) : ks_ast_text(pS->pTu, pL->bound);
+    bOk = zI && pL->zBoundKey && pL->zBoundText && strcmp(zI, zI0) == 0 && !pL->nMemRef &&
+          (!pS->bPack || strcmp(pL->zBoundKey, pS->aLoop[0].zBoundKey) == 0) && !plain_run(&w, pL->init) &&
+          !plain_run(&w, pL->bound);
     free(zI);
-    free(zB);
   }
   free(zI0);
-  free(zB0);
   return bOk;
 }
 
@@ -2162,6 +2244,7 @@ static int res_walk_loop(rr_state *pS, rr_loop *pL) {
       pL->aPack[k].zRange = t.aPack[k].zRange;
       t.aPack[k].zRange = NULL;
       pL->aPack[k].bUncond = t.aPack[k].bUncond;
+      pL->aPack[k].bFirstUncond = t.aPack[k].bFirstUncond;
     }
     free_packs(&t);
   } else if (rc == 0) {
@@ -2171,6 +2254,89 @@ static int res_walk_loop(rr_state *pS, rr_loop *pL) {
     free_packs(&t);
   }
   return rc;
+}
+
+static int res_first_load(const rr_state *pS, const rr_loop *pL, int iLoop, int k);
+
+/* Does statement st store the access keyed zKey (P[e + j]) on every path:
+ * an assignment to it, a block holding one, an if whose branches both do? */
+static int must_store(rr_state *pS, CXCursor st, const char *zKey) {
+  CXCursor a[64], target = clang_getNullCursor();
+  int n, e = kind(st);
+  if (e == CXCursor_CompoundStmt) {
+    n = kids(st, a, 64);
+    for (int i = 0; i < n && i < 64; i++)
+      if (must_store(pS, a[i], zKey)) return 1;
+    return 0;
+  }
+  if (e == CXCursor_IfStmt) return kids(st, a, 4) == 3 && must_store(pS, a[1], zKey) && must_store(pS, a[2], zKey);
+  CXCursor x = ks_rw_strip(st);
+  if (((kind(x) == CXCursor_BinaryOperator && clang_getCursorBinaryOperatorKind(x) == CXBinaryOperator_Assign) ||
+       kind(x) == CXCursor_CompoundAssignOperator) &&
+      kids(x, a, 2) == 2) {
+    target = ks_rw_strip(a[0]);
+  } else if (kind(x) == CXCursor_CallExpr && clang_Cursor_getNumArguments(x) == 2) {
+    char *z = ks_rw_spelling(x);
+    if (z && strcmp(z, "operator=") == 0) target = ks_rw_strip(clang_Cursor_getArgument(x, 0));
+    free(z);
+  }
+  if (clang_Cursor_isNull(target) || kind(target) != CXCursor_ArraySubscriptExpr) return 0;
+  char *z = squash(pS, target);
+  int b = z && strcmp(z, zKey) == 0;
+  free(z);
+  return b;
+}
+
+/* The pack of loop pL that is slot s, or -1. */
+static int slot_pack(const rr_loop *pL, int s) {
+  for (int k = 0; k < pL->nPack; k++)
+    if (pL->aiPackSlot[k] == s) return k;
+  return -1;
+}
+
+/* Slot by slot, pass by pass: where does a register hold element j? A pass
+ * covers a slot when at its end the register holds the whole range
+ * [start, bound): it loads the slot ahead of its body, stores it on every
+ * path, or an earlier covering pass has the same bound. A pass that reads a
+ * slot it does not cover so reads lazily, `(j < B_q ? r : (r = P[j]))` over
+ * the covering passes q, where and when the original reads, and only before
+ * its first store, unless that store is made on every path (a read after a
+ * store that may not have happened would see no value). A pass that stores a slot must cover it; its register goes to
+ * memory after the body except at the elements a later pass stores on every
+ * path (statically with the same bound, else skipped by `!(j < B_q)`).
+ * Returns 0, or 1: the rows stay in memory. */
+static int res_plan_slots(rr_state *pS) {
+  for (int s = 0; s < pS->nSlot; s++) {
+    unsigned uCov = 0;
+    for (int i = 0; i < pS->nLoop; i++) {
+      rr_loop *pL = &pS->aLoop[i];
+      int k = slot_pack(pL, s);
+      if (k < 0) continue;
+      rr_pack *pP = &pL->aPack[k];
+      int bCover = res_first_load(pS, pL, i, k);
+      for (int q = 0; q < i; q++)
+        if ((uCov >> q & 1u) && strcmp(pS->aLoop[q].zBoundKey, pL->zBoundKey) == 0) bCover = 1;
+      pP->bMust = pP->bStore && must_store(pS, pL->body, pP->zKey);
+      if (!bCover && ((pP->bReadAfter && !pP->bFirstUncond) || (pP->bStore && !pP->bMust) || (pS->bPack && pP->bLoad)))
+        return 1;
+      pP->bLazy = !bCover && pP->bLoad;
+      pP->uCov = uCov;
+      if (bCover || pP->bMust) uCov |= 1u << i;
+    }
+    for (int i = 0; i < pS->nLoop; i++) {
+      int k = slot_pack(&pS->aLoop[i], s);
+      if (k < 0 || !pS->aLoop[i].aPack[k].bStore) continue;
+      rr_pack *pP = &pS->aLoop[i].aPack[k];
+      pP->bWriteBack = 1;
+      for (int q = i + 1; q < pS->nLoop && pP->bWriteBack; q++) {
+        int m = slot_pack(&pS->aLoop[q], s);
+        if (m < 0 || !pS->aLoop[q].aPack[m].bMust) continue;
+        if (strcmp(pS->aLoop[q].zBoundKey, pS->aLoop[i].zBoundKey) == 0) pP->bWriteBack = 0;
+        else pP->uWbSkip |= 1u << q;
+      }
+    }
+  }
+  return 0;
 }
 
 /* resident=K: the row may stay in registers between passes when every
@@ -2206,9 +2372,18 @@ static int plan_resident(rr_state *pS) {
       if (pL->aPack[k].bStore) pS->aSlot[s].iLastStore = i;
     }
   }
+  if (res_plan_slots(pS)) return KS_OK;
   /* packed rows: whole packs of 8 elements a slot */
   if (bReuse) pS->nRes = pS->bPack ? (pS->nResK + 7) / 8 * 8 : pS->nResK;
   return KS_OK;
+}
+
+/* Has a pass before iLoop (accessing slot s; any pass when s < 0) the same bound? */
+static int bound_seen(const rr_state *pS, int iLoop, int s) {
+  for (int q = 0; q < iLoop; q++)
+    if ((s < 0 || slot_pack(&pS->aLoop[q], s) >= 0) && strcmp(pS->aLoop[q].zBoundKey, pS->aLoop[iLoop].zBoundKey) == 0)
+      return 1;
+  return 0;
 }
 
 /* Before the first pass: the slots, and the run-time choice of the resident
@@ -2219,8 +2394,7 @@ static int plan_resident(rr_state *pS) {
 static int resident_prelude(rr_state *pS, const char *zStep, const char *zInd, ks_buf *pB) {
   rr_loop *p0 = &pS->aLoop[0];
   char *zStart = ks_ast_text(pS->pTu, p0->init);
-  char *zBound = p0->zLimit ? ks_strdup(p0->zLimit) : ks_ast_text(pS->pTu, p0->bound);
-  int abPair[RR_MAX_SLOTS] = {0}, rc = zStart && zBound ? KS_OK : KS_ENOMEM;
+  int abPair[RR_MAX_SLOTS] = {0}, rc = zStart ? KS_OK : KS_ENOMEM;
   for (int s = 0; s < pS->nSlot; s++)
     for (int t = 0; t < pS->nSlot; t++)
       if (s != t && pS->aSlot[s].iLastStore >= 0) abPair[s] = abPair[t] = 1;
@@ -2235,23 +2409,35 @@ static int resident_prelude(rr_state *pS, const char *zStep, const char *zInd, k
     char *zV = ks_rw_spelling(pF->var);
     CXString sT = clang_getTypeSpelling(clang_getCursorType(pF->var));
     const char *zT = clang_getCString(sT), *zR = pF->aPack[k].zRange;
-    rc = ks_buf_printf(pB,
-                       "unsigned long long ks_lo%d, ks_hi%d;\n%s{ %s %s = (%s)(%s); ks_lo%d = (unsigned long long)&(%s);"
-                       " %s = (%s)(%s); ks_hi%d = (unsigned long long)&(%s); }\n%s",
-                       s, s, zInd, zT, zV, zT, zStart, s, zR, zV, zT, zBound, s, zR, zInd);
+    rc = ks_buf_printf(pB, "unsigned long long ks_lo%d, ks_hi%d;\n%s{ %s %s = (%s)(%s); ks_lo%d = (unsigned long long)&(%s);",
+                       s, s, zInd, zT, zV, zT, zStart, s, zR);
+    /* the row range's end: the largest of the bounds of the passes accessing the slot */
+    for (int i = 0, bFirst = 1; i < pS->nLoop && rc >= 0; i++) {
+      if (slot_pack(&pS->aLoop[i], s) < 0 || bound_seen(pS, i, s)) continue;
+      const char *zB = pS->aLoop[i].zBoundText;
+      rc = bFirst ? ks_buf_printf(pB, " %s = (%s)(%s); ks_hi%d = (unsigned long long)&(%s);", zV, zT, zB, s, zR)
+                  : ks_buf_printf(pB, " %s = (%s)(%s); if ((unsigned long long)&(%s) > ks_hi%d) ks_hi%d = (unsigned long long)&(%s);",
+                                  zV, zT, zB, zR, s, s, zR);
+      bFirst = 0;
+    }
+    if (rc >= 0) rc = ks_buf_printf(pB, " }\n%s", zInd);
     clang_disposeString(sT);
     free(zV);
   }
-  if (rc >= 0)
-    rc = ks_buf_printf(pB, "const bool ks_res = (long long)(%s) - (long long)(%s) <= (long long)%d * (long long)(%s)",
-                       zBound, zStart, pS->nRes, zStep);
+  /* every pass's row fits K elements a thread */
+  for (int i = 0; i < pS->nLoop && rc >= 0; i++) {
+    if (i && bound_seen(pS, i, -1)) continue;
+    rc = i ? ks_buf_printf(pB, "\n%s    && ", zInd) : ks_buf_puts(pB, "const bool ks_res = ");
+    if (rc >= 0)
+      rc = ks_buf_printf(pB, "(long long)(%s) - (long long)(%s) <= (long long)%d * (long long)(%s)",
+                         pS->aLoop[i].zBoundText, zStart, pS->nRes, zStep);
+  }
   for (int s = 0; s < pS->nSlot && rc >= 0; s++)
     for (int t = s + 1; t < pS->nSlot && rc >= 0; t++)
       if (pS->aSlot[s].iLastStore >= 0 || pS->aSlot[t].iLastStore >= 0)
         rc = ks_buf_printf(pB, "\n%s    && (ks_hi%d <= ks_lo%d || ks_hi%d <= ks_lo%d)", zInd, s, t, t, s);
   if (rc >= 0) rc = ks_buf_printf(pB, ";\n%s", zInd);
   free(zStart);
-  free(zBound);
   return rc < 0 ? ks_error_set(KS_ENOMEM, "out of memory") : KS_OK;
 }
 
@@ -2315,9 +2501,17 @@ static int resident_elems(rr_state *pS, rr_loop *pL, const char *zType, const ch
   if (rc >= 0) rc = res_elem_head(pS, zType, zVar, zStart, zStep, zInd, nBound, zBound, pB);
   if (rc >= 0) rc = ks_buf_printf(pB, "%s      ", zInd);
   if (rc >= 0) rc = put_reindented(pB, zBody, (int)strlen(zBody), zInd, 6);
-  for (int k = 0; k < pL->nPack && rc >= 0; k++)
-    if (pL->aPack[k].bStore && pS->aSlot[pL->aiPackSlot[k]].iLastStore == iLoop)
-      rc = ks_buf_printf(pB, "\n%s      %s = ks_r%d[ks_k];", zInd, pL->aPack[k].zText, pL->aiPackSlot[k]);
+  for (int k = 0; k < pL->nPack && rc >= 0; k++) {
+    const rr_pack *pP = &pL->aPack[k];
+    if (!pP->bStore || !pP->bWriteBack) continue;
+    rc = ks_buf_printf(pB, "\n%s      ", zInd);
+    if (rc >= 0 && pP->uWbSkip) {
+      rc = ks_buf_puts(pB, "if (");
+      if (rc >= 0) rc = put_below(pS, zVar, pP->uWbSkip, 1, pB);
+      if (rc >= 0) rc = ks_buf_puts(pB, ") ");
+    }
+    if (rc >= 0) rc = ks_buf_printf(pB, "%s = ks_r%d[ks_k];", pP->zText, pL->aiPackSlot[k]);
+  }
   if (rc >= 0) rc = ks_buf_printf(pB, "\n%s    }\n%s  }", zInd, zInd);
   return rc;
 }
@@ -2350,7 +2544,7 @@ static int resident_packs(rr_state *pS, rr_loop *pL, const char *zType, const ch
   if (rc >= 0) rc = put_reindented(pB, zBody, (int)strlen(zBody), zInd, 6);
   if (rc >= 0) rc = ks_buf_printf(pB, "\n%s    }", zInd);
   for (int k = 0; k < pL->nPack && rc >= 0; k++)
-    if (pL->aPack[k].bStore && pS->aSlot[pL->aiPackSlot[k]].iLastStore == iLoop)
+    if (pL->aPack[k].bStore && pL->aPack[k].bWriteBack)
       rc = ks_buf_printf(pB, "\n%s    { %s %s = ks_c; ks_rowpack::store(&%s, ks_r%d[ks_u], ks_n); }", zInd, zType, zVar,
                          pL->aPack[k].zText, pL->aiPackSlot[k]);
   if (rc >= 0) rc = ks_buf_printf(pB, "\n%s  }", zInd);
@@ -2720,6 +2914,8 @@ done:
   for (int i = 0; i < pS->nLoop; i++) {
     free(pS->aLoop[i].zUnrolled);
     free(pS->aLoop[i].zLimit);
+    free(pS->aLoop[i].zBoundKey);
+    free(pS->aLoop[i].zBoundText);
     for (int k = 0; k < pS->aLoop[i].nPack; k++) {
       free(pS->aLoop[i].aPack[k].zKey);
       free(pS->aLoop[i].aPack[k].zText);

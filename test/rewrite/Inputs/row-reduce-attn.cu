@@ -183,3 +183,50 @@ void launch_bad(float* att, const float* preatt, int B, int T, int NH) {
 void launch_attn_half_masked(__half* att, const __half* preatt, int B, int T, int NH) {
     attn_half_masked<<<CEIL_DIV(B * T * NH, 256), 256>>>(att, preatt, B, T, NH);
 }
+
+// The last pass reads the input again over the whole row (t2 < T), past the
+// causal passes' t2 <= t: with resident=K those elements are loaded where the
+// original reads them (lazily), the others come from the registers.
+__global__ void attn_reread(float* att, const float* preatt, int B, int T, int NH) {
+    int idx = blockIdx.x * blockDim.x + threadIdx.x;
+    if (idx >= B * T * NH) return;
+    int h = idx % NH, t = (idx / NH) % T, b = idx / (NH * T);
+    const float* pr = preatt + ((size_t)(b * NH + h) * T + t) * T;
+    float* ar = att + ((size_t)(b * NH + h) * T + t) * T;
+    float m = -1e30f;
+    for (int t2 = 0; t2 <= t; t2++) m = fmaxf(m, pr[t2]);
+    float s = 0.0f;
+    for (int t2 = 0; t2 <= t; t2++) s += expf(pr[t2] - m);
+    for (int t2 = 0; t2 < T; t2++) {
+        float v = pr[t2];
+        ar[t2] = t2 <= t ? expf(v - m) / s : v * 0.5f;
+    }
+}
+
+void launch_attn_reread(float* att, const float* preatt, int B, int T, int NH) {
+    attn_reread<<<CEIL_DIV(B * T * NH, 32), 32>>>(att, preatt, B, T, NH);
+}
+
+// The last pass rescales only the causal prefix (t2 <= t) of what the exp pass
+// stored over the whole row (t2 < T): with resident=K the exp pass's store must
+// still reach memory past the prefix.
+__global__ void attn_prefix(float* att, const float* preatt, int B, int T, int NH) {
+    int idx = blockIdx.x * blockDim.x + threadIdx.x;
+    if (idx >= B * T * NH) return;
+    int h = idx % NH, t = (idx / NH) % T, b = idx / (NH * T);
+    const float* pr = preatt + ((size_t)(b * NH + h) * T + t) * T;
+    float* ar = att + ((size_t)(b * NH + h) * T + t) * T;
+    float m = -1e30f;
+    for (int t2 = 0; t2 < T; t2++) m = fmaxf(m, pr[t2]);
+    float s = 0.0f;
+    for (int t2 = 0; t2 < T; t2++) {
+        float e = expf(pr[t2] - m);
+        ar[t2] = e;
+        s += e;
+    }
+    for (int t2 = 0; t2 <= t; t2++) ar[t2] = ar[t2] / s;
+}
+
+void launch_attn_prefix(float* att, const float* preatt, int B, int T, int NH) {
+    attn_prefix<<<CEIL_DIV(B * T * NH, 32), 32>>>(att, preatt, B, T, NH);
+}
