@@ -3,7 +3,7 @@
 // One thread per output element, direct convolution.
 #include <cuda_runtime.h>
 
-// kernelskill: cmp.conv-implicit-gemm (rule conv-igemm, round 1) dram 1%->4%, achieved_gflops 6.75e+03->2.61e+04, 3.86x — the shipped convolution template (share/kernelskill/templates/ks_conv_f32.cuh)
+// kernelskill: cmp.conv-implicit-gemm (rule conv-igemm, round 1) dram 1%->4%, achieved_gflops 6.76e+03->2.89e+04, 4.27x — the shipped convolution template (share/kernelskill/templates/ks_conv_f32.cuh)
 /* ks_conv_f32.cuh — KernelSkill's shipped FP32 direct-convolution device
  * template, as an implicit GEMM (installed under share/kernelskill/templates/;
  * the conv-igemm rule inserts it into the kernels it emits, bench/conv/ times
@@ -25,8 +25,14 @@
  * past K and for m, n past M, N), STAGES - 1 tiles in flight; below sm_80 the
  * copies are plain loads and stores. A thread's B column is fixed (NT is a
  * multiple of BN), so its image, iy0 = oy*sy - py and ix0 = ox*sx - px are
- * computed once; per element it adds the k row's offsets (KH, KW compile-time
- * constants fold the divisions).
+ * computed once. With the filter's size a compile-time constant of at most 63
+ * taps, a thread also computes once which taps of its window lie inside the
+ * image (a bit mask), and the block keeps, per k row of the tiles in flight,
+ * that row's offset ci*H*W + ky*dy*W + kx*dx and its tap in a small shared
+ * table written one tile ahead: a gathered element is then a table read, a
+ * mask test and an add, where dividing k by KH*KW and by KW and four bounds
+ * tests took several times the instructions of the copy itself. Otherwise
+ * (the size a parameter, or more taps) each element decomposes its k.
  *
  * Bitwise contract: every output's sum is sequential over k = 0, 1, ..., K-1,
  * i.e. the order (ci, ky, kx) of the naive kernel's loops, `acc += w * x`
@@ -40,7 +46,18 @@
 
 #include <stdint.h>
 
+/* KS_CONV_ROW_TABLE=0 forces the per-element decomposition of k everywhere
+ * (bench/conv/rule_bench.sh builds both, side by side). */
+#ifndef KS_CONV_ROW_TABLE
+#define KS_CONV_ROW_TABLE 1
+#endif
+
 namespace ks_conv {
+
+/* A bit per filter tap and one more (the last) that is never set: 32 bits up
+ * to 31 taps, 64 up to 63. */
+template <bool WIDE> struct tap_mask { typedef unsigned type; };
+template <> struct tap_mask<true> { typedef unsigned long long type; };
 
 /* The convolution's geometry, as the kernel's parameters give it. */
 struct geom {
@@ -74,7 +91,8 @@ template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int STAGES> st
   static constexpr int NT = NWM * NWN * 32;          /* threads per block */
   static constexpr int LR = WM / TM, LC = WN / TN;   /* lanes per warp, rows x cols */
   static constexpr int AS = BK * (BM + 4), BS = BK * (BN + 4); /* floats per stage */
-  static constexpr size_t SMEM = (size_t)STAGES * (AS + BS) * sizeof(float);
+  static constexpr int TAB = STAGES * BK;           /* B row-table entries (row_table) */
+  static constexpr size_t SMEM = (size_t)STAGES * (AS + BS) * sizeof(float) + (size_t)TAB * (sizeof(long long) + sizeof(int));
   static constexpr int MINB = TM * TN <= 64 && NT <= 512 ? 512 / NT : 1;
   static_assert(BM % WM == 0 && BN % WN == 0, "the block tile is a whole number of warp tiles");
   static_assert(WM % TM == 0 && WN % TN == 0 && LR * LC == 32, "a warp tile is 32 thread tiles");
@@ -111,19 +129,52 @@ __device__ __forceinline__ void conv_block(const geom &g, const float *__restric
   const int wm0 = (warp / cfg::NWN) * WM, wn0 = (warp % cfg::NWN) * WN;
   const int lr = lane / LC, lc = lane % LC;
 
-  /* This thread's B column: its image, its window's corner */
+  /* The row table (see the header): with KK taps known here, at most 63 */
+  constexpr int KK = KH * KW, KWd = KW > 0 ? KW : 1, KKd = KK > 0 ? KK : 1;
+  constexpr bool TABLE = KS_CONV_ROW_TABLE && KK > 0 && KK <= 63;
+  typedef typename tap_mask<(KK > 31)>::type mask_t;
+  constexpr int NONE = KK > 31 ? 63 : 31; /* the tap of a row past K: its bit is never set */
+  Off *tOff = reinterpret_cast<Off *>(Bs + STAGES * cfg::BS); /* [STAGES][BK]: stage s holds tile s's rows */
+  int *tTap = reinterpret_cast<int *>(tOff + cfg::TAB);
+
+  /* This thread's B column: its image, its window's corner, its taps inside the image */
   const int bj = tid % BN, bk0 = RS == 1 ? 0 : tid / BN;
   const Off bn_ = n0 + bj;
   const bool bCol = bn_ < N;
   int iy0 = 0, ix0 = 0;
   const float *xb = x;
+  Off cb = 0;
+  mask_t vm = 0;
   if (bCol) {
     const Off nb = bn_ / OHW, p = bn_ - nb * OHW;
     const int oy = (int)(p / g.OW), ox = (int)(p - (Off)oy * g.OW);
     iy0 = oy * g.sy - g.py;
     ix0 = ox * g.sx - g.px;
     xb = x + nb * (Off)g.cin * HW;
+    cb = nb * (Off)g.cin * HW + (Off)iy0 * g.W + ix0;
+#pragma unroll
+    for (int q = 0; q < (TABLE ? KK : 0); q++) {
+      const int iy = iy0 + (q / KWd) * g.dy, ix = ix0 + (q % KWd) * g.dx;
+      if (iy >= 0 && iy < g.H && ix >= 0 && ix < g.W) vm |= (mask_t)1 << q;
+    }
   }
+
+  /* Tile t's rows into the table's stage t % STAGES: offset from a window's
+   * corner, and tap (NONE past K) */
+  auto row_table = [&](int t) {
+    for (int r = tid; r < BK; r += NT) {
+      const int k = t * BK + r, e = (t % STAGES) * BK + r;
+      Off o = 0;
+      int tq = NONE;
+      if (k < K) {
+        const int ci = k / KKd, q = k - ci * KKd;
+        o = (Off)ci * HW + (Off)(q / KWd) * g.dy * g.W + (q % KWd) * g.dx;
+        tq = q;
+      }
+      tOff[e] = o;
+      tTap[e] = tq;
+    }
+  };
 
   /* Tile t of both operands into stage s */
   auto load = [&](int t, int s) {
@@ -136,13 +187,24 @@ __device__ __forceinline__ void conv_block(const geom &g, const float *__restric
       const bool bOk = gm < M && gk < K;
       cp4(as + ak * (BM + 4) + am, bOk ? w + (Off)gm * K + gk : w, bOk);
     }
+    if (TABLE) {
+      const Off *to = tOff + s * BK;
+      const int *tt = tTap + s * BK;
+#pragma unroll 4
+      for (int i = 0; i < NB; i++) {
+        const int r = bk0 + i * RS;
+        const bool bOk = (vm >> tt[r]) & 1;
+        cp4(bs + r * (BN + 4) + bj, bOk ? x + (cb + to[r]) : x, bOk);
+      }
+    } else {
 #pragma unroll 4 /* fully unrolled, the 16 gathers' addresses live together and spill (ptxas -v, 8x8 tiles) */
-    for (int i = 0; i < NB; i++) {
-      const int r = bk0 + i * RS, k = k0 + r;
-      const int ci = k / kk, q = k - ci * kk, ky = q / kw, kx = q - ky * kw;
-      const int iy = iy0 + ky * g.dy, ix = ix0 + kx * g.dx;
-      const bool bOk = bCol && k < K && iy >= 0 && iy < g.H && ix >= 0 && ix < g.W;
-      cp4(bs + r * (BN + 4) + bj, bOk ? xb + (Off)ci * HW + (Off)iy * g.W + ix : x, bOk);
+      for (int i = 0; i < NB; i++) {
+        const int r = bk0 + i * RS, k = k0 + r;
+        const int ci = k / kk, q = k - ci * kk, ky = q / kw, kx = q - ky * kw;
+        const int iy = iy0 + ky * g.dy, ix = ix0 + kx * g.dx;
+        const bool bOk = bCol && k < K && iy >= 0 && iy < g.H && ix >= 0 && ix < g.W;
+        cp4(bs + r * (BN + 4) + bj, bOk ? xb + (Off)ci * HW + (Off)iy * g.W + ix : x, bOk);
+      }
     }
   };
 
@@ -157,6 +219,11 @@ __device__ __forceinline__ void conv_block(const geom &g, const float *__restric
   }
 
   const int nT = (K + BK - 1) / BK;
+  if (TABLE) {
+#pragma unroll
+    for (int s = 0; s < STAGES; s++) row_table(s);
+    __syncthreads();
+  }
 #pragma unroll
   for (int s = 0; s < STAGES - 1; s++) {
     if (s < nT) load(s, s);
@@ -167,6 +234,9 @@ __device__ __forceinline__ void conv_block(const geom &g, const float *__restric
     __syncthreads();
     const int tn = t + STAGES - 1;
     if (tn < nT) load(tn, tn % STAGES); /* the stage computed at t - 1: every thread is past it */
+    /* tile tn + 1's rows, read after the next barrier, into stage t % STAGES,
+     * whose rows were last read by tile t's gather, before this barrier */
+    if (TABLE && tn + 1 < nT) row_table(tn + 1);
     commit();
     const float *as = As + (t % STAGES) * cfg::AS + wm0 + lr * 4;
     const float *bs = Bs + (t % STAGES) * cfg::BS + wn0 + lc * 4;
@@ -231,7 +301,7 @@ __host__ __device__ __forceinline__ bool fits_int(const geom &g) {
 
 #endif
 
-// kernelskill: cmp.conv-implicit-gemm (rule conv-igemm, round 1) dram 1%->4%, achieved_gflops 6.75e+03->2.61e+04, 3.86x — ks_conv::conv_block implicit GEMM (M = cout, N = batch*OH*OW, K = cin*KH*KW, im2col gathered into shared memory), 64x128x16 tiles, 32x64 warps, 8x8 per thread, 3 stages, 128 threads; sums in the kernel's order (ci, ky, kx)
+// kernelskill: cmp.conv-implicit-gemm (rule conv-igemm, round 1) dram 1%->4%, achieved_gflops 6.76e+03->2.89e+04, 4.27x — ks_conv::conv_block implicit GEMM (M = cout, N = batch*OH*OW, K = cin*KH*KW, im2col gathered into shared memory), 64x128x16 tiles, 32x64 warps, 8x8 per thread, 3 stages, 128 threads; sums in the kernel's order (ci, ky, kx)
 __global__ void __launch_bounds__(128, 4) conv2d_3x3_kernel(const float *x, const float *w, float *y, int batch,
                                   int cin, int cout, int height, int width)
 {
@@ -249,6 +319,6 @@ extern "C" void conv2d_3x3_forward(const float *x, const float *w, float *y, int
     int threads = 256;
     long long n = (long long)batch * cout * height * width;
     long long blocks = (n + threads - 1) / threads;
-    // kernelskill: cmp.conv-implicit-gemm (rule conv-igemm, round 1) dram 1%->4%, achieved_gflops 6.75e+03->2.61e+04, 3.86x — grid of 64x128 tiles over cout x batch*OH*OW, 128 threads
+    // kernelskill: cmp.conv-implicit-gemm (rule conv-igemm, round 1) dram 1%->4%, achieved_gflops 6.76e+03->2.89e+04, 4.27x — grid of 64x128 tiles over cout x batch*OH*OW, 128 threads
     conv2d_3x3_kernel<<<dim3((unsigned)(((long long)((batch)) * ((height)) * ((width)) + 127) / 128), (unsigned)((((cout)) + 63) / 64)), dim3(128)>>>(x, w, y, batch, cin, cout, height, width);
 }

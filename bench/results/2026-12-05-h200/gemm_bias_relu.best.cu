@@ -2,7 +2,7 @@
 // (w is out_features x in_features, row-major). One thread per output element.
 #include <cuda_runtime.h>
 
-// kernelskill: cmp.register-blocking (rule gemm-tiled, round 1) stall_mio_throttle 0.00257->0.0443, sm 11%->71%, 42.93x — the shipped GEMM template (share/kernelskill/templates/ks_gemm_f32.cuh)
+// kernelskill: cmp.register-blocking (rule gemm-tiled, round 1) stall_mio_throttle 0.00258->0.0446, sm 11%->71%, 42.92x — the shipped GEMM template (share/kernelskill/templates/ks_gemm_f32.cuh)
 /* ks_gemm_f32.cuh — KernelSkill's shipped FP32 GEMM device template (installed
  * under share/kernelskill/templates/; the gemm-tiled rule includes it into the
  * kernels it emits, bench/gemm/ sweeps it against cuBLAS).
@@ -805,7 +805,7 @@ cudaError_t gemm_tf32(int M, int N, int K, const float *A, long long lda, const 
 
 #endif
 
-// kernelskill: cmp.register-blocking (rule gemm-tiled, round 1) stall_mio_throttle 0.00257->0.0443, sm 11%->71%, 42.93x — ks_gemm::gemm_block 128x128x16 tiles, 64x32 warps, 8x8 per thread, 4 stages, 256 threads, B transposed, epilogue kept, 67584 bytes of dynamic shared memory
+// kernelskill: cmp.register-blocking (rule gemm-tiled, round 1) stall_mio_throttle 0.00258->0.0446, sm 11%->71%, 42.92x — ks_gemm::gemm_block 128x128x16 tiles, 64x32 warps, 8x8 per thread, 4 stages, 256 threads, B transposed, epilogue kept, 67584 bytes of dynamic shared memory
 __global__ void __launch_bounds__(256, 2) gemm_bias_relu_kernel(const float *x, const float *w, const float *bias,
                                       float *y, int m, int n, int k)
 {
@@ -826,6 +826,6 @@ extern "C" void gemm_bias_relu_forward(const float *x, const float *w, const flo
 {
     dim3 threads(16, 16);
     dim3 blocks((n + 15) / 16, (m + 15) / 16);
-    // kernelskill: cmp.register-blocking (rule gemm-tiled, round 1) stall_mio_throttle 0.00257->0.0443, sm 11%->71%, 42.93x — grid of 128x128 tiles over m x n, 256 threads, 67584 bytes of dynamic shared memory (opted in to first)
+    // kernelskill: cmp.register-blocking (rule gemm-tiled, round 1) stall_mio_throttle 0.00258->0.0446, sm 11%->71%, 42.92x — grid of 128x128 tiles over m x n, 256 threads, 67584 bytes of dynamic shared memory (opted in to first)
     gemm_bias_relu_kernel<<<(cudaFuncSetAttribute(gemm_bias_relu_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 67584), dim3(((n) + 127) / 128, ((m) + 127) / 128)), dim3(256), 67584>>>(x, w, bias, y, m, n, k);
 }

@@ -4,7 +4,7 @@
 __global__ void scaled_residual_add_kernel(const float *x, const float *residual, float *y,
                                            float alpha, long long n)
 {
-    // kernelskill: mem.vectorize-128 (rule vectorize, round 1) dram 71%->92%, inst_executed 5.87e+07->2.2e+07, 1.28x — float4 loads/stores (4 x float per thread), alignment guard, scalar tail
+    // kernelskill: mem.vectorize-128 (rule vectorize, round 1) dram 72%->91%, inst_executed 5.87e+07->2.2e+07, 1.26x — float4 loads/stores (4 x float per thread), alignment guard, scalar tail
     const long long ks_base = ((long long)blockIdx.x * blockDim.x + threadIdx.x) * 4;
     const long long ks_n = (long long)(n);
     if (ks_base + 4 <= ks_n && (((unsigned long long)(const void *)x | (unsigned long long)(const void *)residual | (unsigned long long)(const void *)y) % 16) == 0) {
@@ -37,6 +37,6 @@ extern "C" void scaled_residual_add_forward(const float *x, const float *residua
 {
     int threads = 256;
     long long blocks = (n + threads - 1) / threads;
-    // kernelskill: mem.vectorize-128 (rule vectorize, round 1) dram 71%->92%, inst_executed 5.87e+07->2.2e+07, 1.28x — grid for 4 elements per thread (float4)
+    // kernelskill: mem.vectorize-128 (rule vectorize, round 1) dram 72%->91%, inst_executed 5.87e+07->2.2e+07, 1.26x — grid for 4 elements per thread (float4)
     scaled_residual_add_kernel<<<(unsigned)((n + threads * 4 - 1) / (threads * 4)), threads>>>(x, residual, y, alpha, n);
 }

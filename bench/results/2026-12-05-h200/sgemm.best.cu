@@ -2,7 +2,7 @@
 // One thread per element of C, a plain dot product over k (no tiling).
 #include <cuda_runtime.h>
 
-// kernelskill: cmp.register-blocking (rule gemm-tiled, round 1) stall_mio_throttle 0.000152->0.0153, sm 65%->74%, 7.65x — the shipped GEMM template (share/kernelskill/templates/ks_gemm_f32.cuh)
+// kernelskill: cmp.register-blocking (rule gemm-tiled, round 1) stall_mio_throttle 0.000145->0.0153, sm 65%->75%, 7.61x — the shipped GEMM template (share/kernelskill/templates/ks_gemm_f32.cuh)
 /* ks_gemm_f32.cuh — KernelSkill's shipped FP32 GEMM device template (installed
  * under share/kernelskill/templates/; the gemm-tiled rule includes it into the
  * kernels it emits, bench/gemm/ sweeps it against cuBLAS).
@@ -805,7 +805,7 @@ cudaError_t gemm_tf32(int M, int N, int K, const float *A, long long lda, const 
 
 #endif
 
-// kernelskill: cmp.register-blocking (rule gemm-tiled, round 1) stall_mio_throttle 0.000152->0.0153, sm 65%->74%, 7.65x — ks_gemm::gemm_block 128x128x16 tiles, 64x32 warps, 8x8 per thread, 4 stages, 256 threads, 67584 bytes of dynamic shared memory
+// kernelskill: cmp.register-blocking (rule gemm-tiled, round 1) stall_mio_throttle 0.000145->0.0153, sm 65%->75%, 7.61x — ks_gemm::gemm_block 128x128x16 tiles, 64x32 warps, 8x8 per thread, 4 stages, 256 threads, 67584 bytes of dynamic shared memory
 __global__ void __launch_bounds__(256, 2) sgemm_kernel(const float *a, const float *b, float *c, int n)
 {
   extern __shared__ __align__(16) float ks_smem[];
@@ -820,6 +820,6 @@ extern "C" void sgemm_forward(const float *a, const float *b, float *c, int n)
 {
     dim3 threads(16, 16);
     dim3 blocks((n + 15) / 16, (n + 15) / 16);
-    // kernelskill: cmp.register-blocking (rule gemm-tiled, round 1) stall_mio_throttle 0.000152->0.0153, sm 65%->74%, 7.65x — grid of 128x128 tiles over n x n, 256 threads, 67584 bytes of dynamic shared memory (opted in to first)
+    // kernelskill: cmp.register-blocking (rule gemm-tiled, round 1) stall_mio_throttle 0.000145->0.0153, sm 65%->75%, 7.61x — grid of 128x128 tiles over n x n, 256 threads, 67584 bytes of dynamic shared memory (opted in to first)
     sgemm_kernel<<<(cudaFuncSetAttribute(sgemm_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 67584), dim3(((n) + 127) / 128, ((n) + 127) / 128)), dim3(256), 67584>>>(a, b, c, n);
 }

@@ -2,8 +2,7 @@
 // dimension of a 3-D tensor). One thread per output, a sequential loop over r.
 #include <cuda_runtime.h>
 
-// kernelskill: mem.restrict-const (rule restrict-const, round 1) inst_executed 9.29e+06->9.29e+06, duration 69->70.2 us, 1.01x — __restrict__ x, __restrict__ y
-__global__ void sum_dim_kernel(const float *__restrict__ x, float *__restrict__ y, int batch, int reduce, int inner)
+__global__ void sum_dim_kernel(const float *x, float *y, int batch, int reduce, int inner)
 {
     long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= (long long)batch * inner)
