@@ -7,8 +7,8 @@
 /* A parameterized rule is tried at a few values inside one round; the best
  * correct one wins. bOnlyIfGiven: sweep this parameter only when the skill
  * sets it (smem-tile-gemm sweeps regs for register blocking, tile otherwise).
- * A value may carry more parameters of its own after ';' ("auto;resident=32":
- * threads=auto and resident=32), unless the skill sets them. */
+ * A value may carry more parameters of its own after ';' ("auto;resident=16":
+ * threads=auto and resident=16), unless the skill sets them. */
 typedef struct sweep_def {
   const char *zRule, *zParam;
   const char *azValues[5];
@@ -27,8 +27,12 @@ static const sweep_def aSweep[] = {{"block-size", "threads", {"128", "256", "512
                                     0},
                                    {"unroll", "factor", {"4", "8", 0, 0}, 1},
                                    /* row-reduce: resident rows (kept in registers between passes) on and
-                                      off at threads=auto, where K = 32 holds every row under 8192 elements */
-                                   {"row-reduce", "threads", {"auto", "auto;resident=32", "256", "128", 0}, 0},
+                                      off at threads=auto. K = 16 holds the power-of-two rows from 512 to
+                                      4096 elements with half the registers of K = 32 (which holds every row
+                                      under 8192) and was faster on 5 of the corpus' 6 multi-pass row tasks
+                                      (bench/results/2026-12-05-run5); 32 comes fourth. */
+                                   {"row-reduce", "threads", {"auto", "auto;resident=16", "256", "auto;resident=32", 0},
+                                    0},
                                    {0, 0, {0}, 0}};
 
 static int param_is(const char *zKV, const char *zName) {

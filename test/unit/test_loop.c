@@ -382,7 +382,7 @@ static void test_sweep(void **state) {
   assert_string_equal(az[0][0], "threads=auto");
   assert_int_equal(an[1], 2);
   assert_string_equal(az[1][0], "threads=auto");
-  assert_string_equal(az[1][1], "resident=32");
+  assert_string_equal(az[1][1], "resident=16");
   assert_int_equal(an[2], 1);
   assert_string_equal(az[2][0], "threads=256");
   ks_loop_sweep_free(az, an, n);
