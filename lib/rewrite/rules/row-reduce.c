@@ -54,6 +54,7 @@ typedef struct rr_var {
   int bFloat;   /* float or double scalar: may be an accumulator */
   int bDouble;
   int bZero;    /* still holds the literal zero it was declared with */
+  int ePlain;   /* resident rows, plain_local: 0 not asked yet, 1 plain, 2 not */
   int bMem;     /* a sum kept in memory, P[row] += E in a row loop (polybench style): no
                    declaration (decl is null); iRoot is P, mem the first P[row] */
   CXCursor mem;
@@ -76,7 +77,7 @@ typedef struct rr_pack {
   int bLazy;           /* its register may not hold element j when the pass starts: the reads before
                           its first store load it where no pass in uCov covers j */
   unsigned uCov;       /* the earlier passes whose register holds their whole range [start, bound) */
-  int bWriteBack;      /* the pass stores the register to memory after its body */
+  int bWriteBack;      /* it is stored, and the pass stores the register to memory after its body */
   unsigned uWbSkip;    /* ... except at j below the bound of one of these later passes (they store it) */
 } rr_pack;
 
@@ -1221,15 +1222,19 @@ static const char *mem_name(rr_state *pS, const rr_loop *pL, int iVar, char *zBu
   return zBuf;
 }
 
+/* Resident rows: has a pass before iLoop among uLoops (a bit a pass) the same bound? */
+static int bound_seen(const rr_state *pS, int iLoop, unsigned uLoops) {
+  for (int q = 0; q < iLoop; q++)
+    if ((uLoops >> q & 1u) && strcmp(pS->aLoop[q].zBoundKey, pS->aLoop[iLoop].zBoundKey) == 0) return 1;
+  return 0;
+}
+
 /* Resident rows: `j < (B_q)` for each pass q in uLoops (a bound once),
  * joined by ||; with bNot `!(j < (B_q))` joined by &&. */
 static int put_below(const rr_state *pS, const char *zVar, unsigned uLoops, int bNot, ks_buf *pB) {
   int rc = KS_OK, n = 0;
   for (int q = 0; q < pS->nLoop && rc >= 0; q++) {
-    int bDup = 0;
-    for (int r = 0; r < q && (uLoops >> q & 1u); r++)
-      bDup |= (uLoops >> r & 1u) && strcmp(pS->aLoop[r].zBoundKey, pS->aLoop[q].zBoundKey) == 0;
-    if (!(uLoops >> q & 1u) || bDup) continue;
+    if (!(uLoops >> q & 1u) || bound_seen(pS, q, uLoops)) continue;
     rc = ks_buf_printf(pB, bNot ? "%s!(%s < (%s))" : "%s%s < (%s)", n++ ? (bNot ? " && " : " || ") : "", zVar,
                        pS->aLoop[q].zBoundText);
   }
@@ -1904,6 +1909,25 @@ static const char *res_elem(CXType t) {
   return pack_elem(t);
 }
 
+/* The element expression x stores into when it is an assignment: the left
+ * side of `=` or of a compound assignment (*pbCompound: it also reads it), or
+ * the first argument of an operator= call (16-bit elements); else null. */
+static CXCursor assign_target(CXCursor x, int *pbCompound) {
+  CXCursor a[2];
+  *pbCompound = kind(x) == CXCursor_CompoundAssignOperator;
+  if (((kind(x) == CXCursor_BinaryOperator && clang_getCursorBinaryOperatorKind(x) == CXBinaryOperator_Assign) ||
+       *pbCompound) &&
+      kids(x, a, 2) == 2)
+    return ks_rw_strip(a[0]);
+  if (kind(x) == CXCursor_CallExpr && clang_Cursor_getNumArguments(x) == 2) {
+    char *z = ks_rw_spelling(x);
+    int bAssign = z && strcmp(z, "operator=") == 0;
+    free(z);
+    if (bAssign) return ks_rw_strip(clang_Cursor_getArgument(x, 0));
+  }
+  return clang_getNullCursor();
+}
+
 /* Is c evaluated only on some paths of the body aAnc[0]: a branch of an if
  * (not its condition), of a ?: or the right side of && / ||? */
 static int under_branch(CXCursor c, const CXCursor *aAnc, int nAnc) {
@@ -1935,7 +1959,7 @@ static int pack_visit(CXCursor c, const CXCursor *aAnc, int nAnc, void *pArg) {
   pack_walk *w = pArg;
   rr_state *pS = w->pS;
   rr_loop *pL = w->pL;
-  CXCursor a[2], b[2];
+  CXCursor a[2];
   if (w->bRes && res_other(c, pS)) {
     w->rc = 1;
     return -1;
@@ -1966,18 +1990,10 @@ static int pack_visit(CXCursor c, const CXCursor *aAnc, int nAnc, void *pArg) {
     return -1;
   }
   /* A store: the left side of `=` (an operator= call on 16-bit elements) or of a compound assignment. */
-  int bStore = 0, bRead = 1;
-  if (j >= 0 && (kind(aAnc[j]) == CXCursor_BinaryOperator || kind(aAnc[j]) == CXCursor_CompoundAssignOperator) &&
-      kids(aAnc[j], b, 2) == 2 && clang_equalCursors(ks_rw_strip(b[0]), c)) {
+  int bStore = 0, bRead = 1, bCompound = 0;
+  if (j >= 0 && clang_equalCursors(assign_target(aAnc[j], &bCompound), c)) {
     bStore = 1;
-    bRead = kind(aAnc[j]) == CXCursor_CompoundAssignOperator;
-    if (!bRead && clang_getCursorBinaryOperatorKind(aAnc[j]) != CXBinaryOperator_Assign) bStore = 0, bRead = 1;
-  } else if (j >= 0 && kind(aAnc[j]) == CXCursor_CallExpr && clang_Cursor_getNumArguments(aAnc[j]) == 2 &&
-             clang_equalCursors(ks_rw_strip(clang_Cursor_getArgument(aAnc[j], 0)), c)) {
-    char *z = ks_rw_spelling(aAnc[j]);
-    bStore = z && strcmp(z, "operator=") == 0;
-    bRead = !bStore;
-    free(z);
+    bRead = bCompound;
   }
   if (bStore && ks_ast_extent(pS->pTu, aAnc[j], &iAs, &iAe) < 0) iAe = iE;
   char *zKey = squash(pS, c);
@@ -2012,15 +2028,16 @@ static int pack_visit(CXCursor c, const CXCursor *aAnc, int nAnc, void *pArg) {
   /* Body statements run in text order, and a store's right side before the
    * store: a read that starts before the first storing assignment ends reads
    * memory, so the pack is loaded. */
+  int bAlways = w->bRes && !under_branch(c, aAnc, nAnc); /* resident walks: evaluated on every path */
   int bLoadRead = bRead && (!pP->iStoreEnd || iS < pP->iStoreEnd);
   if (bLoadRead) pP->bLoad = 1;
   else if (bRead) pP->bReadAfter = 1;
   if (bStore && !pP->iStoreEnd) {
     pP->iStoreEnd = iAe;
-    pP->bFirstUncond = w->bRes && !under_branch(c, aAnc, nAnc);
+    pP->bFirstUncond = bAlways;
   }
   pP->bStore |= bStore;
-  if (w->bRes && !under_branch(c, aAnc, nAnc)) pP->bUncond = 1;
+  pP->bUncond |= bAlways;
   pL->aiOccS[pL->nOcc] = iS;
   pL->aiOccE[pL->nOcc] = iE;
   pL->abOccLoad[pL->nOcc] = bLoadRead;
@@ -2090,12 +2107,15 @@ static int local_written(rr_state *pS, CXCursor d) {
 static int plain_local(rr_state *pS, int iV) {
   rr_var *pV = &pS->aVar[iV];
   unsigned iD, iDe, iL, iLe;
+  if (pV->ePlain) return pV->ePlain == 1;
+  pV->ePlain = 2; /* (its own value cannot name it) */
   if (pV->bPtr || pV->bMem || pV->bFloat || !is_int_type(clang_getCursorType(pV->decl))) return 0;
   if (ks_ast_extent(pS->pTu, pV->decl, &iD, &iDe) < 0 || ks_ast_extent(pS->pTu, pS->aLoop[0].loop, &iL, &iLe) < 0 ||
       iDe > iL)
     return 0;
   plain_walk in = {pS, clang_getNullCursor(), 0, 0, 0, {0}, {0}, {0}};
-  return !plain_run(&in, var_init(pV->decl)) && !local_written(pS, pV->decl);
+  if (!plain_run(&in, var_init(pV->decl)) && !local_written(pS, pV->decl)) pV->ePlain = 1;
+  return pV->ePlain == 1;
 }
 
 static int plain_visit(CXCursor c, const CXCursor *aAnc, int nAnc, void *pArg) {
@@ -2261,8 +2281,8 @@ static int res_first_load(const rr_state *pS, const rr_loop *pL, int iLoop, int 
 /* Does statement st store the access keyed zKey (P[e + j]) on every path:
  * an assignment to it, a block holding one, an if whose branches both do? */
 static int must_store(rr_state *pS, CXCursor st, const char *zKey) {
-  CXCursor a[64], target = clang_getNullCursor();
-  int n, e = kind(st);
+  CXCursor a[64];
+  int n, e = kind(st), bCompound;
   if (e == CXCursor_CompoundStmt) {
     n = kids(st, a, 64);
     for (int i = 0; i < n && i < 64; i++)
@@ -2270,16 +2290,7 @@ static int must_store(rr_state *pS, CXCursor st, const char *zKey) {
     return 0;
   }
   if (e == CXCursor_IfStmt) return kids(st, a, 4) == 3 && must_store(pS, a[1], zKey) && must_store(pS, a[2], zKey);
-  CXCursor x = ks_rw_strip(st);
-  if (((kind(x) == CXCursor_BinaryOperator && clang_getCursorBinaryOperatorKind(x) == CXBinaryOperator_Assign) ||
-       kind(x) == CXCursor_CompoundAssignOperator) &&
-      kids(x, a, 2) == 2) {
-    target = ks_rw_strip(a[0]);
-  } else if (kind(x) == CXCursor_CallExpr && clang_Cursor_getNumArguments(x) == 2) {
-    char *z = ks_rw_spelling(x);
-    if (z && strcmp(z, "operator=") == 0) target = ks_rw_strip(clang_Cursor_getArgument(x, 0));
-    free(z);
-  }
+  CXCursor target = assign_target(ks_rw_strip(st), &bCompound);
   if (clang_Cursor_isNull(target) || kind(target) != CXCursor_ArraySubscriptExpr) return 0;
   char *z = squash(pS, target);
   int b = z && strcmp(z, zKey) == 0;
@@ -2301,9 +2312,10 @@ static int slot_pack(const rr_loop *pL, int s) {
  * slot it does not cover so reads lazily, `(j < B_q ? r : (r = P[j]))` over
  * the covering passes q, where and when the original reads, and only before
  * its first store, unless that store is made on every path (a read after a
- * store that may not have happened would see no value). A pass that stores a slot must cover it; its register goes to
- * memory after the body except at the elements a later pass stores on every
- * path (statically with the same bound, else skipped by `!(j < B_q)`).
+ * store that may not have happened would see no value). A pass that stores
+ * a slot must cover it; its register goes to memory after the body except at
+ * the elements a later pass stores on every path (statically with the same
+ * bound, else skipped by `!(j < B_q)`).
  * Returns 0, or 1: the rows stay in memory. */
 static int res_plan_slots(rr_state *pS) {
   for (int s = 0; s < pS->nSlot; s++) {
@@ -2313,9 +2325,7 @@ static int res_plan_slots(rr_state *pS) {
       int k = slot_pack(pL, s);
       if (k < 0) continue;
       rr_pack *pP = &pL->aPack[k];
-      int bCover = res_first_load(pS, pL, i, k);
-      for (int q = 0; q < i; q++)
-        if ((uCov >> q & 1u) && strcmp(pS->aLoop[q].zBoundKey, pL->zBoundKey) == 0) bCover = 1;
+      int bCover = res_first_load(pS, pL, i, k) || bound_seen(pS, i, uCov);
       pP->bMust = pP->bStore && must_store(pS, pL->body, pP->zKey);
       if (!bCover && ((pP->bReadAfter && !pP->bFirstUncond) || (pP->bStore && !pP->bMust) || (pS->bPack && pP->bLoad)))
         return 1;
@@ -2378,14 +2388,6 @@ static int plan_resident(rr_state *pS) {
   return KS_OK;
 }
 
-/* Has a pass before iLoop (accessing slot s; any pass when s < 0) the same bound? */
-static int bound_seen(const rr_state *pS, int iLoop, int s) {
-  for (int q = 0; q < iLoop; q++)
-    if ((s < 0 || slot_pack(&pS->aLoop[q], s) >= 0) && strcmp(pS->aLoop[q].zBoundKey, pS->aLoop[iLoop].zBoundKey) == 0)
-      return 1;
-  return 0;
-}
-
 /* Before the first pass: the slots, and the run-time choice of the resident
  * path (ks_res, the same for the row's threads): the row fits in K elements
  * a thread, and the row range [start, bound) of every slot a pass stores is
@@ -2412,8 +2414,11 @@ static int resident_prelude(rr_state *pS, const char *zStep, const char *zInd, k
     rc = ks_buf_printf(pB, "unsigned long long ks_lo%d, ks_hi%d;\n%s{ %s %s = (%s)(%s); ks_lo%d = (unsigned long long)&(%s);",
                        s, s, zInd, zT, zV, zT, zStart, s, zR);
     /* the row range's end: the largest of the bounds of the passes accessing the slot */
+    unsigned uS = 0;
+    for (int i = 0; i < pS->nLoop; i++)
+      if (slot_pack(&pS->aLoop[i], s) >= 0) uS |= 1u << i;
     for (int i = 0, bFirst = 1; i < pS->nLoop && rc >= 0; i++) {
-      if (slot_pack(&pS->aLoop[i], s) < 0 || bound_seen(pS, i, s)) continue;
+      if (!(uS >> i & 1u) || bound_seen(pS, i, uS)) continue;
       const char *zB = pS->aLoop[i].zBoundText;
       rc = bFirst ? ks_buf_printf(pB, " %s = (%s)(%s); ks_hi%d = (unsigned long long)&(%s);", zV, zT, zB, s, zR)
                   : ks_buf_printf(pB, " %s = (%s)(%s); if ((unsigned long long)&(%s) > ks_hi%d) ks_hi%d = (unsigned long long)&(%s);",
@@ -2426,7 +2431,7 @@ static int resident_prelude(rr_state *pS, const char *zStep, const char *zInd, k
   }
   /* every pass's row fits K elements a thread */
   for (int i = 0; i < pS->nLoop && rc >= 0; i++) {
-    if (i && bound_seen(pS, i, -1)) continue;
+    if (bound_seen(pS, i, ~0u)) continue;
     rc = i ? ks_buf_printf(pB, "\n%s    && ", zInd) : ks_buf_puts(pB, "const bool ks_res = ");
     if (rc >= 0)
       rc = ks_buf_printf(pB, "(long long)(%s) - (long long)(%s) <= (long long)%d * (long long)(%s)",
@@ -2503,7 +2508,7 @@ static int resident_elems(rr_state *pS, rr_loop *pL, const char *zType, const ch
   if (rc >= 0) rc = put_reindented(pB, zBody, (int)strlen(zBody), zInd, 6);
   for (int k = 0; k < pL->nPack && rc >= 0; k++) {
     const rr_pack *pP = &pL->aPack[k];
-    if (!pP->bStore || !pP->bWriteBack) continue;
+    if (!pP->bWriteBack) continue;
     rc = ks_buf_printf(pB, "\n%s      ", zInd);
     if (rc >= 0 && pP->uWbSkip) {
       rc = ks_buf_puts(pB, "if (");
@@ -2544,7 +2549,7 @@ static int resident_packs(rr_state *pS, rr_loop *pL, const char *zType, const ch
   if (rc >= 0) rc = put_reindented(pB, zBody, (int)strlen(zBody), zInd, 6);
   if (rc >= 0) rc = ks_buf_printf(pB, "\n%s    }", zInd);
   for (int k = 0; k < pL->nPack && rc >= 0; k++)
-    if (pL->aPack[k].bStore && pL->aPack[k].bWriteBack)
+    if (pL->aPack[k].bWriteBack)
       rc = ks_buf_printf(pB, "\n%s    { %s %s = ks_c; ks_rowpack::store(&%s, ks_r%d[ks_u], ks_n); }", zInd, zType, zVar,
                          pL->aPack[k].zText, pL->aiPackSlot[k]);
   if (rc >= 0) rc = ks_buf_printf(pB, "\n%s  }", zInd);
