@@ -2,7 +2,9 @@
  * are all P[i] loads and stores of one 4- or 8-byte element type handles
  * 16 bytes per pointer per thread: one 128-bit load per input, the element
  * body once per lane on registers, one 128-bit store per output; a scalar
- * loop covers the tail and misaligned pointers. Launch grids shrink to match. */
+ * loop covers the tail and misaligned pointers. Launch grids shrink to match.
+ * The n-dimensional form does the same along x of a 2-D/3-D grid, and for a
+ * stencil reads each row of neighbours once into a window of registers. */
 #include "rewrite/rwutil.h"
 
 #include <ctype.h>
@@ -16,6 +18,14 @@ typedef struct vacc {
   int eUse;
   int bTop;              /* the store is a statement of the body itself */
   unsigned iStoreEnd;    /* end of the assigning expression (writes) */
+  /* the n-dimensional form's stencils: a buffer read at x plus several
+   * constants (its neighbours along x) reads them from a window */
+  const ks_poly *pIdx;   /* the model's index (unit in x), or NULL */
+  unsigned iSubStart, iSubEnd; /* the subscript as written */
+  int bCond;             /* read only on some paths of the body */
+  int iWin;              /* its window (ndscan.aWin), or -1 */
+  const char *zBase;     /* the pointer subscripted: the parameter's or a row pointer's name */
+  long long c;           /* the index's constant term */
 } vacc;
 
 typedef struct vscan {
@@ -489,6 +499,24 @@ static const char *vec_type(const char *zElem, long long nSize, int *pnLanes) {
   return NULL;
 }
 
+/* The 16-lane pack of a 1-byte element type (ks_pack16_u8: 16 unsigned
+ * char), or NULL. */
+static const char *byte_pack_type(const char *zElem) {
+  if (!strcmp(zElem, "unsigned char") || !strcmp(zElem, "uint8_t") || !strcmp(zElem, "uchar")) return "ks_pack16_u8";
+  if (!strcmp(zElem, "signed char") || !strcmp(zElem, "int8_t")) return "ks_pack16_s8";
+  if (!strcmp(zElem, "char")) return "ks_pack16_c8";
+  return NULL;
+}
+
+/* vec_type, and with bBytes the 16-lane packs of 1-byte elements. */
+static const char *plan_vec_type(int bBytes, const char *zElem, long long nSize, int *pnLanes) {
+  if (nSize == 1 && bBytes && byte_pack_type(zElem)) {
+    *pnLanes = 16;
+    return byte_pack_type(zElem);
+  }
+  return vec_type(zElem, nSize, pnLanes);
+}
+
 /* The vector of nLanes elements of type zElem (nSize bytes each) when that is
  * less than 16 bytes: the narrower buffers of a kernel whose widest element
  * sets the lane count (a float -> __nv_bfloat16 cast: float4 and 4 bf16). */
@@ -532,6 +560,7 @@ typedef struct vplan {
   CXCursor kernel;          /* set by the caller where a template element type may be vectorized */
   char *zTParam;            /* the template element type's name ("T"): lanes ks_lanes<T>() (ks_vec.cuh) */
   int iTParam;              /* ... its index among the kernel's template parameters */
+  int bBytes;               /* 1-byte elements may set the lanes (16 a thread; the n-dimensional form) */
 } vplan;
 
 /* The kernel, if it has the pointwise shape or its grid-stride form (the grid
@@ -726,7 +755,7 @@ static int plan_types(ks_rewrite *p, const vscan *pS, const ks_rw_param *aP, vpl
     const ks_rw_param *q = &aP[pS->a[i].iParam];
     const char *zE = q->zElemType ? q->zElemType : "";
     int nL2 = 0;
-    const char *zV = q->nElemSize == nMax ? vec_type(zE, q->nElemSize, &nL2) : NULL;
+    const char *zV = q->nElemSize == nMax ? plan_vec_type(pPlan->bBytes, zE, q->nElemSize, &nL2) : NULL;
     if (q->nElemSize == nMax && !zV)
       return ks_rewrite_refuse(p, "parameter %s: element type '%s' has no 128-bit vector type here (float, int, "
                                   "unsigned, double, long long, __half, __nv_bfloat16)",
@@ -743,7 +772,7 @@ static int plan_types(ks_rewrite *p, const vscan *pS, const ks_rw_param *aP, vpl
     const ks_rw_param *q = &aP[pS->a[i].iParam];
     const char *zE = q->zElemType ? q->zElemType : "";
     int nL2 = 0, iP = pS->a[i].iParam;
-    const char *zV = q->nElemSize == nMax ? vec_type(zE, q->nElemSize, &nL2)
+    const char *zV = q->nElemSize == nMax ? plan_vec_type(pPlan->bBytes, zE, q->nElemSize, &nL2)
                                           : narrow_vec_type(zE, q->nElemSize, pPlan->nLanes);
     if (!zV)
       return ks_rewrite_refuse(p, "pointer parameters of different element types (%s and %s): %s has no %d-lane "
@@ -787,13 +816,19 @@ static int buffer_roles(ks_rewrite *p, const vscan *pS, const ks_rw_param *aP, i
  * the number of kernels given it. */
 static int put_pack_type(ks_rewrite *p, CXCursor k, const char *zVec) {
   unsigned ks, ke;
-  int rc, nLanes = zVec[7] - '0';
+  char *zEnd = NULL;
+  int rc, nLanes = (int)strtol(zVec + 7, &zEnd, 10), nSize = 2;
   ks_buf b = KS_BUF_INIT;
   if ((rc = ks_ast_extent(ks_rewrite_tu(p), k, &ks, &ke)) < 0) return rc;
   unsigned iKLine = ks_rewrite_line_start(p, ks, NULL);
-  const char *zE = zVec[9] == 'h' ? "__half" : "__nv_bfloat16";
+  const char *zE = "__nv_bfloat16";
+  if (!strcmp(zEnd, "_half")) zE = "__half";
+  else if (zEnd[1] && !strcmp(zEnd + 2, "8")) { /* _u8, _s8, _c8 */
+    nSize = 1;
+    zE = zEnd[1] == 'u' ? "unsigned char" : zEnd[1] == 's' ? "signed char" : "char";
+  }
   ks_buf_printf(&b, "#ifndef %s_defined\n#define %s_defined\nstruct __align__(%d) %s { %s e[%d]; };\n#endif\n",
-                zVec, zVec, nLanes * 2, zVec, zE, nLanes);
+                zVec, zVec, nLanes * nSize, zVec, zE, nLanes);
   rc = ks_rewrite_replace(p, iKLine, iKLine, ks_buf_cstr(&b));
   ks_buf_free(&b);
   return rc;
@@ -1065,6 +1100,20 @@ static void put_vector_region(ks_buf *pB, ks_rewrite *p, const vscan *pS, const 
  * other reads stay scalar per lane; anything else runs the body as written per
  * lane. The pitch need not be known: alignment is tested at run time. */
 
+/* A stencil buffer's window: the elements lanes 0 .. W-1 read at x + c for
+ * the constants c of one cluster of its accesses (same x-free terms, the
+ * constants no more than W apart), [cMin, cMax + W) relative to lane 0's x.
+ * The multiples of W in [cMin, cMax] start whole vectors (aligned when lane
+ * 0's element at constant 0 is); the rest are scalars. Every element of the
+ * window is one that some lane reads as written. */
+typedef struct ndwin {
+  int iParam;
+  int iRep;                  /* the access (ndscan.a) whose address gives the window's */
+  long long cMin, cMax;
+  long long cAnchor;         /* the window's base: the first vector's start, or cMin */
+  int nChunk;                /* whole vectors from the base on */
+} ndwin;
+
 typedef struct ndscan {
   ks_tu *pTu;
   CXCursor kernel;
@@ -1088,6 +1137,19 @@ typedef struct ndscan {
   unsigned iBodyStart;
   const char *zWhy;
   vscan vs;            /* the null tests and other reads, as for the 1-D form */
+  int abXDerived[16];  /* prelude variables computed from x (and other such, parameters,
+                          literals): their declarations move into every lane */
+  unsigned aiDerived[8][2]; /* ... the statements declaring them, [start, end) */
+  int aiDerOf[16];     /* ... per such variable: its statement */
+  int nDerived;
+  CXCursor aRp[16];    /* row pointers `T *r = P + off;` (off free of x) of the prelude and */
+  int aiRpParam[16];   /*   of the body's leading declarations: the parameter each points */
+  char *azRp[16];      /*   into, its name */
+  int nRp;
+  const char *azIdxBase[64]; /* per buffer: the pointer its vector index is applied to */
+  int abStencil[64];   /* per buffer: read at several indices along x */
+  ndwin aWin[16];      /* the windows of the stencil buffers */
+  int nWin;
 } ndscan;
 
 static int nd_pre_index(const ndscan *s, CXCursor d) {
@@ -1200,11 +1262,46 @@ static int nd_index_ok(ndscan *s, CXCursor c, unsigned iBodyStart) {
   return bOk;
 }
 
+/* Is the expression aAnc[j] evaluated on some paths of its walk's root only
+ * (an if's branch, a conditional's arm, the right of && or ||, a switch)? */
+static int nd_conditional(const CXCursor *aAnc, int j) {
+  for (int k = 0; k < j; k++) {
+    enum CXCursorKind e = clang_getCursorKind(aAnc[k]);
+    int bBranch = e == CXCursor_IfStmt || e == CXCursor_ConditionalOperator || e == CXCursor_SwitchStmt;
+    if (e == CXCursor_BinaryOperator) {
+      enum CXBinaryOperatorKind op = clang_getCursorBinaryOperatorKind(aAnc[k]);
+      bBranch = op == CXBinaryOperator_LAnd || op == CXBinaryOperator_LOr;
+    }
+    CXCursor aK[1];
+    if (bBranch && (ks_rw_kids(aAnc[k], aK, 1) < 1 || !clang_equalCursors(aK[0], aAnc[k + 1]))) return 1;
+  }
+  return 0;
+}
+
+/* The pointer and index of an access as one text ("r|i * w + x"): two
+ * accesses at different texts make the buffer a stencil's. */
+static char *nd_index_text(ks_tu *pTu, const char *zBase, CXCursor sub) {
+  char *zSub = ks_rw_squash_cursor(pTu, sub);
+  ks_buf b = KS_BUF_INIT;
+  if (zSub) ks_buf_printf(&b, "%s|%s", zBase, zSub);
+  free(zSub);
+  char *z = zSub ? ks_strdup(ks_buf_cstr(&b)) : NULL;
+  ks_buf_free(&b);
+  return z;
+}
+
 static int nd_scan(CXCursor c, const CXCursor *aAnc, int nAnc, void *pArg) {
   ndscan *s = pArg;
   if (clang_getCursorKind(c) != CXCursor_DeclRefExpr) return 0;
-  int iP = param_index(&s->vs, clang_getCursorReferenced(c));
+  CXCursor d = clang_getCursorReferenced(c);
+  int iP = param_index(&s->vs, d), iPtr = -1;
+  for (int r = 0; r < s->nRp && iP < 0 && iPtr < 0; r++)
+    if (clang_equalCursors(d, s->aRp[r])) iPtr = r, iP = s->aiRpParam[r]; /* r[e]: an access to its parameter */
   if (iP < 0) return 0;
+  for (int k = 0; k < nAnc && iPtr < 0; k++) /* P in a row pointer's initializer */
+    for (int r = 0; r < s->nRp; r++)
+      if (clang_equalCursors(aAnc[k], s->aRp[r])) return 0;
+  const char *zBase = iPtr >= 0 ? s->azRp[iPtr] : s->aP[iP].zName;
   if (iP >= 64) {
     s->zWhy = "too many parameters";
     return -1;
@@ -1215,11 +1312,12 @@ static int nd_scan(CXCursor c, const CXCursor *aAnc, int nAnc, void *pArg) {
   int bBase = j >= 0 && clang_getCursorKind(aAnc[j]) == CXCursor_ArraySubscriptExpr && ks_rw_kids(aAnc[j], aSub, 2) == 2 &&
               clang_equalCursors(ks_rw_strip(aSub[0]), c);
   if (!bBase) {
-    if (is_null_test(c, aAnc, nAnc)) {
+    if (iPtr < 0 && is_null_test(c, aAnc, nAnc)) {
       s->vs.abNullTest[iP] = 1;
       return 0;
     }
-    s->zWhy = "a pointer parameter is used other than as P[index]";
+    s->zWhy = iPtr < 0 ? "a pointer parameter is used other than as P[index]"
+                       : "a row pointer of the prelude is used other than as r[index]";
     return -1;
   }
   unsigned as, ae;
@@ -1234,12 +1332,12 @@ static int nd_scan(CXCursor c, const CXCursor *aAnc, int nAnc, void *pArg) {
     return -1;
   }
   int bUnit = pA && nd_unit_in_x(s->pShape, &pA->index) && nd_index_ok(s, aSub[1], s->iBodyStart);
-  char *zIdx = bUnit ? ks_rw_squash_cursor(s->pTu, aSub[1]) : NULL;
-  if ((bUnit && s->azIdx[iP] && (!zIdx || strcmp(zIdx, s->azIdx[iP]) != 0)) || (bUnit && s->vs.abOther[iP]) ||
-      (!bUnit && s->azIdx[iP])) {
-    /* x[i + 1] - x[i]: neighbours, a stencil */
+  char *zIdx = bUnit ? nd_index_text(s->pTu, zBase, aSub[1]) : NULL;
+  if (bUnit && s->azIdx[iP] && (!zIdx || strcmp(zIdx, s->azIdx[iP]) != 0))
+    s->abStencil[iP] = 1; /* x[i + 1] - x[i]: neighbours, read from a window (nd_windows) */
+  if ((bUnit && s->vs.abOther[iP]) || (!bUnit && s->azIdx[iP])) {
     free(zIdx);
-    s->zWhy = "a pointer is accessed at two different indices along x (a stencil, not a map)";
+    s->zWhy = "a pointer is accessed at an index along x and at one that is not x plus a term the same for every x";
     return -1;
   }
   if (!bUnit) {
@@ -1259,6 +1357,7 @@ static int nd_scan(CXCursor c, const CXCursor *aAnc, int nAnc, void *pArg) {
   }
   if (!s->azIdx[iP]) {
     s->azIdx[iP] = zIdx;
+    s->azIdxBase[iP] = zBase;
     ks_ast_extent(s->pTu, aSub[1], &s->aiIdx[iP][0], &s->aiIdx[iP][1]);
   } else
     free(zIdx);
@@ -1278,6 +1377,11 @@ static int nd_scan(CXCursor c, const CXCursor *aAnc, int nAnc, void *pArg) {
   v->iStart = as;
   v->iEnd = ae;
   v->eUse = eUse;
+  v->pIdx = &pA->index;
+  v->iWin = -1;
+  v->zBase = zBase;
+  v->bCond = nd_conditional(aAnc, j);
+  ks_ast_extent(s->pTu, aSub[1], &v->iSubStart, &v->iSubEnd);
   if (eUse != KS_RW_READ) {
     if (clang_Cursor_isNull(w) || (clang_getCursorKind(w) != CXCursor_BinaryOperator &&
                                    clang_getCursorKind(w) != CXCursor_CompoundAssignOperator &&
@@ -1299,6 +1403,96 @@ static int nd_scan(CXCursor c, const CXCursor *aAnc, int nAnc, void *pArg) {
                       : clang_equalCursors(aAnc[jw - 1], s->vs.container);
   }
   return 1;
+}
+
+/* Do polynomials a and b differ in their constant term only? */
+static int nd_same_but_const(const ks_poly *a, const ks_poly *b) {
+  int nA = 0, nB = 0;
+  for (int i = 0; i < b->n; i++) nB += b->t[i].n > 0;
+  for (int i = 0; i < a->n; i++) {
+    const ks_mono *m = &a->t[i];
+    if (m->n == 0) continue;
+    nA++;
+    int bFound = 0;
+    for (int j = 0; j < b->n && !bFound; j++)
+      bFound = b->t[j].n == m->n && b->t[j].coef == m->coef && memcmp(b->t[j].a, m->a, sizeof(int) * (size_t)m->n) == 0;
+    if (!bFound) return 0;
+  }
+  return nA == nB;
+}
+
+static long long nd_poly_const(const ks_poly *q) {
+  for (int i = 0; i < q->n; i++)
+    if (q->t[i].n == 0) return q->t[i].coef;
+  return 0;
+}
+
+static int cmp_ll(const void *a, const void *b) {
+  long long x = *(const long long *)a, y = *(const long long *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* The windows of the buffers read at several indices along x (s->abStencil),
+ * for W lanes: each buffer's accesses grouped by their x-free terms, each
+ * group's constants cut where two are more than W apart. A refusal reason, or
+ * NULL. Every element of a window is read by some lane as written, so the
+ * window's loads stay inside what the kernel reads, provided each access runs
+ * whenever its lane passes the guard and nothing stores before it. */
+static const char *nd_windows(ndscan *s, int W) {
+  unsigned iFirstStore = (unsigned)-1;
+  for (int i = 0; i < s->n; i++)
+    if (s->a[i].eUse != KS_RW_READ && s->a[i].iStoreEnd < iFirstStore) iFirstStore = s->a[i].iStoreEnd;
+  for (int i = 0; i < s->n; i++) {
+    vacc *a = &s->a[i];
+    if (a->iParam >= 64 || !s->abStencil[a->iParam]) continue;
+    if (a->eUse != KS_RW_READ) return "a buffer is written and read at neighbouring indices along x (in place)";
+    if (s->vs.abNullTest[a->iParam]) return "a buffer read at neighbouring indices along x is tested against null";
+    if (a->bCond)
+      return "a buffer is read at a neighbouring index along x on some paths only (its window would load elements "
+             "the kernel may not read)";
+    if (a->iStart > iFirstStore)
+      return "a buffer is read at neighbouring indices along x after a store (the window is loaded before the body)";
+    a->c = nd_poly_const(a->pIdx);
+  }
+  for (int i = 0; i < s->n; i++) {
+    vacc *a = &s->a[i];
+    if (a->iParam >= 64 || !s->abStencil[a->iParam] || a->iWin >= 0) continue;
+    long long ac[64];
+    int nc = 0;
+    for (int j = i; j < s->n; j++)
+      if (s->a[j].iParam == a->iParam && s->a[j].iWin < 0 && nd_same_but_const(a->pIdx, s->a[j].pIdx)) {
+        if (nc == 64) return "a buffer is read at too many indices along x";
+        ac[nc++] = s->a[j].c;
+      }
+    qsort(ac, (size_t)nc, sizeof ac[0], cmp_ll);
+    for (int lo = 0; lo < nc;) {
+      int hi = lo;
+      while (hi + 1 < nc && ac[hi + 1] - ac[hi] <= W) hi++;
+      if (s->nWin == 16) return "the neighbourhood needs more than 16 windows";
+      if (ac[hi] - ac[lo] > 8 * W) return "a buffer's neighbours along x span more than 8 vectors";
+      ndwin *pW = &s->aWin[s->nWin];
+      pW->iParam = a->iParam;
+      pW->cMin = ac[lo];
+      pW->cMax = ac[hi];
+      long long q = pW->cMin / W;
+      if (q * W < pW->cMin) q++;
+      pW->cAnchor = q * W;
+      pW->nChunk = pW->cAnchor <= pW->cMax ? (int)((pW->cMax - pW->cAnchor) / W + 1) : 0;
+      if (!pW->nChunk) pW->cAnchor = pW->cMin;
+      pW->iRep = -1;
+      for (int j = i; j < s->n; j++) {
+        vacc *b = &s->a[j];
+        if (b->iParam != a->iParam || b->iWin >= 0 || b->c < pW->cMin || b->c > pW->cMax ||
+            !nd_same_but_const(a->pIdx, b->pIdx))
+          continue;
+        b->iWin = s->nWin;
+        if (pW->iRep < 0) pW->iRep = j;
+      }
+      s->nWin++;
+      lo = hi + 1;
+    }
+  }
+  return NULL;
 }
 
 /* The n-dimensional form's pieces, main-file offsets. */
@@ -1380,10 +1574,196 @@ static int nd_reads_x(CXCursor c, unsigned mask) {
   return w.bFound;
 }
 
+/* The x index's declaration, pF->iX*, and the prelude's variables. */
+static void nd_set_x(ks_tu *pTu, CXCursor st, CXCursor d, CXCursor init, ndform *pF, ndscan *s) {
+  unsigned is, ie;
+  s->iX = s->nPre;
+  ks_ast_extent(pTu, init, &is, &ie);
+  ks_ast_extent(pTu, st, &pF->iXStart, &pF->iXEnd);
+  pF->iXEnd = nd_stmt_end(pTu, st);
+  pF->zXInit = nd_text(pTu, is, ie);
+  pF->zX = ks_rw_spelling(d);
+  CXString t = clang_getTypeSpelling(clang_getCursorType(d));
+  pF->zXType = ks_strdup(clang_getCString(t));
+  clang_disposeString(t);
+  if (pF->zXType && strncmp(pF->zXType, "const ", 6) == 0)
+    memmove(pF->zXType, pF->zXType + 6, strlen(pF->zXType + 6) + 1);
+}
+
+/* Does value v (a prelude variable's initializer or assigned value) depend
+ * on the x index? *pzWhy: when it reads x itself (it would differ per lane). */
+static int nd_x_dep(ks_tu *pTu, CXCursor v, const ndscan *s, const char **pzWhy) {
+  if ((s->iX >= 0 && count_refs(v, s->aPre[s->iX]) > 0) || nd_refs_any(v, s->aPre, s->abXDerived, s->nPre)) {
+    *pzWhy = "a value after the x index is computed from it (it would differ per element)";
+    return 1;
+  }
+  return nd_mentions_x(pTu, v) || nd_refs_any(v, s->aPre, s->abXDep, s->nPre);
+}
+
+/* Is declaration statement st, after the x index, one whose every variable
+ * is an integer computed from x or x-derived ones, parameters and literals
+ * (`int idx = y * w + x;`)? Then it moves into every lane. -1: it reads x
+ * but something else too (a thread built-in of x, another temporary of it). */
+static int nd_x_derived(ks_tu *pTu, CXCursor st, const ndscan *s) {
+  CXCursor *aD = NULL;
+  int nD = 0, nYes = 0, bOther = 0;
+  if (s->iX < 0 || clang_getCursorKind(st) != CXCursor_DeclStmt) return 0;
+  ks_rw_children(st, &aD, &nD);
+  for (int d = 0; d < nD; d++) {
+    CXCursor aI[4];
+    int nI = clang_getCursorKind(aD[d]) == CXCursor_VarDecl ? ks_rw_kids(aD[d], aI, 4) : 0;
+    CXCursor init = nI >= 1 && nI <= 4 ? aI[nI - 1] : clang_getNullCursor();
+    if (clang_Cursor_isNull(init) || !clang_isExpression(clang_getCursorKind(init)) ||
+        !(count_refs(init, s->aPre[s->iX]) > 0 || nd_refs_any(init, s->aPre, s->abXDerived, s->nPre)))
+      continue;
+    nYes++;
+    bOther |= !ks_rw_is_integer_type(clang_getCursorType(aD[d])) || !ks_rw_pure_expr(init) ||
+              nd_mentions_x(pTu, init) || nd_refs_any(init, s->aPre, s->abXDep, s->nPre);
+  }
+  free(aD);
+  return nYes == 0 ? 0 : nYes == nD && !bOther ? 1 : -1;
+}
+
+/* Is d (initializer init) a row pointer: `T *r = P + off;`, a pointer the
+ * kernel-shape model derives from parameter P at an offset free of x, never
+ * re-seated? Its parameter's index, or -1 (*pzWhy when it is derived from x). */
+static int nd_row_pointer(ks_tu *pTu, CXCursor d, CXCursor init, const ndscan *s, const char **pzWhy) {
+  if (clang_Cursor_isNull(init) || !ks_rw_pure_expr(init)) return -1;
+  for (int i = 0; i < s->pShape->nPtr; i++) {
+    const ks_shape_ptr *q = &s->pShape->aPtr[i];
+    if (!clang_equalCursors(q->decl, d)) continue;
+    if (q->bWritten || q->off.bIrregular || q->off.bIndirect || q->iParam < 0 || q->iParam >= s->nP ||
+        !s->aP[q->iParam].bPointer)
+      return -1;
+    if (nd_x_dep(pTu, init, s, pzWhy)) {
+      if (!*pzWhy) *pzWhy = "a row pointer is computed from a thread index along x";
+      return -1;
+    }
+    /* the model numbers the pointer parameters among all parameters */
+    return q->iParam;
+  }
+  return -1;
+}
+
+/* nd_row_pointer, and a row pointer found goes into s->aRp. */
+static int nd_add_row_pointer(ks_tu *pTu, CXCursor d, CXCursor init, ndscan *s, const char **pzWhy) {
+  int iP = s->nRp < 16 ? nd_row_pointer(pTu, d, init, s, pzWhy) : -1;
+  if (iP >= 0) {
+    s->aRp[s->nRp] = d;
+    s->aiRpParam[s->nRp] = iP;
+    s->azRp[s->nRp++] = ks_rw_spelling(d);
+  }
+  return iP;
+}
+
+/* Does statement st declare row pointers only (nd_row_pointer)? Then they
+ * go into s->aRp. */
+static int nd_lead_row_pointers(ks_tu *pTu, CXCursor st, ndscan *s) {
+  CXCursor aD[4], aI[4];
+  const char *zWhy = NULL;
+  int nD = clang_getCursorKind(st) == CXCursor_DeclStmt ? ks_rw_kids(st, aD, 4) : 0, nOld = s->nRp;
+  for (int d = 0; d < nD && d < 4; d++) {
+    int nI = clang_getCursorKind(aD[d]) == CXCursor_VarDecl ? ks_rw_kids(aD[d], aI, 4) : 0;
+    CXCursor init = nI >= 1 && nI <= 4 ? aI[nI - 1] : clang_getNullCursor();
+    if (nD > 4 || clang_getCanonicalType(clang_getCursorType(aD[d])).kind != CXType_Pointer ||
+        nd_add_row_pointer(pTu, aD[d], init, s, &zWhy) < 0) {
+      s->nRp = nOld; /* not all of them: none */
+      return 0;
+    }
+  }
+  return nD > 0;
+}
+
+/* `v = e;` on a prelude variable other than x, e pure: the index of the
+ * prelude variable, or -1. */
+static int nd_prelude_assign(CXCursor st, const ndscan *s, CXCursor *pValue) {
+  CXCursor aK[2];
+  if (clang_getCursorKind(st) != CXCursor_BinaryOperator ||
+      clang_getCursorBinaryOperatorKind(st) != CXBinaryOperator_Assign || ks_rw_kids(st, aK, 2) != 2 ||
+      !ks_rw_pure_expr(aK[1]))
+    return -1;
+  CXCursor d = ks_rw_ref_decl(aK[0]);
+  int iPre = clang_Cursor_isNull(d) ? -1 : nd_pre_index(s, d);
+  if (iPre < 0 || iPre == s->iX) return -1;
+  *pValue = aK[1];
+  return iPre;
+}
+
+/* The statements before the guard: declarations of integer and floating
+ * scalars (initialized by pure expressions, or not at all) and pure
+ * assignments to them; one declares the x index. The index of the first
+ * statement past them; *pzWhy on a refusal. */
+static int nd_prelude(ks_tu *pTu, CXCursor k, CXCursor *aSt, int nSt, ndform *pF, ndscan *s, const char **pzWhy) {
+  int i;
+  for (i = 0; i < nSt && !*pzWhy; i++) {
+    CXCursor v;
+    int iPre = nd_prelude_assign(aSt[i], s, &v);
+    if (iPre >= 0) {
+      s->abXDep[iPre] |= nd_x_dep(pTu, v, s, pzWhy);
+      continue;
+    }
+    if (clang_getCursorKind(aSt[i]) != CXCursor_DeclStmt) break;
+    int eDer = nd_x_derived(pTu, aSt[i], s);
+    if (eDer > 0 && s->nDerived < 8) { /* every lane declares them with its own x */
+      CXCursor *aV = NULL;
+      int nV = 0;
+      ks_rw_children(aSt[i], &aV, &nV);
+      for (int d = 0; d < nV && s->nPre < 16; d++) {
+        s->abXDerived[s->nPre] = 1;
+        s->aiDerOf[s->nPre] = s->nDerived;
+        s->aPre[s->nPre++] = aV[d];
+      }
+      free(aV);
+      ks_ast_extent(pTu, aSt[i], &s->aiDerived[s->nDerived][0], &s->aiDerived[s->nDerived][1]);
+      s->aiDerived[s->nDerived][1] = nd_stmt_end(pTu, aSt[i]);
+      s->nDerived++;
+      if (s->nPre == 16) *pzWhy = "too many index declarations";
+      continue;
+    }
+    if (eDer < 0) {
+      *pzWhy = "a declaration after the x index is computed from it together with something that is not (a "
+               "thread built-in, another temporary of it, a variable declared with it)";
+      break;
+    }
+    CXCursor *aD = NULL;
+    int nD = 0;
+    ks_rw_children(aSt[i], &aD, &nD);
+    for (int d = 0; d < nD && !*pzWhy; d++) {
+      CXCursor aI[4];
+      int nI = clang_getCursorKind(aD[d]) == CXCursor_VarDecl ? ks_rw_kids(aD[d], aI, 4) : -1;
+      CXCursor init = nI >= 1 && nI <= 4 && clang_isExpression(clang_getCursorKind(aI[nI - 1])) ? aI[nI - 1]
+                                                                                               : clang_getNullCursor();
+      enum CXTypeKind eT = clang_getCanonicalType(clang_getCursorType(aD[d])).kind;
+      int bInt = ks_rw_is_integer_type(clang_getCursorType(aD[d]));
+      int iPtrParam = nI >= 0 && eT == CXType_Pointer ? nd_add_row_pointer(pTu, aD[d], init, s, pzWhy) : -1;
+      if (*pzWhy) break;
+      if (s->nPre == 16 || nI < 0 || !(bInt || iPtrParam >= 0 || eT == CXType_Float || eT == CXType_Double) ||
+          (!clang_Cursor_isNull(init) && !ks_rw_pure_expr(init))) {
+        *pzWhy = "the kernel does not start with integer index declarations computed from the thread built-ins";
+        break;
+      }
+      int iDim = bInt && !clang_Cursor_isNull(init) ? ks_rw_thread_index(pTu, k, init, NULL) : -1;
+      s->aPre[s->nPre] = aD[d];
+      if (iPtrParam >= 0) {
+        s->nPre++;
+        continue;
+      }
+      if (iDim == 0 && s->iX < 0) {
+        if (nD != 1) *pzWhy = "the x index is declared together with other variables";
+        else nd_set_x(pTu, aSt[i], aD[d], init, pF, s);
+      } else if (!clang_Cursor_isNull(init))
+        s->abXDep[s->nPre] = (iDim < 0 || iDim == 0) && nd_x_dep(pTu, init, s, pzWhy);
+      s->nPre++;
+    }
+    free(aD);
+  }
+  return *pzWhy ? i - 1 : i;
+}
+
 /* 0 and *pF, *pS (prelude, guard, body) when the kernel has the n-dimensional
  * map form; else a refusal reason. */
 static const char *nd_match(ks_tu *pTu, CXCursor k, ndform *pF, ndscan *s) {
-  CXCursor body = ks_rw_body(k), *aSt = NULL, aD[4], aI[4], aIf[3];
+  CXCursor body = ks_rw_body(k), *aSt = NULL, aIf[3];
   int nSt = 0, i;
   const char *zWhy = NULL;
   unsigned bs, be;
@@ -1392,47 +1772,8 @@ static const char *nd_match(ks_tu *pTu, CXCursor k, ndform *pF, ndscan *s) {
   if (clang_Cursor_isNull(body) || ks_ast_extent(pTu, body, &bs, &be) < 0) return "the kernel has no body in the file";
   if (ks_rw_has_word(pTu, bs, be, "__shared__")) return "the kernel uses __shared__ memory";
   ks_rw_children(body, &aSt, &nSt);
-  for (i = 0; i < nSt && clang_getCursorKind(aSt[i]) == CXCursor_DeclStmt; i++) {
-    int nD = ks_rw_kids(aSt[i], aD, 4);
-    for (int d = 0; d < nD && d < 4; d++) {
-      int nI = clang_getCursorKind(aD[d]) == CXCursor_VarDecl ? ks_rw_kids(aD[d], aI, 4) : 0;
-      CXCursor init = nI >= 1 && nI <= 4 ? aI[nI - 1] : clang_getNullCursor();
-      if (s->nPre == 16 || clang_Cursor_isNull(init) || !clang_isExpression(clang_getCursorKind(init)) ||
-          !ks_rw_is_integer_type(clang_getCursorType(aD[d])) || !ks_rw_pure_expr(init)) {
-        zWhy = "the kernel does not start with integer index declarations computed from the thread built-ins";
-        goto done;
-      }
-      int iDim = ks_rw_thread_index(pTu, k, init, NULL);
-      s->aPre[s->nPre] = aD[d];
-      if (iDim == 0 && s->iX < 0) {
-        if (nD != 1) {
-          zWhy = "the x index is declared together with other variables";
-          goto done;
-        }
-        s->iX = s->nPre;
-        unsigned is, ie;
-        ks_ast_extent(pTu, init, &is, &ie);
-        ks_ast_extent(pTu, aSt[i], &pF->iXStart, &pF->iXEnd);
-        pF->iXEnd = nd_stmt_end(pTu, aSt[i]);
-        pF->zXInit = nd_text(pTu, is, ie);
-        pF->zX = ks_rw_spelling(aD[d]);
-        CXString st = clang_getTypeSpelling(clang_getCursorType(aD[d]));
-        pF->zXType = ks_strdup(clang_getCString(st));
-        clang_disposeString(st);
-        if (pF->zXType && strncmp(pF->zXType, "const ", 6) == 0)
-          memmove(pF->zXType, pF->zXType + 6, strlen(pF->zXType + 6) + 1);
-      } else {
-        s->abXDep[s->nPre] = (iDim < 0 || iDim == 0) && (nd_mentions_x(pTu, init) ||
-                                                          nd_refs_any(init, s->aPre, s->abXDep, s->nPre) ||
-                                                          (s->iX >= 0 && count_refs(init, s->aPre[s->iX]) > 0));
-        if (s->iX >= 0 && count_refs(init, s->aPre[s->iX]) > 0) {
-          zWhy = "a declaration after the x index is computed from it (it would differ per element)";
-          goto done;
-        }
-      }
-      s->nPre++;
-    }
-  }
+  i = nd_prelude(pTu, k, aSt, nSt, pF, s, &zWhy);
+  if (zWhy) goto done;
   if (s->iX < 0) {
     zWhy = "no declaration of the x index blockIdx.x * blockDim.x + threadIdx.x before the guard";
     goto done;
@@ -1503,7 +1844,7 @@ static const char *nd_match(ks_tu *pTu, CXCursor k, ndform *pF, ndscan *s) {
     for (int b = iFrom; b < nB && !s->zWhy; b++) {
       nd_check(aB[b], NULL, 0, s);
       if (!s->zWhy) ks_rw_walk(aB[b], nd_check, s);
-      if (bLead && ks_rw_pure_decls(aB[b])) {
+      if (bLead && (ks_rw_pure_decls(aB[b]) || nd_lead_row_pointers(pTu, aB[b], s))) {
         s->iLeadEnd = nd_stmt_end(pTu, aB[b]);
         CXCursor aV[4];
         int nV = ks_rw_kids(aB[b], aV, 4);
@@ -1547,6 +1888,59 @@ static int nd_count_word(const char *z, size_t n, const char *zWord) {
 /* Does text z[0..n) hold identifier zWord (not inside a longer name)? */
 static int nd_has_word(const char *z, size_t n, const char *zWord) { return nd_count_word(z, n, zWord) > 0; }
 
+/* The x-derived declarations (statements in mUse, bit k: s->aiDerived[k]) as
+ * written, each on a line at indentation zIn plus zPad; with bVoid a (void)
+ * of each of their variables after them (the copy may read none). */
+static void nd_put_derived(ks_buf *pB, const char *zSrc, const ndscan *s, int nIn, const char *zIn, const char *zPad,
+                           unsigned mUse, int bVoid) {
+  for (int k = 0; k < s->nDerived; k++)
+    if (mUse >> k & 1)
+      ks_buf_printf(pB, "%.*s%s%.*s\n", nIn, zIn, zPad, (int)(s->aiDerived[k][1] - s->aiDerived[k][0]),
+                    zSrc + s->aiDerived[k][0]);
+  for (int v = 0; v < s->nPre && bVoid; v++)
+    if (s->abXDerived[v] && (mUse >> s->aiDerOf[v] & 1)) {
+      char *z = ks_rw_spelling(s->aPre[v]);
+      ks_buf_printf(pB, "%.*s%s(void)%s;\n", nIn, zIn, zPad, z ? z : "");
+      free(z);
+    }
+}
+
+/* The x-derived statements lane text z[0..n) needs: those declaring a
+ * variable it reads, and those the needed ones read. */
+static unsigned nd_derived_needed(const char *zSrc, const ndscan *s, const char *z, size_t n) {
+  unsigned m = 0;
+  for (int k = s->nDerived - 1; k >= 0; k--)
+    for (int v = 0; v < s->nPre && !(m >> k & 1); v++) {
+      if (!s->abXDerived[v] || s->aiDerOf[v] != k) continue;
+      char *zV = ks_rw_spelling(s->aPre[v]);
+      int bUse = zV && nd_has_word(z, n, zV);
+      for (int j = k + 1; j < s->nDerived && zV && !bUse; j++)
+        bUse = (m >> j & 1) && nd_has_word(zSrc + s->aiDerived[j][0], s->aiDerived[j][1] - s->aiDerived[j][0], zV);
+      free(zV);
+      if (bUse) m |= 1u << k;
+    }
+  return m;
+}
+
+/* Element r (from the window's base) of window g of buffer zName: lane r % W
+ * of its vector r / W (ks_v_<P>_w<g>_<k>), or the scalar ks_s_<P>_w<g>_<m> (m:
+ * from the window's first element). zVec NULL: the scalar's name. */
+static void nd_win_name(ks_buf *pB, const char *zVec, const char *zName, const ndwin *pW, int g, long long r, int W) {
+  if (zVec && r >= 0 && r < (long long)pW->nChunk * W) {
+    char zV[160];
+    snprintf(zV, sizeof zV, "%s_w%d_%lld", zName, g, r / W);
+    put_lane(pB, zVec, zV, (int)(r % W), NULL);
+  } else
+    ks_buf_printf(pB, "ks_s_%s_w%d_%lld", zName, g, r + pW->cAnchor - pW->cMin);
+}
+
+/* Lane l's element of windowed access a. */
+static void nd_put_win_elem(ks_buf *pB, const ndscan *s, const vplan *pPlan, const vacc *a, int l) {
+  const ndwin *pW = &s->aWin[a->iWin];
+  nd_win_name(pB, pPlan->azVec[a->iParam], s->aP[a->iParam].zName, pW, a->iWin, a->c + l - pW->cAnchor,
+              pPlan->nLanes);
+}
+
 /* Lane l's body: P[IDX] -> ks_v_P.<lane>, the leading declarations in
  * mSkip (bit v: s->aiLead[v]) left out. */
 static void nd_lane_text(ks_buf *pLane, const char *zSrc, const ndscan *s, const ndform *f, const vplan *pPlan, int l,
@@ -1562,7 +1956,8 @@ static void nd_lane_text(ks_buf *pLane, const char *zSrc, const ndscan *s, const
     while (iA < s->n && s->a[iA].iStart < iPos) iA++;
     if (iA < s->n && s->a[iA].iStart < iNext) {
       ks_buf_append(pLane, zSrc + iPos, s->a[iA].iStart - iPos);
-      put_lane(pLane, pPlan->azVec[s->a[iA].iParam], s->aP[s->a[iA].iParam].zName, l, NULL);
+      if (s->a[iA].iWin >= 0) nd_put_win_elem(pLane, s, pPlan, &s->a[iA], l);
+      else put_lane(pLane, pPlan->azVec[s->a[iA].iParam], s->aP[s->a[iA].iParam].zName, l, NULL);
       iPos = s->a[iA++].iEnd;
       continue;
     }
@@ -1594,11 +1989,32 @@ static void nd_put_lanes(ks_buf *pB, const char *zSrc, const ndscan *s, const nd
     while (*zL == ' ' || *zL == '\n' || *zL == '\t') zL++, nL--;
     while (nL > 0 && (zL[nL - 1] == ' ' || zL[nL - 1] == '\n' || zL[nL - 1] == '\t')) nL--;
     ks_buf_printf(pB, "%.*s      {\n", nIn, zIn);
-    if (nd_has_word(zL, nL, f->zX)) /* the lane's own x, where the body still reads it */
+    unsigned mDer = nd_derived_needed(zSrc, s, zL, nL);
+    if (mDer || nd_has_word(zL, nL, f->zX)) /* the lane's own x, where the body still reads it */
       ks_buf_printf(pB, "%.*s        %s %s = (%s)(ks_x0 + %d);\n", nIn, zIn, f->zXType, f->zX, f->zXType, l);
+    nd_put_derived(pB, zSrc, s, nIn, zIn, "        ", mDer, 0);
     ks_buf_printf(pB, "%.*s        %.*s\n%.*s      }\n", nIn, zIn, (int)nL, zL, nIn, zIn);
   }
   ks_buf_free(&lane);
+}
+
+/* The windows' loads: each whole vector from the base, and the scalars
+ * before and after them. */
+static void nd_put_win_loads(ks_buf *pB, const ndscan *s, const vplan *pPlan, int nIn, const char *zIn) {
+  int W = pPlan->nLanes;
+  for (int g = 0; g < s->nWin; g++) {
+    const ndwin *pW = &s->aWin[g];
+    const char *zN = s->aP[pW->iParam].zName, *zVec = pPlan->azVec[pW->iParam];
+    for (int k = 0; k < pW->nChunk; k++)
+      ks_buf_printf(pB, "%.*s      const %s ks_v_%s_w%d_%d = *reinterpret_cast<const %s *>(ks_p_%s_w%d + %d);\n", nIn,
+                    zIn, zVec, zN, g, k, zVec, zN, g, k * W);
+    for (long long r = pW->cMin - pW->cAnchor; r < pW->cMax - pW->cAnchor + W; r++) {
+      if (r >= 0 && r < (long long)pW->nChunk * W) continue;
+      ks_buf_printf(pB, "%.*s      const %s ", nIn, zIn, s->aP[pW->iParam].zElemType);
+      nd_win_name(pB, NULL, zN, pW, g, r, W);
+      ks_buf_printf(pB, " = ks_p_%s_w%d[%lld];\n", zN, g, r);
+    }
+  }
 }
 
 /* The replacement of the guard and body: the lanes' guard, lane 0's
@@ -1618,38 +2034,62 @@ static void nd_put_region(ks_buf *pB, ks_rewrite *p, const ndscan *s, const ndfo
   ks_buf_printf(pB, "%.*s  bool ks_all = true;\n", nIn, zIn);
   ks_buf_printf(pB, "%.*s  for (int ks_l = 0; ks_l < %d; ++ks_l) {\n", nIn, zIn, W);
   ks_buf_printf(pB, "%.*s    %s %s = (%s)(ks_x0 + ks_l);\n", nIn, zIn, f->zXType, f->zX, f->zXType);
+  nd_put_derived(pB, zSrc, s, nIn, zIn, "    ", ~0u, 1);
   ks_buf_printf(pB, "%.*s    ks_all = ks_all && %s(%s);\n%.*s  }\n", nIn, zIn, zNot, f->zGuard, nIn, zIn);
   ks_buf_printf(pB, "%.*s  if (ks_all) {\n", nIn, zIn);
   for (int i = 0; i < s->nP; i++)
-    if (pPlan->abUsed[i])
+    if (pPlan->abUsed[i] && !s->abStencil[i])
       ks_buf_printf(pB, "%.*s    %s%s *ks_p_%s;\n", nIn, zIn, pPlan->abStore[i] ? "" : "const ", s->aP[i].zElemType,
                     s->aP[i].zName);
+  for (int g = 0; g < s->nWin; g++)
+    ks_buf_printf(pB, "%.*s    const %s *ks_p_%s_w%d;\n", nIn, zIn, s->aP[s->aWin[g].iParam].zElemType,
+                  s->aP[s->aWin[g].iParam].zName, g);
   ks_buf_printf(pB, "%.*s    {\n%.*s      %s %s = (%s)ks_x0;\n", nIn, zIn, nIn, zIn, f->zXType, f->zX, f->zXType);
+  nd_put_derived(pB, zSrc, s, nIn, zIn, "      ", ~0u, 1);
   if (s->iLeadEnd > f->iBodyStart) {
     unsigned a = f->iBodyStart, b = s->iLeadEnd;
     while (a < b && (zSrc[a] == ' ' || zSrc[a] == '\n' || zSrc[a] == '\t')) a++;
     ks_buf_printf(pB, "%.*s      %.*s\n", nIn, zIn, (int)(b - a), zSrc + a);
   }
   for (int i = 0; i < s->nP; i++)
-    if (pPlan->abUsed[i])
-      ks_buf_printf(pB, "%.*s      ks_p_%s = &%s[%.*s];\n", nIn, zIn, s->aP[i].zName, s->aP[i].zName,
-                    (int)(s->aiIdx[i][1] - s->aiIdx[i][0]), zSrc + s->aiIdx[i][0]);
+    if (pPlan->abUsed[i] && !s->abStencil[i])
+      ks_buf_printf(pB, "%.*s      ks_p_%s = &%s[%.*s];\n", nIn, zIn, s->aP[i].zName,
+                    s->azIdxBase[i] ? s->azIdxBase[i] : s->aP[i].zName, (int)(s->aiIdx[i][1] - s->aiIdx[i][0]),
+                    zSrc + s->aiIdx[i][0]);
+  for (int g = 0; g < s->nWin; g++) { /* the window's base: its representative's element moved to the anchor */
+    const ndwin *pW = &s->aWin[g];
+    const vacc *a = &s->a[pW->iRep];
+    const char *zN = s->aP[pW->iParam].zName;
+    long long d = pW->cAnchor - a->c;
+    ks_buf_printf(pB, "%.*s      ks_p_%s_w%d = &%s[%.*s]", nIn, zIn, zN, g, a->zBase ? a->zBase : zN,
+                  (int)(a->iSubEnd - a->iSubStart), zSrc + a->iSubStart);
+    if (d) ks_buf_printf(pB, " %c %lld", d < 0 ? '-' : '+', d < 0 ? -d : d);
+    ks_buf_printf(pB, ";\n");
+  }
   ks_buf_printf(pB, "%.*s      (void)%s;\n", nIn, zIn, f->zX);
   ks_buf_printf(pB, "%.*s    }\n", nIn, zIn);
   ks_buf_printf(pB, "%.*s    ks_vec = ", nIn, zIn);
   int bFirst = 1;
   for (int i = 0; i < s->nP; i++) {
-    if (!pPlan->abUsed[i]) continue;
+    if (!pPlan->abUsed[i] || s->abStencil[i]) continue;
     ks_buf_printf(pB, "%s(unsigned long long)(const void *)ks_p_%s %% %d == 0", bFirst ? "" : " && ", s->aP[i].zName,
                   pPlan->anAlign[i]);
     bFirst = 0;
   }
+  for (int g = 0; g < s->nWin; g++) {
+    if (!s->aWin[g].nChunk) continue;
+    ks_buf_printf(pB, "%s(unsigned long long)(const void *)ks_p_%s_w%d %% %d == 0", bFirst ? "" : " && ",
+                  s->aP[s->aWin[g].iParam].zName, g, pPlan->anAlign[s->aWin[g].iParam]);
+    bFirst = 0;
+  }
+  if (bFirst) ks_buf_printf(pB, "true");
   if (bAliasGuard) put_apart(pB, pPlan, s->aP, s->nP, "ks_p_%s", nIn, zIn);
   ks_buf_printf(pB, ";\n%.*s    if (ks_vec) {\n", nIn, zIn);
+  nd_put_win_loads(pB, s, pPlan, nIn, zIn);
   for (int i = 0; i < s->nP; i++) {
     const char *zVec = pPlan->azVec[i];
     const char *zN = s->aP[i].zName;
-    if (!pPlan->abUsed[i]) continue;
+    if (!pPlan->abUsed[i] || s->abStencil[i]) continue;
     if (pPlan->abLoad[i] && s->vs.abNullTest[i])
       ks_buf_printf(pB, "%.*s      const %s ks_v_%s = %s != nullptr ? *reinterpret_cast<const %s *>(ks_p_%s) : %s();\n",
                     nIn, zIn, zVec, zN, zN, zVec, zN, zVec);
@@ -1668,6 +2108,7 @@ static void nd_put_region(ks_buf *pB, ks_rewrite *p, const ndscan *s, const ndfo
   ks_buf_printf(pB, "%.*sif (!ks_vec) {\n", nIn, zIn);
   ks_buf_printf(pB, "%.*s  for (long long ks_l = 0; ks_l < %d && ks_x0 + ks_l < ks_nx; ++ks_l) {\n", nIn, zIn, W);
   ks_buf_printf(pB, "%.*s    %s %s = (%s)(ks_x0 + ks_l);\n", nIn, zIn, f->zXType, f->zX, f->zXType);
+  nd_put_derived(pB, zSrc, s, nIn, zIn, "    ", ~0u, 1);
   ks_buf_printf(pB, "%.*s    if (%s(%s)) {\n%.*s      ", nIn, zIn, zNot, f->zGuard, nIn, zIn);
   {
     unsigned a = f->iBodyStart, b = f->iBodyEnd;
@@ -1821,7 +2262,10 @@ static int apply_nd(ks_rewrite *p, CXCursor k, const char *zWhy1, const char *zW
                            zWhy1, zWhy2, zWhy);
     goto done;
   }
-  if ((rc = ks_rw_require_class(p, k, KS_CLASS_MAP)) < 0) goto done;
+  int bStencil = 0;
+  for (int i = 0; i < s.nP && i < 64; i++) bStencil |= s.abStencil[i];
+  if (!(bStencil && pShape->eClass == KS_CLASS_STENCIL) && (rc = ks_rw_require_class(p, k, KS_CLASS_MAP)) < 0)
+    goto done;
   if (s.iLastOtherRead > s.iFirstStore && s.iFirstStore != (unsigned)-1) {
     rc = ks_rewrite_refuse(p, "a pointer is read at another index after a store (they may alias)");
     goto done;
@@ -1831,8 +2275,15 @@ static int apply_nd(ks_rewrite *p, CXCursor k, const char *zWhy1, const char *zW
   pw.iBodyStart = f.iBodyStart;
   pw.iBodyEnd = f.iBodyEnd;
   pw.zIdx = f.zX;
+  plan.bBytes = 1;
   if ((rc = check_accesses(p, &s.vs, s.aP, &pw, &plan, &bAlias)) < 0) goto done;
   if ((rc = buffer_roles(p, &s.vs, s.aP, s.nP, &plan)) < 0) goto done;
+  if (bStencil && (zWhy = nd_windows(&s, plan.nLanes)) == NULL && bAlias)
+    zWhy = "a buffer is read after a store through another while a third is read at neighbouring indices";
+  if (bStencil && zWhy) {
+    rc = ks_rewrite_refuse(p, "%s", zWhy);
+    goto done;
+  }
   for (int i = 0; i < s.nP; i++) {
     const char *zV = plan.abUsed[i] ? plan.azVec[i] : NULL;
     int bFirst = zV && strncmp(zV, "ks_pack", 7) == 0;
@@ -1849,6 +2300,17 @@ static int apply_nd(ks_rewrite *p, CXCursor k, const char *zWhy1, const char *zW
                   ks_rewrite_source(p, NULL) + iLine, zKeep ? "gridDim.x" : "ks_gx");
   }
   if ((rc = ks_rewrite_replace(p, f.iXStart, f.iXEnd, ks_buf_cstr(&b))) < 0) goto done;
+  for (int k = 0; k < s.nDerived && rc >= 0; k++) { /* moved into the lanes: the line goes */
+    const char *zS = ks_rewrite_source(p, NULL);
+    unsigned a = ks_rewrite_line_start(p, s.aiDerived[k][0], NULL), e = s.aiDerived[k][1];
+    while (a < s.aiDerived[k][0] && (zS[a] == ' ' || zS[a] == '\t')) a++;
+    if (a == s.aiDerived[k][0]) a = ks_rewrite_line_start(p, s.aiDerived[k][0], NULL);
+    else a = s.aiDerived[k][0];
+    while (zS[e] == ' ' || zS[e] == '\t') e++;
+    if (zS[e] == '\n' && a == ks_rewrite_line_start(p, s.aiDerived[k][0], NULL)) e++;
+    rc = ks_rewrite_replace(p, a, e, "");
+  }
+  if (rc < 0) goto done;
   ks_buf_clear(&b);
   nd_put_region(&b, p, &s, &f, &plan, bAlias);
   if ((rc = ks_rewrite_replace(p, f.iIfStart, f.iRegionEnd, ks_buf_cstr(&b))) < 0) goto done;
@@ -1865,9 +2327,14 @@ static int apply_nd(ks_rewrite *p, CXCursor k, const char *zWhy1, const char *zW
                   "%s loads/stores along x (%d elements per thread; the launches' grid x divided by %d, the lanes "
                   "below the x extent as written, ks_gx * blockDim.x), alignment%s guard, scalar fallback",
                   plan.bMixed ? "mixed-width" : plan.zVec, plan.nLanes, plan.nLanes, bAlias ? " and disjointness" : "");
+  if (s.nWin)
+    ks_buf_printf(&b, "; a stencil: %d row%s of neighbours along x read once into registers (whole vectors and the "
+                      "elements either side)",
+                  s.nWin, s.nWin > 1 ? "s" : "");
   rc = ks_rewrite_note(p, f.iXStart, ks_buf_cstr(&b));
 done:
   for (int i = 0; i < 64; i++) free(s.azIdx[i]);
+  for (int i = 0; i < s.nRp; i++) free(s.azRp[i]);
   for (int i = 0; i < s.nLead; i++) free(s.azLead[i]);
   free(s.a);
   nd_form_free(&f);

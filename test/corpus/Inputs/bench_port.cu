@@ -111,3 +111,10 @@ void run_all(int ni, int nj, int nk, DATA_TYPE *a, DATA_TYPE *b, DATA_TYPE *c, D
 	transpose_kernel<<<grid, block>>>(nj, ni, a, b);
 	scale_kernel<<<(ni + 255) / 256, 256>>>(ni, 2.0f, x);
 }
+
+// The corpus task's entry (test/corpus/Inputs/jacobi2d.task.json).
+extern "C" void corpus_jacobi2d(float *A, float *B, int n)
+{
+	dim3 block(32, 8), grid((n + 31) / 32, (n + 7) / 8);
+	jacobi2d_kernel<<<grid, block>>>(n, A, B);
+}

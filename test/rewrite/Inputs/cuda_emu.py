@@ -274,6 +274,19 @@ static void launch(emu_u3 g, emu_u3 b, void (*fn)()) {
 }
 """
 
+# launch3(grid, block, fn): every thread of a 3-D grid in turn, one after
+# another on this thread (kernels without barriers: no fibers needed).
+LAUNCH_SEQ = r"""
+static void launch3(emu_u3 g, emu_u3 b, void (*fn)()) {
+  gridDim = g; blockDim = b;
+  for (unsigned bz = 0; bz < g.z; bz++) for (unsigned by = 0; by < g.y; by++) for (unsigned bx = 0; bx < g.x; bx++)
+    for (unsigned tz = 0; tz < b.z; tz++) for (unsigned ty = 0; ty < b.y; ty++) for (unsigned tx = 0; tx < b.x; tx++) {
+      blockIdx = {bx, by, bz}; threadIdx = {tx, ty, tz}; fn();
+    }
+}
+"""
+
+
 def run(cxx, source, flags=()):
     """Build the C++ program with cxx (and flags) and run it; its exit status."""
     with tempfile.TemporaryDirectory() as d:

@@ -22,13 +22,6 @@ TYPES = r"""
 struct float4 { float x, y, z, w; } __attribute__((aligned(16)));
 struct double2 { double x, y; } __attribute__((aligned(16)));
 static void (*emu_fn)();
-static void launch3(emu_u3 g, emu_u3 b, void (*fn)()) {
-  gridDim = g; blockDim = b;
-  for (unsigned bz = 0; bz < g.z; bz++) for (unsigned by = 0; by < g.y; by++) for (unsigned bx = 0; bx < g.x; bx++)
-    for (unsigned tz = 0; tz < b.z; tz++) for (unsigned ty = 0; ty < b.y; ty++) for (unsigned tx = 0; tx < b.x; tx++) {
-      blockIdx = {bx, by, bz}; threadIdx = {tx, ty, tz}; fn();
-    }
-}
 """
 
 FILL_STUBS = r"""
@@ -86,7 +79,7 @@ def main():
         call_new = "ks_gx_orig = %s; %s" % (m.group(1), call_new)
     new_src = open(new, encoding="utf-8").read()
     fill = re.search(r"\b%s<<<ks_grid_fill\(" % re.escape(name), new_src)
-    src = cuda_emu.PRELUDE + TYPES
+    src = cuda_emu.PRELUDE + TYPES + cuda_emu.LAUNCH_SEQ
     if fill:
         # a grid-stride launch raised by ks_grid_fill (ks_vec.cuh, as the rewrite inserted it): the
         # helper runs here on a made-up device of 3 SMs x 256 resident threads, and the kernel

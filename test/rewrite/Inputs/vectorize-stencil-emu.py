@@ -1,0 +1,102 @@
+#!/usr/bin/env python3
+"""vectorize-stencil-emu.py ORIG REWRITTEN KERNEL -- CPU emulation check of
+rule vectorize on the stencils of Inputs/vectorize-stencil.cu: the original
+kernel and the rewritten one (its launch as the rule gives it: the grid's x
+divided by the lanes, the grid's x as written passed last as ks_gx) run on the
+same inputs, for several extents (a tail along x, a width below one pack),
+pitches (the width, 3 more, the next multiple of 16) and starts (aligned and one element
+off), and every output must be bit-identical. Each buffer is its own heap block
+of exactly the elements the image spans, and the program is built with
+AddressSanitizer where the compiler has it: a window that loads an element
+past the image (a halo left of x = 0 or right of the last column of the last
+row) stops the run. The threads run one after another (no barrier)."""
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import cuda_emu  # noqa: E402
+
+TYPES = r"""
+struct float4 { float x, y, z, w; } __attribute__((aligned(16)));
+struct uchar4 { unsigned char x, y, z, w; } __attribute__((aligned(4)));
+struct __attribute__((aligned(16))) ks_pack16_u8 { unsigned char e[16]; };
+"""
+
+# Per kernel: the buffers' element types and the call (buffers b0.., width Wd,
+# height H, pitch P).
+CASES = {
+    "sobel_u8": (["unsigned char", "unsigned char"], "K(b0, b1, Wd, H, P)"),
+    "conv3x3_coef": (["float", "float"], "K(Wd, H, P, b0, b1)"),
+    "jacobi5": (["float", "float"], "K(b0, b1, Wd, H, P)"),
+    "blur_row7": (["float", "float"], "K(b0, b1, Wd, H, P)"),
+    "grad_u8_f32": (["unsigned char", "float"], "K(b0, b1, Wd, H, P)"),
+    "laplace_idx": (["float", "float"], "K(b0, b1, Wd, H, P)"),
+    "scale_idx": (["float", "float"], "K(b0, b1, 2.5f, Wd, H, P)"),
+    "box3_rows": (["unsigned char", "unsigned char"], "K(b0, b1, Wd, H, P)"),
+}
+
+
+def main():
+    orig, new, name = sys.argv[1], sys.argv[2], sys.argv[3]
+    types, call = CASES[name]
+    new_text = cuda_emu.kernel(new, name, "k_new")
+    w = int(re.search(r"ks_x0 = .* \* (\d+);", new_text).group(1))
+    if not re.search(r"\bks_gx\b", new_text):
+        sys.exit("the rewrite of %s takes no ks_gx: this check expects the divided launch" % name)
+    src = cuda_emu.PRELUDE + TYPES + cuda_emu.LAUNCH_SEQ
+    src += cuda_emu.kernel(orig, name, "k_orig") + "\n" + new_text + "\n"
+    src += "static int Wd, H, P;\nstatic unsigned gx;\n"
+    src += "".join("static %s *b%d;\n" % (t, i) for i, t in enumerate(types))
+    src += "static void run_orig() { auto K = k_orig; %s; }\n" % call
+    src += "static void run_new() { auto K = k_new; %s, gx); }\n" % call[:-1]
+    src += "int main() {\n  int nBad = 0, nRuns = 0;\n"
+    # 33 and 37: the last whole pack of a row (16 or 4 lanes) ends at the last column the guard lets in
+    src += "  const int aW[] = {37, 64, 13, 3, 70, 33}, aH[] = {5, 9, 3, 4, 6, 4};\n"
+    src += "  for (int off = 0; off < 2; off++) for (int sz = 0; sz < 6; sz++) for (int pad = 0; pad < 3; pad++) {\n"
+    src += "    Wd = aW[sz]; H = aH[sz]; P = pad == 2 ? (Wd + 15) / 16 * 16 : Wd + pad * 3;\n"
+    src += "    size_t n = (size_t)(H - 1) * P + Wd + off;\n"
+    for i, t in enumerate(types):
+        src += "    %s *o%d = (%s *)malloc(n * sizeof(%s)), *n%d = (%s *)malloc(n * sizeof(%s));\n" % (
+            t, i, t, t, i, t, t)
+        src += "    for (size_t k = 0; k < n; k++) o%d[k] = n%d[k] = (%s)((k * 37 + %d * 11 + sz) %% 101) * (%s)%s;\n" % (
+            i, i, t, i, t, "1" if "char" in t else "0.25")
+    for bx, by in ((32, 8), (8, 4)):
+        src += "    {\n      emu_u3 blk = {%d, %d, 1}, g = {(unsigned)(Wd + %d) / %d, (unsigned)(H + %d) / %d, 1};\n" % (
+            bx, by, bx - 1, bx, by - 1, by)
+        src += "".join("      b%d = o%d + off;\n" % (i, i) for i in range(len(types)))
+        src += "      launch3(g, blk, run_orig);\n"
+        src += "".join("      b%d = n%d + off;\n" % (i, i) for i in range(len(types)))
+        src += "      gx = g.x;\n      launch3({(g.x + %d) / %d, g.y, 1}, blk, run_new);\n    }\n" % (w - 1, w)
+    src += "    nRuns++;\n"
+    for i, t in enumerate(types):
+        src += ("    if (memcmp(o%d, n%d, n * sizeof(%s))) { nBad++; printf(\"differs: buffer %d off %%d W %%d H %%d "
+                "P %%d\\n\", off, Wd, H, P); }\n" % (i, i, t, i))
+        src += "    free(o%d); free(n%d);\n" % (i, i)
+    src += "  }\n"
+    src += "  printf(\"%s: %%s (%%d runs, %d lanes)\\n\", nBad ? \"DIFFERENT\" : \"equivalent\", nRuns);\n" % (name, w)
+    src += "  return nBad != 0;\n}\n"
+    cxx = os.environ.get("CXX", "c++")
+    # -O0: a load the mutated window makes but no lane uses must still happen
+    flags = ["-O0", "-fsanitize=address", "-fno-omit-frame-pointer"] if asan_ok(cxx) else []
+    return cuda_emu.run(cxx, src, flags)
+
+
+def asan_ok(cxx):
+    """Does cxx build and run a program with -fsanitize=address here?"""
+    with tempfile.TemporaryDirectory() as d:
+        src, exe = os.path.join(d, "a.cpp"), os.path.join(d, "a")
+        with open(src, "w", encoding="utf-8") as f:
+            f.write("int main() { return 0; }\n")
+        try:
+            subprocess.check_call([cxx, "-x", "c++", "-fsanitize=address", src, "-o", exe],
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            return subprocess.call([exe]) == 0
+        except (OSError, subprocess.CalledProcessError):
+            return False
+
+
+if __name__ == "__main__":
+    sys.exit(main())
