@@ -12,6 +12,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* An access of the n-dimensional form in terms of x: its index's constant k
+ * plus, per loop around it whose counter L is added along x (c * L), its
+ * coefficient (the constants it reads at: [lo, hi] over the loops' ranges),
+ * and the loops whose counters pick its row (L * pitch). */
+typedef struct ndterms {
+  long long k, lo, hi;
+  int aCol[2], nCol;     /* loops (ks_shape.aLoop) along x, and their coefficients */
+  long long aColC[2];
+  int aRow[2], nRow;     /* loops picking the row, ascending */
+} ndterms;
+
 typedef struct vacc {
   unsigned iStart, iEnd; /* the P[i] expression */
   int iParam;
@@ -26,6 +37,7 @@ typedef struct vacc {
   int iWin;              /* its window (ndscan.aWin), or -1 */
   const char *zBase;     /* the pointer subscripted: the parameter's or a row pointer's name */
   long long c;           /* the index's constant term */
+  ndterms t;             /* ... with the loops around it (nd_windows) */
 } vacc;
 
 typedef struct vscan {
@@ -1112,6 +1124,11 @@ typedef struct ndwin {
   long long cMin, cMax;
   long long cAnchor;         /* the window's base: the first vector's start, or cMin */
   int nChunk;                /* whole vectors from the base on */
+  /* A window read in loops (bArr): an array ks_w_<P>_w<g>[nRows][cMax - cMin + W]
+   * from cMin, a row per value of its row loops' counters. */
+  int bArr;
+  int aRow[2], nRow;         /* the row loops (ks_shape.aLoop) */
+  long long aRowInit[2], aRowTrip[2], nRows;
 } ndwin;
 
 typedef struct ndscan {
@@ -1148,6 +1165,8 @@ typedef struct ndscan {
   int nRp;
   const char *azIdxBase[64]; /* per buffer: the pointer its vector index is applied to */
   int abStencil[64];   /* per buffer: read at several indices along x */
+  CXCursor aCounter[4]; /* while scanning an access: the counters of the for loops around it */
+  int nCounter;
   ndwin aWin[16];      /* the windows of the stencil buffers */
   int nWin;
 } ndscan;
@@ -1167,7 +1186,7 @@ static const ks_shape_access *nd_model_access(const ks_shape *pS, unsigned iStar
 
 /* Is index poly x + (terms free of every x-variant atom)? Then lane l's
  * element is lane 0's plus l. */
-static int nd_unit_in_x(const ks_shape *pS, const ks_poly *q) {
+static int nd_unit_in_x(const ks_shape *pS, const ks_poly *q, int bLoops) {
   if (q->bIrregular || q->bIndirect) return 0;
   int nUnit = 0;
   for (int i = 0; i < q->n; i++) {
@@ -1175,7 +1194,7 @@ static int nd_unit_in_x(const ks_shape *pS, const ks_poly *q) {
     int bX = 0;
     for (int j = 0; j < m->n; j++) {
       const ks_atom *a = &pS->aAtom[m->a[j]];
-      if (a->eKind == KS_ATOM_DERIVED || a->eKind == KS_ATOM_LOOP) return 0;
+      if (a->eKind == KS_ATOM_DERIVED || (a->eKind == KS_ATOM_LOOP && !bLoops)) return 0;
       if ((a->eKind == KS_ATOM_PAR || a->eKind == KS_ATOM_TID || a->eKind == KS_ATOM_BID) && a->iDim == 0) bX = 1;
     }
     if (!bX) continue;
@@ -1247,7 +1266,9 @@ static int nd_index_ok(ndscan *s, CXCursor c, unsigned iBodyStart) {
   CXCursor d = ks_rw_ref_decl(c);
   if (clang_getCursorKind(c) == CXCursor_DeclRefExpr || !clang_Cursor_isNull(d)) {
     if (clang_Cursor_isNull(d)) d = clang_getCursorReferenced(c);
-    if (clang_getCursorKind(d) == CXCursor_VarDecl) {
+    int bCounter = 0; /* the counter of a loop around the access (nd_loop checks how it moves) */
+    for (int i = 0; i < s->nCounter && !bCounter; i++) bCounter = clang_equalCursors(d, s->aCounter[i]);
+    if (clang_getCursorKind(d) == CXCursor_VarDecl && !bCounter) {
       for (int i = 0; i < s->nWritten; i++)
         if (clang_equalCursors(d, s->aWritten[i])) return 0;
       unsigned ds, de;
@@ -1268,6 +1289,15 @@ static int nd_conditional(const CXCursor *aAnc, int j) {
   for (int k = 0; k < j; k++) {
     enum CXCursorKind e = clang_getCursorKind(aAnc[k]);
     int bBranch = e == CXCursor_IfStmt || e == CXCursor_ConditionalOperator || e == CXCursor_SwitchStmt;
+    if (e == CXCursor_ForStmt) { /* its body runs on every trip; its condition and step are not that */
+      CXCursor *aF = NULL;
+      int nF = 0;
+      ks_rw_children(aAnc[k], &aF, &nF);
+      int bBody = nF > 0 && clang_equalCursors(aF[nF - 1], aAnc[k + 1]);
+      free(aF);
+      if (!bBody) return 1;
+      continue;
+    }
     if (e == CXCursor_BinaryOperator) {
       enum CXBinaryOperatorKind op = clang_getCursorBinaryOperatorKind(aAnc[k]);
       bBranch = op == CXBinaryOperator_LAnd || op == CXBinaryOperator_LOr;
@@ -1326,12 +1356,22 @@ static int nd_scan(CXCursor c, const CXCursor *aAnc, int nAnc, void *pArg) {
   CXCursor w = clang_getNullCursor();
   int eUse = ks_rw_elem_use(aAnc[j], aAnc, j, &w);
   int bLoop = 0;
-  for (int k = 0; k < j; k++) bLoop |= nd_is_loop(clang_getCursorKind(aAnc[k]));
-  if (bLoop) {
-    s->zWhy = "a pointer is read or written in a loop of the element body";
+  s->nCounter = 0;
+  for (int k = 0; k < j; k++) {
+    enum CXCursorKind eK = clang_getCursorKind(aAnc[k]);
+    bLoop |= nd_is_loop(eK);
+    CXCursor aF[1], aV[1];
+    if (eK == CXCursor_ForStmt && s->nCounter < 4 && ks_rw_kids(aAnc[k], aF, 1) >= 1 &&
+        clang_getCursorKind(aF[0]) == CXCursor_DeclStmt && ks_rw_kids(aF[0], aV, 1) == 1)
+      s->aCounter[s->nCounter++] = aV[0];
+  }
+  if (bLoop && eUse != KS_RW_READ) {
+    s->zWhy = "a pointer is written in a loop of the element body";
     return -1;
   }
-  int bUnit = pA && nd_unit_in_x(s->pShape, &pA->index) && nd_index_ok(s, aSub[1], s->iBodyStart);
+  int bUnit = pA && nd_unit_in_x(s->pShape, &pA->index, bLoop) && nd_index_ok(s, aSub[1], s->iBodyStart);
+  s->nCounter = 0;
+  if (bLoop && bUnit) s->abStencil[iP] = 1; /* read from a window: its index names the loop's counter */
   char *zIdx = bUnit ? nd_index_text(s->pTu, zBase, aSub[1]) : NULL;
   if (bUnit && s->azIdx[iP] && (!zIdx || strcmp(zIdx, s->azIdx[iP]) != 0))
     s->abStencil[iP] = 1; /* x[i + 1] - x[i]: neighbours, read from a window (nd_windows) */
@@ -1405,13 +1445,19 @@ static int nd_scan(CXCursor c, const CXCursor *aAnc, int nAnc, void *pArg) {
   return 1;
 }
 
-/* Do polynomials a and b differ in their constant term only? */
-static int nd_same_but_const(const ks_poly *a, const ks_poly *b) {
+/* Is mono m one loop counter alone (c * L, a term along x)? Its loop atom, or -1. */
+static int nd_col_mono(const ks_shape *pS, const ks_mono *m) {
+  return m->n == 1 && pS->aAtom[m->a[0]].eKind == KS_ATOM_LOOP ? m->a[0] : -1;
+}
+
+/* Do polynomials a and b differ only in their constant term and their terms
+ * along x of loop counters (the same family of rows)? */
+static int nd_same_key(const ks_shape *pS, const ks_poly *a, const ks_poly *b) {
   int nA = 0, nB = 0;
-  for (int i = 0; i < b->n; i++) nB += b->t[i].n > 0;
+  for (int i = 0; i < b->n; i++) nB += b->t[i].n > 0 && nd_col_mono(pS, &b->t[i]) < 0;
   for (int i = 0; i < a->n; i++) {
     const ks_mono *m = &a->t[i];
-    if (m->n == 0) continue;
+    if (m->n == 0 || nd_col_mono(pS, m) >= 0) continue;
     nA++;
     int bFound = 0;
     for (int j = 0; j < b->n && !bFound; j++)
@@ -1421,25 +1467,112 @@ static int nd_same_but_const(const ks_poly *a, const ks_poly *b) {
   return nA == nB;
 }
 
-static long long nd_poly_const(const ks_poly *q) {
-  for (int i = 0; i < q->n; i++)
-    if (q->t[i].n == 0) return q->t[i].coef;
+static int nd_jump_visit(CXCursor c, const CXCursor *aAnc, int nAnc, void *pArg) {
+  (void)aAnc;
+  (void)nAnc;
+  enum CXCursorKind e = clang_getCursorKind(c);
+  if (e == CXCursor_BreakStmt || e == CXCursor_ContinueStmt || e == CXCursor_ReturnStmt || e == CXCursor_GotoStmt) {
+    *(int *)pArg = 1;
+    return -1;
+  }
   return 0;
 }
 
-static int cmp_ll(const void *a, const void *b) {
-  long long x = *(const long long *)a, y = *(const long long *)b;
-  return x < y ? -1 : x > y;
+/* The counter of loop iLoop declared in its for (`for (int L = ...`), its
+ * type and name (malloc'd), and its constant start and trip count; a refusal
+ * reason otherwise. */
+static const char *nd_loop(const ndscan *s, int iLoop, char **pzType, char **pzName, long long *pInit, long long *pTrip) {
+  const ks_shape_loop *L = &s->pShape->aLoop[iLoop];
+  CXCursor aF[1], aV[1];
+  int bJump = 0;
+  if (L->nStep != 1 || L->nTrip < 1 || L->nTrip > 32 || !L->zVar || L->bGridStride || L->init.bIrregular ||
+      L->init.n > 1 || (L->init.n == 1 && L->init.t[0].n != 0))
+    return "a loop around a neighbour read does not count up by one from a constant, 1 to 32 times";
+  if (clang_getCursorKind(L->cursor) != CXCursor_ForStmt || ks_rw_kids(L->cursor, aF, 1) < 1 ||
+      clang_getCursorKind(aF[0]) != CXCursor_DeclStmt || ks_rw_kids(aF[0], aV, 1) != 1)
+    return "a loop around a neighbour read does not declare its counter";
+  ks_rw_walk(L->cursor, nd_jump_visit, &bJump);
+  if (bJump) return "a loop around a neighbour read has a break, continue, return or goto";
+  *pInit = L->init.n ? L->init.t[0].coef : 0;
+  *pTrip = L->nTrip;
+  if (pzName) *pzName = ks_rw_spelling(aV[0]);
+  if (pzType) {
+    CXString t = clang_getTypeSpelling(clang_getCursorType(aV[0]));
+    *pzType = ks_strdup(clang_getCString(t));
+    clang_disposeString(t);
+  }
+  return NULL;
+}
+
+/* Access a's terms (ndterms) for W lanes, or a refusal reason. */
+static const char *nd_access_terms(const ndscan *s, const vacc *a, int W, ndterms *t) {
+  const ks_shape *pS = s->pShape;
+  memset(t, 0, sizeof *t);
+  for (int i = 0; i < a->pIdx->n; i++) {
+    const ks_mono *m = &a->pIdx->t[i];
+    int nL = 0, iAtom = -1;
+    for (int j = 0; j < m->n; j++)
+      if (pS->aAtom[m->a[j]].eKind == KS_ATOM_LOOP) nL++, iAtom = m->a[j];
+    if (m->n == 0) t->k += m->coef;
+    if (nL == 0) continue;
+    if (nL > 1) return "a neighbour's index multiplies two loop counters";
+    int iLoop = pS->aAtom[iAtom].iRef, bCol = m->n == 1, bSeen = 0;
+    for (int c = 0; c < t->nCol; c++) bSeen |= t->aCol[c] == iLoop ? 1 : 0;
+    for (int r = 0; r < t->nRow; r++) bSeen |= t->aRow[r] == iLoop ? 2 : 0;
+    if (bSeen) return "a loop counter picks both the row and the column of a neighbour";
+    if (iLoop < 0 || iLoop >= pS->nLoop) return "a neighbour's loop is unknown";
+    if (bCol && (t->nCol == 2 || m->coef < -W || m->coef > W || m->coef == 0))
+      return "a neighbour's column moves with a loop counter by more than the lanes' vector";
+    if (!bCol && t->nRow == 2) return "a neighbour's row moves with more than two loop counters";
+    if (bCol) t->aColC[t->nCol] = m->coef, t->aCol[t->nCol++] = iLoop;
+    else t->aRow[t->nRow++] = iLoop;
+  }
+  if (t->nRow == 2 && t->aRow[0] > t->aRow[1]) {
+    int r = t->aRow[0];
+    t->aRow[0] = t->aRow[1];
+    t->aRow[1] = r;
+  }
+  t->lo = t->hi = t->k;
+  for (int c = 0; c < t->nCol + t->nRow; c++) {
+    long long i0, n;
+    const char *zWhy = nd_loop(s, c < t->nCol ? t->aCol[c] : t->aRow[c - t->nCol], NULL, NULL, &i0, &n);
+    if (zWhy) return zWhy;
+    if (c >= t->nCol) continue;
+    long long v0 = t->aColC[c] * i0, v1 = t->aColC[c] * (i0 + n - 1);
+    t->lo += v0 < v1 ? v0 : v1;
+    t->hi += v0 < v1 ? v1 : v0;
+  }
+  return NULL;
+}
+
+static int cmp_lo(const void *a, const void *b) {
+  const long long *x = a, *y = b;
+  return x[0] < y[0] ? -1 : x[0] > y[0];
+}
+
+/* Window g (s->aWin) of the family of access a: its rows, and whether it is
+ * an array (read in loops). */
+static const char *nd_win_rows(ndscan *s, ndwin *pW, const vacc *a) {
+  pW->nRow = a->t.nRow;
+  pW->nRows = 1;
+  for (int r = 0; r < pW->nRow; r++) {
+    pW->aRow[r] = a->t.aRow[r];
+    nd_loop(s, pW->aRow[r], NULL, NULL, &pW->aRowInit[r], &pW->aRowTrip[r]);
+    pW->nRows *= pW->aRowTrip[r];
+  }
+  return NULL;
 }
 
 /* The windows of the buffers read at several indices along x (s->abStencil),
- * for W lanes: each buffer's accesses grouped by their x-free terms, each
- * group's constants cut where two are more than W apart. A refusal reason, or
- * NULL. Every element of a window is read by some lane as written, so the
- * window's loads stay inside what the kernel reads, provided each access runs
- * whenever its lane passes the guard and nothing stores before it. */
+ * for W lanes: each buffer's accesses grouped by their x-free terms (a
+ * family), each family's constants (with the ranges of the loops along x)
+ * cut where two are more than W apart. A refusal reason, or NULL. Every
+ * element of a window is read by some lane as written, so the window's loads
+ * stay inside what the kernel reads, provided each access runs whenever its
+ * lane passes the guard (in a loop: on every trip) and nothing stores before it. */
 static const char *nd_windows(ndscan *s, int W) {
   unsigned iFirstStore = (unsigned)-1;
+  const char *zWhy;
   for (int i = 0; i < s->n; i++)
     if (s->a[i].eUse != KS_RW_READ && s->a[i].iStoreEnd < iFirstStore) iFirstStore = s->a[i].iStoreEnd;
   for (int i = 0; i < s->n; i++) {
@@ -1452,28 +1585,35 @@ static const char *nd_windows(ndscan *s, int W) {
              "the kernel may not read)";
     if (a->iStart > iFirstStore)
       return "a buffer is read at neighbouring indices along x after a store (the window is loaded before the body)";
-    a->c = nd_poly_const(a->pIdx);
+    if ((zWhy = nd_access_terms(s, a, W, &a->t))) return zWhy;
+    a->c = a->t.k;
   }
   for (int i = 0; i < s->n; i++) {
     vacc *a = &s->a[i];
     if (a->iParam >= 64 || !s->abStencil[a->iParam] || a->iWin >= 0) continue;
-    long long ac[64];
+    long long ac[64][2];
     int nc = 0;
     for (int j = i; j < s->n; j++)
-      if (s->a[j].iParam == a->iParam && s->a[j].iWin < 0 && nd_same_but_const(a->pIdx, s->a[j].pIdx)) {
+      if (s->a[j].iParam == a->iParam && s->a[j].iWin < 0 && nd_same_key(s->pShape, a->pIdx, s->a[j].pIdx)) {
         if (nc == 64) return "a buffer is read at too many indices along x";
-        ac[nc++] = s->a[j].c;
+        ac[nc][0] = s->a[j].t.lo;
+        ac[nc++][1] = s->a[j].t.hi;
       }
-    qsort(ac, (size_t)nc, sizeof ac[0], cmp_ll);
+    qsort(ac, (size_t)nc, sizeof ac[0], cmp_lo);
     for (int lo = 0; lo < nc;) {
       int hi = lo;
-      while (hi + 1 < nc && ac[hi + 1] - ac[hi] <= W) hi++;
+      long long cHi = ac[lo][1];
+      while (hi + 1 < nc && ac[hi + 1][0] - cHi <= W) {
+        hi++;
+        if (ac[hi][1] > cHi) cHi = ac[hi][1];
+      }
       if (s->nWin == 16) return "the neighbourhood needs more than 16 windows";
-      if (ac[hi] - ac[lo] > 8 * W) return "a buffer's neighbours along x span more than 8 vectors";
+      if (cHi - ac[lo][0] > 8 * W) return "a buffer's neighbours along x span more than 8 vectors";
       ndwin *pW = &s->aWin[s->nWin];
+      memset(pW, 0, sizeof *pW);
       pW->iParam = a->iParam;
-      pW->cMin = ac[lo];
-      pW->cMax = ac[hi];
+      pW->cMin = ac[lo][0];
+      pW->cMax = cHi;
       long long q = pW->cMin / W;
       if (q * W < pW->cMin) q++;
       pW->cAnchor = q * W;
@@ -1482,12 +1622,16 @@ static const char *nd_windows(ndscan *s, int W) {
       pW->iRep = -1;
       for (int j = i; j < s->n; j++) {
         vacc *b = &s->a[j];
-        if (b->iParam != a->iParam || b->iWin >= 0 || b->c < pW->cMin || b->c > pW->cMax ||
-            !nd_same_but_const(a->pIdx, b->pIdx))
+        if (b->iParam != a->iParam || b->iWin >= 0 || b->t.lo < pW->cMin || b->t.hi > pW->cMax ||
+            !nd_same_key(s->pShape, a->pIdx, b->pIdx))
           continue;
         b->iWin = s->nWin;
         if (pW->iRep < 0) pW->iRep = j;
+        pW->bArr |= b->t.nCol > 0 || b->t.nRow > 0;
       }
+      nd_win_rows(s, pW, &s->a[pW->iRep]);
+      if (pW->bArr && pW->nRows * (pW->cMax - pW->cMin + W) > 256)
+        return "a neighbourhood read in loops needs more than 256 registers a thread";
       s->nWin++;
       lo = hi + 1;
     }
@@ -1922,6 +2066,102 @@ static unsigned nd_derived_needed(const char *zSrc, const ndscan *s, const char 
   return m;
 }
 
+/* Loop iLoop's counter name (malloc'd). */
+static char *nd_loop_name(const ndscan *s, int iLoop) {
+  char *zT = NULL, *zN = NULL;
+  long long i0, n;
+  nd_loop(s, iLoop, &zT, &zN, &i0, &n);
+  free(zT);
+  return zN;
+}
+
+/* An array window's element for lane l of access a:
+ * ks_w_<P>_w<g>[row][l + k - cMin + c * L ...], the row from its row loops'
+ * counters. */
+static void nd_put_arr_elem(ks_buf *pB, const ndscan *s, const ndwin *pW, const vacc *a, int l) {
+  ks_buf_printf(pB, "ks_w_%s_w%d[", s->aP[pW->iParam].zName, a->iWin);
+  if (pW->nRow == 0) ks_buf_printf(pB, "0");
+  for (int r = 0; r < pW->nRow; r++) {
+    char *zL = nd_loop_name(s, pW->aRow[r]);
+    ks_buf_printf(pB, "%s(int)((%s) - (%lld))", r ? " + " : "", zL ? zL : "?", pW->aRowInit[r]);
+    if (r == 0 && pW->nRow == 2) ks_buf_printf(pB, " * %lld", pW->aRowTrip[1]);
+    free(zL);
+  }
+  ks_buf_printf(pB, "][%lld", (long long)l + a->t.k - pW->cMin);
+  for (int c = 0; c < a->t.nCol; c++) {
+    char *zL = nd_loop_name(s, a->t.aCol[c]);
+    ks_buf_printf(pB, " + (%lld) * (int)(%s)", a->t.aColC[c], zL ? zL : "?");
+    free(zL);
+  }
+  ks_buf_printf(pB, "]");
+}
+
+/* An array window's row bases, in lane 0's address block: for each value of
+ * its row loops' counters, the representative's element moved to cMin (the
+ * column loops' counters at their start). */
+static void nd_put_arr_bases(ks_buf *pB, const ndscan *s, const ndwin *pW, int g, int nIn, const char *zIn,
+                             const char *zSrc) {
+  const vacc *a = &s->a[pW->iRep];
+  const char *zN = s->aP[pW->iParam].zName;
+  long long kInit = a->t.k;
+  ks_buf_printf(pB, "%.*s      for (int ks_r = 0; ks_r < %lld; ++ks_r) {\n", nIn, zIn, pW->nRows);
+  for (int c = 0; c < pW->nRow + a->t.nCol; c++) {
+    int iLoop = c < pW->nRow ? pW->aRow[c] : a->t.aCol[c - pW->nRow];
+    char *zT = NULL, *zL = NULL;
+    long long i0 = 0, n = 1;
+    nd_loop(s, iLoop, &zT, &zL, &i0, &n);
+    if (c >= pW->nRow) {
+      kInit += a->t.aColC[c - pW->nRow] * i0;
+      ks_buf_printf(pB, "%.*s        %s %s = (%s)(%lld);\n", nIn, zIn, zT, zL, zT, i0);
+    } else if (c == 0 && pW->nRow == 2)
+      ks_buf_printf(pB, "%.*s        %s %s = (%s)(%lld + ks_r / %lld);\n", nIn, zIn, zT, zL, zT, i0, pW->aRowTrip[1]);
+    else
+      ks_buf_printf(pB, "%.*s        %s %s = (%s)(%lld + ks_r %% %lld);\n", nIn, zIn, zT, zL, zT, i0, n);
+    ks_buf_printf(pB, "%.*s        (void)%s;\n", nIn, zIn, zL);
+    free(zT);
+    free(zL);
+  }
+  ks_buf_printf(pB, "%.*s        ks_p_%s_w%d[ks_r] = &%s[%.*s]", nIn, zIn, zN, g, a->zBase ? a->zBase : zN,
+                (int)(a->iSubEnd - a->iSubStart), zSrc + a->iSubStart);
+  long long d = pW->cMin - kInit;
+  if (d) ks_buf_printf(pB, " %c %lld", d < 0 ? '-' : '+', d < 0 ? -d : d);
+  ks_buf_printf(pB, ";\n%.*s      }\n", nIn, zIn);
+}
+
+/* An array window's loads: per row, the whole vectors (when the row is
+ * aligned) and the rest element by element. */
+static void nd_put_arr_fill(ks_buf *pB, const ndscan *s, const vplan *pPlan, const ndwin *pW, int g, int nIn,
+                            const char *zIn) {
+  const char *zN = s->aP[pW->iParam].zName, *zT = s->aP[pW->iParam].zElemType, *zVec = pPlan->azVec[pW->iParam];
+  int W = pPlan->nLanes;
+  long long nCols = pW->cMax - pW->cMin + W, a0 = pW->cAnchor - pW->cMin, a1 = a0 + (long long)pW->nChunk * W;
+  ks_buf_printf(pB, "%.*s      %s ks_w_%s_w%d[%lld][%lld];\n", nIn, zIn, zT, zN, g, pW->nRows, nCols);
+  ks_buf_printf(pB, "%.*s      #pragma unroll\n%.*s      for (int ks_r = 0; ks_r < %lld; ++ks_r) {\n", nIn, zIn, nIn,
+                zIn, pW->nRows);
+  ks_buf_printf(pB, "%.*s        const %s *ks_b = ks_p_%s_w%d[ks_r];\n", nIn, zIn, zT, zN, g);
+  if (pW->nChunk) {
+    ks_buf_printf(pB, "%.*s        if ((unsigned long long)(const void *)(ks_b + %lld) %% %d == 0) {\n", nIn, zIn, a0,
+                  pPlan->anAlign[pW->iParam]);
+    for (int k = 0; k < pW->nChunk; k++)
+      ks_buf_printf(pB,
+                    "%.*s          { const %s ks_v = *reinterpret_cast<const %s *>(ks_b + %lld); "
+                    "memcpy(&ks_w_%s_w%d[ks_r][%lld], &ks_v, sizeof ks_v); }\n",
+                    nIn, zIn, zVec, zVec, a0 + (long long)k * W, zN, g, a0 + (long long)k * W);
+    ks_buf_printf(pB, "%.*s          #pragma unroll\n%.*s          for (int ks_j = 0; ks_j < %lld; ++ks_j) "
+                      "ks_w_%s_w%d[ks_r][ks_j] = ks_b[ks_j];\n",
+                  nIn, zIn, nIn, zIn, a0, zN, g);
+    ks_buf_printf(pB, "%.*s          #pragma unroll\n%.*s          for (int ks_j = %lld; ks_j < %lld; ++ks_j) "
+                      "ks_w_%s_w%d[ks_r][ks_j] = ks_b[ks_j];\n",
+                  nIn, zIn, nIn, zIn, a1, nCols, zN, g);
+    ks_buf_printf(pB, "%.*s        } else {\n", nIn, zIn);
+  }
+  ks_buf_printf(pB, "%.*s          #pragma unroll\n%.*s          for (int ks_j = 0; ks_j < %lld; ++ks_j) "
+                    "ks_w_%s_w%d[ks_r][ks_j] = ks_b[ks_j];\n",
+                nIn, zIn, nIn, zIn, nCols, zN, g);
+  if (pW->nChunk) ks_buf_printf(pB, "%.*s        }\n", nIn, zIn);
+  ks_buf_printf(pB, "%.*s      }\n", nIn, zIn);
+}
+
 /* Element r (from the window's base) of window g of buffer zName: lane r % W
  * of its vector r / W (ks_v_<P>_w<g>_<k>), or the scalar ks_s_<P>_w<g>_<m> (m:
  * from the window's first element). zVec NULL: the scalar's name. */
@@ -1937,6 +2177,10 @@ static void nd_win_name(ks_buf *pB, const char *zVec, const char *zName, const n
 /* Lane l's element of windowed access a. */
 static void nd_put_win_elem(ks_buf *pB, const ndscan *s, const vplan *pPlan, const vacc *a, int l) {
   const ndwin *pW = &s->aWin[a->iWin];
+  if (pW->bArr) {
+    nd_put_arr_elem(pB, s, pW, a, l);
+    return;
+  }
   nd_win_name(pB, pPlan->azVec[a->iParam], s->aP[a->iParam].zName, pW, a->iWin, a->c + l - pW->cAnchor,
               pPlan->nLanes);
 }
@@ -2005,6 +2249,10 @@ static void nd_put_win_loads(ks_buf *pB, const ndscan *s, const vplan *pPlan, in
   for (int g = 0; g < s->nWin; g++) {
     const ndwin *pW = &s->aWin[g];
     const char *zN = s->aP[pW->iParam].zName, *zVec = pPlan->azVec[pW->iParam];
+    if (pW->bArr) {
+      nd_put_arr_fill(pB, s, pPlan, pW, g, nIn, zIn);
+      continue;
+    }
     for (int k = 0; k < pW->nChunk; k++)
       ks_buf_printf(pB, "%.*s      const %s ks_v_%s_w%d_%d = *reinterpret_cast<const %s *>(ks_p_%s_w%d + %d);\n", nIn,
                     zIn, zVec, zN, g, k, zVec, zN, g, k * W);
@@ -2041,9 +2289,12 @@ static void nd_put_region(ks_buf *pB, ks_rewrite *p, const ndscan *s, const ndfo
     if (pPlan->abUsed[i] && !s->abStencil[i])
       ks_buf_printf(pB, "%.*s    %s%s *ks_p_%s;\n", nIn, zIn, pPlan->abStore[i] ? "" : "const ", s->aP[i].zElemType,
                     s->aP[i].zName);
-  for (int g = 0; g < s->nWin; g++)
-    ks_buf_printf(pB, "%.*s    const %s *ks_p_%s_w%d;\n", nIn, zIn, s->aP[s->aWin[g].iParam].zElemType,
+  for (int g = 0; g < s->nWin; g++) {
+    ks_buf_printf(pB, "%.*s    const %s *ks_p_%s_w%d", nIn, zIn, s->aP[s->aWin[g].iParam].zElemType,
                   s->aP[s->aWin[g].iParam].zName, g);
+    if (s->aWin[g].bArr) ks_buf_printf(pB, "[%lld]", s->aWin[g].nRows);
+    ks_buf_printf(pB, ";\n");
+  }
   ks_buf_printf(pB, "%.*s    {\n%.*s      %s %s = (%s)ks_x0;\n", nIn, zIn, nIn, zIn, f->zXType, f->zX, f->zXType);
   nd_put_derived(pB, zSrc, s, nIn, zIn, "      ", ~0u, 1);
   if (s->iLeadEnd > f->iBodyStart) {
@@ -2061,6 +2312,10 @@ static void nd_put_region(ks_buf *pB, ks_rewrite *p, const ndscan *s, const ndfo
     const vacc *a = &s->a[pW->iRep];
     const char *zN = s->aP[pW->iParam].zName;
     long long d = pW->cAnchor - a->c;
+    if (pW->bArr) {
+      nd_put_arr_bases(pB, s, pW, g, nIn, zIn, zSrc);
+      continue;
+    }
     ks_buf_printf(pB, "%.*s      ks_p_%s_w%d = &%s[%.*s]", nIn, zIn, zN, g, a->zBase ? a->zBase : zN,
                   (int)(a->iSubEnd - a->iSubStart), zSrc + a->iSubStart);
     if (d) ks_buf_printf(pB, " %c %lld", d < 0 ? '-' : '+', d < 0 ? -d : d);
@@ -2077,7 +2332,7 @@ static void nd_put_region(ks_buf *pB, ks_rewrite *p, const ndscan *s, const ndfo
     bFirst = 0;
   }
   for (int g = 0; g < s->nWin; g++) {
-    if (!s->aWin[g].nChunk) continue;
+    if (!s->aWin[g].nChunk || s->aWin[g].bArr) continue; /* an array's rows are tested one by one */
     ks_buf_printf(pB, "%s(unsigned long long)(const void *)ks_p_%s_w%d %% %d == 0", bFirst ? "" : " && ",
                   s->aP[s->aWin[g].iParam].zName, g, pPlan->anAlign[s->aWin[g].iParam]);
     bFirst = 0;

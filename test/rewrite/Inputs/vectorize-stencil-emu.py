@@ -36,6 +36,9 @@ CASES = {
     "laplace_idx": (["float", "float"], "K(b0, b1, Wd, H, P)"),
     "scale_idx": (["float", "float"], "K(b0, b1, 2.5f, Wd, H, P)"),
     "box3_rows": (["unsigned char", "unsigned char"], "K(b0, b1, Wd, H, P)"),
+    # the weights: 9 floats of their own (b2), never written
+    "conv3x3_loops": (["float", "float", "float"], "K(b0, b2, b1, Wd, H, P)"),
+    "box_row_loop": (["unsigned char", "unsigned char"], "K(b0, b1, Wd, H, P)"),
 }
 
 
@@ -47,6 +50,7 @@ def main():
     if not re.search(r"\bks_gx\b", new_text):
         sys.exit("the rewrite of %s takes no ks_gx: this check expects the divided launch" % name)
     src = cuda_emu.PRELUDE + TYPES + cuda_emu.LAUNCH_SEQ
+    src += "".join(l for l in open(orig, encoding="utf-8") if l.startswith("#define "))  # BOX_R
     src += cuda_emu.kernel(orig, name, "k_orig") + "\n" + new_text + "\n"
     src += "static int Wd, H, P;\nstatic unsigned gx;\n"
     src += "".join("static %s *b%d;\n" % (t, i) for i, t in enumerate(types))

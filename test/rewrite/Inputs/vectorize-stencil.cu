@@ -93,6 +93,53 @@ __global__ void box3_rows(const unsigned char *src, unsigned char *dst, int w, i
   out[x] = (unsigned char)(s / 9);
 }
 
+// a 3x3 filter, its weights in memory, loops over the neighbourhood
+__global__ void conv3x3_loops(const float *in, const float *k, float *out, int w, int h, int pitch) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x < 1 || y < 1 || x >= w - 1 || y >= h - 1) return;
+  float s = 0.0f;
+  for (int dy = -1; dy <= 1; ++dy)
+    for (int dx = -1; dx <= 1; ++dx)
+      s += k[(dy + 1) * 3 + (dx + 1)] * in[(y + dy) * pitch + x + dx];
+  out[y * pitch + x] = s;
+}
+
+// a box filter along the row, radius a macro, 8 bits
+#define BOX_R 4
+__global__ void box_row_loop(const unsigned char *in, unsigned char *out, int w, int h, int pitch) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= BOX_R && x < w - BOX_R && y < h) {
+    int s = 0;
+    for (int k = -BOX_R; k <= BOX_R; k++) s += in[y * pitch + x + k];
+    out[y * pitch + x] = (unsigned char)(s / (2 * BOX_R + 1));
+  }
+}
+
+// refused: the radius is a parameter (the loop's trip count is not a constant)
+__global__ void bad_loop_radius(const float *in, float *out, int w, int h, int pitch, int r) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= r && x < w - r && y < h) {
+    float s = 0.0f;
+    for (int k = -r; k <= r; k++) s += in[y * pitch + x + k];
+    out[y * pitch + x] = s;
+  }
+}
+
+// refused: the centre is skipped (a neighbour read under an if in the loop)
+__global__ void bad_life(const unsigned char *in, unsigned char *out, int w, int h, int pitch) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x < 1 || y < 1 || x >= w - 1 || y >= h - 1) return;
+  int n = 0;
+  for (int dy = -1; dy <= 1; dy++)
+    for (int dx = -1; dx <= 1; dx++)
+      if (dx != 0 || dy != 0) n += in[(y + dy) * pitch + x + dx];
+  out[y * pitch + x] = (unsigned char)(n == 3 || (n == 2 && in[y * pitch + x]));
+}
+
 // refused: a row pointer moved on in the body
 __global__ void bad_reseat(const float *src, float *dst, int w, int h, int step) {
   int x = blockIdx.x * blockDim.x + threadIdx.x;
@@ -151,6 +198,10 @@ void launch_all(unsigned char *o8, const unsigned char *i8, float *a, float *b, 
   scale_idx<<<grid, block>>>(a, b, 2.0f, w, h, pitch);
   bad_mixed_temp<<<grid, block>>>(a, b, w, h, pitch);
   bad_reseat<<<grid, block>>>(a, b, w, h, pitch);
+  conv3x3_loops<<<grid, block>>>(a, c, b, w, h, pitch);
+  box_row_loop<<<grid, block>>>(i8, o8, w, h, pitch);
+  bad_loop_radius<<<grid, block>>>(a, b, w, h, pitch, 2);
+  bad_life<<<grid, block>>>(i8, o8, w, h, pitch);
   bad_clamped<<<grid, block>>>(a, b, w, h, pitch);
   bad_inplace<<<grid, block>>>(a, w, h, pitch);
   bad_after_store<<<grid, block>>>(a, b, c, w, h, pitch);
