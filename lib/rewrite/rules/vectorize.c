@@ -2033,20 +2033,13 @@ static int nd_count_word(const char *z, size_t n, const char *zWord) {
 static int nd_has_word(const char *z, size_t n, const char *zWord) { return nd_count_word(z, n, zWord) > 0; }
 
 /* The x-derived declarations (statements in mUse, bit k: s->aiDerived[k]) as
- * written, each on a line at indentation zIn plus zPad; with bVoid a (void)
- * of each of their variables after them (the copy may read none). */
+ * written, each on a line at indentation zIn plus zPad. */
 static void nd_put_derived(ks_buf *pB, const char *zSrc, const ndscan *s, int nIn, const char *zIn, const char *zPad,
-                           unsigned mUse, int bVoid) {
+                           unsigned mUse) {
   for (int k = 0; k < s->nDerived; k++)
     if (mUse >> k & 1)
       ks_buf_printf(pB, "%.*s%s%.*s\n", nIn, zIn, zPad, (int)(s->aiDerived[k][1] - s->aiDerived[k][0]),
                     zSrc + s->aiDerived[k][0]);
-  for (int v = 0; v < s->nPre && bVoid; v++)
-    if (s->abXDerived[v] && (mUse >> s->aiDerOf[v] & 1)) {
-      char *z = ks_rw_spelling(s->aPre[v]);
-      ks_buf_printf(pB, "%.*s%s(void)%s;\n", nIn, zIn, zPad, z ? z : "");
-      free(z);
-    }
 }
 
 /* The x-derived statements lane text z[0..n) needs: those declaring a
@@ -2236,7 +2229,7 @@ static void nd_put_lanes(ks_buf *pB, const char *zSrc, const ndscan *s, const nd
     unsigned mDer = nd_derived_needed(zSrc, s, zL, nL);
     if (mDer || nd_has_word(zL, nL, f->zX)) /* the lane's own x, where the body still reads it */
       ks_buf_printf(pB, "%.*s        %s %s = (%s)(ks_x0 + %d);\n", nIn, zIn, f->zXType, f->zX, f->zXType, l);
-    nd_put_derived(pB, zSrc, s, nIn, zIn, "        ", mDer, 0);
+    nd_put_derived(pB, zSrc, s, nIn, zIn, "        ", mDer);
     ks_buf_printf(pB, "%.*s        %.*s\n%.*s      }\n", nIn, zIn, (int)nL, zL, nIn, zIn);
   }
   ks_buf_free(&lane);
@@ -2265,45 +2258,11 @@ static void nd_put_win_loads(ks_buf *pB, const ndscan *s, const vplan *pPlan, in
   }
 }
 
-/* The replacement of the guard and body: the lanes' guard, lane 0's
- * addresses, the alignment (and, where the body reads after a store, the
- * disjointness) test, vector loads, the body per lane, vector stores; else the
- * guard and body as written per lane. */
-static void nd_put_region(ks_buf *pB, ks_rewrite *p, const ndscan *s, const ndform *f, const vplan *pPlan,
-                          int bAliasGuard) {
-  const char *zSrc = ks_rewrite_source(p, NULL);
-  unsigned nIndent = 0;
-  unsigned iLine = ks_rewrite_line_start(p, f->iIfStart, &nIndent);
-  const char *zIn = zSrc + iLine;
-  int nIn = (int)nIndent, W = pPlan->nLanes;
-  const char *zNot = f->bEarlyReturn ? "!" : "";
-  ks_buf_printf(pB, "bool ks_vec = false;\n");
-  ks_buf_printf(pB, "%.*sif (ks_x0 + %d <= ks_nx) {\n", nIn, zIn, W);
-  ks_buf_printf(pB, "%.*s  bool ks_all = true;\n", nIn, zIn);
-  ks_buf_printf(pB, "%.*s  for (int ks_l = 0; ks_l < %d; ++ks_l) {\n", nIn, zIn, W);
-  ks_buf_printf(pB, "%.*s    %s %s = (%s)(ks_x0 + ks_l);\n", nIn, zIn, f->zXType, f->zX, f->zXType);
-  nd_put_derived(pB, zSrc, s, nIn, zIn, "    ", ~0u, 1);
-  ks_buf_printf(pB, "%.*s    ks_all = ks_all && %s(%s);\n%.*s  }\n", nIn, zIn, zNot, f->zGuard, nIn, zIn);
-  ks_buf_printf(pB, "%.*s  if (ks_all) {\n", nIn, zIn);
+/* Lane 0's addresses: each vector buffer's (abUsed), each window's base. */
+static void nd_put_addresses(ks_buf *pB, const ndscan *s, const int *abUsed, int nIn, const char *zIn,
+                             const char *zSrc) {
   for (int i = 0; i < s->nP; i++)
-    if (pPlan->abUsed[i] && !s->abStencil[i])
-      ks_buf_printf(pB, "%.*s    %s%s *ks_p_%s;\n", nIn, zIn, pPlan->abStore[i] ? "" : "const ", s->aP[i].zElemType,
-                    s->aP[i].zName);
-  for (int g = 0; g < s->nWin; g++) {
-    ks_buf_printf(pB, "%.*s    const %s *ks_p_%s_w%d", nIn, zIn, s->aP[s->aWin[g].iParam].zElemType,
-                  s->aP[s->aWin[g].iParam].zName, g);
-    if (s->aWin[g].bArr) ks_buf_printf(pB, "[%lld]", s->aWin[g].nRows);
-    ks_buf_printf(pB, ";\n");
-  }
-  ks_buf_printf(pB, "%.*s    {\n%.*s      %s %s = (%s)ks_x0;\n", nIn, zIn, nIn, zIn, f->zXType, f->zX, f->zXType);
-  nd_put_derived(pB, zSrc, s, nIn, zIn, "      ", ~0u, 1);
-  if (s->iLeadEnd > f->iBodyStart) {
-    unsigned a = f->iBodyStart, b = s->iLeadEnd;
-    while (a < b && (zSrc[a] == ' ' || zSrc[a] == '\n' || zSrc[a] == '\t')) a++;
-    ks_buf_printf(pB, "%.*s      %.*s\n", nIn, zIn, (int)(b - a), zSrc + a);
-  }
-  for (int i = 0; i < s->nP; i++)
-    if (pPlan->abUsed[i] && !s->abStencil[i])
+    if (abUsed[i] && !s->abStencil[i])
       ks_buf_printf(pB, "%.*s      ks_p_%s = &%s[%.*s];\n", nIn, zIn, s->aP[i].zName,
                     s->azIdxBase[i] ? s->azIdxBase[i] : s->aP[i].zName, (int)(s->aiIdx[i][1] - s->aiIdx[i][0]),
                     zSrc + s->aiIdx[i][0]);
@@ -2321,6 +2280,82 @@ static void nd_put_region(ks_buf *pB, ks_rewrite *p, const ndscan *s, const ndfo
     if (d) ks_buf_printf(pB, " %c %lld", d < 0 ? '-' : '+', d < 0 ? -d : d);
     ks_buf_printf(pB, ";\n");
   }
+}
+
+/* The body's leading declarations for lane 0's addresses (zAddr), less
+ * those nothing there reads (an accumulator's `float s = 0.0f;`: nvcc would
+ * warn that it is set but never used). */
+static void nd_put_lead(ks_buf *pB, const char *zSrc, const ndscan *s, const ndform *f, const char *zAddr, int nIn,
+                        const char *zIn) {
+  ks_buf t = KS_BUF_INIT;
+  unsigned mSkip = 0;
+  if (s->iLeadEnd <= f->iBodyStart) return;
+  for (;;) {
+    unsigned iPos = f->iBodyStart;
+    ks_buf_clear(&t);
+    for (int v = 0; v < s->nLead; v++) {
+      if (!(mSkip >> v & 1)) continue;
+      ks_buf_append(&t, zSrc + iPos, s->aiLead[v][0] - iPos);
+      iPos = s->aiLead[v][1];
+    }
+    ks_buf_append(&t, zSrc + iPos, s->iLeadEnd - iPos);
+    const char *z = ks_buf_cstr(&t);
+    unsigned mMore = 0;
+    for (int v = 0; v < s->nLead; v++)
+      if (!(mSkip >> v & 1) && s->aiLead[v][1] > s->aiLead[v][0] && s->azLead[v] &&
+          nd_count_word(z, strlen(z), s->azLead[v]) == 1 && !nd_has_word(zAddr, strlen(zAddr), s->azLead[v]))
+        mMore |= 1u << v;
+    if (!mMore) break;
+    mSkip |= mMore;
+  }
+  const char *z = ks_buf_cstr(&t);
+  while (*z == ' ' || *z == '\n' || *z == '\t') z++;
+  size_t n = strlen(z);
+  while (n > 0 && (z[n - 1] == ' ' || z[n - 1] == '\n' || z[n - 1] == '\t')) n--;
+  if (n) ks_buf_printf(pB, "%.*s      %.*s\n", nIn, zIn, (int)n, z);
+  ks_buf_free(&t);
+}
+
+/* The replacement of the guard and body: the lanes' guard, lane 0's
+ * addresses, the alignment (and, where the body reads after a store, the
+ * disjointness) test, vector loads, the body per lane, vector stores; else the
+ * guard and body as written per lane. */
+static void nd_put_region(ks_buf *pB, ks_rewrite *p, const ndscan *s, const ndform *f, const vplan *pPlan,
+                          int bAliasGuard) {
+  const char *zSrc = ks_rewrite_source(p, NULL);
+  unsigned nIndent = 0;
+  unsigned iLine = ks_rewrite_line_start(p, f->iIfStart, &nIndent);
+  const char *zIn = zSrc + iLine;
+  int nIn = (int)nIndent, W = pPlan->nLanes;
+  const char *zNot = f->bEarlyReturn ? "!" : "";
+  ks_buf_printf(pB, "bool ks_vec = false;\n");
+  ks_buf_printf(pB, "%.*sif (ks_x0 + %d <= ks_nx) {\n", nIn, zIn, W);
+  ks_buf_printf(pB, "%.*s  bool ks_all = true;\n", nIn, zIn);
+  ks_buf_printf(pB, "%.*s  for (int ks_l = 0; ks_l < %d; ++ks_l) {\n", nIn, zIn, W);
+  ks_buf_printf(pB, "%.*s    %s %s = (%s)(ks_x0 + ks_l);\n", nIn, zIn, f->zXType, f->zX, f->zXType);
+  nd_put_derived(pB, zSrc, s, nIn, zIn, "    ", nd_derived_needed(zSrc, s, f->zGuard, strlen(f->zGuard)));
+  ks_buf_printf(pB, "%.*s    ks_all = ks_all && %s(%s);\n%.*s  }\n", nIn, zIn, zNot, f->zGuard, nIn, zIn);
+  ks_buf_printf(pB, "%.*s  if (ks_all) {\n", nIn, zIn);
+  for (int i = 0; i < s->nP; i++)
+    if (pPlan->abUsed[i] && !s->abStencil[i])
+      ks_buf_printf(pB, "%.*s    %s%s *ks_p_%s;\n", nIn, zIn, pPlan->abStore[i] ? "" : "const ", s->aP[i].zElemType,
+                    s->aP[i].zName);
+  for (int g = 0; g < s->nWin; g++) {
+    ks_buf_printf(pB, "%.*s    const %s *ks_p_%s_w%d", nIn, zIn, s->aP[s->aWin[g].iParam].zElemType,
+                  s->aP[s->aWin[g].iParam].zName, g);
+    if (s->aWin[g].bArr) ks_buf_printf(pB, "[%lld]", s->aWin[g].nRows);
+    ks_buf_printf(pB, ";\n");
+  }
+  ks_buf_printf(pB, "%.*s    {\n%.*s      %s %s = (%s)ks_x0;\n", nIn, zIn, nIn, zIn, f->zXType, f->zX, f->zXType);
+  ks_buf lead = KS_BUF_INIT, addr = KS_BUF_INIT;
+  nd_put_addresses(&addr, s, pPlan->abUsed, nIn, zIn, zSrc);
+  nd_put_lead(&lead, zSrc, s, f, ks_buf_cstr(&addr), nIn, zIn);
+  nd_put_derived(pB, zSrc, s, nIn, zIn, "      ",
+                 nd_derived_needed(zSrc, s, ks_buf_cstr(&lead), strlen(ks_buf_cstr(&lead))) |
+                     nd_derived_needed(zSrc, s, ks_buf_cstr(&addr), strlen(ks_buf_cstr(&addr))));
+  ks_buf_printf(pB, "%s%s", ks_buf_cstr(&lead), ks_buf_cstr(&addr));
+  ks_buf_free(&lead);
+  ks_buf_free(&addr);
   ks_buf_printf(pB, "%.*s      (void)%s;\n", nIn, zIn, f->zX);
   ks_buf_printf(pB, "%.*s    }\n", nIn, zIn);
   ks_buf_printf(pB, "%.*s    ks_vec = ", nIn, zIn);
@@ -2363,7 +2398,9 @@ static void nd_put_region(ks_buf *pB, ks_rewrite *p, const ndscan *s, const ndfo
   ks_buf_printf(pB, "%.*sif (!ks_vec) {\n", nIn, zIn);
   ks_buf_printf(pB, "%.*s  for (long long ks_l = 0; ks_l < %d && ks_x0 + ks_l < ks_nx; ++ks_l) {\n", nIn, zIn, W);
   ks_buf_printf(pB, "%.*s    %s %s = (%s)(ks_x0 + ks_l);\n", nIn, zIn, f->zXType, f->zX, f->zXType);
-  nd_put_derived(pB, zSrc, s, nIn, zIn, "    ", ~0u, 1);
+  nd_put_derived(pB, zSrc, s, nIn, zIn, "    ",
+                 nd_derived_needed(zSrc, s, f->zGuard, strlen(f->zGuard)) |
+                     nd_derived_needed(zSrc, s, zSrc + f->iBodyStart, f->iBodyEnd - f->iBodyStart));
   ks_buf_printf(pB, "%.*s    if (%s(%s)) {\n%.*s      ", nIn, zIn, zNot, f->zGuard, nIn, zIn);
   {
     unsigned a = f->iBodyStart, b = f->iBodyEnd;
