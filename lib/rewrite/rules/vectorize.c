@@ -38,6 +38,7 @@ typedef struct vacc {
   const char *zBase;     /* the pointer subscripted: the parameter's or a row pointer's name */
   long long c;           /* the index's constant term */
   ndterms t;             /* ... with the loops around it (nd_windows) */
+  int iLoop;             /* the innermost loop around it (ks_shape.aLoop), or -1 */
 } vacc;
 
 typedef struct vscan {
@@ -1418,6 +1419,7 @@ static int nd_scan(CXCursor c, const CXCursor *aAnc, int nAnc, void *pArg) {
   v->iEnd = ae;
   v->eUse = eUse;
   v->pIdx = &pA->index;
+  v->iLoop = pA->iLoop;
   v->iWin = -1;
   v->zBase = zBase;
   v->bCond = nd_conditional(aAnc, j);
@@ -1586,6 +1588,12 @@ static const char *nd_windows(ndscan *s, int W) {
     if (a->iStart > iFirstStore)
       return "a buffer is read at neighbouring indices along x after a store (the window is loaded before the body)";
     if ((zWhy = nd_access_terms(s, a, W, &a->t))) return zWhy;
+    /* every loop around it runs a constant number of times, at least once, even
+     * one its index does not name: else the read may not happen at all */
+    for (int iL = a->iLoop, n = 0; iL >= 0 && iL < s->pShape->nLoop && n < 64; iL = s->pShape->aLoop[iL].iParent, n++) {
+      long long i0, nTrip;
+      if ((zWhy = nd_loop(s, iL, NULL, NULL, &i0, &nTrip))) return zWhy;
+    }
     a->c = a->t.k;
   }
   for (int i = 0; i < s->n; i++) {

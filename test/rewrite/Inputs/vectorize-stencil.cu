@@ -128,6 +128,17 @@ __global__ void bad_loop_radius(const float *in, float *out, int w, int h, int p
   }
 }
 
+// refused: the loop around the neighbour reads may run no times at all
+__global__ void bad_loop_count(const float *in, float *out, int w, int h, int pitch, int n) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x > 0 && x < w - 1 && y < h) {
+    float s = 0.0f;
+    for (int i = 0; i < n; i++) s += in[y * pitch + x - 1] + in[y * pitch + x + 1];
+    out[y * pitch + x] = s;
+  }
+}
+
 // refused: the centre is skipped (a neighbour read under an if in the loop)
 __global__ void bad_life(const unsigned char *in, unsigned char *out, int w, int h, int pitch) {
   int x = blockIdx.x * blockDim.x + threadIdx.x;
@@ -202,6 +213,7 @@ void launch_all(unsigned char *o8, const unsigned char *i8, float *a, float *b, 
   box_row_loop<<<grid, block>>>(i8, o8, w, h, pitch);
   bad_loop_radius<<<grid, block>>>(a, b, w, h, pitch, 2);
   bad_life<<<grid, block>>>(i8, o8, w, h, pitch);
+  bad_loop_count<<<grid, block>>>(a, b, w, h, pitch, 2);
   bad_clamped<<<grid, block>>>(a, b, w, h, pitch);
   bad_inplace<<<grid, block>>>(a, w, h, pitch);
   bad_after_store<<<grid, block>>>(a, b, c, w, h, pitch);
