@@ -1495,6 +1495,9 @@ static const char *nd_loop(const ndscan *s, int iLoop, char **pzType, char **pzN
     return "a loop around a neighbour read does not declare its counter";
   ks_rw_walk(L->cursor, nd_jump_visit, &bJump);
   if (bJump) return "a loop around a neighbour read has a break, continue, return or goto";
+  /* A counter the body also writes is not affine in the model (a DERIVED atom):
+   * an index naming it is refused as a gather; one not naming it still runs at
+   * least once (the first trip's condition holds, nothing jumps out). */
   *pInit = L->init.n ? L->init.t[0].coef : 0;
   *pTrip = L->nTrip;
   if (pzName) *pzName = ks_rw_spelling(aV[0]);

@@ -139,6 +139,20 @@ __global__ void bad_loop_count(const float *in, float *out, int w, int h, int pi
   }
 }
 
+// refused: the counter also moves in the loop's body (it skips the centre)
+__global__ void bad_loop_step(const float *in, float *out, int w, int h, int pitch) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x > 0 && x < w - 1 && y < h) {
+    float s = 0.0f;
+    for (int k = -1; k <= 1; k++) {
+      s += in[y * pitch + x + k];
+      k++;
+    }
+    out[y * pitch + x] = s;
+  }
+}
+
 // refused: the centre is skipped (a neighbour read under an if in the loop)
 __global__ void bad_life(const unsigned char *in, unsigned char *out, int w, int h, int pitch) {
   int x = blockIdx.x * blockDim.x + threadIdx.x;
@@ -214,6 +228,7 @@ void launch_all(unsigned char *o8, const unsigned char *i8, float *a, float *b, 
   bad_loop_radius<<<grid, block>>>(a, b, w, h, pitch, 2);
   bad_life<<<grid, block>>>(i8, o8, w, h, pitch);
   bad_loop_count<<<grid, block>>>(a, b, w, h, pitch, 2);
+  bad_loop_step<<<grid, block>>>(a, b, w, h, pitch);
   bad_clamped<<<grid, block>>>(a, b, w, h, pitch);
   bad_inplace<<<grid, block>>>(a, w, h, pitch);
   bad_after_store<<<grid, block>>>(a, b, c, w, h, pitch);
