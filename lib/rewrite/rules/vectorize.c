@@ -36,8 +36,7 @@ typedef struct vacc {
   int bCond;             /* read only on some paths of the body */
   int iWin;              /* its window (ndscan.aWin), or -1 */
   const char *zBase;     /* the pointer subscripted: the parameter's or a row pointer's name */
-  long long c;           /* the index's constant term */
-  ndterms t;             /* ... with the loops around it (nd_windows) */
+  ndterms t;             /* its terms along x: the index's constant, the loops (nd_windows) */
   int iLoop;             /* the innermost loop around it (ks_shape.aLoop), or -1 */
 } vacc;
 
@@ -1313,11 +1312,8 @@ static int nd_conditional(const CXCursor *aAnc, int j) {
  * accesses at different texts make the buffer a stencil's. */
 static char *nd_index_text(ks_tu *pTu, const char *zBase, CXCursor sub) {
   char *zSub = ks_rw_squash_cursor(pTu, sub);
-  ks_buf b = KS_BUF_INIT;
-  if (zSub) ks_buf_printf(&b, "%s|%s", zBase, zSub);
+  char *z = zSub ? ks_mprintf("%s|%s", zBase, zSub) : NULL;
   free(zSub);
-  char *z = zSub ? ks_strdup(ks_buf_cstr(&b)) : NULL;
-  ks_buf_free(&b);
   return z;
 }
 
@@ -1555,9 +1551,9 @@ static int cmp_lo(const void *a, const void *b) {
   return x[0] < y[0] ? -1 : x[0] > y[0];
 }
 
-/* Window g (s->aWin) of the family of access a: its rows, and whether it is
- * an array (read in loops). */
-static const char *nd_win_rows(ndscan *s, ndwin *pW, const vacc *a) {
+/* Window pW's rows: those of its representative a's row loops (every access
+ * of a family has the same). */
+static void nd_win_rows(const ndscan *s, ndwin *pW, const vacc *a) {
   pW->nRow = a->t.nRow;
   pW->nRows = 1;
   for (int r = 0; r < pW->nRow; r++) {
@@ -1565,7 +1561,6 @@ static const char *nd_win_rows(ndscan *s, ndwin *pW, const vacc *a) {
     nd_loop(s, pW->aRow[r], NULL, NULL, &pW->aRowInit[r], &pW->aRowTrip[r]);
     pW->nRows *= pW->aRowTrip[r];
   }
-  return NULL;
 }
 
 /* The windows of the buffers read at several indices along x (s->abStencil),
@@ -1597,7 +1592,6 @@ static const char *nd_windows(ndscan *s, int W) {
       long long i0, nTrip;
       if ((zWhy = nd_loop(s, iL, NULL, NULL, &i0, &nTrip))) return zWhy;
     }
-    a->c = a->t.k;
   }
   for (int i = 0; i < s->n; i++) {
     vacc *a = &s->a[i];
@@ -2070,14 +2064,6 @@ static unsigned nd_derived_needed(const char *zSrc, const ndscan *s, const char 
   return m;
 }
 
-/* Loop iLoop's counter name (malloc'd). */
-static char *nd_loop_name(const ndscan *s, int iLoop) {
-  char *zT = NULL, *zN = NULL;
-  long long i0, n;
-  nd_loop(s, iLoop, &zT, &zN, &i0, &n);
-  free(zT);
-  return zN;
-}
 
 /* An array window's element for lane l of access a:
  * ks_w_<P>_w<g>[row][l + k - cMin + c * L ...], the row from its row loops'
@@ -2086,16 +2072,12 @@ static void nd_put_arr_elem(ks_buf *pB, const ndscan *s, const ndwin *pW, const 
   ks_buf_printf(pB, "ks_w_%s_w%d[", s->aP[pW->iParam].zName, a->iWin);
   if (pW->nRow == 0) ks_buf_printf(pB, "0");
   for (int r = 0; r < pW->nRow; r++) {
-    char *zL = nd_loop_name(s, pW->aRow[r]);
-    ks_buf_printf(pB, "%s(int)((%s) - (%lld))", r ? " + " : "", zL ? zL : "?", pW->aRowInit[r]);
+    ks_buf_printf(pB, "%s(int)((%s) - (%lld))", r ? " + " : "", s->pShape->aLoop[pW->aRow[r]].zVar, pW->aRowInit[r]);
     if (r == 0 && pW->nRow == 2) ks_buf_printf(pB, " * %lld", pW->aRowTrip[1]);
-    free(zL);
   }
   ks_buf_printf(pB, "][%lld", (long long)l + a->t.k - pW->cMin);
   for (int c = 0; c < a->t.nCol; c++) {
-    char *zL = nd_loop_name(s, a->t.aCol[c]);
-    ks_buf_printf(pB, " + (%lld) * (int)(%s)", a->t.aColC[c], zL ? zL : "?");
-    free(zL);
+    ks_buf_printf(pB, " + (%lld) * (int)(%s)", a->t.aColC[c], s->pShape->aLoop[a->t.aCol[c]].zVar);
   }
   ks_buf_printf(pB, "]");
 }
@@ -2185,19 +2167,19 @@ static void nd_put_win_elem(ks_buf *pB, const ndscan *s, const vplan *pPlan, con
     nd_put_arr_elem(pB, s, pW, a, l);
     return;
   }
-  nd_win_name(pB, pPlan->azVec[a->iParam], s->aP[a->iParam].zName, pW, a->iWin, a->c + l - pW->cAnchor,
+  nd_win_name(pB, pPlan->azVec[a->iParam], s->aP[a->iParam].zName, pW, a->iWin, a->t.k + l - pW->cAnchor,
               pPlan->nLanes);
 }
 
 /* Lane l's body: P[IDX] -> ks_v_P.<lane>, the leading declarations in
  * mSkip (bit v: s->aiLead[v]) left out. */
 static void nd_lane_text(ks_buf *pLane, const char *zSrc, const ndscan *s, const ndform *f, const vplan *pPlan, int l,
-                         unsigned mSkip) {
+                         unsigned mSkip, unsigned iEnd) {
   unsigned iPos = f->iBodyStart;
   int iA = 0;
   ks_buf_clear(pLane);
-  while (iPos < f->iBodyEnd) {
-    unsigned iNext = f->iBodyEnd;
+  while (iPos < iEnd) {
+    unsigned iNext = iEnd;
     int iSkip = -1;
     for (int v = 0; v < s->nLead; v++)
       if ((mSkip >> v & 1) && s->aiLead[v][0] >= iPos && s->aiLead[v][0] < iNext) iNext = s->aiLead[v][0], iSkip = v;
@@ -2214,26 +2196,34 @@ static void nd_lane_text(ks_buf *pLane, const char *zSrc, const ndscan *s, const
   }
 }
 
+/* Lane l's text of the body up to iEnd (nd_lane_text), less the leading
+ * declarations nothing else in it reads (nor zAlso, when given), until none
+ * is left: nvcc would warn of them. */
+static void nd_lane_text_used(ks_buf *pLane, const char *zSrc, const ndscan *s, const ndform *f, const vplan *pPlan,
+                              int l, unsigned iEnd, const char *zAlso) {
+  unsigned mSkip = 0;
+  for (;;) {
+    nd_lane_text(pLane, zSrc, s, f, pPlan, l, mSkip, iEnd);
+    const char *z = ks_buf_cstr(pLane);
+    size_t n = strlen(z);
+    unsigned mMore = 0;
+    for (int v = 0; v < s->nLead; v++)
+      if (!(mSkip >> v & 1) && s->aiLead[v][1] > s->aiLead[v][0] && s->azLead[v] &&
+          nd_count_word(z, n, s->azLead[v]) == 1 && !(zAlso && nd_has_word(zAlso, strlen(zAlso), s->azLead[v])))
+        mMore |= 1u << v;
+    if (!mMore) return;
+    mSkip |= mMore;
+  }
+}
+
 /* The body once per lane, each copy in its own block declaring its x. */
 static void nd_put_lanes(ks_buf *pB, const char *zSrc, const ndscan *s, const ndform *f, const vplan *pPlan,
                          int nIn, const char *zIn) {
   ks_buf lane = KS_BUF_INIT;
   for (int l = 0; l < pPlan->nLanes; l++) {
-    unsigned mSkip = 0;
-    const char *zL;
-    size_t nL;
-    for (;;) { /* leave out the declarations nothing reads, until none is left */
-      nd_lane_text(&lane, zSrc, s, f, pPlan, l, mSkip);
-      zL = ks_buf_cstr(&lane);
-      nL = strlen(zL);
-      unsigned mMore = 0;
-      for (int v = 0; v < s->nLead; v++)
-        if (!(mSkip >> v & 1) && s->aiLead[v][1] > s->aiLead[v][0] && s->azLead[v] &&
-            nd_count_word(zL, nL, s->azLead[v]) == 1)
-          mMore |= 1u << v;
-      if (!mMore) break;
-      mSkip |= mMore;
-    }
+    nd_lane_text_used(&lane, zSrc, s, f, pPlan, l, f->iBodyEnd, NULL);
+    const char *zL = ks_buf_cstr(&lane);
+    size_t nL = strlen(zL);
     while (*zL == ' ' || *zL == '\n' || *zL == '\t') zL++, nL--;
     while (nL > 0 && (zL[nL - 1] == ' ' || zL[nL - 1] == '\n' || zL[nL - 1] == '\t')) nL--;
     ks_buf_printf(pB, "%.*s      {\n", nIn, zIn);
@@ -2281,7 +2271,7 @@ static void nd_put_addresses(ks_buf *pB, const ndscan *s, const int *abUsed, int
     const ndwin *pW = &s->aWin[g];
     const vacc *a = &s->a[pW->iRep];
     const char *zN = s->aP[pW->iParam].zName;
-    long long d = pW->cAnchor - a->c;
+    long long d = pW->cAnchor - a->t.k;
     if (pW->bArr) {
       nd_put_arr_bases(pB, s, pW, g, nIn, zIn, zSrc);
       continue;
@@ -2296,29 +2286,11 @@ static void nd_put_addresses(ks_buf *pB, const ndscan *s, const int *abUsed, int
 /* The body's leading declarations for lane 0's addresses (zAddr), less
  * those nothing there reads (an accumulator's `float s = 0.0f;`: nvcc would
  * warn that it is set but never used). */
-static void nd_put_lead(ks_buf *pB, const char *zSrc, const ndscan *s, const ndform *f, const char *zAddr, int nIn,
-                        const char *zIn) {
+static void nd_put_lead(ks_buf *pB, const char *zSrc, const ndscan *s, const ndform *f, const vplan *pPlan,
+                        const char *zAddr, int nIn, const char *zIn) {
   ks_buf t = KS_BUF_INIT;
-  unsigned mSkip = 0;
   if (s->iLeadEnd <= f->iBodyStart) return;
-  for (;;) {
-    unsigned iPos = f->iBodyStart;
-    ks_buf_clear(&t);
-    for (int v = 0; v < s->nLead; v++) {
-      if (!(mSkip >> v & 1)) continue;
-      ks_buf_append(&t, zSrc + iPos, s->aiLead[v][0] - iPos);
-      iPos = s->aiLead[v][1];
-    }
-    ks_buf_append(&t, zSrc + iPos, s->iLeadEnd - iPos);
-    const char *z = ks_buf_cstr(&t);
-    unsigned mMore = 0;
-    for (int v = 0; v < s->nLead; v++)
-      if (!(mSkip >> v & 1) && s->aiLead[v][1] > s->aiLead[v][0] && s->azLead[v] &&
-          nd_count_word(z, strlen(z), s->azLead[v]) == 1 && !nd_has_word(zAddr, strlen(zAddr), s->azLead[v]))
-        mMore |= 1u << v;
-    if (!mMore) break;
-    mSkip |= mMore;
-  }
+  nd_lane_text_used(&t, zSrc, s, f, pPlan, 0, s->iLeadEnd, zAddr); /* pure declarations: no access to replace */
   const char *z = ks_buf_cstr(&t);
   while (*z == ' ' || *z == '\n' || *z == '\t') z++;
   size_t n = strlen(z);
@@ -2360,7 +2332,7 @@ static void nd_put_region(ks_buf *pB, ks_rewrite *p, const ndscan *s, const ndfo
   ks_buf_printf(pB, "%.*s    {\n%.*s      %s %s = (%s)ks_x0;\n", nIn, zIn, nIn, zIn, f->zXType, f->zX, f->zXType);
   ks_buf lead = KS_BUF_INIT, addr = KS_BUF_INIT;
   nd_put_addresses(&addr, s, pPlan->abUsed, nIn, zIn, zSrc);
-  nd_put_lead(&lead, zSrc, s, f, ks_buf_cstr(&addr), nIn, zIn);
+  nd_put_lead(&lead, zSrc, s, f, pPlan, ks_buf_cstr(&addr), nIn, zIn);
   nd_put_derived(pB, zSrc, s, nIn, zIn, "      ",
                  nd_derived_needed(zSrc, s, ks_buf_cstr(&lead), strlen(ks_buf_cstr(&lead))) |
                      nd_derived_needed(zSrc, s, ks_buf_cstr(&addr), strlen(ks_buf_cstr(&addr))));
