@@ -257,6 +257,31 @@ int ks_rw_param_index(CXCursor kernel, CXCursor decl) {
   return iHit;
 }
 
+int ks_rw_param_count(CXCursor kernel) {
+  int n = clang_Cursor_getNumArguments(kernel);
+  if (n >= 0) return n;
+  CXCursor *aK;
+  int nK;
+  n = 0;
+  ks_rw_children(kernel, &aK, &nK);
+  for (int i = 0; i < nK; i++) n += clang_getCursorKind(aK[i]) == CXCursor_ParmDecl;
+  free(aK);
+  return n;
+}
+
+CXCursor ks_rw_param_at(CXCursor kernel, int i) {
+  if (clang_Cursor_getNumArguments(kernel) >= 0)
+    return i >= 0 && i < clang_Cursor_getNumArguments(kernel) ? clang_Cursor_getArgument(kernel, (unsigned)i)
+                                                              : clang_getNullCursor();
+  CXCursor *aK, r = clang_getNullCursor();
+  int nK, iP = 0;
+  ks_rw_children(kernel, &aK, &nK);
+  for (int j = 0; j < nK && clang_Cursor_isNull(r); j++)
+    if (clang_getCursorKind(aK[j]) == CXCursor_ParmDecl && iP++ == i) r = aK[j];
+  free(aK);
+  return r;
+}
+
 int ks_rw_param_of(CXCursor kernel, CXCursor c) {
   CXCursor d = ks_rw_ref_decl(c);
   return clang_Cursor_isNull(d) ? -1 : ks_rw_param_index(kernel, d);
@@ -1881,7 +1906,7 @@ int ks_rw_insert_shipped(ks_rewrite *p, unsigned iLine0, unsigned nIndent, const
 }
 
 int ks_rw_launch_arity(ks_rewrite *p, const ks_launch *pL, CXCursor kernel, const char *zKernel) {
-  int nParams = clang_Cursor_getNumArguments(kernel);
+  int nParams = ks_rw_param_count(kernel);
   if (pL->nArgs == nParams) return KS_OK;
   return ks_rewrite_refuse(p, "%s:%u: launch of '%s' passes %d arguments for %d parameters", ks_rewrite_tu(p)->zFile,
                            pL->iLine, zKernel, pL->nArgs, nParams);
@@ -1910,4 +1935,207 @@ int ks_rw_arg_pure(const char *z) {
     if (!bOk) return 0;
   }
   return 1;
+}
+
+/* ---- a new last parameter (ks_rw_new_param_why, rwutil.h) ---- */
+
+const char *ks_rw_new_param_why(ks_rewrite *p, CXCursor k, char *zBuf, size_t nBuf, ks_launch **paL, int *pnL) {
+  ks_tu *pTu = ks_rewrite_tu(p);
+  const char *zK = ks_rewrite_kernel_name(p);
+  ks_shape_use *aU = NULL;
+  ks_launch *aL = NULL;
+  int nU = 0, nL = 0, nLaunchUses = 0;
+  *paL = NULL;
+  *pnL = 0;
+  if (!clang_equalCursors(clang_getCanonicalCursor(k), k))
+    return "the kernel is declared before its definition (the declaration would keep the old parameters)";
+  CXString m = clang_Cursor_getMangling(k);
+  int bC = strcmp(clang_getCString(m), zK) == 0;
+  clang_disposeString(m);
+  if (bC) return "the kernel has C linkage (another file could launch it without the new parameter)";
+  int nArg = ks_rw_param_count(k);
+  for (int i = 0; i < nArg; i++) {
+    CXCursor a[2];
+    if (ks_rw_kids(ks_rw_param_at(k, i), a, 2) > 0 && clang_isExpression(clang_getCursorKind(a[0])))
+      return "a parameter has a default argument";
+  }
+  if (nArg <= 0) return "the kernel has no parameters the new one could follow";
+  if (ks_shape_uses(pTu, zK, &aU, &nU) < 0 || ks_ast_launches(pTu, zK, &aL, &nL) < 0) {
+    snprintf(zBuf, nBuf, "the kernel's uses could not be listed");
+    goto fail;
+  }
+  for (int i = 0; i < nU; i++) {
+    if (aU[i].eKind == KS_USE_LAUNCH) nLaunchUses++;
+    else if (aU[i].eKind != KS_USE_QUERY) {
+      snprintf(zBuf, nBuf, "%s:%u: the kernel is also used here (%s)", pTu->zFile, aU[i].iLine,
+               aU[i].zHow ? aU[i].zHow : "reference");
+      goto fail;
+    }
+  }
+  if (nL == 0 || nL != nLaunchUses) {
+    snprintf(zBuf, nBuf, nL ? "not every launch is a <<<>>> launch written in this file" : "no launch in this file");
+    goto fail;
+  }
+  for (int i = 0; i < nL; i++) {
+    const ks_launch *pL = &aL[i];
+    const char *z = pTu->zSrc;
+    unsigned e = pL->iEnd, gs, ge;
+    while (z[e] == ' ' || z[e] == '\t' || z[e] == '\n' || z[e] == '\r') e++;
+    const char *zNo = NULL;
+    if (!pL->bStmt || z[e] != ';' || pL->iEnd == 0 || z[pL->iEnd - 1] != ')') zNo = "is not a statement of its own";
+    else if (pL->nArgs != nArg) zNo = "passes another number of arguments than the kernel has parameters";
+    else if (ks_rw_cfg_slot(pTu, pL, 0, &gs, &ge) < 0 || z[gs] == '{') zNo = "has no grid the rule can read";
+    else if (ks_rw_has_word(pTu, pL->iStart, pL->iEnd, "ks_g") || ks_rw_has_word(pTu, pL->iStart, pL->iEnd, "ks_b"))
+      zNo = "already names ks_g or ks_b";
+    if (zNo) {
+      snprintf(zBuf, nBuf, "%s:%u: the launch %s", pTu->zFile, pL->iLine, zNo);
+      goto fail;
+    }
+  }
+  ks_shape_uses_free(aU, nU);
+  *paL = aL;
+  *pnL = nL;
+  return NULL;
+fail:
+  ks_shape_uses_free(aU, nU);
+  ks_ast_launches_free(aL, nL);
+  return zBuf;
+}
+
+/* ---- a launch's block as constants (ks_rw_launch_block_dims, rwutil.h) ---- */
+
+typedef struct blk_find {
+  ks_tu *pTu;
+  unsigned iAt;     /* an offset inside the launch */
+  CXCursor fn;      /* the host function around it */
+  CXCursor aCfg[16]; /* the function's launch configurations (__cudaPushCallConfiguration) */
+  int nCfg;
+  CXCursor var;     /* the block variable */
+  int bBad;         /* a use of var that is not a whole grid or block argument */
+} blk_find;
+
+static enum CXChildVisitResult blk_find_fn(CXCursor c, CXCursor parent, CXClientData d) {
+  (void)parent;
+  blk_find *pF = d;
+  enum CXCursorKind e = clang_getCursorKind(c);
+  unsigned s, t;
+  if (!ks_ast_in_main_file(c) || ks_ast_extent(pF->pTu, c, &s, &t) < 0 || pF->iAt < s || pF->iAt >= t)
+    return CXChildVisit_Continue;
+  if (e == CXCursor_FunctionDecl || e == CXCursor_FunctionTemplate || e == CXCursor_CXXMethod) {
+    pF->fn = c;
+    return CXChildVisit_Break;
+  }
+  return CXChildVisit_Recurse; /* namespaces, classes, extern "C" blocks */
+}
+
+static enum CXChildVisitResult blk_cfgs(CXCursor c, CXCursor parent, CXClientData d) {
+  (void)parent;
+  blk_find *pF = d;
+  if (clang_getCursorKind(c) == CXCursor_CallExpr) {
+    char *z = ks_rw_spelling(c);
+    if (z && !strcmp(z, "__cudaPushCallConfiguration")) {
+      if (pF->nCfg < 16) pF->aCfg[pF->nCfg++] = c;
+      else pF->bBad = 1;
+    }
+    free(z);
+  }
+  return CXChildVisit_Recurse;
+}
+
+/* Is c (its extent) a whole grid or block argument of one of the function's launches? */
+static int blk_is_cfg_arg(const blk_find *pF, CXCursor c) {
+  unsigned s, t, as, at;
+  if (ks_ast_extent(pF->pTu, c, &s, &t) < 0) return 0;
+  for (int i = 0; i < pF->nCfg; i++)
+    for (unsigned j = 0; j < 2 && (int)j < clang_Cursor_getNumArguments(pF->aCfg[i]); j++)
+      if (ks_ast_extent(pF->pTu, clang_Cursor_getArgument(pF->aCfg[i], j), &as, &at) == 0 && as == s && at == t)
+        return 1;
+  return 0;
+}
+
+static enum CXChildVisitResult blk_uses(CXCursor c, CXCursor parent, CXClientData d) {
+  (void)parent;
+  blk_find *pF = d;
+  if (clang_getCursorKind(c) == CXCursor_DeclRefExpr && clang_equalCursors(clang_getCursorReferenced(c), pF->var) &&
+      !blk_is_cfg_arg(pF, c))
+    pF->bBad = 1;
+  return pF->bBad ? CXChildVisit_Break : CXChildVisit_Recurse;
+}
+
+/* A dim3 expression's constant extents: dim3(a[, b[, c]]) of integer
+ * constants (the constructor's default arguments count: 1), an integer
+ * constant (x only), or a copy of a variable (*pVar, aDim untouched).
+ * 0, or -1 when it is none of these. */
+static int blk_consts(CXCursor c, long long aDim[3], CXCursor *pVar) {
+  for (int nDepth = 0; nDepth < 8; nDepth++) {
+    c = ks_rw_strip(c);
+    enum CXCursorKind e = clang_getCursorKind(c);
+    if (e == CXCursor_DeclRefExpr) {
+      *pVar = clang_getCursorReferenced(c);
+      return 0;
+    }
+    if (ks_rw_is_integer_type(clang_getCursorType(c))) {
+      CXEvalResult r = clang_Cursor_Evaluate(c);
+      long long v = r && clang_EvalResult_getKind(r) == CXEval_Int ? clang_EvalResult_getAsLongLong(r) : 0;
+      if (r) clang_EvalResult_dispose(r);
+      if (v <= 0) return -1;
+      aDim[0] = v, aDim[1] = aDim[2] = 1;
+      return 0;
+    }
+    char *z = ks_rw_spelling(c);
+    int bDim3 = e == CXCursor_CallExpr && z && !strcmp(z, "dim3");
+    free(z);
+    if (!bDim3) return -1;
+    int n = clang_Cursor_getNumArguments(c);
+    if (n == 1 && clang_getCanonicalType(clang_getCursorType(clang_Cursor_getArgument(c, 0))).kind == CXType_Record) {
+      c = clang_Cursor_getArgument(c, 0); /* a copy */
+      continue;
+    }
+    if (n < 1 || n > 3) return -1;
+    for (int i = 0; i < 3; i++) {
+      long long v = 1;
+      if (i < n) {
+        CXEvalResult r = clang_Cursor_Evaluate(clang_Cursor_getArgument(c, (unsigned)i));
+        v = r && clang_EvalResult_getKind(r) == CXEval_Int ? clang_EvalResult_getAsLongLong(r) : 0;
+        if (r) clang_EvalResult_dispose(r);
+      }
+      if (v <= 0) return -1;
+      aDim[i] = v;
+    }
+    return 0;
+  }
+  return -1;
+}
+
+int ks_rw_launch_block_dims(ks_tu *pTu, const ks_launch *pL, long long aDim[3]) {
+  blk_find f;
+  memset(&f, 0, sizeof f);
+  f.pTu = pTu;
+  f.iAt = pL->iStart;
+  f.fn = clang_getNullCursor();
+  f.var = clang_getNullCursor();
+  ks_ast_visit_top(pTu, blk_find_fn, &f);
+  if (clang_Cursor_isNull(f.fn)) return -1;
+  clang_visitChildren(f.fn, blk_cfgs, &f);
+  CXCursor cfg = clang_getNullCursor();
+  for (int i = 0; i < f.nCfg; i++) {
+    unsigned s, t;
+    if (ks_ast_extent(pTu, f.aCfg[i], &s, &t) == 0 && s >= pL->iStart && t <= pL->iEnd) cfg = f.aCfg[i];
+  }
+  if (f.bBad || clang_Cursor_isNull(cfg) || clang_Cursor_getNumArguments(cfg) < 2) return -1;
+  if (blk_consts(clang_Cursor_getArgument(cfg, 1), aDim, &f.var) < 0) return -1;
+  if (clang_Cursor_isNull(f.var)) return 0;
+  /* a local dim3 of constants, only ever a whole launch argument */
+  CXCursor v = f.var, init = clang_getNullCursor(), none = clang_getNullCursor();
+  if (clang_getCursorKind(v) != CXCursor_VarDecl || !clang_equalCursors(clang_getCursorSemanticParent(v), f.fn))
+    return -1;
+  CXCursor *aK;
+  int nK;
+  ks_rw_children(v, &aK, &nK);
+  for (int i = 0; i < nK; i++)
+    if (clang_isExpression(clang_getCursorKind(aK[i]))) init = aK[i];
+  free(aK);
+  if (clang_Cursor_isNull(init) || blk_consts(init, aDim, &none) < 0 || !clang_Cursor_isNull(none)) return -1;
+  clang_visitChildren(f.fn, blk_uses, &f);
+  return f.bBad ? -1 : 0;
 }

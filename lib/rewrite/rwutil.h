@@ -66,6 +66,11 @@ void ks_rw_walk(CXCursor root, ks_rw_visit_fn xFn, void *pArg);
 /* Index of parameter declaration decl in the kernel's parameter list
  * (templates too), else -1. */
 int ks_rw_param_index(CXCursor kernel, CXCursor decl);
+/* The number of parameters of a function or function template (libclang's
+ * argument list is empty for a template: its ParmDecl children count), and
+ * the i-th one's declaration (a null cursor past the end). */
+int ks_rw_param_count(CXCursor kernel);
+CXCursor ks_rw_param_at(CXCursor kernel, int i);
 /* The kernel parameter that expression c names (a DeclRefExpr through
  * implicit casts and parentheses), else -1. */
 int ks_rw_param_of(CXCursor kernel, CXCursor c);
@@ -222,5 +227,23 @@ int ks_rw_launch_arity(ks_rewrite *p, const ks_launch *pL, CXCursor kernel, cons
 /* Append the launch's own shared-memory size and stream, as written
  * (", smem", ", stream"; nothing for those absent), to a new configuration. */
 int ks_rw_cfg_tail(ks_buf *pCfg, const ks_launch *pL);
+
+/* Why kernel k cannot take a new last parameter (its launches passing what
+ * the kernel can no longer read from the grid as written): every use must be
+ * a <<<>>> launch written in this file as a statement of its own, with one
+ * argument per parameter, a grid the rule can read and no name ks_g / ks_b
+ * (the launch's new block declares them); the kernel declared only where it
+ * is defined, not extern "C", no default arguments. NULL with the launches
+ * in *paL / *pnL (templates too: their launches name an instantiation), or
+ * the reason (zBuf's text, or a static one). */
+const char *ks_rw_new_param_why(ks_rewrite *p, CXCursor k, char *zBuf, size_t nBuf, ks_launch **paL, int *pnL);
+
+/* The block of launch pL as constants, where nothing can make it another:
+ * dim3(a[, b[, c]]) or an integer, of integer constants, written in the
+ * launch; or a dim3 variable of the launching function so initialized whose
+ * every use is a whole grid or block argument of a launch there (no
+ * assignment, no reference taken). aDim: x, y, z (missing ones 1). 0, or -1
+ * when it cannot be shown. */
+int ks_rw_launch_block_dims(ks_tu *pTu, const ks_launch *pL, long long aDim[3]);
 
 #endif

@@ -130,7 +130,7 @@ static int at_file_scope(CXCursor kernel) {
 }
 
 static char *param_name(CXCursor kernel, int i) {
-  CXString s = clang_getCursorSpelling(clang_Cursor_getArgument(kernel, (unsigned)i));
+  CXString s = clang_getCursorSpelling(ks_rw_param_at(kernel, i));
   char *z = ks_strdup(clang_getCString(s));
   clang_disposeString(s);
   return z;
@@ -323,6 +323,95 @@ static int grid_z(ks_rewrite *p, const ks_launch *pL, const char *zKernel, ks_bu
                            ks_rewrite_tu(p)->zFile, pL->iLine, pL->azCfg[0] ? pL->azCfg[0] : "", zKernel);
 }
 
+/* GRID: template argument i of the kernel a launch names (`K<16><<<...`)
+ * when an integer literal, else -1. */
+static long long launch_tpl_int(const ks_launch *pL, int i) {
+  const char *z = pL->zText, *zOpen = z ? strstr(z, "<<<") : NULL, *zA = z ? strchr(z, '<') : NULL;
+  if (!zOpen || !zA || zA >= zOpen) return -1;
+  const char *zE = zOpen;
+  while (zE > zA && isspace((unsigned char)zE[-1])) zE--;
+  if (zE[-1] != '>') return -1;
+  zE--; /* the closing '>' */
+  int iArg = 0, nDepth = 0;
+  for (const char *q = zA + 1, *zStart = q; q <= zE; q++) {
+    if (q < zE && (*q == '(' || *q == '<')) nDepth++;
+    else if (q < zE && (*q == ')' || *q == '>')) nDepth--;
+    else if (q == zE || (*q == ',' && nDepth == 0)) {
+      if (iArg++ != i) {
+        zStart = q + 1;
+        continue;
+      }
+      while (zStart < q && isspace((unsigned char)*zStart)) zStart++;
+      char *zEnd;
+      long long v = isdigit((unsigned char)*zStart) ? strtoll(zStart, &zEnd, 0) : -1;
+      if (v < 0) return -1;
+      while (zEnd < q && strchr("uUlL", *zEnd)) zEnd++;
+      while (zEnd < q && isspace((unsigned char)*zEnd)) zEnd++;
+      return zEnd == q ? v : -1;
+    }
+  }
+  return -1;
+}
+
+/* GRID: a thread index `blockIdx.d * E + threadIdx.d` covers a range of rows
+ * (columns), each once, only with blockDim.d == E: every launch must show
+ * it (ks_rw_launch_block_dims). */
+static int check_tiles(ks_rewrite *p, const ks_gemm_match *pG, const ks_launch *pL, const char *zKernel) {
+  long long aDim[3];
+  int bDims = -1;
+  for (int t = 0; t < 2; t++) { /* 0 the row, 1 the column */
+    if (pG->anTile[t] == 0 && pG->aiTileTpl[t] < 0) continue; /* blockDim.d: any block */
+    const int iD = (t == 0) == (pG->bRowOnY != 0) ? 1 : 0;
+    const char cD = "xy"[iD];
+    long long nE = pG->aiTileTpl[t] >= 0 ? launch_tpl_int(pL, pG->aiTileTpl[t]) : pG->anTile[t];
+    if (nE <= 0)
+      return ks_rewrite_refuse(p, "%s:%u: the launch of '%s' does not give the template parameter its index steps by "
+                                  "as an integer literal",
+                               ks_rewrite_tu(p)->zFile, pL->iLine, zKernel);
+    if (bDims < 0) bDims = ks_rw_launch_block_dims(ks_rewrite_tu(p), pL, aDim);
+    if (bDims < 0)
+      return ks_rewrite_refuse(p, "%s:%u: the block of this launch of '%s' is not a constant the rule can see (dim3 of "
+                                  "constants, or a dim3 variable used only as a launch's block or grid); its index "
+                                  "blockIdx.%c * %lld + threadIdx.%c needs blockDim.%c == %lld",
+                               ks_rewrite_tu(p)->zFile, pL->iLine, zKernel, cD, nE, cD, cD, nE);
+    if (aDim[iD] != nE)
+      return ks_rewrite_refuse(p, "%s:%u: this launch of '%s' has blocks of %lld threads on %c, but its index "
+                                  "blockIdx.%c * %lld + threadIdx.%c steps by %lld: the %s it covers are not one range",
+                               ks_rewrite_tu(p)->zFile, pL->iLine, zKernel, aDim[iD], cD, cD, nE, cD, nE,
+                               t == 0 ? "rows" : "columns");
+  }
+  return KS_OK;
+}
+
+/* GRID: the kernel's new parameters ks_M, ks_N (the rows and columns its
+ * launches covered), after its last parameter. */
+static int grid_params(ks_rewrite *p, CXCursor kernel) {
+  unsigned ps, pe;
+  int n = ks_rw_param_count(kernel), rc;
+  if (n <= 0) return ks_rewrite_refuse(p, "the kernel has no parameters the new ones could follow");
+  if ((rc = ks_ast_extent(ks_rewrite_tu(p), ks_rw_param_at(kernel, n - 1), &ps, &pe)) < 0) return rc;
+  return ks_rewrite_replace(p, pe, pe, ", int ks_M, int ks_N");
+}
+
+/* GRID: launch `K<<<G, B, ...>>>(args);` becomes `{ const dim3 ks_g = (G),
+ * ks_b = (B); K<<<cfg>>>(args, M, N); }`, M and N the rows and columns that
+ * G and B covered (zCfg: the new configuration over them). */
+static int grid_launch(ks_rewrite *p, const ks_launch *pL, const char *zCfg, const char *zM, const char *zN) {
+  ks_tu *pTu = ks_rewrite_tu(p);
+  const char *z = pTu->zSrc;
+  unsigned gs = 0, ge = 0, bs = 0, be = 0, e = pL->iEnd;
+  if (ks_rw_cfg_slot(pTu, pL, 0, &gs, &ge) < 0 || ks_rw_cfg_slot(pTu, pL, 1, &bs, &be) < 0)
+    return ks_rewrite_refuse(p, "%s:%u: the launch has no grid and block the rule can read", pTu->zFile, pL->iLine);
+  while (z[e] != ';') e++;
+  ks_buf b = KS_BUF_INIT;
+  int rc = ks_buf_printf(&b, "{ const dim3 ks_g = (%.*s), ks_b = (%.*s); %.*s%s%.*s, (int)(%s), (int)(%s)); }",
+                         (int)(ge - gs), z + gs, (int)(be - bs), z + bs, (int)(pL->iCfgStart - pL->iStart),
+                         z + pL->iStart, zCfg, (int)(pL->iEnd - 1 - pL->iCfgEnd), z + pL->iCfgEnd, zM, zN);
+  if (rc >= 0) rc = ks_rewrite_replace(p, pL->iStart, e + 1, ks_buf_cstr(&b));
+  ks_buf_free(&b);
+  return rc;
+}
+
 static int apply_gemm_tiled(ks_rewrite *p) {
   ks_tu *pTu = ks_rewrite_tu(p);
   const char *zKernel = ks_rewrite_kernel_name(p);
@@ -365,7 +454,7 @@ static int apply_gemm_tiled(ks_rewrite *p) {
     return ks_rewrite_already(p, "kernel '%s' already calls the tiled GEMM template", zKernel);
   }
   unsigned mAccept = KS_GEMM_ACCEPT_LINEAR | KS_GEMM_ACCEPT_TRANS_A | KS_GEMM_ACCEPT_OWN_C | KS_GEMM_ACCEPT_ACC_C |
-                     KS_GEMM_ACCEPT_IDIOMS | KS_GEMM_ACCEPT_MODEL;
+                     KS_GEMM_ACCEPT_IDIOMS | KS_GEMM_ACCEPT_MODEL | KS_GEMM_ACCEPT_GRID;
   if ((rc = ks_rule_gemm_match_ex(p, mAccept, &g)) < 0) return rc;
   if (g.bDouble) {
     rc = ks_rewrite_refuse(p, "kernel '%s' is a double GEMM; the template is FP32 (smem-tile-gemm tiles double)", zKernel);
@@ -381,11 +470,23 @@ static int apply_gemm_tiled(ks_rewrite *p) {
                            zKernel);
     goto done;
   }
-  if (g.iM < 0 || g.iN < 0) {
+  if (!g.bGrid && (g.iM < 0 || g.iN < 0)) {
     rc = ks_rewrite_refuse(p, "the row/column bounds of '%s' are not single parameters; cannot size the grid", zKernel);
     goto done;
   }
   if ((rc = ks_rw_kernel_launches(p, zKernel, &aL, &nL)) < 0) goto done;
+  if (g.bGrid) {
+    /* no bounds: the rows and columns the launches covered become parameters */
+    char zNo[400];
+    const char *zWhyNo;
+    ks_ast_launches_free(aL, nL);
+    if ((zWhyNo = ks_rw_new_param_why(p, kernel, zNo, sizeof zNo, &aL, &nL))) {
+      rc = ks_rewrite_refuse(p, "kernel '%s' has no bounds guard, so its launches must pass the rows and columns they "
+                                "cover as new parameters, but %s",
+                             zKernel, zWhyNo);
+      goto done;
+    }
+  }
 
   /* The body: one call of gemm_block on the matched shape. */
   /* per-batch pointers (`Ab = A + bz * M * K`) stand for their parameters */
@@ -439,12 +540,14 @@ static int apply_gemm_tiled(ks_rewrite *p) {
         "%sks_gemm::gemm_block%s<%s, %s, %s>(\n"
         "%s    (int)(%s), (int)(%s), (int)(%s), %s, (long long)(%s), %s, (long long)(%s), %s, (long long)(%s), ks_epi,\n"
         "%s    ks_gemm::vec_mask(%s, (%s), %s, (%s), %s, (%s)), ks_smem, (int)blockIdx.y, (int)blockIdx.x%s);\n",
-        zI, bTf32 ? "_tf32" : "", zTArgs, g.bATrans ? "true" : "false", g.bBTrans ? "true" : "false", zI, g.zM, g.zN,
+        zI, bTf32 ? "_tf32" : "", zTArgs, g.bATrans ? "true" : "false", g.bBTrans ? "true" : "false", zI,
+        g.bGrid ? "ks_M" : g.zM, g.bGrid ? "ks_N" : g.zN,
         g.zK, zA, g.zX, zB,
         g.zY, zC, g.zZ, zI, zA, g.zX, zB, g.zY, zC, g.zZ,
         zInitArg);
   if (rc < 0) goto done;
   if ((rc = ks_rewrite_replace(p, g.iBodyStart + 1, g.iBodyEnd - 1, body.z)) < 0) goto done;
+  if (g.bGrid && (rc = grid_params(p, kernel)) < 0) goto done;
 
   /* __launch_bounds__ before the kernel's name, as the template's own kernel
    * has it: the block size, and (thread tiles up to 8x8) enough blocks per SM
@@ -480,6 +583,7 @@ static int apply_gemm_tiled(ks_rewrite *p) {
                        g.bBTrans ? ", B transposed" : "", g.zStore ? ", epilogue kept" : "",
                        g.bInitC ? ", accumulating into C" : "");
   if (rc >= 0 && g.bBatch) rc = ks_buf_printf(&note, ", batched on blockIdx.z");
+  if (rc >= 0 && g.bGrid) rc = ks_buf_printf(&note, ", M and N the rows and columns the launch's grid covered (ks_M, ks_N)");
   if (rc >= 0 && bDyn) rc = ks_buf_printf(&note, ", %ld bytes of dynamic shared memory", nSmem);
   if (rc < 0) goto done;
   rc = ks_rw_insert_shipped(p, iLine0, nIndent, "#define KS_GEMM_F32_CUH", "ks_gemm_f32.cuh", "GEMM template",
@@ -489,8 +593,10 @@ static int apply_gemm_tiled(ks_rewrite *p) {
   /* Every launch: the grid covers M x N in BM x BN tiles, a 1-D block. */
   for (int i = 0; i < nL; i++) {
     ks_launch *pL = &aL[i];
-    if ((rc = ks_rw_launch_arity(p, pL, kernel, zKernel)) < 0) goto done;
-    const char *zMArg = pL->azArg[g.iM], *zNArg = pL->azArg[g.iN];
+    if ((rc = ks_rw_launch_arity(p, pL, kernel, zKernel)) < 0 || (rc = check_tiles(p, &g, pL, zKernel)) < 0) goto done;
+    /* GRID: the extents the grid and block as written covered */
+    const char *zMArg = g.bGrid ? (g.bRowOnY ? "ks_g.y * ks_b.y" : "ks_g.x * ks_b.x") : pL->azArg[g.iM];
+    const char *zNArg = g.bGrid ? (g.bRowOnY ? "ks_g.x * ks_b.x" : "ks_g.y * ks_b.y") : pL->azArg[g.iN];
     ks_buf_clear(&cfg);
     ks_buf_clear(&gz);
     if ((g.bBatch && (rc = grid_z(p, pL, zKernel, &gz)) < 0)) goto done;
@@ -501,7 +607,10 @@ static int apply_gemm_tiled(ks_rewrite *p) {
                          c.BM - 1, c.BM, gz.z ? gz.z : "", nT);
       if (rc >= 0) rc = ks_rw_cfg_tail(&cfg, pL);
     }
-    if (rc < 0 || (rc = ks_rewrite_replace(p, pL->iCfgStart, pL->iCfgEnd, cfg.z)) < 0) goto done;
+    if (rc < 0) goto done;
+    if (g.bGrid) rc = grid_launch(p, pL, cfg.z, zMArg, zNArg);
+    else rc = ks_rewrite_replace(p, pL->iCfgStart, pL->iCfgEnd, cfg.z);
+    if (rc < 0) goto done;
     ks_buf_clear(&note);
     if ((rc = ks_buf_printf(&note, "grid of %dx%d tiles over %s x %s, %d threads", c.BM, c.BN, zMArg, zNArg, nT)) < 0)
       goto done;

@@ -37,6 +37,11 @@ typedef struct ks_gemm_match {
   int bBatch;                  /* per-batch pointers on blockIdx.z: launches keep their grid's z */
   char *zBatchDecls;           /* the declarations they need (batch index, pointers), as written, each ending "\n" */
   char *zAPtr, *zBPtr, *zCPtr; /* the pointer A, B, C are read / written through when not the parameter */
+  /* Only with KS_GEMM_ACCEPT_GRID (else 0 / -1): */
+  int bGrid;                   /* no bounds guard: M and N are the rows and columns the launch covers (zM, zN NULL) */
+  int bTemplate;               /* the kernel is a template (non-type parameters only) */
+  long long anTile[2];         /* row (0) / column (1) index blockIdx * E + threadIdx: E when a constant, else 0 */
+  int aiTileTpl[2];            /* ... E the template's parameter of this index (its launches' template argument), else -1 */
 } ks_gemm_match;
 
 /* ks_rule_gemm_match_ex flags: also accept row pointers (`P + row*lda` indexed
@@ -64,6 +69,14 @@ typedef struct ks_gemm_match {
  * pointers on blockIdx.z (`const float *Ab = A + (size_t)bz * M * K;`, never
  * re-seated, the offset of blockIdx.z and parameters only). */
 #define KS_GEMM_ACCEPT_MODEL 32u
+
+/* Also the forms of GEMMs written for sizes that are tile multiples: no
+ * bounds guard (every thread of the grid writes its output), thread indices
+ * `blockIdx.d * E + threadIdx.d` with E an integer constant or a non-type
+ * template parameter (the block tile: a launch must show its block is E on
+ * d), and kernel templates whose parameters are all non-type
+ * (`template <int BLOCK_SIZE>`). */
+#define KS_GEMM_ACCEPT_GRID 64u
 
 /* Match the kernel being rewritten as a naive GEMM. KS_OK and *pG filled, or
  * KS_EPRECOND with the reason (nothing to free then). */

@@ -329,6 +329,10 @@ typedef struct gm_state {
   CXCursor aBatchPtr[4];      /* `const float *Ab = A + (size_t)bz * M * K;` */
   int aBatchPtrModel[4];      /* their index in pShape->aPtr */
   CXCursor aKeep[6];          /* the declarations the rewrite keeps, in order */
+  /* GRID (else 0): */
+  int abTile[2];              /* aThread[t] is blockIdx.d * aTileE[t] + threadIdx.d */
+  CXCursor aTileE[2];
+  int bTemplate;              /* the kernel is a template */
   char zWhyBuf[320];
 } gm_state;
 
@@ -469,7 +473,7 @@ static int poly_linear(const gm_state *pS, const ks_poly *q, int aU, int aV, cha
     int rc = pU->coef != 1 || nP == 0 ? ks_buf_printf(&b, "%lld", pU->coef) : 0;
     for (int j = 0; j < pU->n && rc >= 0; j++) {
       if (pU->a[j] == aU) continue;
-      CXString sp = clang_getCursorSpelling(clang_Cursor_getArgument(pS->kernel, (unsigned)pM->aAtom[pU->a[j]].iRef));
+      CXString sp = clang_getCursorSpelling(ks_rw_param_at(pS->kernel, pM->aAtom[pU->a[j]].iRef));
       rc = ks_buf_printf(&b, "%s%s", b.n ? " * " : "", clang_getCString(sp));
       clang_disposeString(sp);
     }
@@ -490,7 +494,7 @@ static const ks_shape_access *access_over(const gm_state *pS, unsigned iS, unsig
 }
 
 static const char *param_spelled(const gm_state *pS, int iP, char *zBuf, size_t nBuf) {
-  CXString sp = clang_getCursorSpelling(clang_Cursor_getArgument(pS->kernel, (unsigned)iP));
+  CXString sp = clang_getCursorSpelling(ks_rw_param_at(pS->kernel, iP));
   snprintf(zBuf, nBuf, "%s", clang_getCString(sp));
   clang_disposeString(sp);
   return zBuf;
@@ -991,6 +995,42 @@ static char thread_dim(gm_state *pS, CXCursor init) {
   return iDim == 0 ? 'x' : iDim == 1 ? 'y' : 0;
 }
 
+/* GRID: the block tile E of a thread index `blockIdx.d * E + threadIdx.d`
+ * (either order of either operation): an integer constant (a literal, an
+ * object-like macro's, a constexpr) or a non-type parameter of the kernel
+ * template. */
+static int tile_extent(gm_state *pS, CXCursor e) {
+  e = strip(e);
+  if (kind(e) == CXCursor_DeclRefExpr) {
+    CXCursor d = clang_getCursorReferenced(e);
+    if (kind(d) == CXCursor_NonTypeTemplateParameter)
+      return pS->bTemplate && clang_equalCursors(clang_getCursorSemanticParent(d), pS->kernel);
+  }
+  if (!ks_rw_is_integer_type(clang_getCursorType(e))) return 0;
+  CXEvalResult r = clang_Cursor_Evaluate(e);
+  long long v = r && clang_EvalResult_getKind(r) == CXEval_Int ? clang_EvalResult_getAsLongLong(r) : 0;
+  if (r) clang_EvalResult_dispose(r);
+  return v > 0 && v <= 1024;
+}
+
+/* GRID: `blockIdx.d * E + threadIdx.d` for d x or y: 'x' / 'y' and *pE, else 0. */
+static char tile_index(gm_state *pS, CXCursor c, CXCursor *pE) {
+  CXCursor l, r, ml, mr;
+  if (!binop(strip(c), CXBinaryOperator_Add, &l, &r)) return 0;
+  for (int iSwap = 0; iSwap < 2; iSwap++) {
+    int iT = -1, iB = -1;
+    if (ks_shape_builtin(strip(iSwap ? l : r), &iT) != KS_ATOM_TID || iT > 1 ||
+        !binop(strip(iSwap ? r : l), CXBinaryOperator_Mul, &ml, &mr))
+      continue;
+    for (int jSwap = 0; jSwap < 2; jSwap++)
+      if (ks_shape_builtin(strip(jSwap ? mr : ml), &iB) == KS_ATOM_BID && iB == iT && tile_extent(pS, jSwap ? ml : mr)) {
+        *pE = strip(jSwap ? ml : mr);
+        return iT == 0 ? 'x' : 'y';
+      }
+  }
+  return 0;
+}
+
 /* Is c (through parentheses, implicit and written casts) blockIdx.z? */
 static int is_block_z(CXCursor c) {
   c = strip(c);
@@ -1018,7 +1058,7 @@ static int batch_decl(gm_state *pS, CXCursor st, CXCursor var, CXCursor init) {
     if (iM < 0) return 0;
     const ks_shape_ptr *q = &pM->aPtr[iM];
     char *zV = name_of(var);
-    CXString sp = clang_getCursorSpelling(clang_Cursor_getArgument(pS->kernel, (unsigned)q->iParam));
+    CXString sp = clang_getCursorSpelling(ks_rw_param_at(pS->kernel, q->iParam));
     const char *zP = clang_getCString(sp);
     pS->zWhyBuf[0] = 0;
     if (q->bWritten)
@@ -1068,7 +1108,13 @@ static int match_stmts(gm_state *pS, CXCursor block, int bTop) {
       }
       if (clang_Cursor_isNull(init)) return 0;
       char cDim = bTop && !pS->bGuard && ks_rw_is_integer_type(clang_getCursorType(var)) ? thread_dim(pS, init) : 0;
+      CXCursor tileE = clang_getNullCursor();
+      if (!cDim && bTop && !pS->bGuard && (pS->mAccept & KS_GEMM_ACCEPT_GRID) && pS->nThread < 2 &&
+          ks_rw_is_integer_type(clang_getCursorType(var)))
+        cDim = tile_index(pS, init, &tileE);
       if (cDim && pS->nThread < 2) {
+        pS->abTile[pS->nThread] = !clang_Cursor_isNull(tileE);
+        pS->aTileE[pS->nThread] = tileE;
         pS->aThread[pS->nThread] = var;
         pS->acDim[pS->nThread++] = cDim;
         continue;
@@ -1148,7 +1194,9 @@ static int match_stmts(gm_state *pS, CXCursor block, int bTop) {
         continue;
       }
     }
-    if (kind(st) == CXCursor_ForStmt && !pS->bLoopSeen && pS->bGuard &&
+    /* GRID: no guard, the k-loop in the body itself (every thread writes) */
+    if (kind(st) == CXCursor_ForStmt && !pS->bLoopSeen &&
+        (pS->bGuard || (bTop && pS->nThread == 2 && (pS->mAccept & KS_GEMM_ACCEPT_GRID))) &&
         (!clang_Cursor_isNull(pS->acc) || (pS->mAccept & KS_GEMM_ACCEPT_ACC_C))) {
       if (!match_loop(pS, st)) return 0;
       pS->bLoopSeen = 1;
@@ -1249,7 +1297,19 @@ static int match_kernel(gm_state *pSt, ks_gemm_match *pG) {
   const unsigned mAccept = pSt->mAccept;
   ks_ast_kids k;
   if (clang_Cursor_isNull(kernel)) return ks_rewrite_refuse(p, "no kernel '%s'", zKernel);
-  if (kind(kernel) != CXCursor_FunctionDecl) return ks_rewrite_refuse(p, "kernel '%s' is a template", zKernel);
+  if (kind(kernel) == CXCursor_FunctionTemplate && (mAccept & KS_GEMM_ACCEPT_GRID)) {
+    /* GRID: a template of non-type parameters (`template <int BLOCK_SIZE>`): its types are the ones written */
+    ks_ast_kids t;
+    int nT = ks_ast_kids_get(kernel, &t);
+    for (int i = 0; i < nT; i++)
+      if (kind(t.a[i]) == CXCursor_TemplateTypeParameter || kind(t.a[i]) == CXCursor_TemplateTemplateParameter)
+        return ks_rewrite_refuse(p, "kernel '%s' is a template over a type; only templates of integer parameters "
+                                    "(a block tile) are read",
+                                 zKernel);
+    pSt->bTemplate = pG->bTemplate = 1;
+  } else if (kind(kernel) != CXCursor_FunctionDecl) {
+    return ks_rewrite_refuse(p, "kernel '%s' is a template", zKernel);
+  }
   if (ks_ast_extent(pTu, kernel, &pG->iKernelStart, &pG->iKernelEnd) < 0)
     return ks_rewrite_refuse(p, "kernel '%s' is not laid out in the main file", zKernel);
   int n = ks_ast_kids_get(kernel, &k);
@@ -1277,9 +1337,11 @@ static int match_kernel(gm_state *pSt, ks_gemm_match *pG) {
                                 "threadIdx, a bounds guard, acc = 0, for k < K: acc += A[row*lda+k] * B[k*ldb+col], "
                                 "C[row*ldc+col] = acc, nothing else)",
                              zKernel);
-  /* The guard bounds row by M and col by N. */
-  CXCursor mB, nB;
-  if (clang_equalCursors(clang_getCursorReferenced(pSt->guardVar[0]), pSt->row) &&
+  /* The guard bounds row by M and col by N (GRID, no guard: what the launch covers). */
+  CXCursor mB = clang_getNullCursor(), nB = clang_getNullCursor();
+  if (!pSt->bGuard) {
+    pG->bGrid = 1;
+  } else if (clang_equalCursors(clang_getCursorReferenced(pSt->guardVar[0]), pSt->row) &&
       clang_equalCursors(clang_getCursorReferenced(pSt->guardVar[1]), pSt->col)) {
     mB = pSt->guardBound[0];
     nB = pSt->guardBound[1];
@@ -1305,7 +1367,7 @@ static int match_kernel(gm_state *pSt, ks_gemm_match *pG) {
   const char *zWhole = texts_whole(pSt, mB, nB);
   if (zWhole) return ks_rewrite_refuse(p, "kernel '%s': %s", zKernel, zWhole);
   for (int i = 0; i < 6; i++)
-    if (!(i >= 3 && clang_Cursor_isNull(aExpr[i])) && !is_pure(kernel, aExpr[i])) /* null: read from the model */
+    if (!(i != 2 && clang_Cursor_isNull(aExpr[i])) && !is_pure(kernel, aExpr[i])) /* null: from the model, or GRID */
       return ks_rewrite_refuse(p, "a bound or stride of '%s' is not built from scalar parameters", zKernel);
   if (pSt->iC == pSt->iA || pSt->iC == pSt->iB) return ks_rewrite_refuse(p, "C is also an input of '%s'", zKernel);
   if (pSt->iC < 64 && (pSt->mEpiRead >> pSt->iC & 1))
@@ -1338,8 +1400,8 @@ static int match_kernel(gm_state *pSt, ks_gemm_match *pG) {
       CXString s = clang_getCursorSpelling(aName[i]);
       const char *z = clang_getCString(s);
       int bClash = strncmp(z, "ks_", 3) == 0;
-      for (int j = 0; j < clang_Cursor_getNumArguments(kernel) && !bClash; j++) {
-        CXString sp = clang_getCursorSpelling(clang_Cursor_getArgument(kernel, (unsigned)j));
+      for (int j = 0; j < ks_rw_param_count(kernel) && !bClash; j++) {
+        CXString sp = clang_getCursorSpelling(ks_rw_param_at(kernel, j));
         bClash = strcmp(z, clang_getCString(sp)) == 0;
         clang_disposeString(sp);
       }
@@ -1351,19 +1413,19 @@ static int match_kernel(gm_state *pSt, ks_gemm_match *pG) {
   }
   /* Element types: A, B, C and the accumulator all float, or all double. */
   enum CXTypeKind eAcc =
-      pSt->bAccC ? clang_getCanonicalType(clang_getPointeeType(clang_getCursorType(clang_Cursor_getArgument(
-                     kernel, (unsigned)pSt->iC))))
+      pSt->bAccC ? clang_getCanonicalType(clang_getPointeeType(clang_getCursorType(ks_rw_param_at(
+                     kernel, pSt->iC))))
                      .kind
                : clang_getCanonicalType(clang_getCursorType(pSt->acc)).kind;
-  CXCursor aPtr[3] = {clang_Cursor_getArgument(kernel, (unsigned)pSt->iA), clang_Cursor_getArgument(kernel, (unsigned)pSt->iB),
-                      clang_Cursor_getArgument(kernel, (unsigned)pSt->iC)};
+  CXCursor aPtr[3] = {ks_rw_param_at(kernel, pSt->iA), ks_rw_param_at(kernel, pSt->iB),
+                      ks_rw_param_at(kernel, pSt->iC)};
   for (int i = 0; i < 3; i++) {
     CXType t = clang_getCanonicalType(clang_getCursorType(aPtr[i]));
     if (t.kind != CXType_Pointer || clang_getCanonicalType(clang_getPointeeType(t)).kind != eAcc)
       return ks_rewrite_refuse(p, "A, B, C and the accumulator of '%s' are not all float or all double", zKernel);
   }
-  for (int i = 0; i < clang_Cursor_getNumArguments(kernel); i++) {
-    CXString s = clang_getCursorSpelling(clang_Cursor_getArgument(kernel, (unsigned)i));
+  for (int i = 0; i < ks_rw_param_count(kernel); i++) {
+    CXString s = clang_getCursorSpelling(ks_rw_param_at(kernel, i));
     int bClash = strncmp(clang_getCString(s), "ks_", 3) == 0;
     clang_disposeString(s);
     if (bClash) return ks_rewrite_refuse(p, "a parameter of '%s' starts with ks_ (names this rule uses)", zKernel);
@@ -1418,8 +1480,8 @@ static int match_kernel(gm_state *pSt, ks_gemm_match *pG) {
   pG->zY = pSt->bBTrans ? stride_text(pSt, pSt->bSub, pSt->col, pSt->kVar, sy, &pG->iY)
                         : stride_text(pSt, pSt->bSub, pSt->kVar, pSt->col, sy, &pG->iY);
   pG->zZ = stride_text(pSt, pSt->cSub, pSt->row, pSt->col, sz, &pG->iZ);
-  pG->zM = cursor_text(pTu, mB);
-  pG->zN = cursor_text(pTu, nB);
+  pG->zM = pG->bGrid ? NULL : cursor_text(pTu, mB);
+  pG->zN = pG->bGrid ? NULL : cursor_text(pTu, nB);
   pG->zK = cursor_text(pTu, pSt->kBound);
   if (pSt->pShape && batch_fill(pSt, pG) < 0) {
     ks_rule_gemm_match_free(pG);
@@ -1430,7 +1492,7 @@ static int match_kernel(gm_state *pSt, ks_gemm_match *pG) {
   pG->zKType = type_text(pSt->kVar);
   pG->bRowOnY = pSt->acDim[clang_equalCursors(pSt->aThread[0], pSt->row) ? 0 : 1] == 'y';
   char cColDim = pSt->acDim[clang_equalCursors(pSt->aThread[0], pSt->col) ? 0 : 1];
-  if (!pG->zM || !pG->zN || !pG->zK || !pG->zX || !pG->zY || !pG->zZ || !pG->zRowType || !pG->zColType ||
+  if ((!pG->bGrid && (!pG->zM || !pG->zN)) || !pG->zK || !pG->zX || !pG->zY || !pG->zZ || !pG->zRowType || !pG->zColType ||
       !pG->zKType || (bEpi && (!pG->zEpilogue || !pG->zStore || !pG->zAccName || !pG->zRowName || !pG->zColName))) {
     ks_rule_gemm_match_free(pG);
     return ks_error_set(KS_ENOMEM, "out of memory");
@@ -1438,6 +1500,25 @@ static int match_kernel(gm_state *pSt, ks_gemm_match *pG) {
   if ((pG->bRowOnY && cColDim != 'x') || (!pG->bRowOnY && cColDim != 'y')) {
     ks_rule_gemm_match_free(pG);
     return ks_rewrite_refuse(p, "row and column of '%s' come from the same block dimension", zKernel);
+  }
+  /* GRID: the block tiles, as constants or as the template's parameters */
+  for (int t = 0; t < 2; t++) {
+    int iRC = clang_equalCursors(pSt->aThread[t], pSt->row) ? 0 : 1;
+    pG->aiTileTpl[iRC] = -1;
+    if (!pSt->abTile[t]) continue;
+    CXCursor d = clang_getCursorReferenced(pSt->aTileE[t]);
+    if (kind(pSt->aTileE[t]) == CXCursor_DeclRefExpr && kind(d) == CXCursor_NonTypeTemplateParameter) {
+      ks_ast_kids tk;
+      int nT = ks_ast_kids_get(kernel, &tk), iP = 0;
+      for (int i = 0; i < nT; i++) {
+        if (clang_equalCursors(tk.a[i], d)) pG->aiTileTpl[iRC] = iP;
+        iP += kind(tk.a[i]) == CXCursor_NonTypeTemplateParameter;
+      }
+    } else {
+      CXEvalResult r = clang_Cursor_Evaluate(pSt->aTileE[t]);
+      pG->anTile[iRC] = r && clang_EvalResult_getKind(r) == CXEval_Int ? clang_EvalResult_getAsLongLong(r) : 0;
+      if (r) clang_EvalResult_dispose(r);
+    }
   }
   return KS_OK;
 }
@@ -1462,7 +1543,8 @@ int ks_rule_gemm_match_ex(ks_rewrite *p, unsigned mAccept, ks_gemm_match *pG) {
   st.mAccept = mAccept;
   int rc;
   /* MODEL: the kernel-shape model reads what the text does not (macro uses, derived pointers) */
-  if ((mAccept & KS_GEMM_ACCEPT_MODEL) && !clang_Cursor_isNull(kernel) && kind(kernel) == CXCursor_FunctionDecl &&
+  if ((mAccept & KS_GEMM_ACCEPT_MODEL) && !clang_Cursor_isNull(kernel) &&
+      (kind(kernel) == CXCursor_FunctionDecl || (kind(kernel) == CXCursor_FunctionTemplate && (mAccept & KS_GEMM_ACCEPT_GRID))) &&
       (rc = ks_shape_build(pTu, kernel, &st.pShape)) < 0)
     return rc;
   rc = match_kernel(&st, pG);
@@ -1613,9 +1695,9 @@ static int apply_smem_tile_gemm(ks_rewrite *p) {
   x.zAc = g.zACast ? g.zACast : "";
   x.zBc = g.zBCast ? g.zBCast : "";
   x.zCc = g.zCCast ? g.zCCast : "";
-  CXString sA = clang_getCursorSpelling(clang_Cursor_getArgument(kernel, (unsigned)g.iA));
-  CXString sB = clang_getCursorSpelling(clang_Cursor_getArgument(kernel, (unsigned)g.iB));
-  CXString sC = clang_getCursorSpelling(clang_Cursor_getArgument(kernel, (unsigned)g.iC));
+  CXString sA = clang_getCursorSpelling(ks_rw_param_at(kernel, g.iA));
+  CXString sB = clang_getCursorSpelling(ks_rw_param_at(kernel, g.iB));
+  CXString sC = clang_getCursorSpelling(ks_rw_param_at(kernel, g.iC));
   x.zA = clang_getCString(sA);
   x.zB = clang_getCString(sB);
   x.zC = clang_getCString(sC);

@@ -2409,68 +2409,12 @@ static void nd_put_region(ks_buf *pB, ks_rewrite *p, const ndscan *s, const ndfo
 /* Why the launches of kernel k cannot take the divided grid (zBuf holds the
  * reason), or NULL with the launches in *paL / *pnL. */
 static const char *nd_shrink_why(ks_rewrite *p, CXCursor k, char *zBuf, size_t nBuf, ks_launch **paL, int *pnL) {
-  ks_tu *pTu = ks_rewrite_tu(p);
-  const char *zK = ks_rewrite_kernel_name(p);
-  ks_shape_use *aU = NULL;
-  ks_launch *aL = NULL;
-  int nU = 0, nL = 0, nLaunchUses = 0;
   *paL = NULL;
   *pnL = 0;
   if (clang_getCursorKind(k) == CXCursor_FunctionTemplate)
     return "the kernel is a template (each instantiation would need the new parameter)";
   if (nd_reads_x(k, 1u << KS_ATOM_GDIM)) return "the kernel reads gridDim.x, which the divided grid would change";
-  if (!clang_equalCursors(clang_getCanonicalCursor(k), k))
-    return "the kernel is declared before its definition (the declaration would keep the old parameters)";
-  CXString m = clang_Cursor_getMangling(k);
-  int bC = strcmp(clang_getCString(m), zK) == 0;
-  clang_disposeString(m);
-  if (bC) return "the kernel has C linkage (another file could launch it without the new parameter)";
-  int nArg = clang_Cursor_getNumArguments(k);
-  for (int i = 0; i < nArg; i++) {
-    CXCursor a[2];
-    if (ks_rw_kids(clang_Cursor_getArgument(k, (unsigned)i), a, 2) > 0 && clang_isExpression(clang_getCursorKind(a[0])))
-      return "a parameter has a default argument";
-  }
-  if (nArg <= 0) return "the kernel has no parameters the new one could follow";
-  if (ks_shape_uses(pTu, zK, &aU, &nU) < 0 || ks_ast_launches(pTu, zK, &aL, &nL) < 0) {
-    snprintf(zBuf, nBuf, "the kernel's uses could not be listed");
-    goto fail;
-  }
-  for (int i = 0; i < nU; i++) {
-    if (aU[i].eKind == KS_USE_LAUNCH) nLaunchUses++;
-    else if (aU[i].eKind != KS_USE_QUERY) {
-      snprintf(zBuf, nBuf, "%s:%u: the kernel is also used here (%s)", pTu->zFile, aU[i].iLine,
-               aU[i].zHow ? aU[i].zHow : "reference");
-      goto fail;
-    }
-  }
-  if (nL == 0 || nL != nLaunchUses) {
-    snprintf(zBuf, nBuf, nL ? "not every launch is a <<<>>> launch written in this file" : "no launch in this file");
-    goto fail;
-  }
-  for (int i = 0; i < nL; i++) {
-    const ks_launch *pL = &aL[i];
-    const char *z = pTu->zSrc;
-    unsigned e = pL->iEnd, gs, ge;
-    while (z[e] == ' ' || z[e] == '\t' || z[e] == '\n' || z[e] == '\r') e++;
-    const char *zNo = NULL;
-    if (!pL->bStmt || z[e] != ';' || pL->iEnd == 0 || z[pL->iEnd - 1] != ')') zNo = "is not a statement of its own";
-    else if (pL->nArgs != nArg) zNo = "passes another number of arguments than the kernel has parameters";
-    else if (ks_rw_cfg_slot(pTu, pL, 0, &gs, &ge) < 0 || z[gs] == '{') zNo = "has no grid the rule can read";
-    else if (ks_rw_has_word(pTu, pL->iStart, pL->iEnd, "ks_g")) zNo = "already names ks_g";
-    if (zNo) {
-      snprintf(zBuf, nBuf, "%s:%u: the launch %s", pTu->zFile, pL->iLine, zNo);
-      goto fail;
-    }
-  }
-  ks_shape_uses_free(aU, nU);
-  *paL = aL;
-  *pnL = nL;
-  return NULL;
-fail:
-  ks_shape_uses_free(aU, nU);
-  ks_ast_launches_free(aL, nL);
-  return zBuf;
+  return ks_rw_new_param_why(p, k, zBuf, nBuf, paL, pnL);
 }
 
 /* The kernel's new last parameter and each launch with the divided grid. */

@@ -13,8 +13,14 @@ memory (extern ks_smem[]) gets a static array of 227 KB (sm_90's maximum).
 Options: rowx, the original's rows on x (a column-major kernel: x over m, y
 over n, and the rewrite's grid over m x n likewise); batch=Z, a batched
 kernel: both grids get Z blocks along z and the buffers Z times the room.
-The original's macros, function-like ones included, come with it."""
+The original's macros, function-like ones included, come with it.
+grid: an unguarded kernel (sizes that are block multiples): the original runs
+on the blocks that fit in m x n (none past it), the rewrite gets the rows and
+columns they cover as its two new last arguments (ks_M, ks_N); blk=X,Y: the
+original's block (default 16,16); tpl=ARGS: a kernel template (its
+`template <...>` line comes along), called as KERNEL<ARGS>."""
 import os
+import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -24,6 +30,9 @@ cxx, orig, new, name, bm, bn, nt, args = sys.argv[1:9]
 opts = sys.argv[9:]
 rowx = "rowx" in opts
 batch = next((int(o[6:]) for o in opts if o.startswith("batch=")), 1)
+grid = "grid" in opts
+blk = next((o[4:].split(",") for o in opts if o.startswith("blk=")), ["16", "16"])
+tpl = next((o[4:] for o in opts if o.startswith("tpl=")), None)
 
 s = open(new, encoding="utf-8").read()
 i = s.index("#ifndef KS_GEMM_F32_CUH")
@@ -46,8 +55,9 @@ static std::vector<float> gA, gB, gC, gBias;
 static float *A, *B, *C, *bias;
 static int m, n, k;
 static float alpha = 1.5f, beta = -0.5f;
-static void call_orig() { orig_k(%(args)s); }
-static void call_new() { new_k(%(args)s); }
+static int ks_m, ks_n;
+static void call_orig() { orig_k%(targs)s(%(args)s); }
+static void call_new() { new_k%(targs)s(%(args)s%(gargs)s); }
 int main() {
   const unsigned BM = %(bm)s, BN = %(bn)s, NT = %(nt)s, Z = %(batch)d;
   int sizes[][3] = {{37, 45, 50}, {1, 1, 1}, {33, 70, 7}, {64, 32, 64}, {5, 40, 0}, {20, 3, 97}, {130, 140, 29}};
@@ -63,11 +73,15 @@ int main() {
     for (size_t i = 0; i < nBuf; i++) c0[i] = i %% 5 ? (float)((int)(i %% 9) - 4) * 0.25f : -0.0f;
     A = gA.data(); B = gB.data(); bias = gBias.data();
     gC = c0; C = gC.data();
-    const unsigned gx = (unsigned)(%(rowx)s ? m : n), gy = (unsigned)(%(rowx)s ? n : m);
-    launch({(gx + 15) / 16, (gy + 15) / 16, Z}, {16, 16, 1}, call_orig);
+    const unsigned gx = (unsigned)(%(rowx)s ? m : n), gy = (unsigned)(%(rowx)s ? n : m), BX = %(bx)s, BY = %(by)s;
+    const unsigned ox = %(grid)d ? gx / BX : (gx + BX - 1) / BX, oy = %(grid)d ? gy / BY : (gy + BY - 1) / BY;
+    launch({ox, oy, Z}, {BX, BY, 1}, call_orig);
     std::vector<float> ref = gC;
     gC = c0; C = gC.data();
-    launch({(gx + BN - 1) / BN, (gy + BM - 1) / BM, Z}, {NT, 1, 1}, call_new);
+    /* grid: the extents the original's grid covered (what the rule's launch passes) */
+    const unsigned nx = %(grid)d ? ox * BX : gx, ny = %(grid)d ? oy * BY : gy;
+    ks_m = (int)(%(rowx)s ? nx : ny), ks_n = (int)(%(rowx)s ? ny : nx);
+    launch({(nx + BN - 1) / BN, (ny + BM - 1) / BM, Z}, {NT, 1, 1}, call_new);
     size_t nDiff = 0;
     for (size_t i = 0; i < ref.size(); i++) nDiff += memcmp(&ref[i], &gC[i], sizeof(float)) != 0;
     printf("%(name)s m=%%d n=%%d k=%%d tiles %%ux%%u, %%u threads: %%zu of %%zu floats differ\n", m, n, k, BM, BN, NT,
@@ -78,7 +92,22 @@ int main() {
 }
 """
 
-main = MAIN % {"bm": bm, "bn": bn, "nt": nt, "name": name, "args": args, "batch": batch, "rowx": int(rowx)}
+main = MAIN % {"bm": bm, "bn": bn, "nt": nt, "name": name, "args": args, "batch": batch, "rowx": int(rowx),
+               "grid": int(grid), "bx": blk[0], "by": blk[1], "targs": "<%s>" % tpl if tpl else "",
+               "gargs": ", ks_m, ks_n" if grid else ""}
+
+
+def cut(path, newname):
+    """The kernel, with its `template <...>` line for tpl=."""
+    text = cuda_emu.kernel(path, name, newname)
+    if tpl is None:
+        return text
+    src = open(path, encoding="utf-8").read()
+    m = re.search(r"(?m)^[ \t]*(template[ \t]*<[^;{}\n]*>)[ \t]*\n[ \t]*__global__[^;{]*?\b" + re.escape(name) + r"\(",
+                  src)
+    return m.group(1) + "\n" + text
+
+
 # the original's one-line macros (a kernel may use them; the rewrite keeps them)
 defines = "".join(l + "\n" for l in open(orig, encoding="utf-8").read().split("\n")
                   if l.startswith("#define ") and not l.endswith("\\"))
@@ -86,7 +115,7 @@ defines = "".join(l + "\n" for l in open(orig, encoding="utf-8").read().split("\
 # pass its size, which the kernel's static_assert ties to config::SMEM): here
 # the block's shared memory is a static array of sm_90's 227 KB opt-in maximum.
 DYN = "extern __shared__ __align__(16) float ks_smem[];"
-new_k = cuda_emu.kernel(new, name, "new_k")
+new_k = cut(new, "new_k")
 new_k = new_k.replace(DYN, "__shared__ __align__(16) float ks_smem[232448 / sizeof(float)];")
-sys.exit(cuda_emu.run(cxx, cuda_emu.PRELUDE + PRE + defines + tmpl + "\n" + cuda_emu.kernel(orig, name, "orig_k") + "\n" +
+sys.exit(cuda_emu.run(cxx, cuda_emu.PRELUDE + PRE + defines + tmpl + "\n" + cut(orig, "orig_k") + "\n" +
                       new_k + "\n" + cuda_emu.LAUNCH_3D + main))
