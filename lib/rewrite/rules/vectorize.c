@@ -135,6 +135,39 @@ static int count_refs(CXCursor c, CXCursor d) {
   return r.n;
 }
 
+/* Is subscript aAnc[j] read through a cache-hinted load, `__ldg(&P[i])` (or
+ * __ldca / __ldcg / __ldcs / __ldlu / __ldcv: loads of the element, nothing
+ * else)? *pCall: that call, whose whole text a rewritten read replaces (a
+ * plain load of the element is what the hint asks for, minus the hint). */
+static int cache_load(const CXCursor *aAnc, int j, CXCursor *pCall) {
+  static const char *const azLd[] = {"__ldg", "__ldca", "__ldcg", "__ldcs", "__ldlu", "__ldcv", NULL};
+  int k = j - 1;
+  while (k >= 0 && clang_getCursorKind(aAnc[k]) == CXCursor_ParenExpr) k--;
+  if (k < 0 || clang_getCursorKind(aAnc[k]) != CXCursor_UnaryOperator ||
+      clang_getCursorUnaryOperatorKind(aAnc[k]) != CXUnaryOperator_AddrOf)
+    return 0;
+  for (k--; k >= 0 && (clang_getCursorKind(aAnc[k]) == CXCursor_ParenExpr ||
+                       clang_getCursorKind(aAnc[k]) == CXCursor_UnexposedExpr);
+       k--)
+    ;
+  if (k < 0 || clang_getCursorKind(aAnc[k]) != CXCursor_CallExpr || clang_Cursor_getNumArguments(aAnc[k]) != 1) return 0;
+  char *z = ks_rw_spelling(aAnc[k]);
+  int bLd = 0;
+  for (int i = 0; z && azLd[i]; i++) bLd |= strcmp(z, azLd[i]) == 0;
+  free(z);
+  if (bLd && pCall) *pCall = aAnc[k];
+  return bLd;
+}
+
+/* How subscript aAnc[j] is used (ks_rw_elem_use), a cache-hinted load a read. */
+static int elem_use(const CXCursor *aAnc, int j, CXCursor *pW) {
+  if (cache_load(aAnc, j, NULL)) {
+    if (pW) *pW = clang_getNullCursor();
+    return KS_RW_READ;
+  }
+  return ks_rw_elem_use(aAnc[j], aAnc, j, pW);
+}
+
 /* Is parameter parm written anywhere under c? Any use that is not a plain
  * read counts (assigned, ++/--, address or reference taken: ks_rw_elem_use). */
 typedef struct pw_scan {
@@ -385,7 +418,7 @@ static int scan(CXCursor c, const CXCursor *aAnc, int nAnc, void *pArg) {
         rc = refuse_sub(s, aAnc[j], "%s: %s", zNotI);
       } else if (!same_elem(&s->aP[iP], aAnc[j])) {
         rc = refuse_sub(s, aAnc[j], "%s reads the elements of parameter %s as another type", s->aP[iP].zName);
-      } else if (ks_rw_elem_use(aAnc[j], aAnc, j, NULL) != KS_RW_READ) {
+      } else if (elem_use(aAnc, j, NULL) != KS_RW_READ) {
         rc = refuse_sub(s, aAnc[j], "%s is written at an index other than the global index: %s", zNotI);
       } else if (!ks_shape_index_digits_only(s->pShape, &pA->index, 0)) {
         rc = refuse_sub(s, aAnc[j],
@@ -409,7 +442,7 @@ static int scan(CXCursor c, const CXCursor *aAnc, int nAnc, void *pArg) {
       /* P[f(i)] read-only (a broadcast such as bias[i % cols], a gather):
        * it stays a scalar load in each lane's copy of the body, where i is
        * that lane's index. */
-      if (ks_rw_elem_use(aAnc[j], aAnc, j, NULL) != KS_RW_READ) {
+      if (elem_use(aAnc, j, NULL) != KS_RW_READ) {
         s->zWhy = "an element is written at an index other than the global index";
         return -1;
       }
@@ -459,9 +492,10 @@ static int scan(CXCursor c, const CXCursor *aAnc, int nAnc, void *pArg) {
     vacc *v = &s->a[s->n++];
     memset(v, 0, sizeof *v);
     v->iParam = iP;
-    ks_ast_extent(s->pTu, aAnc[j], &v->iStart, &v->iEnd);
-    CXCursor w;
-    v->eUse = ks_rw_elem_use(aAnc[j], aAnc, j, &w);
+    CXCursor w, ld;
+    /* `__ldg(&P[i])`: the call is the read the rewrite replaces */
+    ks_ast_extent(s->pTu, cache_load(aAnc, j, &ld) ? ld : aAnc[j], &v->iStart, &v->iEnd);
+    v->eUse = elem_use(aAnc, j, &w);
     if (v->eUse != KS_RW_READ) {
       if (clang_Cursor_isNull(w) || (clang_getCursorKind(w) != CXCursor_BinaryOperator &&
                                      clang_getCursorKind(w) != CXCursor_CompoundAssignOperator &&
@@ -1351,7 +1385,7 @@ static int nd_scan(CXCursor c, const CXCursor *aAnc, int nAnc, void *pArg) {
   ks_ast_extent(s->pTu, aAnc[j], &as, &ae);
   const ks_shape_access *pA = nd_model_access(s->pShape, as);
   CXCursor w = clang_getNullCursor();
-  int eUse = ks_rw_elem_use(aAnc[j], aAnc, j, &w);
+  int eUse = elem_use(aAnc, j, &w);
   int bLoop = 0;
   s->nCounter = 0;
   for (int k = 0; k < j; k++) {
@@ -1413,6 +1447,8 @@ static int nd_scan(CXCursor c, const CXCursor *aAnc, int nAnc, void *pArg) {
   v->iParam = iP;
   v->iStart = as;
   v->iEnd = ae;
+  CXCursor ld;
+  if (cache_load(aAnc, j, &ld)) ks_ast_extent(s->pTu, ld, &v->iStart, &v->iEnd); /* the call is the read */
   v->eUse = eUse;
   v->pIdx = &pA->index;
   v->iLoop = pA->iLoop;

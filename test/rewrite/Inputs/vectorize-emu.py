@@ -23,6 +23,7 @@ static float __half2float(__half h) { return (float)h.v; }
 static __half __float2half(float f) { __half h; h.v = (_Float16)f; return h; }
 static float __bfloat162float(__nv_bfloat16 h) { unsigned u = (unsigned)h.b << 16; float f; memcpy(&f, &u, 4); return f; }
 static __nv_bfloat16 __float2bfloat16(float f) { unsigned u; memcpy(&u, &f, 4); __nv_bfloat16 h; h.b = (unsigned short)(u >> 16); return h; }
+template <class T> static T __ldg(const T *p) { return *p; }
 """
 
 # Per kernel: buffers (type, is output), the call with the buffers b0.. and n,
@@ -32,6 +33,7 @@ CASES = {
     "scale_bf": (["__nv_bfloat16", "__nv_bfloat16*"], "K(b0, b1, 0.5f, n)"),
     "masked": (["float", "float", "float*"], "K(b0, b1, b2, n); K(b0, NULL, b3, n)"),
     "select_ab": (["float", "float", "float", "float*"], "K(b0, b1, b2, b3, n)"),
+    "scale_ldg": (["float", "float", "float*"], "K(b0, b1, b2, n)"),
     "bias_mod": (["float*", "float"], "K(b0, b1, 7, n); K(b0, b1, 3, n); K(b0, b1, 1, n)"),
     "saxpy_gs": (["float", "float*"], "K(n, 2.0f, b0, b1)"),
     "mod_expr": (["float*", "float"], "K(b0, b1, 0, n); K(b0, b1, 1, n); K(b0, b1, 5, n); K(b0, b1, -2, n)"),

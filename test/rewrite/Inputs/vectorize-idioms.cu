@@ -116,6 +116,12 @@ __global__ void select_ab(const float* c, const float* a, const float* b, float*
   if (i < n) y[i] = c[i] > 0.0f ? a[i] : b[i];
 }
 
+// reads through the read-only cache hint (__ldg): plain reads of the elements
+__global__ void scale_ldg(const float* __restrict__ x, const float* __restrict__ g, float* y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] = __ldg(&x[i]) * __ldg(&g[i]) + __ldg(&(x[i]));
+}
+
 // a store through a conditional writes one arm's element only: refused
 __global__ void bad_select_store(const float* c, float* a, float* b, float* y, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -127,5 +133,6 @@ __global__ void bad_select_store(const float* c, float* a, float* b, float* y, i
 
 void selects(const float* c, float* a, float* b, float* y, int n) {
   select_ab<<<(n + 255) / 256, 256>>>(c, a, b, y, n);
+  scale_ldg<<<(n + 255) / 256, 256>>>(c, a, y, n);
   bad_select_store<<<(n + 255) / 256, 256>>>(c, a, b, y, n);
 }

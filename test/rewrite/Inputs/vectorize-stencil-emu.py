@@ -23,6 +23,7 @@ TYPES = r"""
 struct float4 { float x, y, z, w; } __attribute__((aligned(16)));
 struct uchar4 { unsigned char x, y, z, w; } __attribute__((aligned(4)));
 struct __attribute__((aligned(16))) ks_pack16_u8 { unsigned char e[16]; };
+template <class T> static T __ldg(const T *p) { return *p; }
 """
 
 # Per kernel: the buffers' element types and the call (buffers b0.., width Wd,
@@ -36,6 +37,7 @@ CASES = {
     "laplace_idx": (["float", "float"], "K(b0, b1, Wd, H, P)"),
     "scale_idx": (["float", "float"], "K(b0, b1, 2.5f, Wd, H, P)"),
     "box3_rows": (["unsigned char", "unsigned char"], "K(b0, b1, Wd, H, P)"),
+    "ldg_cross": (["float", "float"], "K(b0, b1, Wd, H, P)"),
     # the weights: 9 floats of their own (b2), never written
     "conv3x3_loops": (["float", "float", "float"], "K(b0, b2, b1, Wd, H, P)"),
     "box_row_loop": (["unsigned char", "unsigned char"], "K(b0, b1, Wd, H, P)"),
