@@ -412,6 +412,43 @@ static int grid_launch(ks_rewrite *p, const ks_launch *pL, const char *zCfg, con
   return rc;
 }
 
+/* The gemm_block call's trailing arguments into pScale: the accumulators'
+ * start, the scalar on A's values, DUAL's second pair (every one up to the
+ * last needed); into pVec what its vector mask adds (DUAL: the second pair's
+ * alignment too). */
+static int call_args(const ks_gemm_match *pG, CXCursor kernel, const char *zC, ks_buf *pScale, ks_buf *pVec) {
+  const char *zInit = pG->zCScale || pG->zInit ? ", ks_init"
+                      : pG->bInitC            ? ", ks_gemm::init_c()"
+                      : pG->zAScale || pG->bDual ? ", ks_gemm::init_zero()"
+                                                 : "";
+  int rc = pG->zAScale ? ks_buf_printf(pScale, "%s, ks_gemm::scale_by{(float)(%s)}", zInit, pG->zAScale)
+                       : ks_buf_printf(pScale, "%s%s", zInit, pG->bDual ? ", ks_gemm::scale_none()" : "");
+  if (rc >= 0 && pG->bDual) {
+    char *zA2 = param_name(kernel, pG->iA2), *zB2 = param_name(kernel, pG->iB2);
+    rc = zA2 && zB2 ? ks_buf_printf(pScale, ", ks_gemm::pair2{%s, (long long)(%s), %s, (long long)(%s)}", zA2,
+                                    pG->zX2, zB2, pG->zY2)
+                    : KS_ENOMEM;
+    if (rc >= 0)
+      rc = ks_buf_printf(pVec, " & ks_gemm::vec_mask(%s, (%s), %s, (%s), %s, (%s))", zA2, pG->zX2, zB2, pG->zY2, zC,
+                         pG->zZ);
+    free(zA2);
+    free(zB2);
+  }
+  return rc >= 0 ? ks_buf_puts(pVec, "") : rc;
+}
+
+/* DUAL: two products per k need the second pair's stages (twice the shared
+ * memory) and the FP32 path. KS_OK with *pnSmem doubled, or a refusal. */
+static int dual_smem(ks_rewrite *p, const char *zKernel, const char *zCfg, int bTf32, long nSmemMax, long *pnSmem) {
+  if (bTf32)
+    return ks_rewrite_refuse(p, "math=tf32: kernel '%s' sums two products per k; the TF32 path computes one", zKernel);
+  *pnSmem *= 2;
+  if (*pnSmem <= nSmemMax) return KS_OK;
+  return ks_rewrite_refuse(p, "config=%s: two products per k need %ld bytes of shared memory, over the %ld this "
+                              "architecture gives a block (a config with fewer stages or a smaller tile fits)",
+                           zCfg, *pnSmem, nSmemMax);
+}
+
 static int apply_gemm_tiled(ks_rewrite *p) {
   ks_tu *pTu = ks_rewrite_tu(p);
   const char *zKernel = ks_rewrite_kernel_name(p);
@@ -443,8 +480,8 @@ static int apply_gemm_tiled(ks_rewrite *p) {
     return ks_rewrite_refuse(p, "config=%s: %s", zCfg, zWhy);
   int nT = (c.BM / c.WM) * (c.BN / c.WN) * 32;
   /* over 48 KB: dynamic shared memory, passed and opted in to by every launch */
-  const long nSmem = cfg_smem(&c, bTf32);
-  const int bDyn = nSmem > GT_STATIC_SMEM;
+  long nSmem = cfg_smem(&c, bTf32);
+  int bDyn = nSmem > GT_STATIC_SMEM;
 
   CXCursor kernel = ks_ast_find_kernel(pTu, zKernel);
   unsigned iKs, iKe;
@@ -454,8 +491,12 @@ static int apply_gemm_tiled(ks_rewrite *p) {
     return ks_rewrite_already(p, "kernel '%s' already calls the tiled GEMM template", zKernel);
   }
   unsigned mAccept = KS_GEMM_ACCEPT_LINEAR | KS_GEMM_ACCEPT_TRANS_A | KS_GEMM_ACCEPT_OWN_C | KS_GEMM_ACCEPT_ACC_C |
-                     KS_GEMM_ACCEPT_IDIOMS | KS_GEMM_ACCEPT_MODEL | KS_GEMM_ACCEPT_GRID;
+                     KS_GEMM_ACCEPT_IDIOMS | KS_GEMM_ACCEPT_MODEL | KS_GEMM_ACCEPT_GRID | KS_GEMM_ACCEPT_DUAL;
   if ((rc = ks_rule_gemm_match_ex(p, mAccept, &g)) < 0) return rc;
+  if (g.bDual) {
+    if ((rc = dual_smem(p, zKernel, zCfg, bTf32, nSmemMax, &nSmem)) < 0) goto done;
+    bDyn = nSmem > GT_STATIC_SMEM;
+  }
   if (g.bDouble) {
     rc = ks_rewrite_refuse(p, "kernel '%s' is a double GEMM; the template is FP32 (smem-tile-gemm tiles double)", zKernel);
     goto done;
@@ -505,12 +546,9 @@ static int apply_gemm_tiled(ks_rewrite *p) {
   if (bTf32) snprintf(zTArgs, sizeof zTArgs, "%d, %d, %d, %d, %d, %d", c.BM, c.BN, c.BK, c.WM, c.WN, c.S);
   else snprintf(zTArgs, sizeof zTArgs, "%d, %d, %d, %d, %d, %d, %d, %d", c.BM, c.BN, c.BK, c.WM, c.WN, c.TM, c.TN, c.S);
   /* the accumulators' start (and the products' scalar on A, after it) */
-  const char *zInitArg0 = g.zCScale || g.zInit ? ", ks_init" : g.bInitC ? ", ks_gemm::init_c()"
-                          : g.zAScale           ? ", ks_gemm::init_zero()"
-                                                : "";
-  if (g.zAScale) {
-    if ((rc = ks_buf_printf(&scale, "%s, ks_gemm::scale_by{(float)(%s)}", zInitArg0, g.zAScale)) < 0) goto done;
-  } else if ((rc = ks_buf_puts(&scale, zInitArg0)) < 0) {
+  ks_buf vec = KS_BUF_INIT;
+  if ((rc = call_args(&g, kernel, zC, &scale, &vec)) < 0) {
+    ks_buf_free(&vec);
     goto done;
   }
   const char *zInitArg = scale.z;
@@ -520,14 +558,14 @@ static int apply_gemm_tiled(ks_rewrite *p) {
     rc = ks_buf_printf(&body,
                        "\n"
                        "%sextern __shared__ __align__(16) float ks_smem[];\n"
-                       "%sstatic_assert(ks_gemm::config%s<%s>::SMEM == %ld, \"the launches pass %ld bytes of dynamic "
+                       "%sstatic_assert(ks_gemm::config%s<%s>::SMEM%s == %ld, \"the launches pass %ld bytes of dynamic "
                        "shared memory\");\n",
-                       zI, zI, bTf32 ? "_tf32" : "", zTArgs, nSmem, nSmem);
+                       zI, zI, bTf32 ? "_tf32" : "", zTArgs, g.bDual ? " * 2" : "", nSmem, nSmem);
   else
     rc = ks_buf_printf(&body,
                        "\n"
-                       "%s__shared__ __align__(16) float ks_smem[ks_gemm::config%s<%s>::SMEM / sizeof(float)];\n",
-                       zI, bTf32 ? "_tf32" : "", zTArgs);
+                       "%s__shared__ __align__(16) float ks_smem[ks_gemm::config%s<%s>::SMEM%s / sizeof(float)];\n",
+                       zI, bTf32 ? "_tf32" : "", zTArgs, g.bDual ? " * 2" : "");
   /* the batch index and the per-batch pointers, as written */
   for (const char *z = g.zBatchDecls; rc >= 0 && z && *z;) {
     const char *zNl = strchr(z, '\n');
@@ -539,12 +577,13 @@ static int apply_gemm_tiled(ks_rewrite *p) {
     rc = ks_buf_printf(&body,
         "%sks_gemm::gemm_block%s<%s, %s, %s>(\n"
         "%s    (int)(%s), (int)(%s), (int)(%s), %s, (long long)(%s), %s, (long long)(%s), %s, (long long)(%s), ks_epi,\n"
-        "%s    ks_gemm::vec_mask(%s, (%s), %s, (%s), %s, (%s)), ks_smem, (int)blockIdx.y, (int)blockIdx.x%s);\n",
+        "%s    ks_gemm::vec_mask(%s, (%s), %s, (%s), %s, (%s))%s, ks_smem, (int)blockIdx.y, (int)blockIdx.x%s);\n",
         zI, bTf32 ? "_tf32" : "", zTArgs, g.bATrans ? "true" : "false", g.bBTrans ? "true" : "false", zI,
         g.bGrid ? "ks_M" : g.zM, g.bGrid ? "ks_N" : g.zN,
         g.zK, zA, g.zX, zB,
-        g.zY, zC, g.zZ, zI, zA, g.zX, zB, g.zY, zC, g.zZ,
+        g.zY, zC, g.zZ, zI, zA, g.zX, zB, g.zY, zC, g.zZ, vec.z,
         zInitArg);
+  ks_buf_free(&vec);
   if (rc < 0) goto done;
   if ((rc = ks_rewrite_replace(p, g.iBodyStart + 1, g.iBodyEnd - 1, body.z)) < 0) goto done;
   if (g.bGrid && (rc = grid_params(p, kernel)) < 0) goto done;
@@ -584,6 +623,7 @@ static int apply_gemm_tiled(ks_rewrite *p) {
                        g.bInitC ? ", accumulating into C" : "");
   if (rc >= 0 && g.bBatch) rc = ks_buf_printf(&note, ", batched on blockIdx.z");
   if (rc >= 0 && g.bGrid) rc = ks_buf_printf(&note, ", M and N the rows and columns the launch's grid covered (ks_M, ks_N)");
+  if (rc >= 0 && g.bDual) rc = ks_buf_printf(&note, ", two products per k (ks_gemm::pair2)");
   if (rc >= 0 && bDyn) rc = ks_buf_printf(&note, ", %ld bytes of dynamic shared memory", nSmem);
   if (rc < 0) goto done;
   rc = ks_rw_insert_shipped(p, iLine0, nIndent, "#define KS_GEMM_F32_CUH", "ks_gemm_f32.cuh", "GEMM template",

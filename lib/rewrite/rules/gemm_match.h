@@ -42,6 +42,10 @@ typedef struct ks_gemm_match {
   int bTemplate;               /* the kernel is a template (non-type parameters only) */
   long long anTile[2];         /* row (0) / column (1) index blockIdx * E + threadIdx: E when a constant, else 0 */
   int aiTileTpl[2];            /* ... E the template's parameter of this index (its launches' template argument), else -1 */
+  /* Only with KS_GEMM_ACCEPT_DUAL (else 0 / NULL): */
+  int bDual;                   /* two products per k, `acc += s*A[..]*B[..] + s*A2[..]*B2[..]` (syr2k) */
+  int iA2, iB2;                /* the second product's matrices (the layouts of A and B) */
+  char *zX2, *zY2;             /* their row strides as written */
 } ks_gemm_match;
 
 /* ks_rule_gemm_match_ex flags: also accept row pointers (`P + row*lda` indexed
@@ -77,6 +81,12 @@ typedef struct ks_gemm_match {
  * d), and kernel templates whose parameters are all non-type
  * (`template <int BLOCK_SIZE>`). */
 #define KS_GEMM_ACCEPT_GRID 64u
+
+/* Also two products per k summed into one accumulator, `acc += p1 + p2`
+ * (syr2k: `alpha * a[i*m+k] * b[j*m+k] + alpha * b[i*m+k] * a[j*m+k]`): both
+ * GEMMs of the same layouts over the same row and column, scaled by the same
+ * scalar or neither; in the `+=` forms only. */
+#define KS_GEMM_ACCEPT_DUAL 128u
 
 /* Match the kernel being rewritten as a naive GEMM. KS_OK and *pG filled, or
  * KS_EPRECOND with the reason (nothing to free then). */

@@ -312,6 +312,12 @@ typedef struct gm_state {
   int bStoreAdd;              /* IDIOMS: the store is C[idx] += value */
   CXCursor kDecl;             /* IDIOMS: `int k;` declared before the loop `for (k = 0; ...)` */
   CXCursor aScale, aScaled;   /* IDIOMS: the product is `s * X * Y`: s, and X (must be A) */
+  /* DUAL (else 0): a second product per k, `acc += p1 + p2` */
+  int nCand2;
+  struct gm_cand aCand2[16];
+  CXCursor aScale2, aScaled2;
+  int bDual, iA2, iB2;
+  CXCursor aSub2, bSub2;
   CXCursor cScale;            /* IDIOMS: `C[idx] *= s;` before the loop accumulating into C: s */
   int bZeroStore;             /* IDIOMS: C[idx] = 0; before the k-loop accumulating into C */
   CXCursor zeroIdx, zeroSub;  /* its index, its subscript */
@@ -835,7 +841,17 @@ static int pick_reading(gm_state *pS, CXCursor sub, CXCursor idx) {
     pS->col = pC->col;
     pS->bATrans = pC->bTA;
     pS->bBTrans = pC->bTB;
-    return 1;
+    /* DUAL: the second product's reading over the same row, col and layouts */
+    for (int j = 0; j < pS->nCand2 && pS->bDual; j++) {
+      const struct gm_cand *q = &pS->aCand2[j];
+      if (clang_equalCursors(q->row, pC->row) && clang_equalCursors(q->col, pC->col) && q->bTA == pC->bTA &&
+          q->bTB == pC->bTB) {
+        pS->aSub2 = q->xa, pS->bSub2 = q->xb, pS->iA2 = q->iA, pS->iB2 = q->iB;
+        return 1;
+      }
+    }
+    if (!pS->bDual) return 1;
+    pS->zWhy = "its two products per k are not GEMMs of the same layouts over the same row and column";
   }
   return 0;
 }
@@ -851,9 +867,47 @@ static int scalar_factor(gm_state *pS, CXCursor c, CXCursor other) {
   return kind(c) == CXCursor_FloatingLiteral || (kind(c) == CXCursor_DeclRefExpr && ks_rw_param_of(pS->kernel, c) >= 0);
 }
 
+/* The readings of product prod (`x * y`, or IDIOMS `s * x * y`: *pScale s,
+ * *pScaled x) over k-loop counter var, into aCand / *pnCand: A indexed row *
+ * lda + k (or, TRANS_A, k * lda + row), B indexed k * ldb + col (or, LINEAR,
+ * col * ldb + k: given transposed), the factors in either order, row and col
+ * either thread index. The store's index (match_store) picks the one the
+ * kernel computes. 0 when prod is not a product. */
+static int prod_cands(gm_state *pS, CXCursor prod, CXCursor var, struct gm_cand *aCand, int *pnCand, CXCursor *pScale,
+                      CXCursor *pScaled) {
+  CXCursor l, r, ml, mr, s;
+  if (!binop(strip(prod), CXBinaryOperator_Mul, &l, &r)) return 0;
+  if ((pS->mAccept & KS_GEMM_ACCEPT_IDIOMS) && binop(strip(l), CXBinaryOperator_Mul, &ml, &mr)) {
+    if (scalar_factor(pS, ml, mr)) *pScale = ml, l = mr;
+    else if (scalar_factor(pS, mr, ml)) *pScale = mr, l = ml;
+    if (!clang_Cursor_isNull(*pScale)) *pScaled = l;
+  }
+  int nTB = pS->mAccept & KS_GEMM_ACCEPT_LINEAR ? 2 : 1, nTA = pS->mAccept & KS_GEMM_ACCEPT_TRANS_A ? 2 : 1;
+  for (int bTB = 0; bTB < nTB; bTB++)
+    for (int bTA = 0; bTA < nTA; bTA++)
+      for (int iSwap = 0; iSwap < 2; iSwap++) {
+        CXCursor xa = iSwap ? r : l, xb = iSwap ? l : r;
+        for (int t = 0; t < pS->nThread && pS->nThread == 2 && *pnCand < 16; t++) {
+          CXCursor rowV = pS->aThread[t], colV = pS->aThread[1 - t];
+          char *zCa = NULL, *zCb = NULL;
+          int iPa = -1, iPb = -1;
+          int bHit = (bTA ? operand(pS, xa, var, rowV, &iPa, &s, &zCa) : operand(pS, xa, rowV, var, &iPa, &s, &zCa)) &&
+                     (bTB ? operand(pS, xb, colV, var, &iPb, &s, &zCb) : operand(pS, xb, var, colV, &iPb, &s, &zCb));
+          free(zCa);
+          free(zCb);
+          if (bHit) {
+            struct gm_cand *pC = &aCand[(*pnCand)++];
+            pC->xa = xa, pC->xb = xb, pC->row = rowV, pC->col = colV;
+            pC->iA = iPa, pC->iB = iPb, pC->bTA = bTA, pC->bTB = bTB;
+          }
+        }
+      }
+  return 1;
+}
+
 static int match_loop(gm_state *pS, CXCursor loop) {
   ks_ast_kids k, b;
-  CXCursor var, init, l, r, sum, prod;
+  CXCursor var, init, l, r, sum = clang_getNullCursor(), prod;
   if (ks_ast_kids_get(loop, &k) != 4) return 0; /* init, cond, inc, body all present */
   CXCursor al, ar;
   if (!clang_Cursor_isNull(pS->kDecl) && binop(k.a[0], CXBinaryOperator_Assign, &al, &ar) && refers_to(al, pS->kDecl) &&
@@ -910,40 +964,18 @@ static int match_loop(gm_state *pS, CXCursor loop) {
   } else {
     return 0;
   }
-  if (!binop(strip(prod), CXBinaryOperator_Mul, &l, &r)) return 0;
-  /* IDIOMS: `s * X[..] * Y[..]` ((s * X) * Y): X's value scaled first */
-  CXCursor ml, mr;
-  if ((pS->mAccept & KS_GEMM_ACCEPT_IDIOMS) && binop(strip(l), CXBinaryOperator_Mul, &ml, &mr)) {
-    if (scalar_factor(pS, ml, mr)) pS->aScale = ml, l = mr;
-    else if (scalar_factor(pS, mr, ml)) pS->aScale = mr, l = ml;
-    if (!clang_Cursor_isNull(pS->aScale)) pS->aScaled = l;
-  }
-  /* Every reading of the product: A indexed row * lda + k (or, TRANS_A,
-   * k * lda + row), B indexed k * ldb + col (or, LINEAR, col * ldb + k: given
-   * transposed), the factors in either order, row and col either thread
-   * index. The store's index (match_store) picks the one the kernel computes. */
-  CXCursor s;
-  int nTB = pS->mAccept & KS_GEMM_ACCEPT_LINEAR ? 2 : 1, nTA = pS->mAccept & KS_GEMM_ACCEPT_TRANS_A ? 2 : 1;
+  /* DUAL: `acc += p1 + p2`, two products of the same layouts (syr2k) */
+  CXCursor p1 = prod, p2 = clang_getNullCursor(), d1, d2, t1, t2;
+  if ((pS->mAccept & KS_GEMM_ACCEPT_DUAL) && clang_Cursor_isNull(sum) && binop(strip(prod), CXBinaryOperator_Add, &d1, &d2) &&
+      binop(strip(d1), CXBinaryOperator_Mul, &t1, &t2) && binop(strip(d2), CXBinaryOperator_Mul, &t1, &t2))
+    p1 = d1, p2 = d2;
   pS->nCand = 0;
-  for (int bTB = 0; bTB < nTB; bTB++)
-    for (int bTA = 0; bTA < nTA; bTA++)
-      for (int iSwap = 0; iSwap < 2; iSwap++) {
-        CXCursor xa = iSwap ? r : l, xb = iSwap ? l : r;
-        for (int t = 0; t < pS->nThread && pS->nThread == 2 && pS->nCand < 16; t++) {
-          CXCursor rowV = pS->aThread[t], colV = pS->aThread[1 - t];
-          char *zCa = NULL, *zCb = NULL;
-          int iPa = -1, iPb = -1;
-          int bHit = (bTA ? operand(pS, xa, var, rowV, &iPa, &s, &zCa) : operand(pS, xa, rowV, var, &iPa, &s, &zCa)) &&
-                     (bTB ? operand(pS, xb, colV, var, &iPb, &s, &zCb) : operand(pS, xb, var, colV, &iPb, &s, &zCb));
-          free(zCa);
-          free(zCb);
-          if (bHit) {
-            struct gm_cand *pC = &pS->aCand[pS->nCand++];
-            pC->xa = xa, pC->xb = xb, pC->row = rowV, pC->col = colV;
-            pC->iA = iPa, pC->iB = iPb, pC->bTA = bTA, pC->bTB = bTB;
-          }
-        }
-      }
+  if (!prod_cands(pS, p1, var, pS->aCand, &pS->nCand, &pS->aScale, &pS->aScaled)) return 0;
+  if (!clang_Cursor_isNull(p2)) {
+    pS->nCand2 = 0;
+    if (!prod_cands(pS, p2, var, pS->aCand2, &pS->nCand2, &pS->aScale2, &pS->aScaled2) || pS->nCand2 == 0) return 0;
+    pS->bDual = 1;
+  }
   if (pS->nCand == 0) return 0;
   if (!clang_Cursor_isNull(accC)) {
     /* ACC_C: the accumulation target is the store */
@@ -1289,6 +1321,65 @@ static int batch_fill(gm_state *pS, ks_gemm_match *pG) {
 }
 
 /* The match of kernel pSt->kernel (pSt set up by ks_rule_gemm_match_ex). */
+/* GRID: the block tiles of the row and column indices, as constants or as
+ * the template's parameters (pG->anTile, pG->aiTileTpl). */
+static void grid_fill(gm_state *pS, ks_gemm_match *pG) {
+  for (int t = 0; t < 2; t++) {
+    int iRC = clang_equalCursors(pS->aThread[t], pS->row) ? 0 : 1;
+    pG->aiTileTpl[iRC] = -1;
+    if (!pS->abTile[t]) continue;
+    CXCursor d = clang_getCursorReferenced(pS->aTileE[t]);
+    if (kind(pS->aTileE[t]) == CXCursor_DeclRefExpr && kind(d) == CXCursor_NonTypeTemplateParameter) {
+      ks_ast_kids tk;
+      int nT = ks_ast_kids_get(pS->kernel, &tk), iP = 0;
+      for (int i = 0; i < nT; i++) {
+        if (clang_equalCursors(tk.a[i], d)) pG->aiTileTpl[iRC] = iP;
+        iP += kind(tk.a[i]) == CXCursor_NonTypeTemplateParameter;
+      }
+    } else {
+      CXEvalResult r = clang_Cursor_Evaluate(pS->aTileE[t]);
+      pG->anTile[iRC] = r && clang_EvalResult_getKind(r) == CXEval_Int ? clang_EvalResult_getAsLongLong(r) : 0;
+      if (r) clang_EvalResult_dispose(r);
+    }
+  }
+}
+
+/* DUAL: the second product's matrices and strides, in A's and B's layouts.
+ * KS_OK, or a refusal (pG freed). */
+static int dual_fill(gm_state *pS, ks_gemm_match *pG) {
+  CXCursor sx2, sy2;
+  int iDummy;
+  const char *zKernel = ks_rewrite_kernel_name(pS->p);
+  if (pG->bBatch || pG->zAPtr || pG->zBPtr) {
+    ks_rule_gemm_match_free(pG);
+    return ks_rewrite_refuse(pS->p, "'%s' sums two products per k through per-batch pointers; not read",
+                             zKernel);
+  }
+  char *zCast = NULL;
+  if (pS->bATrans) operand(pS, pS->aSub2, pS->kVar, pS->row, &iDummy, &sx2, &zCast);
+  else operand(pS, pS->aSub2, pS->row, pS->kVar, &iDummy, &sx2, &zCast);
+  free(zCast);
+  zCast = NULL;
+  if (pS->bBTrans) operand(pS, pS->bSub2, pS->col, pS->kVar, &iDummy, &sy2, &zCast);
+  else operand(pS, pS->bSub2, pS->kVar, pS->col, &iDummy, &sy2, &zCast);
+  free(zCast);
+  int iX2, iY2;
+  pG->bDual = 1;
+  pG->iA2 = pS->iA2;
+  pG->iB2 = pS->iB2;
+  pG->zX2 = pS->bATrans ? stride_text(pS, pS->aSub2, pS->kVar, pS->row, sx2, &iX2)
+                         : stride_text(pS, pS->aSub2, pS->row, pS->kVar, sx2, &iX2);
+  pG->zY2 = pS->bBTrans ? stride_text(pS, pS->bSub2, pS->col, pS->kVar, sy2, &iY2)
+                         : stride_text(pS, pS->bSub2, pS->kVar, pS->col, sy2, &iY2);
+  if (!pG->zX2 || !pG->zY2 || (!clang_Cursor_isNull(sx2) && !is_pure(pS->kernel, sx2)) ||
+      (!clang_Cursor_isNull(sy2) && !is_pure(pS->kernel, sy2))) {
+    ks_rule_gemm_match_free(pG);
+    return ks_rewrite_refuse(pS->p, "a stride of the second product of '%s' is not built from scalar parameters",
+                             zKernel);
+  }
+  return KS_OK;
+}
+
 static int match_kernel(gm_state *pSt, ks_gemm_match *pG) {
   ks_rewrite *p = pSt->p;
   ks_tu *pTu = pSt->pTu;
@@ -1369,7 +1460,19 @@ static int match_kernel(gm_state *pSt, ks_gemm_match *pG) {
   for (int i = 0; i < 6; i++)
     if (!(i != 2 && clang_Cursor_isNull(aExpr[i])) && !is_pure(kernel, aExpr[i])) /* null: from the model, or GRID */
       return ks_rewrite_refuse(p, "a bound or stride of '%s' is not built from scalar parameters", zKernel);
-  if (pSt->iC == pSt->iA || pSt->iC == pSt->iB) return ks_rewrite_refuse(p, "C is also an input of '%s'", zKernel);
+  if (pSt->iC == pSt->iA || pSt->iC == pSt->iB || (pSt->bDual && (pSt->iC == pSt->iA2 || pSt->iC == pSt->iB2)))
+    return ks_rewrite_refuse(p, "C is also an input of '%s'", zKernel);
+  if (pSt->bDual) {
+    /* both products scaled by the same scalar, on A's factor, or neither */
+    int bS1 = !clang_Cursor_isNull(pSt->aScale), bS2 = !clang_Cursor_isNull(pSt->aScale2);
+    char *z1 = bS1 ? cursor_text(pTu, pSt->aScale) : NULL, *z2 = bS2 ? cursor_text(pTu, pSt->aScale2) : NULL;
+    int bSame = bS1 == bS2 && (!bS1 || (z1 && z2 && !strcmp(z1, z2) && clang_equalCursors(pSt->aScaled2, pSt->aSub2)));
+    free(z1);
+    free(z2);
+    if (!bSame)
+      return ks_rewrite_refuse(p, "the two products of '%s' are not scaled alike (the same scalar on A's factor, or none)",
+                               zKernel);
+  }
   if (pSt->iC < 64 && (pSt->mEpiRead >> pSt->iC & 1))
     return ks_rewrite_refuse(p, "the epilogue of '%s' reads C, which it writes", zKernel);
   /* OWN_C: the epilogue's P[u * S + v] reads are C at the store's own index */
@@ -1417,9 +1520,10 @@ static int match_kernel(gm_state *pSt, ks_gemm_match *pG) {
                      kernel, pSt->iC))))
                      .kind
                : clang_getCanonicalType(clang_getCursorType(pSt->acc)).kind;
-  CXCursor aPtr[3] = {ks_rw_param_at(kernel, pSt->iA), ks_rw_param_at(kernel, pSt->iB),
-                      ks_rw_param_at(kernel, pSt->iC)};
-  for (int i = 0; i < 3; i++) {
+  CXCursor aPtr[5] = {ks_rw_param_at(kernel, pSt->iA), ks_rw_param_at(kernel, pSt->iB),
+                      ks_rw_param_at(kernel, pSt->iC), ks_rw_param_at(kernel, pSt->bDual ? pSt->iA2 : pSt->iA),
+                      ks_rw_param_at(kernel, pSt->bDual ? pSt->iB2 : pSt->iB)};
+  for (int i = 0; i < 5; i++) {
     CXType t = clang_getCanonicalType(clang_getCursorType(aPtr[i]));
     if (t.kind != CXType_Pointer || clang_getCanonicalType(clang_getPointeeType(t)).kind != eAcc)
       return ks_rewrite_refuse(p, "A, B, C and the accumulator of '%s' are not all float or all double", zKernel);
@@ -1487,6 +1591,10 @@ static int match_kernel(gm_state *pSt, ks_gemm_match *pG) {
     ks_rule_gemm_match_free(pG);
     return KS_ENOMEM;
   }
+  if (pSt->bDual) {
+    int rcD = dual_fill(pSt, pG);
+    if (rcD < 0) return rcD;
+  }
   pG->zRowType = type_text(pSt->row);
   pG->zColType = type_text(pSt->col);
   pG->zKType = type_text(pSt->kVar);
@@ -1501,25 +1609,7 @@ static int match_kernel(gm_state *pSt, ks_gemm_match *pG) {
     ks_rule_gemm_match_free(pG);
     return ks_rewrite_refuse(p, "row and column of '%s' come from the same block dimension", zKernel);
   }
-  /* GRID: the block tiles, as constants or as the template's parameters */
-  for (int t = 0; t < 2; t++) {
-    int iRC = clang_equalCursors(pSt->aThread[t], pSt->row) ? 0 : 1;
-    pG->aiTileTpl[iRC] = -1;
-    if (!pSt->abTile[t]) continue;
-    CXCursor d = clang_getCursorReferenced(pSt->aTileE[t]);
-    if (kind(pSt->aTileE[t]) == CXCursor_DeclRefExpr && kind(d) == CXCursor_NonTypeTemplateParameter) {
-      ks_ast_kids tk;
-      int nT = ks_ast_kids_get(kernel, &tk), iP = 0;
-      for (int i = 0; i < nT; i++) {
-        if (clang_equalCursors(tk.a[i], d)) pG->aiTileTpl[iRC] = iP;
-        iP += kind(tk.a[i]) == CXCursor_NonTypeTemplateParameter;
-      }
-    } else {
-      CXEvalResult r = clang_Cursor_Evaluate(pSt->aTileE[t]);
-      pG->anTile[iRC] = r && clang_EvalResult_getKind(r) == CXEval_Int ? clang_EvalResult_getAsLongLong(r) : 0;
-      if (r) clang_EvalResult_dispose(r);
-    }
-  }
+  grid_fill(pSt, pG);
   return KS_OK;
 }
 
@@ -1537,6 +1627,8 @@ int ks_rule_gemm_match_ex(ks_rewrite *p, unsigned mAccept, ks_gemm_match *pG) {
   st.kDecl = clang_getNullCursor();
   st.aScale = clang_getNullCursor();
   st.aScaled = clang_getNullCursor();
+  st.aScale2 = clang_getNullCursor();
+  st.aScaled2 = clang_getNullCursor();
   st.cScale = clang_getNullCursor();
   st.kLoop = clang_getNullCursor();
   st.cSub = clang_getNullCursor();
@@ -1557,7 +1649,7 @@ void ks_rule_gemm_match_free(ks_gemm_match *pG) {
   char **az[] = {&pG->zM,       &pG->zN,       &pG->zK,      &pG->zX,      &pG->zY,     &pG->zZ,
                  &pG->zRowType, &pG->zColType, &pG->zKType, &pG->zACast, &pG->zBCast, &pG->zCCast,
                  &pG->zEpilogue, &pG->zStore,   &pG->zAccName, &pG->zRowName, &pG->zColName, &pG->zInit, &pG->zCScale, &pG->zAScale,
-                 &pG->zBatchDecls, &pG->zAPtr, &pG->zBPtr, &pG->zCPtr};
+                 &pG->zBatchDecls, &pG->zAPtr, &pG->zBPtr, &pG->zCPtr, &pG->zX2, &pG->zY2};
   for (size_t i = 0; i < sizeof az / sizeof az[0]; i++) {
     free(*az[i]);
     *az[i] = NULL;

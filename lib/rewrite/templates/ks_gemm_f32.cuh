@@ -32,7 +32,8 @@
  * product past K is summed (the last k-tile runs only its k < K). The
  * accumulators start at init(m, n, &C[m][n]) (0, or C for a kernel that
  * accumulates into C); the epilogue is the caller's functor, applied once per
- * output. */
+ * output. A second product per k (Pair2 = pair2, syr2k's A*B^T + B*A^T) adds
+ * `a1*b1 + a2*b2` per k, as such a kernel writes it. */
 #ifndef KS_GEMM_F32_CUH
 #define KS_GEMM_F32_CUH
 
@@ -76,6 +77,21 @@ struct scale_by {
   float s;
   __device__ __forceinline__ float operator()(float a) const { return s * a; }
 };
+
+/* The second product of a kernel that sums two per k, `acc += a1*b1 +
+ * a2*b2` (syr2k: alpha*A*B^T + alpha*B*A^T): A2 and B2 in the layouts of A
+ * and B (TA, TB), with their own leading dimensions; both values of A2 go
+ * through the same Scale as A's. Their stages follow the first product's in
+ * shared memory: the block needs config::SMEM twice. no_pair: one product. */
+template <bool ON> struct pair_of {
+  static constexpr bool on = ON;
+  const float *A;
+  long long lda;
+  const float *B;
+  long long ldb;
+};
+typedef pair_of<false> no_pair;
+typedef pair_of<true> pair2;
 
 /* Bias per column then ReLU: C = max(acc + bias[n], 0). */
 struct epi_bias_relu {
@@ -345,17 +361,21 @@ __host__ __device__ __forceinline__ int vec_mask(const float *A, long long lda, 
  * groups). With TA = true A is k-major, As[k][BM + 4], a lane's rows
  * 4 x 4 sub-tiles as described at the top. */
 template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int STAGES, bool TA, bool TB, class Epi,
-          class Init = init_zero, class Scale = scale_none>
+          class Init = init_zero, class Scale = scale_none, class Pair2 = no_pair>
 __device__ __forceinline__ void gemm_block(int M, int N, int K, const float *__restrict__ A, long long lda,
                                            const float *__restrict__ B, long long ldb, float *C, long long ldc,
                                            const Epi &epi, int mVec, float *smem, int bm, int bn,
-                                           const Init &init = Init(), const Scale &scaleA = Scale()) {
+                                           const Init &init = Init(), const Scale &scaleA = Scale(),
+                                           const Pair2 &p2 = Pair2()) {
   typedef config<BM, BN, BK, WM, WN, TM, TN, STAGES> cfg;
   constexpr int NT = cfg::NT, LR = cfg::LR, LC = cfg::LC;
   constexpr bool AM = KS_GEMM_JMAJOR_A && !TA;        /* A m-major in shared memory */
   constexpr bool BNM = KS_GEMM_JMAJOR_A && TB && !TA; /* B n-major in shared memory (TT keeps B k-major) */
+  constexpr bool D = Pair2::on;                       /* a second product per k (pair2) */
+  static_assert(!(D && (AM || BNM)), "two products per k: the k-major shared layout only");
   constexpr int SA = AM ? BK + 4 : BM + 4, SB = BNM ? BK + 4 : BN + 4;
   float *As = smem, *Bs = smem + STAGES * cfg::AS;
+  float *As2 = smem + STAGES * (cfg::AS + cfg::BS), *Bs2 = As2 + STAGES * cfg::AS; /* D only */
   const int m0 = bm * BM, n0 = bn * BN;
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const int wm0 = (warp / cfg::NWN) * WM, wn0 = (warp % cfg::NWN) * WN;
@@ -369,6 +389,8 @@ __device__ __forceinline__ void gemm_block(int M, int N, int K, const float *__r
   /* A: (k, m), k-contiguous unless TA; B: (k, n), k-contiguous when TB */
   typename pick<AM, tile_loader_jmajor<BK, BM, NT>, tile_loader<BK, BM, NT, !TA>>::type la;
   typename pick<BNM, tile_loader_jmajor<BK, BN, NT>, tile_loader<BK, BN, NT, TB>>::type lb;
+  tile_loader<BK, BM, NT, !TA> la2; /* D: A2, B2 */
+  tile_loader<BK, BN, NT, TB> lb2;
 
   /* acc[i][j]: row m0 + row(i), column n0 + col(j) */
   float acc[TM][TN];
@@ -388,6 +410,12 @@ __device__ __forceinline__ void gemm_block(int M, int N, int K, const float *__r
       lb.load(B, ldb, s * BK, n0, K, N, bVecB, Bs + s * cfg::BS);
       la.store(As + s * cfg::AS);
       lb.store(Bs + s * cfg::BS);
+      if (D) {
+        la2.load(p2.A, p2.lda, s * BK, m0, K, M, bVecA, As2 + s * cfg::AS);
+        lb2.load(p2.B, p2.ldb, s * BK, n0, K, N, bVecB, Bs2 + s * cfg::BS);
+        la2.store(As2 + s * cfg::AS);
+        lb2.store(Bs2 + s * cfg::BS);
+      }
     }
     cp_async_commit();
   }
@@ -400,11 +428,16 @@ __device__ __forceinline__ void gemm_block(int M, int N, int K, const float *__r
     if (bMore) {
       la.load(A, lda, tn * BK, m0, K, M, bVecA, As + sn * cfg::AS);
       lb.load(B, ldb, tn * BK, n0, K, N, bVecB, Bs + sn * cfg::BS);
+      if (D) {
+        la2.load(p2.A, p2.lda, tn * BK, m0, K, M, bVecA, As2 + sn * cfg::AS);
+        lb2.load(p2.B, p2.ldb, tn * BK, n0, K, N, bVecB, Bs2 + sn * cfg::BS);
+      }
     }
     cp_async_commit();
 
     const float *as = As + (t % STAGES) * cfg::AS + (AM ? (wm0 + lr) * SA : wm0 + lr * 4);
     const float *bs = Bs + (t % STAGES) * cfg::BS + (BNM ? (wn0 + lc) * SB : wn0 + lc * 4);
+    const float *as2 = As2 + (t % STAGES) * cfg::AS + wm0 + lr * 4, *bs2 = Bs2 + (t % STAGES) * cfg::BS + wn0 + lc * 4;
     const int nK = K - t * BK; /* k left, from this tile on */
     const bool bFull = nK >= BK;
     if (BNM) {
@@ -471,10 +504,27 @@ __device__ __forceinline__ void gemm_block(int M, int N, int K, const float *__r
         for (int g = 0; g < TN / 4; g++)
           *reinterpret_cast<float4 *>(&b[g * 4]) =
               *reinterpret_cast<const float4 *>(bs + kk * (BN + 4) + g * LC * 4);
+        if (D) { /* acc += a1*b1 + a2*b2, as the kernel sums them */
+          float a2[TM], b2[TN];
 #pragma unroll
-        for (int i = 0; i < TM; i++)
+          for (int g = 0; g < TM / 4; g++)
+            *reinterpret_cast<float4 *>(&a2[g * 4]) = *reinterpret_cast<const float4 *>(as2 + kk * SA + g * LR * 4);
 #pragma unroll
-          for (int j = 0; j < TN; j++) acc[i][j] += a[i] * b[j];
+          for (int i = 0; i < TM; i++) a2[i] = scaleA(a2[i]);
+#pragma unroll
+          for (int g = 0; g < TN / 4; g++)
+            *reinterpret_cast<float4 *>(&b2[g * 4]) =
+                *reinterpret_cast<const float4 *>(bs2 + kk * (BN + 4) + g * LC * 4);
+#pragma unroll
+          for (int i = 0; i < TM; i++)
+#pragma unroll
+            for (int j = 0; j < TN; j++) acc[i][j] += a[i] * b[j] + a2[i] * b2[j];
+        } else {
+#pragma unroll
+          for (int i = 0; i < TM; i++)
+#pragma unroll
+            for (int j = 0; j < TN; j++) acc[i][j] += a[i] * b[j];
+        }
       };
       if (bFull) {
 #pragma unroll
@@ -489,6 +539,10 @@ __device__ __forceinline__ void gemm_block(int M, int N, int K, const float *__r
     if (bMore) {
       la.store(As + sn * cfg::AS);
       lb.store(Bs + sn * cfg::BS);
+      if (D) {
+        la2.store(As2 + sn * cfg::AS);
+        lb2.store(Bs2 + sn * cfg::BS);
+      }
     }
   }
   cp_async_wait<0>();

@@ -433,6 +433,11 @@ extern "C" void corpus_syrk(DATA_TYPE *a, DATA_TYPE *c, int m, int n)
 	syrk_kernel<<<CORPUS_GRID2(n, n), dim3(DIM_THREAD_BLOCK_X, DIM_THREAD_BLOCK_Y)>>>(m, n, 1.5f, 1.2f, a, c);
 }
 
+extern "C" void corpus_syr2k(DATA_TYPE *a, DATA_TYPE *b, DATA_TYPE *c, int m, int n)
+{
+	syr2k_kernel<<<CORPUS_GRID2(n, n), dim3(DIM_THREAD_BLOCK_X, DIM_THREAD_BLOCK_Y)>>>(m, n, 1.5f, 1.2f, a, b, c);
+}
+
 extern "C" void corpus_corr_std(DATA_TYPE *mean, DATA_TYPE *std, DATA_TYPE *data)
 {
 	corr_std_kernel<<<(M_COLS + 255) / 256, 256>>>(M_COLS, N_ROWS, mean, std, data);

@@ -18,7 +18,8 @@ grid: an unguarded kernel (sizes that are block multiples): the original runs
 on the blocks that fit in m x n (none past it), the rewrite gets the rows and
 columns they cover as its two new last arguments (ks_M, ks_N); blk=X,Y: the
 original's block (default 16,16); tpl=ARGS: a kernel template (its
-`template <...>` line comes along), called as KERNEL<ARGS>."""
+`template <...>` line comes along), called as KERNEL<ARGS>; square: n = m on every size (a kernel of one
+dimension, syr2k's n x n)."""
 import os
 import re
 import sys
@@ -33,6 +34,7 @@ batch = next((int(o[6:]) for o in opts if o.startswith("batch=")), 1)
 grid = "grid" in opts
 blk = next((o[4:].split(",") for o in opts if o.startswith("blk=")), ["16", "16"])
 tpl = next((o[4:] for o in opts if o.startswith("tpl=")), None)
+square = "square" in opts
 
 s = open(new, encoding="utf-8").read()
 i = s.index("#ifndef KS_GEMM_F32_CUH")
@@ -63,7 +65,7 @@ int main() {
   int sizes[][3] = {{37, 45, 50}, {1, 1, 1}, {33, 70, 7}, {64, 32, 64}, {5, 40, 0}, {20, 3, 97}, {130, 140, 29}};
   int bad = 0;
   for (auto &z : sizes) {
-    m = z[0]; n = z[1]; k = z[2];
+    m = z[0]; n = %(square)d ? z[0] : z[1]; k = z[2];
     size_t nBuf = (size_t)(m + n + k + 8) * (m + n + k + 8) * Z;
     gA.resize(nBuf); gB.resize(nBuf); gBias.resize(nBuf);
     for (size_t i = 0; i < nBuf; i++) gA[i] = (float)((int)((i * 7 + 3) %% 13) - 6) * 0.37f;
@@ -94,7 +96,7 @@ int main() {
 
 main = MAIN % {"bm": bm, "bn": bn, "nt": nt, "name": name, "args": args, "batch": batch, "rowx": int(rowx),
                "grid": int(grid), "bx": blk[0], "by": blk[1], "targs": "<%s>" % tpl if tpl else "",
-               "gargs": ", ks_m, ks_n" if grid else ""}
+               "gargs": ", ks_m, ks_n" if grid else "", "square": int(square)}
 
 
 def cut(path, newname):
