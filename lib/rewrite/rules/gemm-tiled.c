@@ -417,12 +417,15 @@ static int grid_launch(ks_rewrite *p, const ks_launch *pL, const char *zCfg, con
  * last needed); into pVec what its vector mask adds (DUAL: the second pair's
  * alignment too). */
 static int call_args(const ks_gemm_match *pG, CXCursor kernel, const char *zC, ks_buf *pScale, ks_buf *pVec) {
+  const int bMore = pG->bDual || pG->bFma; /* arguments after the scale follow */
   const char *zInit = pG->zCScale || pG->zInit ? ", ks_init"
                       : pG->bInitC            ? ", ks_gemm::init_c()"
-                      : pG->zAScale || pG->bDual ? ", ks_gemm::init_zero()"
-                                                 : "";
+                      : pG->zAScale || bMore  ? ", ks_gemm::init_zero()"
+                                              : "";
   int rc = pG->zAScale ? ks_buf_printf(pScale, "%s, ks_gemm::scale_by{(float)(%s)}", zInit, pG->zAScale)
-                       : ks_buf_printf(pScale, "%s%s", zInit, pG->bDual ? ", ks_gemm::scale_none()" : "");
+                       : ks_buf_printf(pScale, "%s%s", zInit, bMore ? ", ks_gemm::scale_none()" : "");
+  /* FMA: `acc = fmaf(a, b, acc)` in the kernel, so in the template (DUAL: refused in the matcher) */
+  if (rc >= 0 && pG->bFma) rc = ks_buf_puts(pScale, ", ks_gemm::no_pair(), ks_gemm::mac_fma()");
   if (rc >= 0 && pG->bDual) {
     char *zA2 = param_name(kernel, pG->iA2), *zB2 = param_name(kernel, pG->iB2);
     rc = zA2 && zB2 ? ks_buf_printf(pScale, ", ks_gemm::pair2{%s, (long long)(%s), %s, (long long)(%s)}", zA2,
@@ -624,6 +627,7 @@ static int apply_gemm_tiled(ks_rewrite *p) {
   if (rc >= 0 && g.bBatch) rc = ks_buf_printf(&note, ", batched on blockIdx.z");
   if (rc >= 0 && g.bGrid) rc = ks_buf_printf(&note, ", M and N the rows and columns the launch's grid covered (ks_M, ks_N)");
   if (rc >= 0 && g.bDual) rc = ks_buf_printf(&note, ", two products per k (ks_gemm::pair2)");
+  if (rc >= 0 && g.bFma) rc = ks_buf_printf(&note, ", products as explicit fmaf (ks_gemm::mac_fma)");
   if (rc >= 0 && bDyn) rc = ks_buf_printf(&note, ", %ld bytes of dynamic shared memory", nSmem);
   if (rc < 0) goto done;
   rc = ks_rw_insert_shipped(p, iLine0, nIndent, "#define KS_GEMM_F32_CUH", "ks_gemm_f32.cuh", "GEMM template",

@@ -33,6 +33,7 @@ typedef struct ks_gemm_match {
   int bStoreAdd;               /* the store is `C[row*ldc + col] += value` */
   char *zCScale;               /* with bInitC: `C[..] *= s;` first, s as written (the sum starts from C * s) */
   char *zAScale;               /* the products are `s * A[..] * B[..]`: s as written */
+  int bFma;                    /* the k-loop is `acc = fmaf(A[..], B[..], acc)` (fma, __fmaf_rn) */
   /* Only with KS_GEMM_ACCEPT_MODEL (else NULL / 0): */
   int bBatch;                  /* per-batch pointers on blockIdx.z: launches keep their grid's z */
   char *zBatchDecls;           /* the declarations they need (batch index, pointers), as written, each ending "\n" */

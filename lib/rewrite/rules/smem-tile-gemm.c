@@ -335,6 +335,11 @@ typedef struct gm_state {
   CXCursor aBatchPtr[4];      /* `const float *Ab = A + (size_t)bz * M * K;` */
   int aBatchPtrModel[4];      /* their index in pShape->aPtr */
   CXCursor aKeep[6];          /* the declarations the rewrite keeps, in order */
+  int bFma;                   /* IDIOMS: acc = fmaf(x, y, acc) */
+  int nFlat;                  /* IDIOMS: thread indices t / D, t % D (flat_index) */
+  int abFlatRem[2];
+  char *zFlatD;               /* D, squashed */
+  CXCursor flatBase;          /* the variable t, when one */
   /* GRID (else 0): */
   int abTile[2];              /* aThread[t] is blockIdx.d * aTileE[t] + threadIdx.d */
   CXCursor aTileE[2];
@@ -876,7 +881,12 @@ static int scalar_factor(gm_state *pS, CXCursor c, CXCursor other) {
 static int prod_cands(gm_state *pS, CXCursor prod, CXCursor var, struct gm_cand *aCand, int *pnCand, CXCursor *pScale,
                       CXCursor *pScaled) {
   CXCursor l, r, ml, mr, s;
-  if (!binop(strip(prod), CXBinaryOperator_Mul, &l, &r)) return 0;
+  if (kind(strip(prod)) == CXCursor_CallExpr && pS->bFma) { /* fmaf(x, y, acc): its factors */
+    l = clang_Cursor_getArgument(strip(prod), 0);
+    r = clang_Cursor_getArgument(strip(prod), 1);
+  } else if (!binop(strip(prod), CXBinaryOperator_Mul, &l, &r)) {
+    return 0;
+  }
   if ((pS->mAccept & KS_GEMM_ACCEPT_IDIOMS) && binop(strip(l), CXBinaryOperator_Mul, &ml, &mr)) {
     if (scalar_factor(pS, ml, mr)) *pScale = ml, l = mr;
     else if (scalar_factor(pS, mr, ml)) *pScale = mr, l = ml;
@@ -903,6 +913,17 @@ static int prod_cands(gm_state *pS, CXCursor prod, CXCursor var, struct gm_cand 
         }
       }
   return 1;
+}
+
+/* IDIOMS: is c `fmaf(x, y, acc)` (fma, __fmaf_rn: one rounding, as the
+ * template's mac_fma computes) with acc the accumulator? */
+static int fma_call(CXCursor c, CXCursor acc) {
+  if (kind(c) != CXCursor_CallExpr || clang_Cursor_getNumArguments(c) != 3) return 0;
+  char *z = ks_rw_spelling(c);
+  int bFma = z && (!strcmp(z, "fmaf") || !strcmp(z, "fma") || !strcmp(z, "__fmaf_rn"));
+  free(z);
+  enum CXTypeKind e = clang_getCanonicalType(clang_getCursorType(c)).kind;
+  return bFma && e == clang_getCanonicalType(clang_getCursorType(acc)).kind && refers_to(clang_Cursor_getArgument(c, 2), acc);
 }
 
 static int match_loop(gm_state *pS, CXCursor loop) {
@@ -953,6 +974,12 @@ static int match_loop(gm_state *pS, CXCursor loop) {
   } else if (binop(body, CXBinaryOperator_AddAssign, &l, &r)) {
     if (!refers_to(l, pS->acc)) return 0;
     prod = r;
+  } else if (binop(body, CXBinaryOperator_Assign, &l, &r) && (pS->mAccept & KS_GEMM_ACCEPT_IDIOMS) &&
+             refers_to(l, pS->acc) && fma_call(strip(r), pS->acc)) {
+    /* IDIOMS: acc = fmaf(x, y, acc): the template's products as explicit fmaf too */
+    pS->bFma = 1;
+    prod = strip(r);
+    sum = r;
   } else if (binop(body, CXBinaryOperator_Assign, &l, &r)) {
     if (!refers_to(l, pS->acc) || !binop(strip(r), CXBinaryOperator_Add, &sum, &prod)) return 0;
     if (!refers_to(sum, pS->acc)) {
@@ -1063,6 +1090,41 @@ static char tile_index(gm_state *pS, CXCursor c, CXCursor *pE) {
   return 0;
 }
 
+/* IDIOMS: a flat index split in two, `row = t / D; col = t % D;` (t the
+ * thread index of x, inline or a variable that holds it, which then stops
+ * being a thread index of its own; D a pure expression, the same for both):
+ * 'y' for the quotient (the row), 'x' for the remainder, else 0. Every
+ * (row, col) with col < D is some thread's, so the kernel computes what a 2-D
+ * grid would once the guard bounds col by D itself (match_kernel checks). */
+static char flat_index(gm_state *pS, CXCursor init) {
+  CXCursor c = strip(init), t, d;
+  int bDiv = binop(c, CXBinaryOperator_Div, &t, &d), bRem = !bDiv && binop(c, CXBinaryOperator_Rem, &t, &d);
+  if ((!bDiv && !bRem) || !is_pure(pS->kernel, d) || !ks_rw_is_integer_type(clang_getCursorType(strip(t)))) return 0;
+  int bBase = 0;
+  if (pS->nThread == 1 && pS->acDim[0] == 'x' && !pS->abTile[0] && refers_to(t, pS->aThread[0])) bBase = 1;
+  else if (!(clang_Cursor_isNull(pS->flatBase) ? ks_rw_thread_index(pS->pTu, pS->kernel, t, NULL) == 0
+                                               : refers_to(t, pS->flatBase)))
+    return 0;
+  if (pS->nFlat >= 2 || (pS->nFlat == 1 && pS->abFlatRem[0] == bRem)) return 0;
+  char *zD = ks_rw_squash_cursor(pS->pTu, d);
+  int bSameD = zD && (pS->nFlat == 0 || (pS->zFlatD && !strcmp(zD, pS->zFlatD)));
+  if (!bSameD) {
+    free(zD);
+    return 0;
+  }
+  if (bBase) { /* `int idx = ...;` was the flat index, not a thread index */
+    pS->flatBase = pS->aThread[0];
+    pS->nThread = 0;
+  } else if (pS->nFlat == 0 && !clang_Cursor_isNull(pS->flatBase)) {
+    free(zD);
+    return 0;
+  }
+  if (pS->nFlat == 0) pS->zFlatD = zD;
+  else free(zD);
+  pS->abFlatRem[pS->nFlat++] = bRem;
+  return bRem ? 'x' : 'y';
+}
+
 /* Is c (through parentheses, implicit and written casts) blockIdx.z? */
 static int is_block_z(CXCursor c) {
   c = strip(c);
@@ -1144,6 +1206,9 @@ static int match_stmts(gm_state *pS, CXCursor block, int bTop) {
       if (!cDim && bTop && !pS->bGuard && (pS->mAccept & KS_GEMM_ACCEPT_GRID) && pS->nThread < 2 &&
           ks_rw_is_integer_type(clang_getCursorType(var)))
         cDim = tile_index(pS, init, &tileE);
+      if (!cDim && bTop && !pS->bGuard && (pS->mAccept & KS_GEMM_ACCEPT_IDIOMS) &&
+          ks_rw_is_integer_type(clang_getCursorType(var)))
+        cDim = flat_index(pS, init);
       if (cDim && pS->nThread < 2) {
         pS->abTile[pS->nThread] = !clang_Cursor_isNull(tileE);
         pS->aTileE[pS->nThread] = tileE;
@@ -1226,6 +1291,11 @@ static int match_stmts(gm_state *pS, CXCursor block, int bTop) {
         continue;
       }
     }
+    /* IDIOMS: `#pragma unroll` before the k-loop (an attributed statement: the rewrite drops it with the loop) */
+    ks_ast_kids ka;
+    if ((pS->mAccept & KS_GEMM_ACCEPT_IDIOMS) && kind(st) == CXCursor_UnexposedStmt && ks_ast_kids_get(st, &ka) == 1 &&
+        kind(ka.a[0]) == CXCursor_ForStmt)
+      st = ka.a[0];
     /* GRID: no guard, the k-loop in the body itself (every thread writes) */
     if (kind(st) == CXCursor_ForStmt && !pS->bLoopSeen &&
         (pS->bGuard || (bTop && pS->nThread == 2 && (pS->mAccept & KS_GEMM_ACCEPT_GRID))) &&
@@ -1443,6 +1513,21 @@ static int match_kernel(gm_state *pSt, ks_gemm_match *pG) {
   } else {
     return ks_rewrite_refuse(p, "the guard of '%s' does not bound the row and the column", zKernel);
   }
+  if (pSt->nFlat && (pSt->nFlat != 2 || !pSt->bGuard))
+    return ks_rewrite_refuse(p, "'%s' splits a flat index %s; its rows and columns are not a rectangle the rule can "
+                                "see",
+                             zKernel, pSt->nFlat != 2 ? "into one thread index only" : "with no bounds guard");
+  if (pSt->nFlat) {
+    /* t % D bounded by D itself: every column below it is some thread's */
+    int tRem = pSt->abFlatRem[0] ? 0 : 1;
+    char *zB = ks_rw_squash_cursor(pTu, clang_equalCursors(pSt->aThread[tRem], pSt->row) ? mB : nB);
+    int bSame = zB && pSt->zFlatD && !strcmp(zB, pSt->zFlatD);
+    free(zB);
+    if (!bSame)
+      return ks_rewrite_refuse(p, "'%s' takes its index modulo another value than the bound its guard puts on it "
+                                  "(t %% D with D the guard's bound: each output once)",
+                               zKernel);
+  }
   CXCursor sx, sy, sz;
   char *zCast = NULL; /* the casts are read again below, once nothing can refuse before the match owns them */
   int iDummy;
@@ -1548,6 +1633,7 @@ static int match_kernel(gm_state *pSt, ks_gemm_match *pG) {
     return ks_error_set(KS_ENOMEM, "out of memory");
   }
   pG->bStoreAdd = pSt->bStoreAdd;
+  pG->bFma = pSt->bFma;
   if (pSt->bBTrans) operand(pSt, pSt->bSub, pSt->col, pSt->kVar, &iDummy, &sy, &pG->zBCast);
   else operand(pSt, pSt->bSub, pSt->kVar, pSt->col, &iDummy, &sy, &pG->zBCast);
   pG->bBTrans = pSt->bBTrans;
@@ -1628,6 +1714,7 @@ int ks_rule_gemm_match_ex(ks_rewrite *p, unsigned mAccept, ks_gemm_match *pG) {
   st.aScale = clang_getNullCursor();
   st.aScaled = clang_getNullCursor();
   st.aScale2 = clang_getNullCursor();
+  st.flatBase = clang_getNullCursor();
   st.aScaled2 = clang_getNullCursor();
   st.cScale = clang_getNullCursor();
   st.kLoop = clang_getNullCursor();
@@ -1642,6 +1729,7 @@ int ks_rule_gemm_match_ex(ks_rewrite *p, unsigned mAccept, ks_gemm_match *pG) {
   rc = match_kernel(&st, pG);
   ks_shape_free(st.pShape);
   for (int i = 0; i < st.fn.n; i++) free(st.fn.az[i]);
+  free(st.zFlatD);
   return rc;
 }
 

@@ -93,6 +93,17 @@ template <bool ON> struct pair_of {
 typedef pair_of<false> no_pair;
 typedef pair_of<true> pair2;
 
+/* How a product joins its sum: `acc += a * b` as the naive kernel writes it
+ * (nvcc contracts it to fma.rn under its default -fmad=true, like the
+ * kernel's own), or an explicit fmaf for a kernel that calls fmaf(a, b, acc)
+ * (one rounding whatever -fmad says). */
+struct mac_mul_add {
+  __device__ __forceinline__ void operator()(float &acc, float a, float b) const { acc += a * b; }
+};
+struct mac_fma {
+  __device__ __forceinline__ void operator()(float &acc, float a, float b) const { acc = fmaf(a, b, acc); }
+};
+
 /* Bias per column then ReLU: C = max(acc + bias[n], 0). */
 struct epi_bias_relu {
   const float *bias;
@@ -361,12 +372,12 @@ __host__ __device__ __forceinline__ int vec_mask(const float *A, long long lda, 
  * groups). With TA = true A is k-major, As[k][BM + 4], a lane's rows
  * 4 x 4 sub-tiles as described at the top. */
 template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int STAGES, bool TA, bool TB, class Epi,
-          class Init = init_zero, class Scale = scale_none, class Pair2 = no_pair>
+          class Init = init_zero, class Scale = scale_none, class Pair2 = no_pair, class Mac = mac_mul_add>
 __device__ __forceinline__ void gemm_block(int M, int N, int K, const float *__restrict__ A, long long lda,
                                            const float *__restrict__ B, long long ldb, float *C, long long ldc,
                                            const Epi &epi, int mVec, float *smem, int bm, int bn,
                                            const Init &init = Init(), const Scale &scaleA = Scale(),
-                                           const Pair2 &p2 = Pair2()) {
+                                           const Pair2 &p2 = Pair2(), const Mac &mac = Mac()) {
   typedef config<BM, BN, BK, WM, WN, TM, TN, STAGES> cfg;
   constexpr int NT = cfg::NT, LR = cfg::LR, LC = cfg::LC;
   constexpr bool AM = KS_GEMM_JMAJOR_A && !TA;        /* A m-major in shared memory */
@@ -462,7 +473,7 @@ __device__ __forceinline__ void gemm_block(int M, int N, int K, const float *__r
 #pragma unroll
             for (int i = 0; i < TM; i++)
 #pragma unroll
-              for (int j = 0; j < 4; j++) acc[i][h * 4 + j] += comp(a4[i], q) * comp(b4[j], q);
+              for (int j = 0; j < 4; j++) mac(acc[i][h * 4 + j], comp(a4[i], q), comp(b4[j], q));
           }
         }
       }
@@ -488,7 +499,7 @@ __device__ __forceinline__ void gemm_block(int M, int N, int K, const float *__r
 #pragma unroll
           for (int i = 0; i < TM; i++)
 #pragma unroll
-            for (int j = 0; j < TN; j++) acc[i][j] += comp(a4[i], q) * b[j];
+            for (int j = 0; j < TN; j++) mac(acc[i][j], comp(a4[i], q), b[j]);
         }
       }
     } else {
@@ -523,7 +534,7 @@ __device__ __forceinline__ void gemm_block(int M, int N, int K, const float *__r
 #pragma unroll
           for (int i = 0; i < TM; i++)
 #pragma unroll
-            for (int j = 0; j < TN; j++) acc[i][j] += a[i] * b[j];
+            for (int j = 0; j < TN; j++) mac(acc[i][j], a[i], b[j]);
         }
       };
       if (bFull) {

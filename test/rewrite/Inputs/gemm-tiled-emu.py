@@ -19,7 +19,8 @@ on the blocks that fit in m x n (none past it), the rewrite gets the rows and
 columns they cover as its two new last arguments (ks_M, ks_N); blk=X,Y: the
 original's block (default 16,16); tpl=ARGS: a kernel template (its
 `template <...>` line comes along), called as KERNEL<ARGS>; square: n = m on every size (a kernel of one
-dimension, syr2k's n x n)."""
+dimension, syr2k's n x n); flat=T: the original takes a 1-D launch of
+ceil(m*n/T) blocks of T threads (a flat index split into row and column)."""
 import os
 import re
 import sys
@@ -35,6 +36,7 @@ grid = "grid" in opts
 blk = next((o[4:].split(",") for o in opts if o.startswith("blk=")), ["16", "16"])
 tpl = next((o[4:] for o in opts if o.startswith("tpl=")), None)
 square = "square" in opts
+flat = next((int(o[5:]) for o in opts if o.startswith("flat=")), 0)
 
 s = open(new, encoding="utf-8").read()
 i = s.index("#ifndef KS_GEMM_F32_CUH")
@@ -77,7 +79,8 @@ int main() {
     gC = c0; C = gC.data();
     const unsigned gx = (unsigned)(%(rowx)s ? m : n), gy = (unsigned)(%(rowx)s ? n : m), BX = %(bx)s, BY = %(by)s;
     const unsigned ox = %(grid)d ? gx / BX : (gx + BX - 1) / BX, oy = %(grid)d ? gy / BY : (gy + BY - 1) / BY;
-    launch({ox, oy, Z}, {BX, BY, 1}, call_orig);
+    if (%(flat)d) launch({(unsigned)((m * n + %(flat)d - 1) / %(flat)d), 1, Z}, {%(flat)d, 1, 1}, call_orig);
+    else launch({ox, oy, Z}, {BX, BY, 1}, call_orig);
     std::vector<float> ref = gC;
     gC = c0; C = gC.data();
     /* grid: the extents the original's grid covered (what the rule's launch passes) */
@@ -96,7 +99,7 @@ int main() {
 
 main = MAIN % {"bm": bm, "bn": bn, "nt": nt, "name": name, "args": args, "batch": batch, "rowx": int(rowx),
                "grid": int(grid), "bx": blk[0], "by": blk[1], "targs": "<%s>" % tpl if tpl else "",
-               "gargs": ", ks_m, ks_n" if grid else "", "square": int(square)}
+               "gargs": ", ks_m, ks_n" if grid else "", "square": int(square), "flat": flat}
 
 
 def cut(path, newname):

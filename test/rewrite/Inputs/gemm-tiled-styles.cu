@@ -1,0 +1,86 @@
+// Inputs for gemm-tiled-styles.test: naive GEMMs in styles seen in other
+// people's code: a flat 1-D thread index split into row and column (held in a
+// variable or inline), `#pragma unroll` on the k-loop, explicit fmaf.
+#include <cuda_runtime.h>
+
+// rewritten: one flat index, row = idx / N, col = idx % N, a 1-D launch
+__global__ void mm_flat(const float *A, const float *B, float *C, int M, int N, int K) {
+  int idx = blockIdx.x * blockDim.x + threadIdx.x;
+  int row = idx / N;
+  int col = idx % N;
+  if (row < M && col < N) {
+    float sum = 0.0f;
+    for (int k = 0; k < K; k++) sum += A[row * K + k] * B[k * N + col];
+    C[row * N + col] = sum;
+  }
+}
+
+// rewritten: the split written inline, column first
+__global__ void mm_flat_inline(const float *A, const float *B, float *C, int M, int N, int K) {
+  int c = (blockIdx.x * blockDim.x + threadIdx.x) % N;
+  int r = (blockIdx.x * blockDim.x + threadIdx.x) / N;
+  if (r < M && c < N) {
+    float s = 0.0f;
+    for (int k = 0; k < K; ++k) s += A[r * K + k] * B[k * N + c];
+    C[r * N + c] = s;
+  }
+}
+
+// rewritten: #pragma unroll on the k-loop, explicit fmaf
+__global__ void mm_fma(const float *A, const float *B, float *C, int M, int N, int K) {
+  int row = blockIdx.y * blockDim.y + threadIdx.y;
+  int col = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row < M && col < N) {
+    float acc = 0.0f;
+#pragma unroll 4
+    for (int k = 0; k < K; ++k) {
+      acc = fmaf(A[row * K + k], B[k * N + col], acc);
+    }
+    C[row * N + col] = acc;
+  }
+}
+
+// refused: the remainder is taken modulo K, the guard bounds the column by N
+__global__ void bad_flat_mod(const float *A, const float *B, float *C, int M, int N, int K) {
+  int idx = blockIdx.x * blockDim.x + threadIdx.x;
+  int row = idx / K;
+  int col = idx % K;
+  if (row < M && col < N) {
+    float sum = 0.0f;
+    for (int k = 0; k < K; k++) sum += A[row * K + k] * B[k * N + col];
+    C[row * N + col] = sum;
+  }
+}
+
+// refused: the flat index also addresses the output
+__global__ void bad_flat_store(const float *A, const float *B, float *C, int M, int N, int K) {
+  int idx = blockIdx.x * blockDim.x + threadIdx.x;
+  int row = idx / N;
+  int col = idx % N;
+  if (row < M && col < N) {
+    float sum = 0.0f;
+    for (int k = 0; k < K; k++) sum += A[row * K + k] * B[k * N + col];
+    C[idx] = sum;
+  }
+}
+
+// refused: fmaf accumulating into something else than the accumulator
+__global__ void bad_fma(const float *A, const float *B, float *C, int M, int N, int K) {
+  int row = blockIdx.y * blockDim.y + threadIdx.y;
+  int col = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row < M && col < N) {
+    float acc = 0.0f, one = 1.0f;
+    for (int k = 0; k < K; ++k) acc = fmaf(A[row * K + k], B[k * N + col], one);
+    C[row * N + col] = acc;
+  }
+}
+
+void run(const float *A, const float *B, float *C, int M, int N, int K) {
+  mm_flat<<<(M * N + 255) / 256, 256>>>(A, B, C, M, N, K);
+  mm_flat_inline<<<(M * N + 127) / 128, 128>>>(A, B, C, M, N, K);
+  dim3 b(16, 16), g((N + 15) / 16, (M + 15) / 16);
+  mm_fma<<<g, b>>>(A, B, C, M, N, K);
+  bad_flat_mod<<<(M * N + 255) / 256, 256>>>(A, B, C, M, N, K);
+  bad_flat_store<<<(M * N + 255) / 256, 256>>>(A, B, C, M, N, K);
+  bad_fma<<<g, b>>>(A, B, C, M, N, K);
+}
