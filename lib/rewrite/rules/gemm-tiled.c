@@ -383,6 +383,36 @@ static int check_tiles(ks_rewrite *p, const ks_gemm_match *pG, const ks_launch *
   return KS_OK;
 }
 
+/* A launch's M and N as the new grid and the kernel see them: the launch's
+ * arguments for the guard's bounds; GRID, no guard: what the grid and block as
+ * written covered (ks_g, ks_b: grid_launch declares them); a block per row
+ * and a thread per column (acBare): the grid's or block's extent, cut by the
+ * guard's bound when there is one. */
+static int launch_extents(ks_rewrite *p, const ks_gemm_match *pG, const ks_launch *pL, ks_buf *pM, ks_buf *pN) {
+  ks_buf *ab[2] = {pM, pN};
+  for (int t = 0; t < 2; t++) {
+    const int iP = t == 0 ? pG->iM : pG->iN;
+    const char *zArg = !pG->bGrid && iP >= 0 && iP < pL->nArgs ? pL->azArg[iP] : NULL;
+    int rc;
+    if (!pG->acBare[t]) {
+      const int bY = (t == 0) == (pG->bRowOnY != 0);
+      rc = pG->bGrid ? ks_buf_printf(ab[t], bY ? "ks_g.y * ks_b.y" : "ks_g.x * ks_b.x") : ks_buf_puts(ab[t], zArg);
+    } else {
+      char zExt[16];
+      snprintf(zExt, sizeof zExt, "ks_%c.%c", pG->acBare[t] == 'b' ? 'g' : 'b', "xy"[pG->aiBareDim[t] & 1]);
+      if (zArg && !ks_rw_arg_pure(zArg))
+        return ks_rewrite_refuse(p, "%s:%u: the launch passes the bound '%s', which may have an effect; the kernel's "
+                                    "extent is the smaller of it and the launch's, read twice",
+                                 ks_rewrite_tu(p)->zFile, pL->iLine, zArg);
+      rc = zArg ? ks_buf_printf(ab[t], "((long long)(%s) < (long long)(%s) ? (long long)(%s) : (long long)(%s))", zExt,
+                                zArg, zExt, zArg)
+                : ks_buf_puts(ab[t], zExt);
+    }
+    if (rc < 0) return rc;
+  }
+  return KS_OK;
+}
+
 /* GRID: the kernel's new parameters ks_M, ks_N (the rows and columns its
  * launches covered), after its last parameter. */
 static int grid_params(ks_rewrite *p, CXCursor kernel) {
@@ -460,6 +490,7 @@ static int apply_gemm_tiled(ks_rewrite *p) {
   ks_launch *aL = NULL;
   int nL = 0, rc;
   ks_buf body = KS_BUF_INIT, cfg = KS_BUF_INIT, note = KS_BUF_INIT, scale = KS_BUF_INIT, gz = KS_BUF_INIT;
+  ks_buf mArg = KS_BUF_INIT, nArg = KS_BUF_INIT;
   char *zA = NULL, *zB = NULL, *zC = NULL;
   gt_cfg c;
   memset(&g, 0, sizeof g);
@@ -519,15 +550,18 @@ static int apply_gemm_tiled(ks_rewrite *p) {
     goto done;
   }
   if ((rc = ks_rw_kernel_launches(p, zKernel, &aL, &nL)) < 0) goto done;
-  if (g.bGrid) {
-    /* no bounds: the rows and columns the launches covered become parameters */
+  /* GRID: no bounds guard, or a block per row and a thread per column: the
+   * rows and columns the launches cover become parameters */
+  const int bParams = g.bGrid || g.acBare[0] || g.acBare[1];
+  if (bParams) {
     char zNo[400];
     const char *zWhyNo;
     ks_ast_launches_free(aL, nL);
     if ((zWhyNo = ks_rw_new_param_why(p, kernel, zNo, sizeof zNo, &aL, &nL))) {
-      rc = ks_rewrite_refuse(p, "kernel '%s' has no bounds guard, so its launches must pass the rows and columns they "
-                                "cover as new parameters, but %s",
-                             zKernel, zWhyNo);
+      rc = ks_rewrite_refuse(p, "kernel '%s' %s, so its launches must pass the rows and columns they cover as new "
+                                "parameters, but %s",
+                             zKernel, g.bGrid ? "has no bounds guard" : "takes a block per row and a thread per column",
+                             zWhyNo);
       goto done;
     }
   }
@@ -582,14 +616,14 @@ static int apply_gemm_tiled(ks_rewrite *p) {
         "%s    (int)(%s), (int)(%s), (int)(%s), %s, (long long)(%s), %s, (long long)(%s), %s, (long long)(%s), ks_epi,\n"
         "%s    ks_gemm::vec_mask(%s, (%s), %s, (%s), %s, (%s))%s, ks_smem, (int)blockIdx.y, (int)blockIdx.x%s);\n",
         zI, bTf32 ? "_tf32" : "", zTArgs, g.bATrans ? "true" : "false", g.bBTrans ? "true" : "false", zI,
-        g.bGrid ? "ks_M" : g.zM, g.bGrid ? "ks_N" : g.zN,
+        bParams ? "ks_M" : g.zM, bParams ? "ks_N" : g.zN,
         g.zK, zA, g.zX, zB,
         g.zY, zC, g.zZ, zI, zA, g.zX, zB, g.zY, zC, g.zZ, vec.z,
         zInitArg);
   ks_buf_free(&vec);
   if (rc < 0) goto done;
   if ((rc = ks_rewrite_replace(p, g.iBodyStart + 1, g.iBodyEnd - 1, body.z)) < 0) goto done;
-  if (g.bGrid && (rc = grid_params(p, kernel)) < 0) goto done;
+  if (bParams && (rc = grid_params(p, kernel)) < 0) goto done;
 
   /* __launch_bounds__ before the kernel's name, as the template's own kernel
    * has it: the block size, and (thread tiles up to 8x8) enough blocks per SM
@@ -625,7 +659,7 @@ static int apply_gemm_tiled(ks_rewrite *p) {
                        g.bBTrans ? ", B transposed" : "", g.zStore ? ", epilogue kept" : "",
                        g.bInitC ? ", accumulating into C" : "");
   if (rc >= 0 && g.bBatch) rc = ks_buf_printf(&note, ", batched on blockIdx.z");
-  if (rc >= 0 && g.bGrid) rc = ks_buf_printf(&note, ", M and N the rows and columns the launch's grid covered (ks_M, ks_N)");
+  if (rc >= 0 && bParams) rc = ks_buf_printf(&note, ", M and N the rows and columns the launch's grid covered (ks_M, ks_N)");
   if (rc >= 0 && g.bDual) rc = ks_buf_printf(&note, ", two products per k (ks_gemm::pair2)");
   if (rc >= 0 && g.bFma) rc = ks_buf_printf(&note, ", products as explicit fmaf (ks_gemm::mac_fma)");
   if (rc >= 0 && bDyn) rc = ks_buf_printf(&note, ", %ld bytes of dynamic shared memory", nSmem);
@@ -638,9 +672,10 @@ static int apply_gemm_tiled(ks_rewrite *p) {
   for (int i = 0; i < nL; i++) {
     ks_launch *pL = &aL[i];
     if ((rc = ks_rw_launch_arity(p, pL, kernel, zKernel)) < 0 || (rc = check_tiles(p, &g, pL, zKernel)) < 0) goto done;
-    /* GRID: the extents the grid and block as written covered */
-    const char *zMArg = g.bGrid ? (g.bRowOnY ? "ks_g.y * ks_b.y" : "ks_g.x * ks_b.x") : pL->azArg[g.iM];
-    const char *zNArg = g.bGrid ? (g.bRowOnY ? "ks_g.x * ks_b.x" : "ks_g.y * ks_b.y") : pL->azArg[g.iN];
+    ks_buf_clear(&mArg);
+    ks_buf_clear(&nArg);
+    if ((rc = launch_extents(p, &g, pL, &mArg, &nArg)) < 0) goto done;
+    const char *zMArg = mArg.z, *zNArg = nArg.z;
     ks_buf_clear(&cfg);
     ks_buf_clear(&gz);
     if ((g.bBatch && (rc = grid_z(p, pL, zKernel, &gz)) < 0)) goto done;
@@ -652,7 +687,7 @@ static int apply_gemm_tiled(ks_rewrite *p) {
       if (rc >= 0) rc = ks_rw_cfg_tail(&cfg, pL);
     }
     if (rc < 0) goto done;
-    if (g.bGrid) rc = grid_launch(p, pL, cfg.z, zMArg, zNArg);
+    if (bParams) rc = grid_launch(p, pL, cfg.z, zMArg, zNArg);
     else rc = ks_rewrite_replace(p, pL->iCfgStart, pL->iCfgEnd, cfg.z);
     if (rc < 0) goto done;
     ks_buf_clear(&note);
@@ -671,6 +706,8 @@ done:
   ks_buf_free(&note);
   ks_buf_free(&scale);
   ks_buf_free(&gz);
+  ks_buf_free(&mArg);
+  ks_buf_free(&nArg);
   free(zA);
   free(zB);
   free(zC);

@@ -43,6 +43,8 @@ typedef struct ks_gemm_match {
   int bTemplate;               /* the kernel is a template (non-type parameters only) */
   long long anTile[2];         /* row (0) / column (1) index blockIdx * E + threadIdx: E when a constant, else 0 */
   int aiTileTpl[2];            /* ... E the template's parameter of this index (its launches' template argument), else -1 */
+  char acBare[2];              /* row (0) / column (1) index blockIdx.d ('b') or threadIdx.d ('t') alone, else 0 */
+  int aiBareDim[2];            /* ... its d: the launch's grid or block covers it (with a guard: up to the bound) */
   /* Only with KS_GEMM_ACCEPT_DUAL (else 0 / NULL): */
   int bDual;                   /* two products per k, `acc += s*A[..]*B[..] + s*A2[..]*B2[..]` (syr2k) */
   int iA2, iB2;                /* the second product's matrices (the layouts of A and B) */
@@ -75,7 +77,10 @@ typedef struct ks_gemm_match {
  * re-seated, the offset of blockIdx.z and parameters only). */
 #define KS_GEMM_ACCEPT_MODEL 32u
 
-/* Also the forms of GEMMs written for sizes that are tile multiples: no
+/* Also the forms of GEMMs written for sizes that are tile multiples (and a
+ * block per row with a thread per column, `row = blockIdx.x; col =
+ * threadIdx.x;`: the extents the launch covers, cut by the guard's bounds,
+ * become parameters): no
  * bounds guard (every thread of the grid writes its output), thread indices
  * `blockIdx.d * E + threadIdx.d` with E an integer constant or a non-type
  * template parameter (the block tile: a launch must show its block is E on

@@ -336,6 +336,8 @@ typedef struct gm_state {
   int aBatchPtrModel[4];      /* their index in pShape->aPtr */
   CXCursor aKeep[6];          /* the declarations the rewrite keeps, in order */
   int bFma;                   /* IDIOMS: acc = fmaf(x, y, acc) */
+  char acBare[2];             /* GRID: aThread[t] is blockIdx.d ('b') or threadIdx.d ('t') alone, else 0 */
+  int aiBareDim[2];
   int nFlat;                  /* IDIOMS: thread indices t / D, t % D (flat_index) */
   int abFlatRem[2];
   char *zFlatD;               /* D, squashed */
@@ -1090,6 +1092,18 @@ static char tile_index(gm_state *pS, CXCursor c, CXCursor *pE) {
   return 0;
 }
 
+/* GRID: a thread index that is blockIdx.d or threadIdx.d alone (a block per
+ * row, a thread per column: `row = blockIdx.x; col = threadIdx.x;`, launched
+ * <<<M, N>>>): *pcBare 'b' or 't', *piDim d; the pseudo-dimension the match
+ * files it under ('y' for blockIdx, 'x' for threadIdx), else 0. */
+static char bare_index(CXCursor init, char *pcBare, int *piDim) {
+  int iDim = -1, e = ks_shape_builtin(strip(init), &iDim);
+  if ((e != KS_ATOM_BID && e != KS_ATOM_TID) || iDim < 0 || iDim > 1) return 0;
+  *pcBare = e == KS_ATOM_BID ? 'b' : 't';
+  *piDim = iDim;
+  return e == KS_ATOM_BID ? 'y' : 'x';
+}
+
 /* IDIOMS: a flat index split in two, `row = t / D; col = t % D;` (t the
  * thread index of x, inline or a variable that holds it, which then stops
  * being a thread index of its own; D a pure expression, the same for both):
@@ -1209,6 +1223,15 @@ static int match_stmts(gm_state *pS, CXCursor block, int bTop) {
       if (!cDim && bTop && !pS->bGuard && (pS->mAccept & KS_GEMM_ACCEPT_IDIOMS) &&
           ks_rw_is_integer_type(clang_getCursorType(var)))
         cDim = flat_index(pS, init);
+      char cBare = 0;
+      int iBareDim = -1;
+      if (!cDim && bTop && !pS->bGuard && (pS->mAccept & KS_GEMM_ACCEPT_GRID) && pS->nThread < 2 &&
+          ks_rw_is_integer_type(clang_getCursorType(var)))
+        cDim = bare_index(init, &cBare, &iBareDim);
+      if (cDim && pS->nThread < 2) {
+        pS->acBare[pS->nThread] = cBare;
+        pS->aiBareDim[pS->nThread] = iBareDim;
+      }
       if (cDim && pS->nThread < 2) {
         pS->abTile[pS->nThread] = !clang_Cursor_isNull(tileE);
         pS->aTileE[pS->nThread] = tileE;
@@ -1397,6 +1420,8 @@ static void grid_fill(gm_state *pS, ks_gemm_match *pG) {
   for (int t = 0; t < 2; t++) {
     int iRC = clang_equalCursors(pS->aThread[t], pS->row) ? 0 : 1;
     pG->aiTileTpl[iRC] = -1;
+    pG->acBare[iRC] = pS->acBare[t];
+    pG->aiBareDim[iRC] = pS->aiBareDim[t];
     if (!pS->abTile[t]) continue;
     CXCursor d = clang_getCursorReferenced(pS->aTileE[t]);
     if (kind(pS->aTileE[t]) == CXCursor_DeclRefExpr && kind(d) == CXCursor_NonTypeTemplateParameter) {

@@ -20,7 +20,11 @@ columns they cover as its two new last arguments (ks_M, ks_N); blk=X,Y: the
 original's block (default 16,16); tpl=ARGS: a kernel template (its
 `template <...>` line comes along), called as KERNEL<ARGS>; square: n = m on every size (a kernel of one
 dimension, syr2k's n x n); flat=T: the original takes a 1-D launch of
-ceil(m*n/T) blocks of T threads (a flat index split into row and column)."""
+ceil(m*n/T) blocks of T threads (a flat index split into row and column);
+bare: a block per row and a thread per column, the original on m blocks of n
+threads, the rewrite given ks_M = m, ks_N = n as its last arguments;
+rowgrid=T: a block row per output row, the original on ceil(n/T) x m blocks of
+T threads, the rewrite given ks_M = m, ks_N = n."""
 import os
 import re
 import sys
@@ -37,6 +41,8 @@ blk = next((o[4:].split(",") for o in opts if o.startswith("blk=")), ["16", "16"
 tpl = next((o[4:] for o in opts if o.startswith("tpl=")), None)
 square = "square" in opts
 flat = next((int(o[5:]) for o in opts if o.startswith("flat=")), 0)
+bare = "bare" in opts
+rowgrid = next((int(o[8:]) for o in opts if o.startswith("rowgrid=")), 0)
 
 s = open(new, encoding="utf-8").read()
 i = s.index("#ifndef KS_GEMM_F32_CUH")
@@ -79,7 +85,9 @@ int main() {
     gC = c0; C = gC.data();
     const unsigned gx = (unsigned)(%(rowx)s ? m : n), gy = (unsigned)(%(rowx)s ? n : m), BX = %(bx)s, BY = %(by)s;
     const unsigned ox = %(grid)d ? gx / BX : (gx + BX - 1) / BX, oy = %(grid)d ? gy / BY : (gy + BY - 1) / BY;
-    if (%(flat)d) launch({(unsigned)((m * n + %(flat)d - 1) / %(flat)d), 1, Z}, {%(flat)d, 1, 1}, call_orig);
+    if (%(rowgrid)d) launch({(unsigned)((n + %(rowgrid)d - 1) / %(rowgrid)d), (unsigned)m, Z}, {%(rowgrid)d, 1, 1}, call_orig);
+    else if (%(bare)d) launch({(unsigned)m, 1, Z}, {(unsigned)n, 1, 1}, call_orig);
+    else if (%(flat)d) launch({(unsigned)((m * n + %(flat)d - 1) / %(flat)d), 1, Z}, {%(flat)d, 1, 1}, call_orig);
     else launch({ox, oy, Z}, {BX, BY, 1}, call_orig);
     std::vector<float> ref = gC;
     gC = c0; C = gC.data();
@@ -99,7 +107,7 @@ int main() {
 
 main = MAIN % {"bm": bm, "bn": bn, "nt": nt, "name": name, "args": args, "batch": batch, "rowx": int(rowx),
                "grid": int(grid), "bx": blk[0], "by": blk[1], "targs": "<%s>" % tpl if tpl else "",
-               "gargs": ", ks_m, ks_n" if grid else "", "square": int(square), "flat": flat}
+               "gargs": ", ks_m, ks_n" if grid or bare or rowgrid else "", "square": int(square), "flat": flat, "bare": int(bare), "rowgrid": rowgrid}
 
 
 def cut(path, newname):

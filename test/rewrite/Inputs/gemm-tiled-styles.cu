@@ -40,6 +40,38 @@ __global__ void mm_fma(const float *A, const float *B, float *C, int M, int N, i
   }
 }
 
+// rewritten: a block per row, a thread per column, no guard (launched <<<M, N>>>):
+// M and N are the launch's grid and block, passed as new parameters
+__global__ void mm_rowblock(const float *A, const float *B, float *C, int K, int N) {
+  int row = blockIdx.x;
+  int col = threadIdx.x;
+  float sum = 0.0f;
+  for (int k = 0; k < K; k++) sum += A[row * K + k] * B[k * N + col];
+  C[row * N + col] = sum;
+}
+
+// rewritten: the same with a guard: the extents are the smaller of the launch's and the bounds
+__global__ void mm_rowblock_guard(const float *A, const float *B, float *C, int M, int N, int K) {
+  int row = blockIdx.x;
+  int col = threadIdx.x;
+  if (row < M && col < N) {
+    float sum = 0.0f;
+    for (int k = 0; k < K; k++) sum += A[row * K + k] * B[k * N + col];
+    C[row * N + col] = sum;
+  }
+}
+
+// rewritten: a block row per output row (blockIdx.y alone), the column a global index
+__global__ void mm_rowgrid(const float *A, const float *B, float *C, int M, int N, int K) {
+  int row = blockIdx.y;
+  int col = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row < M && col < N) {
+    float sum = 0.0f;
+    for (int k = 0; k < K; k++) sum += A[row * K + k] * B[k * N + col];
+    C[row * N + col] = sum;
+  }
+}
+
 // refused: the remainder is taken modulo K, the guard bounds the column by N
 __global__ void bad_flat_mod(const float *A, const float *B, float *C, int M, int N, int K) {
   int idx = blockIdx.x * blockDim.x + threadIdx.x;
@@ -80,6 +112,9 @@ void run(const float *A, const float *B, float *C, int M, int N, int K) {
   mm_flat_inline<<<(M * N + 127) / 128, 128>>>(A, B, C, M, N, K);
   dim3 b(16, 16), g((N + 15) / 16, (M + 15) / 16);
   mm_fma<<<g, b>>>(A, B, C, M, N, K);
+  mm_rowblock<<<M, N>>>(A, B, C, K, N);
+  mm_rowblock_guard<<<M, 256>>>(A, B, C, M, N, K);
+  mm_rowgrid<<<dim3((N + 255) / 256, M), 256>>>(A, B, C, M, N, K);
   bad_flat_mod<<<(M * N + 255) / 256, 256>>>(A, B, C, M, N, K);
   bad_flat_store<<<(M * N + 255) / 256, 256>>>(A, B, C, M, N, K);
   bad_fma<<<g, b>>>(A, B, C, M, N, K);
