@@ -442,6 +442,12 @@ static int walk_stmt(cv_walk *pW, CXCursor c) {
   }
   case CXCursor_IfStmt:
     return walk_if(pW, c);
+  case CXCursor_UnexposedStmt: {
+    /* `#pragma unroll` on a loop of the nest (an attributed statement): the loop itself */
+    CXCursor k[2];
+    if (ks_rw_kids(c, k, 2) == 1 && clang_getCursorKind(k[0]) == CXCursor_ForStmt) return walk_stmt(pW, k[0]);
+    return cv_refuse_at(pW, c, "a statement a direct convolution does not have");
+  }
   case CXCursor_CompoundAssignOperator: {
     char *z = ks_rw_squash_cursor(pW->pTu, c);
     CXCursor k[2];

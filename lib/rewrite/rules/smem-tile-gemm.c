@@ -336,6 +336,8 @@ typedef struct gm_state {
   int aBatchPtrModel[4];      /* their index in pShape->aPtr */
   CXCursor aKeep[6];          /* the declarations the rewrite keeps, in order */
   int bFma;                   /* IDIOMS: acc = fmaf(x, y, acc) */
+  int nLoopTemp;              /* IDIOMS: `float a = A[..];` in the k-loop's body, before the update */
+  CXCursor aLoopTemp[2], aLoopTempInit[2];
   char acBare[2];             /* GRID: aThread[t] is blockIdx.d ('b') or threadIdx.d ('t') alone, else 0 */
   int aiBareDim[2];
   int nFlat;                  /* IDIOMS: thread indices t / D, t % D (flat_index) */
@@ -894,6 +896,11 @@ static int prod_cands(gm_state *pS, CXCursor prod, CXCursor var, struct gm_cand 
     else if (scalar_factor(pS, mr, ml)) *pScale = mr, l = ml;
     if (!clang_Cursor_isNull(*pScale)) *pScaled = l;
   }
+  /* IDIOMS: a factor named by a temporary of the loop's body is its load */
+  for (int i = 0; i < pS->nLoopTemp; i++) {
+    if (refers_to(l, pS->aLoopTemp[i])) l = pS->aLoopTempInit[i];
+    if (refers_to(r, pS->aLoopTemp[i])) r = pS->aLoopTempInit[i];
+  }
   int nTB = pS->mAccept & KS_GEMM_ACCEPT_LINEAR ? 2 : 1, nTA = pS->mAccept & KS_GEMM_ACCEPT_TRANS_A ? 2 : 1;
   for (int bTB = 0; bTB < nTB; bTB++)
     for (int bTA = 0; bTA < nTA; bTA++)
@@ -963,8 +970,22 @@ static int match_loop(gm_state *pS, CXCursor loop) {
   pS->kLoop = loop;
   CXCursor body = k.a[3];
   if (kind(body) == CXCursor_CompoundStmt) {
-    if (ks_ast_kids_get(body, &b) != 1) return 0;
-    body = b.a[0];
+    int nB = ks_ast_kids_get(body, &b);
+    if (nB < 1 || (nB > 1 && !(pS->mAccept & KS_GEMM_ACCEPT_IDIOMS)) || nB > 3) return 0;
+    /* IDIOMS: `float a = A[..]; float b = B[..];` first, the factors by name */
+    pS->nLoopTemp = 0;
+    for (int i = 0; i + 1 < nB; i++) {
+      CXCursor tv, ti;
+      enum CXTypeKind eT = CXType_Invalid;
+      if (single_var(b.a[i], &tv, &ti)) eT = clang_getCanonicalType(clang_getCursorType(tv)).kind;
+      if ((eT != CXType_Float && eT != CXType_Double) || clang_Cursor_isNull(ti) ||
+          kind(strip(ti)) != CXCursor_ArraySubscriptExpr ||
+          clang_getCanonicalType(clang_getCursorType(strip(ti))).kind != eT)
+        return 0;
+      pS->aLoopTemp[pS->nLoopTemp] = tv;
+      pS->aLoopTempInit[pS->nLoopTemp++] = strip(ti);
+    }
+    body = b.a[nB - 1];
   }
   /* acc += x * y  |  acc = acc + x * y  |  acc = x * y + acc  |  (ACC_C) C[idx] += x * y */
   CXCursor accC = clang_getNullCursor();

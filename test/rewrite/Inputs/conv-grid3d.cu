@@ -61,6 +61,27 @@ __global__ void conv_zswap(const float* x, const float* w, float* y, int N, int 
   y[((n * K + k) * H + oy) * W + ox] = acc;
 }
 
+// conv2d_grid3d with `#pragma unroll` on the filter loops (attributed statements).
+__global__ void conv_unrolled(const float* x, const float* w, float* y, int C, int K, int H, int W) {
+  int ox = blockIdx.x * blockDim.x + threadIdx.x;
+  int oy = blockIdx.y * blockDim.y + threadIdx.y;
+  int k = blockIdx.z % K, n = blockIdx.z / K;
+  if (ox >= W || oy >= H) return;
+  float acc = 0.0f;
+  for (int c = 0; c < C; c++) {
+#pragma unroll
+    for (int ky = 0; ky < 3; ky++) {
+#pragma unroll
+      for (int kx = 0; kx < 3; kx++) {
+        int iy = oy + ky - 1, ix = ox + kx - 1;
+        if (iy >= 0 && iy < H && ix >= 0 && ix < W)
+          acc += x[((n * C + c) * H + iy) * W + ix] * w[((k * C + c) * 3 + ky) * 3 + kx];
+      }
+    }
+  }
+  y[((n * K + k) * H + oy) * W + ox] = acc;
+}
+
 // The same kernel as conv2d_grid3d, for the launches below.
 __global__ void conv_grid_var(const float* x, const float* w, float* y, int C, int K, int H, int W) {
   int ox = blockIdx.x * blockDim.x + threadIdx.x;
@@ -80,6 +101,7 @@ __global__ void conv_grid_var(const float* x, const float* w, float* y, int C, i
 
 void run_grid3d(const float* x, const float* w, float* y, int N, int C, int K, int H, int W) {
   conv2d_grid3d<<<dim3((W + 15) / 16, (H + 15) / 16, N * K), dim3(16, 16)>>>(x, w, y, C, K, H, W);
+  conv_unrolled<<<dim3((W + 15) / 16, (H + 15) / 16, N * K), dim3(16, 16)>>>(x, w, y, C, K, H, W);
 }
 
 void run_s2(const float* x, const float* w, float* y, int N, int C, int K, int H, int W) {

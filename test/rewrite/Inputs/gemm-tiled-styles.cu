@@ -72,6 +72,35 @@ __global__ void mm_rowgrid(const float *A, const float *B, float *C, int M, int 
   }
 }
 
+// rewritten: the factors loaded into temporaries of the k-loop's body first
+__global__ void mm_temps(const float *A, const float *B, float *C, int M, int N, int K) {
+  int row = blockIdx.y * blockDim.y + threadIdx.y;
+  int col = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row < M && col < N) {
+    float sum = 0.0f;
+    for (int k = 0; k < K; k++) {
+      float a = A[row * K + k];
+      float b = B[k * N + col];
+      sum += a * b;
+    }
+    C[row * N + col] = sum;
+  }
+}
+
+// refused: a temporary of another type (the product would be computed in double)
+__global__ void bad_temp_type(const float *A, const float *B, float *C, int M, int N, int K) {
+  int row = blockIdx.y * blockDim.y + threadIdx.y;
+  int col = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row < M && col < N) {
+    float sum = 0.0f;
+    for (int k = 0; k < K; k++) {
+      double a = A[row * K + k];
+      sum += a * B[k * N + col];
+    }
+    C[row * N + col] = sum;
+  }
+}
+
 // refused: the remainder is taken modulo K, the guard bounds the column by N
 __global__ void bad_flat_mod(const float *A, const float *B, float *C, int M, int N, int K) {
   int idx = blockIdx.x * blockDim.x + threadIdx.x;
@@ -115,6 +144,8 @@ void run(const float *A, const float *B, float *C, int M, int N, int K) {
   mm_rowblock<<<M, N>>>(A, B, C, K, N);
   mm_rowblock_guard<<<M, 256>>>(A, B, C, M, N, K);
   mm_rowgrid<<<dim3((N + 255) / 256, M), 256>>>(A, B, C, M, N, K);
+  mm_temps<<<g, b>>>(A, B, C, M, N, K);
+  bad_temp_type<<<g, b>>>(A, B, C, M, N, K);
   bad_flat_mod<<<(M * N + 255) / 256, 256>>>(A, B, C, M, N, K);
   bad_flat_store<<<(M * N + 255) / 256, 256>>>(A, B, C, M, N, K);
   bad_fma<<<g, b>>>(A, B, C, M, N, K);
