@@ -336,6 +336,9 @@ typedef struct gm_state {
   int aBatchPtrModel[4];      /* their index in pShape->aPtr */
   CXCursor aKeep[6];          /* the declarations the rewrite keeps, in order */
   int bFma;                   /* IDIOMS: acc = fmaf(x, y, acc) */
+  int nHalf;                  /* IDIOMS: halves of the guard seen (guard_half) */
+  int nIdxTemp;               /* IDIOMS: `int idx = row * N + col;` under the guard, an index only */
+  CXCursor aIdxTemp[2];
   int nLoopTemp;              /* IDIOMS: `float a = A[..];` in the k-loop's body, before the update */
   CXCursor aLoopTemp[2], aLoopTempInit[2];
   char acBare[2];             /* GRID: aThread[t] is blockIdx.d ('b') or threadIdx.d ('t') alone, else 0 */
@@ -594,7 +597,9 @@ static const char *fn_macro_why(gm_state *pS) {
  * or, written through a function-like macro, from the model (*pStride then a
  * null cursor: stride_text recomputes S). */
 static int lin_at(gm_state *pS, CXCursor sub, CXCursor idx, CXCursor u, CXCursor v, CXCursor *pStride, char **pzCast) {
-  if (!in_fn_macro(pS, idx)) return linear_index(idx, u, v, pStride, pzCast);
+  int bTemp = 0; /* IDIOMS: an index temporary (`C[idx]`): the model reads through it */
+  for (int i = 0; i < pS->nIdxTemp; i++) bTemp |= refers_to(idx, pS->aIdxTemp[i]);
+  if (!in_fn_macro(pS, idx) && !bTemp) return linear_index(idx, u, v, pStride, pzCast);
   ks_poly q;
   if (pzCast) *pzCast = NULL;
   *pStride = clang_getNullCursor();
@@ -809,6 +814,7 @@ static int match_epilogue(gm_state *pS, CXCursor st) {
 /* `a < M && b < N` (bEarly: `a >= M || b >= N`). */
 static int guard_cond(gm_state *pS, CXCursor cond, int bEarly) {
   CXCursor l, r, vl, bl, vr, br;
+  if (pS->nHalf) return 0; /* half a guard already: the other half alone */
   enum CXBinaryOperatorKind eJoin = bEarly ? CXBinaryOperator_LOr : CXBinaryOperator_LAnd;
   enum CXBinaryOperatorKind eCmp = bEarly ? CXBinaryOperator_GE : CXBinaryOperator_LT;
   if (!binop(strip(cond), eJoin, &l, &r)) return 0;
@@ -818,6 +824,18 @@ static int guard_cond(gm_state *pS, CXCursor cond, int bEarly) {
   pS->guardVar[1] = strip(vr);
   pS->guardBound[1] = br;
   pS->bGuard = 1;
+  return 1;
+}
+
+/* IDIOMS: one half of the guard, `a < M` (bEarly: `a >= M`), the other in
+ * an if nested in this one's body or in the next early return: the guard is
+ * whole once both are seen. */
+static int guard_half(gm_state *pS, CXCursor cond, int bEarly) {
+  CXCursor v, b;
+  if (pS->nHalf >= 2 || !binop(strip(cond), bEarly ? CXBinaryOperator_GE : CXBinaryOperator_LT, &v, &b)) return 0;
+  pS->guardVar[pS->nHalf] = strip(v);
+  pS->guardBound[pS->nHalf++] = b;
+  if (pS->nHalf == 2) pS->bGuard = 1;
   return 1;
 }
 
@@ -1300,17 +1318,27 @@ static int match_stmts(gm_state *pS, CXCursor block, int bTop) {
         int rc = batch_decl(pS, st, var, init);
         if (rc > 0) continue;
       }
+      /* IDIOMS, MODEL: `int idx = row * N + col;` under the guard: the model reads C[idx] through it; it must
+       * not reach the text the rewrite keeps (match_kernel) */
+      if ((pS->mAccept & KS_GEMM_ACCEPT_IDIOMS) && pS->pShape && pS->bGuard && !pS->bLoopSeen && pS->nIdxTemp < 2 &&
+          ks_rw_is_integer_type(clang_getCursorType(var)) && ks_rw_pure_expr(init)) {
+        pS->aIdxTemp[pS->nIdxTemp++] = var;
+        continue;
+      }
       return 0;
     }
     if (kind(st) == CXCursor_IfStmt && !pS->bGuard && pS->nThread == 2) {
       ks_ast_kids f;
       if (ks_ast_kids_get(st, &f) != 2) return 0; /* no else */
+      /* IDIOMS: the guard in two halves, nested ifs or two early returns */
+      const int bHalfOk = (pS->mAccept & KS_GEMM_ACCEPT_IDIOMS) != 0;
       if (kind(f.a[1]) == CXCursor_ReturnStmt) {
         ks_ast_kids rr;
-        if (ks_ast_kids_get(f.a[1], &rr) != 0 || !guard_cond(pS, f.a[0], 1)) return 0;
+        if (ks_ast_kids_get(f.a[1], &rr) != 0 || !(guard_cond(pS, f.a[0], 1) || (bHalfOk && guard_half(pS, f.a[0], 1))))
+          return 0;
         continue;
       }
-      if (!guard_cond(pS, f.a[0], 0)) return 0;
+      if (!guard_cond(pS, f.a[0], 0) && !(bHalfOk && guard_half(pS, f.a[0], 0))) return 0;
       if (kind(f.a[1]) == CXCursor_CompoundStmt) {
         if (!match_stmts(pS, f.a[1], 0)) return 0;
       } else {
@@ -1496,6 +1524,35 @@ static int dual_fill(gm_state *pS, ks_gemm_match *pG) {
   return KS_OK;
 }
 
+/* Does a walk meet a reference to decl? */
+typedef struct idx_use {
+  CXCursor decl;
+  int bHit;
+} idx_use;
+
+static int idx_visit(CXCursor c, const CXCursor *aAnc, int nAnc, void *pArg) {
+  (void)aAnc;
+  (void)nAnc;
+  idx_use *u = pArg;
+  if (kind(c) == CXCursor_DeclRefExpr && clang_equalCursors(clang_getCursorReferenced(c), u->decl)) u->bHit = 1;
+  return u->bHit ? -1 : 0;
+}
+
+/* IDIOMS: does any text the rewrite keeps (the stored value, the epilogue,
+ * the accumulator's start, C's scale) read an index temporary, which is
+ * dropped with the body? */
+static int idx_temp_kept(gm_state *pS) {
+  for (int i = 0; i < pS->nIdxTemp; i++) {
+    idx_use u = {pS->aIdxTemp[i], 0};
+    CXCursor aKept[3] = {pS->storeVal, pS->accInit, pS->cScale};
+    for (int j = 0; j < 3; j++)
+      if (!clang_Cursor_isNull(aKept[j])) ks_rw_walk(aKept[j], idx_visit, &u);
+    for (int j = 0; j < pS->nEpi; j++) ks_rw_walk(pS->aEpi[j], idx_visit, &u);
+    if (u.bHit) return 1;
+  }
+  return 0;
+}
+
 static int match_kernel(gm_state *pSt, ks_gemm_match *pG) {
   ks_rewrite *p = pSt->p;
   ks_tu *pTu = pSt->pTu;
@@ -1627,6 +1684,8 @@ static int match_kernel(gm_state *pSt, ks_gemm_match *pG) {
     return ks_rewrite_refuse(p, "the scalar of '%s' multiplies B's factor first ((s * B) * A); not A's", zKernel);
   const int bEpi = (!pSt->bAccC && (pSt->nEpi > 0 || !refers_to(pSt->storeVal, pSt->acc))) || !clang_Cursor_isNull(pSt->accInit) ||
                    pSt->bStoreAdd;
+  if (idx_temp_kept(pSt))
+    return ks_rewrite_refuse(p, "the epilogue or stored value of '%s' reads an index temporary it drops", zKernel);
   if (bEpi) {
     /* the epilogue runs on locals of the kernel's names: they must not shadow a parameter or clash with ours */
     CXCursor aName[3] = {pSt->acc, pSt->row, pSt->col};

@@ -101,6 +101,54 @@ __global__ void bad_temp_type(const float *A, const float *B, float *C, int M, i
   }
 }
 
+// rewritten: the output's index in a temporary under the guard
+__global__ void mm_cidx(const float *A, const float *B, float *C, int M, int N, int K) {
+  int row = blockIdx.y * blockDim.y + threadIdx.y;
+  int col = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row < M && col < N) {
+    int idx = row * N + col;
+    float sum = 0.0f;
+    for (int k = 0; k < K; k++) sum += A[row * K + k] * B[k * N + col];
+    C[idx] = sum;
+  }
+}
+
+// rewritten: the guard as nested ifs
+__global__ void mm_nested(const float *A, const float *B, float *C, int M, int N, int K) {
+  int row = blockIdx.y * blockDim.y + threadIdx.y;
+  int col = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row < M) {
+    if (col < N) {
+      float sum = 0.0f;
+      for (int k = 0; k < K; k++) sum += A[row * K + k] * B[k * N + col];
+      C[row * N + col] = sum;
+    }
+  }
+}
+
+// rewritten: the guard as two early returns
+__global__ void mm_returns(const float *A, const float *B, float *C, int M, int N, int K) {
+  int row = blockIdx.y * blockDim.y + threadIdx.y;
+  int col = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row >= M) return;
+  if (col >= N) return;
+  float sum = 0.0f;
+  for (int k = 0; k < K; k++) sum += A[row * K + k] * B[k * N + col];
+  C[row * N + col] = sum;
+}
+
+// refused: the stored value reads the index temporary the rewrite drops
+__global__ void bad_idx_epi(const float *A, const float *B, const float *bias, float *C, int M, int N, int K) {
+  int row = blockIdx.y * blockDim.y + threadIdx.y;
+  int col = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row < M && col < N) {
+    int idx = row * N + col;
+    float sum = 0.0f;
+    for (int k = 0; k < K; k++) sum += A[row * K + k] * B[k * N + col];
+    C[idx] = sum + bias[idx];
+  }
+}
+
 // refused: the remainder is taken modulo K, the guard bounds the column by N
 __global__ void bad_flat_mod(const float *A, const float *B, float *C, int M, int N, int K) {
   int idx = blockIdx.x * blockDim.x + threadIdx.x;
@@ -146,6 +194,10 @@ void run(const float *A, const float *B, float *C, int M, int N, int K) {
   mm_rowgrid<<<dim3((N + 255) / 256, M), 256>>>(A, B, C, M, N, K);
   mm_temps<<<g, b>>>(A, B, C, M, N, K);
   bad_temp_type<<<g, b>>>(A, B, C, M, N, K);
+  mm_cidx<<<g, b>>>(A, B, C, M, N, K);
+  mm_nested<<<g, b>>>(A, B, C, M, N, K);
+  mm_returns<<<g, b>>>(A, B, C, M, N, K);
+  bad_idx_epi<<<g, b>>>(A, B, B, C, M, N, K);
   bad_flat_mod<<<(M * N + 255) / 256, 256>>>(A, B, C, M, N, K);
   bad_flat_store<<<(M * N + 255) / 256, 256>>>(A, B, C, M, N, K);
   bad_fma<<<g, b>>>(A, B, C, M, N, K);
