@@ -894,6 +894,23 @@ static int scalar_factor(gm_state *pS, CXCursor c, CXCursor other) {
   return kind(c) == CXCursor_FloatingLiteral || (kind(c) == CXCursor_DeclRefExpr && ks_rw_param_of(pS->kernel, c) >= 0);
 }
 
+/* IDIOMS: the element a cache-hinted load reads, `__ldg(&X[..])` (__ldca,
+ * __ldcg, __ldcs, __ldlu, __ldcv; parentheses allowed), else c itself. */
+static CXCursor hinted_load(CXCursor c) {
+  static const char *const azLd[] = {"__ldg", "__ldca", "__ldcg", "__ldcs", "__ldlu", "__ldcv", NULL};
+  CXCursor s = strip(c);
+  if (kind(s) != CXCursor_CallExpr || clang_Cursor_getNumArguments(s) != 1) return c;
+  char *z = ks_rw_spelling(s);
+  int bLd = 0;
+  for (int i = 0; z && azLd[i]; i++) bLd |= strcmp(z, azLd[i]) == 0;
+  free(z);
+  CXCursor a = strip(clang_Cursor_getArgument(s, 0)), k[2];
+  if (!bLd || kind(a) != CXCursor_UnaryOperator || clang_getCursorUnaryOperatorKind(a) != CXUnaryOperator_AddrOf ||
+      ks_rw_kids(a, k, 2) != 1 || kind(strip(k[0])) != CXCursor_ArraySubscriptExpr)
+    return c;
+  return strip(k[0]);
+}
+
 /* The readings of product prod (`x * y`, or IDIOMS `s * x * y`: *pScale s,
  * *pScaled x) over k-loop counter var, into aCand / *pnCand: A indexed row *
  * lda + k (or, TRANS_A, k * lda + row), B indexed k * ldb + col (or, LINEAR,
@@ -914,10 +931,15 @@ static int prod_cands(gm_state *pS, CXCursor prod, CXCursor var, struct gm_cand 
     else if (scalar_factor(pS, mr, ml)) *pScale = mr, l = ml;
     if (!clang_Cursor_isNull(*pScale)) *pScaled = l;
   }
-  /* IDIOMS: a factor named by a temporary of the loop's body is its load */
+  /* IDIOMS: a factor named by a temporary of the loop's body is its load; a
+   * cache-hinted load (`__ldg(&A[..])`) is the element's load */
   for (int i = 0; i < pS->nLoopTemp; i++) {
     if (refers_to(l, pS->aLoopTemp[i])) l = pS->aLoopTempInit[i];
     if (refers_to(r, pS->aLoopTemp[i])) r = pS->aLoopTempInit[i];
+  }
+  if (pS->mAccept & KS_GEMM_ACCEPT_IDIOMS) {
+    l = hinted_load(l);
+    r = hinted_load(r);
   }
   int nTB = pS->mAccept & KS_GEMM_ACCEPT_LINEAR ? 2 : 1, nTA = pS->mAccept & KS_GEMM_ACCEPT_TRANS_A ? 2 : 1;
   for (int bTB = 0; bTB < nTB; bTB++)

@@ -58,6 +58,7 @@ struct float2 { float x, y; } __attribute__((aligned(8)));
 static inline float2 make_float2(float x, float y) { return float2{x, y}; }
 #include <cstdint>
 using std::fmaxf;
+template <class T> static T __ldg(const T *p) { return *p; }
 """
 
 MAIN = r"""

@@ -137,6 +137,18 @@ __global__ void mm_returns(const float *A, const float *B, float *C, int M, int 
   C[row * N + col] = sum;
 }
 
+// rewritten: the factors read through the read-only cache hint
+__global__ void mm_ldg(const float *__restrict__ A, const float *__restrict__ B, float *__restrict__ C, int M, int N,
+                       int K) {
+  int row = blockIdx.y * blockDim.y + threadIdx.y;
+  int col = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row < M && col < N) {
+    float sum = 0.0f;
+    for (int k = 0; k < K; ++k) sum += __ldg(&A[row * K + k]) * __ldg(&(B[k * N + col]));
+    C[row * N + col] = sum;
+  }
+}
+
 // refused: the stored value reads the index temporary the rewrite drops
 __global__ void bad_idx_epi(const float *A, const float *B, const float *bias, float *C, int M, int N, int K) {
   int row = blockIdx.y * blockDim.y + threadIdx.y;
@@ -197,6 +209,7 @@ void run(const float *A, const float *B, float *C, int M, int N, int K) {
   mm_cidx<<<g, b>>>(A, B, C, M, N, K);
   mm_nested<<<g, b>>>(A, B, C, M, N, K);
   mm_returns<<<g, b>>>(A, B, C, M, N, K);
+  mm_ldg<<<g, b>>>(A, B, C, M, N, K);
   bad_idx_epi<<<g, b>>>(A, B, B, C, M, N, K);
   bad_flat_mod<<<(M * N + 255) / 256, 256>>>(A, B, C, M, N, K);
   bad_flat_store<<<(M * N + 255) / 256, 256>>>(A, B, C, M, N, K);
