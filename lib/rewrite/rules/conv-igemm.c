@@ -199,6 +199,7 @@ typedef struct cv_match {
   ks_poly cin, kh, kw, H, W, OH, OW, cout, batch, sy, sx, py, px, dy, dx;
   ks_poly ey, ex;                 /* the bounded row and column of the input */
   int b3D;                        /* ox, oy on a 2-D grid, co = blockIdx.z % cout, nb = blockIdx.z / cout */
+  int bRelu;                      /* the store is `y[index] = fmaxf(acc, 0.0f)` */
   int iCoutParam;                 /* 3-D: cout's parameter (the launch's grid z is batch times its argument) */
   unsigned iBodyStart, iBodyEnd, iKernelStart;
 } cv_match;
@@ -227,7 +228,26 @@ typedef struct cv_walk {
   int b3D;              /* a 2-D grid (x, y) over the output plane, blockIdx.z the image and channel */
   const ks_poly *apPlane[2]; /* 3-D: the guards' bounds on PAR.x (OW) and PAR.y (OH) */
   int rc;               /* a refusal already set */
+  int bRelu;            /* the store is `y[index] = fmaxf(acc, 0.0f)` (either order) */
 } cv_walk;
+
+/* Is c `fmaxf(acc, 0.0f)` or `fmaxf(0.0f, acc)` (a ReLU of the accumulator)? */
+static int relu_of(ks_tu *pTu, CXCursor c, CXCursor acc) {
+  c = ks_rw_strip(c);
+  if (clang_getCursorKind(c) != CXCursor_CallExpr || clang_Cursor_getNumArguments(c) != 2) return 0;
+  char *z = ks_rw_spelling(c);
+  int bMax = z && !strcmp(z, "fmaxf");
+  free(z);
+  for (int i = 0; bMax && i < 2; i++) {
+    CXCursor a = clang_Cursor_getArgument(c, (unsigned)i), o = ks_rw_strip(clang_Cursor_getArgument(c, (unsigned)(1 - i)));
+    if (!ks_rw_is_ref_to(a, acc) || clang_getCursorKind(o) != CXCursor_FloatingLiteral) continue;
+    char *zo = ks_rw_squash_cursor(pTu, o);
+    int bZero = zo && (!strcmp(zo, "0.0f") || !strcmp(zo, "0.f") || !strcmp(zo, "0.0F"));
+    free(zo);
+    if (bZero) return 1;
+  }
+  return 0;
+}
 
 static int cv_refuse_at(cv_walk *pW, CXCursor c, const char *zWhat) {
   unsigned s = 0, e = 0, iLine = 0;
@@ -466,9 +486,11 @@ static int walk_stmt(cv_walk *pW, CXCursor c) {
     if (clang_getCursorBinaryOperatorKind(c) != CXBinaryOperator_Assign || ks_rw_kids(c, k, 2) != 2)
       return cv_refuse_at(pW, c, "an expression statement that is not the store of the accumulator");
     CXCursor l = ks_rw_strip(k[0]);
+    int bRelu = !clang_Cursor_isNull(pW->acc) && relu_of(pW->pTu, k[1], pW->acc);
     if (pW->nDepth || !pW->bAcc || pW->bStore || clang_getCursorKind(l) != CXCursor_ArraySubscriptExpr ||
-        clang_Cursor_isNull(pW->acc) || !ks_rw_is_ref_to(k[1], pW->acc))
-      return cv_refuse_at(pW, c, "an assignment other than `y[index] = acc;` after the loops");
+        clang_Cursor_isNull(pW->acc) || (!ks_rw_is_ref_to(k[1], pW->acc) && !bRelu))
+      return cv_refuse_at(pW, c, "an assignment other than `y[index] = acc;` (or `fmaxf(acc, 0.0f)`) after the loops");
+    pW->bRelu = bRelu;
     pW->bStore = 1;
     return 0;
   }
@@ -670,7 +692,9 @@ static int cv_match_kernel(ks_rewrite *p, CXCursor kernel, ks_shape *pS, cv_matc
   if (pS->bTruncated) return ks_rewrite_refuse(p, "kernel '%s' nests deeper than the shape model reads", zK);
   if (pS->bShared || pS->bSync || pS->bAtomic || pS->bWarp)
     return ks_rewrite_refuse(p, "kernel '%s' uses shared memory, barriers, atomics or warp primitives", zK);
-  if (pS->nCall) return ks_rewrite_refuse(p, "kernel '%s' calls '%s' in its computation", zK, pS->azCall[0]);
+  /* one fmaxf may be the store's ReLU (the walk below checks it is) */
+  const int bMaxCall = pS->nCall == 1 && !strcmp(pS->azCall[0], "fmaxf");
+  if (pS->nCall && !bMaxCall) return ks_rewrite_refuse(p, "kernel '%s' calls '%s' in its computation", zK, pS->azCall[0]);
   /* 3-D: the grid's x and y thread indices, blockIdx.z by itself (no threadIdx.z) */
   int nXY = 0, bZThread = 0;
   for (int i = 0; i < pS->nPar; i++)
@@ -725,6 +749,8 @@ static int cv_match_kernel(ks_rewrite *p, CXCursor kernel, ks_shape *pS, cv_matc
   if (walk_stmt(&w, body) < 0) return w.rc < 0 ? w.rc : ks_rewrite_refuse(p, "kernel '%s' is not taken", zK);
   if (!w.bAcc || !w.bStore || !w.bTotal)
     return ks_rewrite_refuse(p, "kernel '%s' lacks the bound on its flat index, the accumulation or the store", zK);
+  if (bMaxCall && !w.bRelu) return ks_rewrite_refuse(p, "kernel '%s' calls 'fmaxf' in its computation", zK);
+  pM->bRelu = w.bRelu;
   if (pM->b3D) {
     pM->OW = *w.apPlane[0], pM->OH = *w.apPlane[1];
   } else {
@@ -1012,12 +1038,12 @@ static int apply_conv_igemm(ks_rewrite *p) {
                      "sizeof(float)];\n"
                      "%sconst ks_conv::geom ks_g = %s;\n"
                      "%sif (ks_conv::fits_int(ks_g))\n"
-                     "%s  ks_conv::conv_block<%s, int>(ks_g, %s, %s, %s, ks_smem, (int)blockIdx.y, (int)blockIdx.x%s);\n"
+                     "%s  ks_conv::conv_block<%s, int%s>(ks_g, %s, %s, %s, ks_smem, (int)blockIdx.y, (int)blockIdx.x%s);\n"
                      "%selse\n"
-                     "%s  ks_conv::conv_block_wide<%s>(ks_g, %s, %s, %s, ks_smem, (int)blockIdx.y, "
+                     "%s  ks_conv::conv_block_wide<%s%s>(ks_g, %s, %s, %s, ks_smem, (int)blockIdx.y, "
                      "(int)blockIdx.x%s);\n",
-                     zI, c.BM, c.BN, c.BK, c.WM, c.WN, c.TM, c.TN, c.S, zI, geo.z, zI, zI, zT, zX, zW, zY, zB ? zB : "",
-                     zI, zI, zT, zX, zW, zY, zB ? zB : "");
+                     zI, c.BM, c.BN, c.BK, c.WM, c.WN, c.TM, c.TN, c.S, zI, geo.z, zI, zI, zT, m.bRelu ? ", true" : "",
+                     zX, zW, zY, zB ? zB : "", zI, zI, zT, m.bRelu ? ", true" : "", zX, zW, zY, zB ? zB : "");
   if (rc < 0) goto done;
   if ((rc = ks_rewrite_replace(p, iBs + 1, iBe - 1, b.z)) < 0) goto done;
 

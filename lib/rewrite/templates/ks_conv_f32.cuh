@@ -101,9 +101,11 @@ template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int STAGES> st
  * threads of a 1-D block, smem config::SMEM bytes (16-byte aligned). KH, KW:
  * the filter's size when the kernel has it as constants, else 0 (g.kh,
  * g.kw). Off: the index type, int when every tensor has fewer than 2^31
- * elements (the caller checks), else long long. Every thread of the block
- * must call it. */
-template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int STAGES, int KH, int KW, class Off>
+ * elements (the caller checks), else long long. RELU: each output stored as
+ * fmaxf(sum, 0.0f), as a kernel that stores `fmaxf(acc, 0.0f)` does. Every
+ * thread of the block must call it. */
+template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int STAGES, int KH, int KW, class Off,
+          bool RELU = false>
 __device__ __forceinline__ void conv_block(const geom &g, const float *__restrict__ x, const float *__restrict__ w,
                                            float *__restrict__ y, float *smem, int bm, int bn,
                                            const float *__restrict__ bias = nullptr) {
@@ -269,7 +271,7 @@ __device__ __forceinline__ void conv_block(const geom &g, const float *__restric
 #pragma unroll
     for (int i = 0; i < TM; i++) {
       const int m = m0 + wm0 + (i / 4) * LR * 4 + lr * 4 + i % 4;
-      if (m < M) yc[(Off)m * OHW] = acc[i][j];
+      if (m < M) yc[(Off)m * OHW] = RELU ? fmaxf(acc[i][j], 0.0f) : acc[i][j];
     }
   }
 }
@@ -277,11 +279,11 @@ __device__ __forceinline__ void conv_block(const geom &g, const float *__restric
 /* conv_block on 64-bit indices, out of line: inlined next to the int path
  * in one kernel, its registers made both spill under the 128-register cap
  * (ptxas -v, 8x8 tiles); a call keeps the int path's allocation its own. */
-template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int STAGES, int KH, int KW>
+template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int STAGES, int KH, int KW, bool RELU = false>
 __device__ __noinline__ void conv_block_wide(const geom g, const float *__restrict__ x, const float *__restrict__ w,
                                              float *__restrict__ y, float *smem, int bm, int bn,
                                              const float *__restrict__ bias = nullptr) {
-  conv_block<BM, BN, BK, WM, WN, TM, TN, STAGES, KH, KW, long long>(g, x, w, y, smem, bm, bn, bias);
+  conv_block<BM, BN, BK, WM, WN, TM, TN, STAGES, KH, KW, long long, RELU>(g, x, w, y, smem, bm, bn, bias);
 }
 
 /* Whether every index of the convolution fits an int (conv_block's Off). */

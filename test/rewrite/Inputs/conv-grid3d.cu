@@ -82,6 +82,40 @@ __global__ void conv_unrolled(const float* x, const float* w, float* y, int C, i
   y[((n * K + k) * H + oy) * W + ox] = acc;
 }
 
+// A bias and a ReLU: the accumulator starts from b[k], the store is fmaxf(acc, 0.0f).
+__global__ void conv_bias_relu(const float* x, const float* w, const float* b, float* y, int C, int K, int H, int W) {
+  int ox = blockIdx.x * blockDim.x + threadIdx.x;
+  int oy = blockIdx.y * blockDim.y + threadIdx.y;
+  int k = blockIdx.z % K, n = blockIdx.z / K;
+  if (ox >= W || oy >= H) return;
+  float acc = b[k];
+  for (int c = 0; c < C; c++)
+    for (int ky = 0; ky < 3; ky++)
+      for (int kx = 0; kx < 3; kx++) {
+        int iy = oy + ky - 1, ix = ox + kx - 1;
+        if (iy >= 0 && iy < H && ix >= 0 && ix < W)
+          acc += x[((n * C + c) * H + iy) * W + ix] * w[((k * C + c) * 3 + ky) * 3 + kx];
+      }
+  y[((n * K + k) * H + oy) * W + ox] = fmaxf(acc, 0.0f);
+}
+
+// refused: fmaxf inside the sum, not a ReLU of the stored accumulator
+__global__ void conv_bad_max(const float* x, const float* w, float* y, int C, int K, int H, int W) {
+  int ox = blockIdx.x * blockDim.x + threadIdx.x;
+  int oy = blockIdx.y * blockDim.y + threadIdx.y;
+  int k = blockIdx.z % K, n = blockIdx.z / K;
+  if (ox >= W || oy >= H) return;
+  float acc = 0.0f;
+  for (int c = 0; c < C; c++)
+    for (int ky = 0; ky < 3; ky++)
+      for (int kx = 0; kx < 3; kx++) {
+        int iy = oy + ky - 1, ix = ox + kx - 1;
+        if (iy >= 0 && iy < H && ix >= 0 && ix < W)
+          acc += fmaxf(x[((n * C + c) * H + iy) * W + ix], 0.0f) * w[((k * C + c) * 3 + ky) * 3 + kx];
+      }
+  y[((n * K + k) * H + oy) * W + ox] = acc;
+}
+
 // The same kernel as conv2d_grid3d, for the launches below.
 __global__ void conv_grid_var(const float* x, const float* w, float* y, int C, int K, int H, int W) {
   int ox = blockIdx.x * blockDim.x + threadIdx.x;
@@ -102,6 +136,8 @@ __global__ void conv_grid_var(const float* x, const float* w, float* y, int C, i
 void run_grid3d(const float* x, const float* w, float* y, int N, int C, int K, int H, int W) {
   conv2d_grid3d<<<dim3((W + 15) / 16, (H + 15) / 16, N * K), dim3(16, 16)>>>(x, w, y, C, K, H, W);
   conv_unrolled<<<dim3((W + 15) / 16, (H + 15) / 16, N * K), dim3(16, 16)>>>(x, w, y, C, K, H, W);
+  conv_bias_relu<<<dim3((W + 15) / 16, (H + 15) / 16, N * K), dim3(16, 16)>>>(x, w, w, y, C, K, H, W);
+  conv_bad_max<<<dim3((W + 15) / 16, (H + 15) / 16, N * K), dim3(16, 16)>>>(x, w, y, C, K, H, W);
 }
 
 void run_s2(const float* x, const float* w, float* y, int N, int C, int K, int H, int W) {
