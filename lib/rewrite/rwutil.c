@@ -2139,3 +2139,59 @@ int ks_rw_launch_block_dims(ks_tu *pTu, const ks_launch *pL, long long aDim[3]) 
   clang_visitChildren(f.fn, blk_uses, &f);
   return f.bBad ? -1 : 0;
 }
+
+/* ---- a launch's template arguments, cache-hinted loads (rwutil.h) ---- */
+
+char *ks_rw_launch_targ(ks_tu *pTu, const ks_launch *pL, int iArg, unsigned *piName) {
+  const char *z = pTu->zSrc, *zK = pL->zKernel;
+  size_t nK = strlen(zK);
+  unsigned iEnd = pL->iCfgStart >= 3 ? pL->iCfgStart - 3 : pL->iStart, iName = (unsigned)-1;
+  for (unsigned i = pL->iStart; i + nK <= iEnd; i++) /* the last whole-word use of the name */
+    if (memcmp(z + i, zK, nK) == 0 && (i == pL->iStart || !(isalnum((unsigned char)z[i - 1]) || z[i - 1] == '_')) &&
+        !(isalnum((unsigned char)z[i + nK]) || z[i + nK] == '_'))
+      iName = i;
+  *piName = iName == (unsigned)-1 ? pL->iStart : iName;
+  if (iName == (unsigned)-1) return NULL;
+  unsigned i = iName + (unsigned)nK;
+  while (i < iEnd && isspace((unsigned char)z[i])) i++;
+  if (i >= iEnd || z[i] != '<') return NULL;
+  int nDepth = 0, iCur = 0;
+  unsigned iPart = i + 1;
+  for (; i < iEnd; i++) {
+    char ch = z[i];
+    if (ch == '<' || ch == '(') nDepth++;
+    else if ((ch == '>' || ch == ')') && --nDepth == 0) break;
+    else if (ch == ',' && nDepth == 1) { /* the end of argument iCur */
+      if (iCur == iArg) break;
+      iCur++;
+      iPart = i + 1;
+    }
+  }
+  if (i >= iEnd || iCur != iArg) return NULL;
+  while (iPart < i && isspace((unsigned char)z[iPart])) iPart++;
+  unsigned e = i;
+  while (e > iPart && isspace((unsigned char)z[e - 1])) e--;
+  if (e <= iPart) return NULL;
+  char *zArg = malloc(e - iPart + 1);
+  if (zArg) {
+    memcpy(zArg, z + iPart, e - iPart);
+    zArg[e - iPart] = 0;
+  }
+  return zArg;
+}
+
+CXCursor ks_rw_cache_load_elem(CXCursor call) {
+  static const char *const azLd[] = {"__ldg", "__ldca", "__ldcg", "__ldcs", "__ldlu", "__ldcv", NULL};
+  CXCursor none = clang_getNullCursor(), a = ks_rw_strip(call), k[2];
+  if (clang_getCursorKind(a) != CXCursor_CallExpr || clang_Cursor_getNumArguments(a) != 1) return none;
+  char *z = ks_rw_spelling(a);
+  int bLd = 0;
+  for (int i = 0; z && azLd[i]; i++) bLd |= strcmp(z, azLd[i]) == 0;
+  free(z);
+  a = ks_rw_strip(clang_Cursor_getArgument(a, 0));
+  if (!bLd || clang_getCursorKind(a) != CXCursor_UnaryOperator ||
+      clang_getCursorUnaryOperatorKind(a) != CXUnaryOperator_AddrOf || ks_rw_kids(a, k, 2) != 1)
+    return none;
+  a = ks_rw_strip(k[0]);
+  return clang_getCursorKind(a) == CXCursor_ArraySubscriptExpr ? a : none;
+}

@@ -246,4 +246,15 @@ const char *ks_rw_new_param_why(ks_rewrite *p, CXCursor k, char *zBuf, size_t nB
  * when it cannot be shown. */
 int ks_rw_launch_block_dims(ks_tu *pTu, const ks_launch *pL, long long aDim[3]);
 
+/* The explicit template argument iArg of the launch's kernel name as
+ * written (`vec_add<__half>`, `scale_t<T>`), malloc'd; NULL when the launch
+ * gives fewer (deduced). *piName: offset of the kernel's name. */
+char *ks_rw_launch_targ(ks_tu *pTu, const ks_launch *pL, int iArg, unsigned *piName);
+
+/* The element a cache-hinted load reads: for `__ldg(&X[i])` (__ldca, __ldcg,
+ * __ldcs, __ldlu, __ldcv; parentheses and implicit casts looked through) the
+ * subscript X[i], else a null cursor. Such a load is a plain read of X[i]: a
+ * rewrite that replaces the read replaces the whole call. */
+CXCursor ks_rw_cache_load_elem(CXCursor call);
+
 #endif

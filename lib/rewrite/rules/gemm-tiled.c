@@ -323,34 +323,16 @@ static int grid_z(ks_rewrite *p, const ks_launch *pL, const char *zKernel, ks_bu
                            ks_rewrite_tu(p)->zFile, pL->iLine, pL->azCfg[0] ? pL->azCfg[0] : "", zKernel);
 }
 
-/* GRID: template argument i of the kernel a launch names (`K<16><<<...`)
- * when an integer literal, else -1. */
-static long long launch_tpl_int(const ks_launch *pL, int i) {
-  const char *z = pL->zText, *zOpen = z ? strstr(z, "<<<") : NULL, *zA = z ? strchr(z, '<') : NULL;
-  if (!zOpen || !zA || zA >= zOpen) return -1;
-  const char *zE = zOpen;
-  while (zE > zA && isspace((unsigned char)zE[-1])) zE--;
-  if (zE[-1] != '>') return -1;
-  zE--; /* the closing '>' */
-  int iArg = 0, nDepth = 0;
-  for (const char *q = zA + 1, *zStart = q; q <= zE; q++) {
-    if (q < zE && (*q == '(' || *q == '<')) nDepth++;
-    else if (q < zE && (*q == ')' || *q == '>')) nDepth--;
-    else if (q == zE || (*q == ',' && nDepth == 0)) {
-      if (iArg++ != i) {
-        zStart = q + 1;
-        continue;
-      }
-      while (zStart < q && isspace((unsigned char)*zStart)) zStart++;
-      char *zEnd;
-      long long v = isdigit((unsigned char)*zStart) ? strtoll(zStart, &zEnd, 0) : -1;
-      if (v < 0) return -1;
-      while (zEnd < q && strchr("uUlL", *zEnd)) zEnd++;
-      while (zEnd < q && isspace((unsigned char)*zEnd)) zEnd++;
-      return zEnd == q ? v : -1;
-    }
-  }
-  return -1;
+/* GRID: template argument i of the kernel a launch names (`K<16><<<...`,
+ * ks_rw_launch_targ) when an integer literal, else -1. */
+static long long launch_tpl_int(ks_tu *pTu, const ks_launch *pL, int i) {
+  unsigned iName;
+  char *zArg = ks_rw_launch_targ(pTu, pL, i, &iName), *zEnd = NULL;
+  long long v = zArg && isdigit((unsigned char)zArg[0]) ? strtoll(zArg, &zEnd, 0) : -1;
+  while (v >= 0 && *zEnd && strchr("uUlL", *zEnd)) zEnd++;
+  if (v >= 0 && *zEnd) v = -1;
+  free(zArg);
+  return v;
 }
 
 /* GRID: a thread index `blockIdx.d * E + threadIdx.d` covers a range of rows
@@ -363,7 +345,7 @@ static int check_tiles(ks_rewrite *p, const ks_gemm_match *pG, const ks_launch *
     if (pG->anTile[t] == 0 && pG->aiTileTpl[t] < 0) continue; /* blockDim.d: any block */
     const int iD = (t == 0) == (pG->bRowOnY != 0) ? 1 : 0;
     const char cD = "xy"[iD];
-    long long nE = pG->aiTileTpl[t] >= 0 ? launch_tpl_int(pL, pG->aiTileTpl[t]) : pG->anTile[t];
+    long long nE = pG->aiTileTpl[t] >= 0 ? launch_tpl_int(ks_rewrite_tu(p), pL, pG->aiTileTpl[t]) : pG->anTile[t];
     if (nE <= 0)
       return ks_rewrite_refuse(p, "%s:%u: the launch of '%s' does not give the template parameter its index steps by "
                                   "as an integer literal",

@@ -894,21 +894,11 @@ static int scalar_factor(gm_state *pS, CXCursor c, CXCursor other) {
   return kind(c) == CXCursor_FloatingLiteral || (kind(c) == CXCursor_DeclRefExpr && ks_rw_param_of(pS->kernel, c) >= 0);
 }
 
-/* IDIOMS: the element a cache-hinted load reads, `__ldg(&X[..])` (__ldca,
- * __ldcg, __ldcs, __ldlu, __ldcv; parentheses allowed), else c itself. */
+/* IDIOMS: the element a cache-hinted factor loads (`__ldg(&A[..])`:
+ * ks_rw_cache_load_elem), else c itself. */
 static CXCursor hinted_load(CXCursor c) {
-  static const char *const azLd[] = {"__ldg", "__ldca", "__ldcg", "__ldcs", "__ldlu", "__ldcv", NULL};
-  CXCursor s = strip(c);
-  if (kind(s) != CXCursor_CallExpr || clang_Cursor_getNumArguments(s) != 1) return c;
-  char *z = ks_rw_spelling(s);
-  int bLd = 0;
-  for (int i = 0; z && azLd[i]; i++) bLd |= strcmp(z, azLd[i]) == 0;
-  free(z);
-  CXCursor a = strip(clang_Cursor_getArgument(s, 0)), k[2];
-  if (!bLd || kind(a) != CXCursor_UnaryOperator || clang_getCursorUnaryOperatorKind(a) != CXUnaryOperator_AddrOf ||
-      ks_rw_kids(a, k, 2) != 1 || kind(strip(k[0])) != CXCursor_ArraySubscriptExpr)
-    return c;
-  return strip(k[0]);
+  CXCursor e = ks_rw_cache_load_elem(c);
+  return clang_Cursor_isNull(e) ? c : e;
 }
 
 /* The readings of product prod (`x * y`, or IDIOMS `s * x * y`: *pScale s,
@@ -1190,9 +1180,6 @@ static char flat_index(gm_state *pS, CXCursor init) {
   if (bBase) { /* `int idx = ...;` was the flat index, not a thread index */
     pS->flatBase = pS->aThread[0];
     pS->nThread = 0;
-  } else if (pS->nFlat == 0 && !clang_Cursor_isNull(pS->flatBase)) {
-    free(zD);
-    return 0;
   }
   if (pS->nFlat == 0) pS->zFlatD = zD;
   else free(zD);
@@ -1340,8 +1327,8 @@ static int match_stmts(gm_state *pS, CXCursor block, int bTop) {
         int rc = batch_decl(pS, st, var, init);
         if (rc > 0) continue;
       }
-      /* IDIOMS, MODEL: `int idx = row * N + col;` under the guard: the model reads C[idx] through it; it must
-       * not reach the text the rewrite keeps (match_kernel) */
+      /* IDIOMS, MODEL: `int idx = row * N + col;` under the guard: the model reads C[idx] through it. It goes
+       * with the body; what the rewrite keeps cannot read it (the epilogue reads no local but acc, row, col) */
       if ((pS->mAccept & KS_GEMM_ACCEPT_IDIOMS) && pS->pShape && pS->bGuard && !pS->bLoopSeen && pS->nIdxTemp < 2 &&
           ks_rw_is_integer_type(clang_getCursorType(var)) && ks_rw_pure_expr(init)) {
         pS->aIdxTemp[pS->nIdxTemp++] = var;
@@ -1546,35 +1533,6 @@ static int dual_fill(gm_state *pS, ks_gemm_match *pG) {
   return KS_OK;
 }
 
-/* Does a walk meet a reference to decl? */
-typedef struct idx_use {
-  CXCursor decl;
-  int bHit;
-} idx_use;
-
-static int idx_visit(CXCursor c, const CXCursor *aAnc, int nAnc, void *pArg) {
-  (void)aAnc;
-  (void)nAnc;
-  idx_use *u = pArg;
-  if (kind(c) == CXCursor_DeclRefExpr && clang_equalCursors(clang_getCursorReferenced(c), u->decl)) u->bHit = 1;
-  return u->bHit ? -1 : 0;
-}
-
-/* IDIOMS: does any text the rewrite keeps (the stored value, the epilogue,
- * the accumulator's start, C's scale) read an index temporary, which is
- * dropped with the body? */
-static int idx_temp_kept(gm_state *pS) {
-  for (int i = 0; i < pS->nIdxTemp; i++) {
-    idx_use u = {pS->aIdxTemp[i], 0};
-    CXCursor aKept[3] = {pS->storeVal, pS->accInit, pS->cScale};
-    for (int j = 0; j < 3; j++)
-      if (!clang_Cursor_isNull(aKept[j])) ks_rw_walk(aKept[j], idx_visit, &u);
-    for (int j = 0; j < pS->nEpi; j++) ks_rw_walk(pS->aEpi[j], idx_visit, &u);
-    if (u.bHit) return 1;
-  }
-  return 0;
-}
-
 static int match_kernel(gm_state *pSt, ks_gemm_match *pG) {
   ks_rewrite *p = pSt->p;
   ks_tu *pTu = pSt->pTu;
@@ -1706,8 +1664,6 @@ static int match_kernel(gm_state *pSt, ks_gemm_match *pG) {
     return ks_rewrite_refuse(p, "the scalar of '%s' multiplies B's factor first ((s * B) * A); not A's", zKernel);
   const int bEpi = (!pSt->bAccC && (pSt->nEpi > 0 || !refers_to(pSt->storeVal, pSt->acc))) || !clang_Cursor_isNull(pSt->accInit) ||
                    pSt->bStoreAdd;
-  if (idx_temp_kept(pSt))
-    return ks_rewrite_refuse(p, "the epilogue or stored value of '%s' reads an index temporary it drops", zKernel);
   if (bEpi) {
     /* the epilogue runs on locals of the kernel's names: they must not shadow a parameter or clash with ours */
     CXCursor aName[3] = {pSt->acc, pSt->row, pSt->col};

@@ -135,28 +135,20 @@ static int count_refs(CXCursor c, CXCursor d) {
   return r.n;
 }
 
-/* Is subscript aAnc[j] read through a cache-hinted load, `__ldg(&P[i])` (or
- * __ldca / __ldcg / __ldcs / __ldlu / __ldcv: loads of the element, nothing
- * else)? *pCall: that call, whose whole text a rewritten read replaces (a
- * plain load of the element is what the hint asks for, minus the hint). */
+/* Is subscript aAnc[j] read through a cache-hinted load, `__ldg(&P[i])`
+ * (ks_rw_cache_load_elem)? *pCall: that call, whose whole text a rewritten
+ * read replaces (a plain load of the element is what the hint asks for, minus
+ * the hint). */
 static int cache_load(const CXCursor *aAnc, int j, CXCursor *pCall) {
-  static const char *const azLd[] = {"__ldg", "__ldca", "__ldcg", "__ldcs", "__ldlu", "__ldcv", NULL};
   int k = j - 1;
-  while (k >= 0 && clang_getCursorKind(aAnc[k]) == CXCursor_ParenExpr) k--;
-  if (k < 0 || clang_getCursorKind(aAnc[k]) != CXCursor_UnaryOperator ||
-      clang_getCursorUnaryOperatorKind(aAnc[k]) != CXUnaryOperator_AddrOf)
-    return 0;
-  for (k--; k >= 0 && (clang_getCursorKind(aAnc[k]) == CXCursor_ParenExpr ||
-                       clang_getCursorKind(aAnc[k]) == CXCursor_UnexposedExpr);
-       k--)
-    ;
-  if (k < 0 || clang_getCursorKind(aAnc[k]) != CXCursor_CallExpr || clang_Cursor_getNumArguments(aAnc[k]) != 1) return 0;
-  char *z = ks_rw_spelling(aAnc[k]);
-  int bLd = 0;
-  for (int i = 0; z && azLd[i]; i++) bLd |= strcmp(z, azLd[i]) == 0;
-  free(z);
-  if (bLd && pCall) *pCall = aAnc[k];
-  return bLd;
+  while (k >= 0 && (clang_getCursorKind(aAnc[k]) == CXCursor_ParenExpr ||
+                    clang_getCursorKind(aAnc[k]) == CXCursor_UnexposedExpr ||
+                    (clang_getCursorKind(aAnc[k]) == CXCursor_UnaryOperator &&
+                     clang_getCursorUnaryOperatorKind(aAnc[k]) == CXUnaryOperator_AddrOf)))
+    k--;
+  if (k < 0 || !clang_equalCursors(ks_rw_cache_load_elem(aAnc[k]), aAnc[j])) return 0;
+  if (pCall) *pCall = aAnc[k];
+  return 1;
 }
 
 /* How subscript aAnc[j] is used (ks_rw_elem_use), a cache-hinted load a read. */
@@ -2600,43 +2592,6 @@ done:
   return rc;
 }
 
-/* The explicit template argument iArg of the launch's kernel name as
- * written (`vec_add<__half>`, `scale_t<T>`), malloc'd; NULL when the launch
- * gives fewer (deduced). *piName: offset of the kernel's name. */
-static char *launch_targ(ks_tu *pTu, const ks_launch *pL, int iArg, unsigned *piName) {
-  const char *z = pTu->zSrc, *zK = pL->zKernel;
-  size_t nK = strlen(zK);
-  unsigned iEnd = pL->iCfgStart >= 3 ? pL->iCfgStart - 3 : pL->iStart, iName = (unsigned)-1;
-  for (unsigned i = pL->iStart; i + nK <= iEnd; i++) /* the last whole-word use of the name */
-    if (memcmp(z + i, zK, nK) == 0 && (i == pL->iStart || !(isalnum((unsigned char)z[i - 1]) || z[i - 1] == '_')) &&
-        !(isalnum((unsigned char)z[i + nK]) || z[i + nK] == '_'))
-      iName = i;
-  *piName = iName == (unsigned)-1 ? pL->iStart : iName;
-  if (iName == (unsigned)-1) return NULL;
-  unsigned i = iName + (unsigned)nK;
-  while (i < iEnd && isspace((unsigned char)z[i])) i++;
-  if (i >= iEnd || z[i] != '<') return NULL;
-  int nDepth = 0, iCur = 0;
-  unsigned iPart = i + 1;
-  for (; i < iEnd; i++) {
-    char ch = z[i];
-    if (ch == '<' || ch == '(') nDepth++;
-    else if ((ch == '>' || ch == ')') && --nDepth == 0) break;
-    else if (ch == ',' && nDepth == 1 && iCur++ == iArg) break;
-    if (ch == ',' && nDepth == 1) iPart = i + 1;
-  }
-  if (i >= iEnd || iCur != iArg) return NULL;
-  while (iPart < i && isspace((unsigned char)z[iPart])) iPart++;
-  unsigned e = i;
-  while (e > iPart && isspace((unsigned char)z[e - 1])) e--;
-  if (e <= iPart) return NULL;
-  char *zArg = malloc(e - iPart + 1);
-  if (zArg) {
-    memcpy(zArg, z + iPart, e - iPart);
-    zArg[e - iPart] = 0;
-  }
-  return zArg;
-}
 
 /* The templates around main-file offset iAt: *pHost the innermost function
  * template whose body holds it (or null); returns whether any template
@@ -2711,7 +2666,7 @@ static enum CXChildVisitResult host_inst_visit(CXCursor c, CXCursor parent, CXCl
 static int launch_elem_type(ks_rewrite *p, const vplan *pPlan, const ks_launch *pL, char **pzType, long long *pnSize) {
   ks_tu *pTu = ks_rewrite_tu(p);
   unsigned iName;
-  char *zArg = launch_targ(pTu, pL, pPlan->iTParam, &iName);
+  char *zArg = ks_rw_launch_targ(pTu, pL, pPlan->iTParam, &iName);
   CXFile file = clang_getFile(pTu->pTu, pTu->zFile);
   CXCursor c = clang_getCursor(pTu->pTu, clang_getLocationForOffset(pTu->pTu, file, iName));
   CXCursor spec = clang_getCursorReferenced(c);
