@@ -20,8 +20,8 @@ static const sweep_def aSweep[] = {{"block-size", "threads", {"128", "256", "512
                                    {"smem-tile-gemm", "regs", {"2", "4", "8", 0}, 1},
                                    {"smem-tile-gemm", "tile", {"16", "32", 0, 0}, 0},
                                    /* gemm-tiled: 2 stages beat 4 on square NN GEMMs, 4 the others (B
-                                      transposed); 128x64 tiles win at 1024. On the H200, three runs of
-                                      bench/gemm/rule_bench.sh (2026-12-06): NN 4096 s2 0.851-0.872x
+                                      transposed); 128x64 tiles win at 1024. On the H200, seven timings
+                                      (bench/gemm/h200-run5.txt, 2026-12-06; ranges over them): NN 4096 s2 0.851-0.872x
                                       cublasSgemm, s3 0.841-0.862x, s4 0.814-0.831x; NT bias+ReLU s4
                                       0.807-0.830x, s3 0.804-0.827x, s2 0.788-0.813x. */
                                    {"gemm-tiled", "config",
