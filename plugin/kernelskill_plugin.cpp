@@ -34,6 +34,7 @@
 #include <vector>
 
 #include "kernelskill/plugin.h"
+#include "shared_tu.h"
 
 using namespace clang;
 
@@ -122,8 +123,9 @@ private:
 };
 
 // The AST clang just built, serialized with clang's own writer (the PCH
-// machinery) to a temp file that libclang deserializes: the analysis reads
-// the compile's AST instead of parsing the file a second time.
+// machinery) to a temp file that libclang deserializes: the fallback where
+// the AST cannot be shared in the process (shared_tu.h), or
+// KS_PLUGIN_SHARE=0.
 class SharedAST {
 public:
   explicit SharedAST(CompilerInstance &CI) : Buf(std::make_shared<PCHBuffer>()) {
@@ -174,14 +176,21 @@ private:
 // report and features: run after clang built the AST, on that AST.
 class AnalysisConsumer : public SemaConsumer {
 public:
+  // Share: hand clang's AST to libclang in the process; else write it to a file.
   AnalysisConsumer(CompilerInstance &C, std::shared_ptr<CompileHolder> H, std::vector<std::string> A, Mode Md,
-                   std::string O, int Top, std::string Orig)
+                   std::string O, int Top, std::string Orig, bool Share)
       : CI(C), Hold(std::move(H)), Args(std::move(A)), M(Md), Out(std::move(O)), NTop(Top),
-        OrigBase(std::move(Orig)), AST(std::make_unique<SharedAST>(C)) {}
+        OrigBase(std::move(Orig)), AST(Share ? nullptr : std::make_unique<SharedAST>(C)) {}
 
-  void Initialize(ASTContext &Ctx) override { AST->consumer().Initialize(Ctx); }
-  void InitializeSema(Sema &S) override { AST->consumer().InitializeSema(S); }
-  void ForgetSema() override { AST->consumer().ForgetSema(); }
+  void Initialize(ASTContext &Ctx) override {
+    if (AST) AST->consumer().Initialize(Ctx);
+  }
+  void InitializeSema(Sema &S) override {
+    if (AST) AST->consumer().InitializeSema(S);
+  }
+  void ForgetSema() override {
+    if (AST) AST->consumer().ForgetSema();
+  }
 
   void HandleTranslationUnit(ASTContext &Ctx) override {
     ks_plugin_profile("clang-to-ast");
@@ -197,13 +206,25 @@ public:
     for (const auto &S : Args) Argv.push_back(S.c_str());
     ks_plugin_pass P = KS_PLUGIN_PASS_INIT;
     fillPass(P, Name, Argv, Text);
-    std::string File = getenv("KS_PLUGIN_REPARSE") ? "" : AST->write(Ctx, CI.getPreprocessor());
-    ks_plugin_profile("ast-write");
+    // A compile with errors is parsed again, for libclang's diagnostics (the
+    // AST writer refuses such an AST anyway).
+    int NErr = (int)CI.getDiagnostics().getNumErrors();
+    bool Reparse = getenv("KS_PLUGIN_REPARSE") || NErr > 0;
+    std::unique_ptr<kernelskill::SharedTU> Shared;
+    std::string File, Why;
+    if (!Reparse && !AST) {
+      Shared = kernelskill::SharedTU::make(CI, &Why);
+      ks_plugin_profile(Shared ? "ast-share" : ("ast-share failed (" + Why + "), parsing instead").c_str());
+    } else if (!Reparse) {
+      File = AST->write(Ctx, CI.getPreprocessor());
+      ks_plugin_profile("ast-write");
+    }
     std::vector<unsigned> Top;
     std::vector<unsigned char> Tmpl;
-    if (!File.empty()) {
-      P.zAstFile = File.c_str();
-      P.nErrors = (int)CI.getDiagnostics().getNumErrors();
+    if (Shared || !File.empty()) {
+      if (Shared) P.pSharedTu = Shared->tu();
+      else P.zAstFile = File.c_str();
+      P.nErrors = NErr;
       if (getenv("KS_PLUGIN_WHOLE_TU")) ks_plugin_profile("whole-TU walks (KS_PLUGIN_WHOLE_TU)");
       else if (!topLevel(Ctx, Top, Tmpl)) ks_plugin_profile("whole-TU walks (a declaration spelled here, expanded elsewhere)");
       else {
@@ -396,7 +417,14 @@ protected:
       return Empty;
     }
     if (!Acts) return Empty;
-    return std::make_unique<AnalysisConsumer>(CI, Hold, std::move(Args), M, Out, Top, Orig);
+    // Share clang's AST with libclang in the process unless it cannot work
+    // here (then the AST is written to a file) or KS_PLUGIN_SHARE=0 asks for
+    // the file.
+    const char *Sh = getenv("KS_PLUGIN_SHARE");
+    std::string Why;
+    bool Share = !(Sh && !strcmp(Sh, "0")) && kernelskill::sharedTUPossible(&Why);
+    if (!Why.empty()) ks_plugin_profile(("ast-share not possible (" + Why + ")").c_str());
+    return std::make_unique<AnalysisConsumer>(CI, Hold, std::move(Args), M, Out, Top, Orig, Share);
   }
 
   // Before the main action, so that apply's buffer is in place before parsing.

@@ -4,9 +4,11 @@
 For each CUDA file in src/ (five styles, several kernels each), the median CPU
 time (user + sys of clang and its jobs, so a loaded machine's waiting does not
 count) of: the plain compile; the plugin's report and features modes (which
-analyse clang's own AST, serialized and deserialized); and report with
-KS_PLUGIN_REPARSE=1 (the old libclang reparse, for comparison). Two compile
-forms: -fsyntax-only and a device-only -S. Prints the ratios to the plain
+analyse clang's own AST, shared with libclang in the process); and, for
+comparison, report on the AST written to a file and read back
+(KS_PLUGIN_SHARE=0, the fallback) and with KS_PLUGIN_REPARSE=1 (a second
+libclang parse). Two compile forms: -fsyntax-only and a device-only -S. The
+runs of one file and form are interleaved. Prints the ratios to the plain
 compile and their geometric means.
 
   bench/plugin-overhead/run.py --build build [--runs 3] [--clang clang-19]
@@ -44,34 +46,36 @@ def main():
     variants = [("report", ["-fplugin-arg-kernelskill-mode=report"], {}),
                 ("features", ["-fplugin-arg-kernelskill-mode=features",
                               "-fplugin-arg-kernelskill-out=" + os.path.join(tmp, "f.json")], {}),
+                ("ast-file", ["-fplugin-arg-kernelskill-mode=report"], {"KS_PLUGIN_SHARE": "0"}),
                 ("reparse", ["-fplugin-arg-kernelskill-mode=report"], {"KS_PLUGIN_REPARSE": "1"})]
     ratios = {(f, v[0]): [] for f in forms for v in variants}
-    print("%-20s %-9s %8s %8s %8s %8s   (median CPU s of %d runs; ratios to plain)" %
-          ("file", "form", "plain", "report", "features", "reparse", o.runs))
+    print("%-20s %-9s %8s %8s %8s %8s %8s   (median CPU s of %d runs, interleaved; ratios to plain)" %
+          ("file", "form", "plain", "report", "features", "ast-file", "reparse", o.runs))
     for name in files:
         src = os.path.join(HERE, "src", name)
         for form, fl in forms.items():
-            t = {}
-            for label, extra, envx in [("plain", None, {})] + variants:
-                env = dict(os.environ, **envx)
-                cmd = base + fl + ([] if extra is None else ["-fplugin=" + plugin] + extra) + [src]
-                runs = []
-                for _ in range(o.runs):
-                    s, err = cpu(cmd, env)
-                    if label == "report" and "remark: kernelskill" not in err:
-                        sys.exit("no remarks from %s: %s" % (name, err[-1000:]))
-                    runs.append(s)
-                t[label] = statistics.median(runs)
+            cmds = [("plain", base + fl + [src], dict(os.environ))]
+            for label, extra, envx in variants:
+                cmds.append((label, base + fl + ["-fplugin=" + plugin] + extra + [src], dict(os.environ, **envx)))
+            # Untimed: the report run must give remarks, from the shared AST.
+            _, err = cpu(cmds[1][1], dict(cmds[1][2], KS_PLUGIN_PROFILE="1"))
+            if "remark: kernelskill" not in err or "profile: ast-share " not in err:
+                sys.exit("%s %s: no remarks, or not from the shared AST:\n%s" % (name, form, err[-1500:]))
+            runs = {label: [] for label, _, _ in cmds}
+            for _ in range(o.runs):  # interleaved, so that drift in the machine's load hits all alike
+                for label, cmd, env in cmds:
+                    runs[label].append(cpu(cmd, env)[0])
+            t = {label: statistics.median(v) for label, v in runs.items()}
             for v in variants:
                 ratios[(form, v[0])].append(t[v[0]] / t["plain"])
-            print("%-20s %-9s %8.2f %7.2fx %7.2fx %7.2fx" % (name, form, t["plain"], t["report"] / t["plain"],
-                                                             t["features"] / t["plain"], t["reparse"] / t["plain"]))
+            print("%-20s %-9s %8.2f %7.2fx %7.2fx %7.2fx %7.2fx" % (name, form, t["plain"], t["report"] / t["plain"],
+                  t["features"] / t["plain"], t["ast-file"] / t["plain"], t["reparse"] / t["plain"]), flush=True)
     print()
     for form in forms:
         g = {v[0]: math.exp(sum(map(math.log, ratios[(form, v[0])])) / len(files)) for v in variants}
         mx = max(ratios[(form, "report")] + ratios[(form, "features")])
-        print("geomean %-9s report %.2fx  features %.2fx  (reparse %.2fx); worst report/features %.2fx" %
-              (form, g["report"], g["features"], g["reparse"], mx))
+        print("geomean %-9s report %.2fx  features %.2fx  (ast-file %.2fx, reparse %.2fx); worst report/features %.2fx" %
+              (form, g["report"], g["features"], g["ast-file"], g["reparse"], mx))
 
 
 if __name__ == "__main__":

@@ -94,6 +94,14 @@ typedef struct ks_tu_load_opts {
  * libclang) as a ks_tu. KS_EPARSE when libclang cannot read it. */
 int ks_tu_load_ast(const char *zFile, const char *zAstFile, const ks_tu_load_opts *pOpts, ks_tu **ppTu);
 
+/* A ks_tu around a translation unit the caller already holds in this process:
+ * pCxTu is a libclang CXTranslationUnit (void * here, so that this header
+ * needs no libclang) whose AST is the running compile's own (the plugin hands
+ * clang's AST to libclang without writing it, plugin/shared_tu.cpp). The
+ * ks_tu borrows it: ks_tu_free leaves it to the caller, who must keep it
+ * alive until then. Options as for ks_tu_load_ast. */
+int ks_tu_adopt(const char *zFile, void *pCxTu, const ks_tu_load_opts *pOpts, ks_tu **ppTu);
+
 #ifdef __cplusplus
 }
 #endif

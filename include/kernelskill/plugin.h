@@ -61,10 +61,13 @@ typedef struct ks_plugin_pass {
                                     that only they are analysed; nTop < 0: unknown */
   int nTop;
   const unsigned char *aTopTemplate; /* per offset: 1 for a template declaration */
+  void *pSharedTu;               /* a libclang CXTranslationUnit of this pass's own AST,
+                                    in this process (ks_tu_adopt): analysed instead of
+                                    zAstFile or a parse; aTop as for zAstFile */
 } ks_plugin_pass;
 
-#define KS_PLUGIN_PASS_VERSION 3
-#define KS_PLUGIN_PASS_INIT {KS_PLUGIN_PASS_VERSION, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, -1, 0}
+#define KS_PLUGIN_PASS_VERSION 4
+#define KS_PLUGIN_PASS_INIT {KS_PLUGIN_PASS_VERSION, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, -1, 0, 0}
 
 /* Whether this pass is the one that reports, writes features and warns: the
  * host pass, or in a device-only compile the device pass of the first arch;

@@ -39,6 +39,7 @@ struct ks_tu {
   CXCursor *aTop;  /* a shared AST's main-file top-level declarations, in */
   int nTop;        /* order (bTop); else every walk visits the whole TU */
   int bTop;
+  int bBorrowed;   /* pTu and pIndex are the caller's (ks_tu_adopt): not disposed */
 };
 
 /* File offsets [*piStart, *piEnd) of a cursor's extent in the main file,

@@ -251,8 +251,8 @@ int ks_tu_reparse(ks_tu *pTu, const char *zContents, size_t nContents) {
 void ks_tu_free(ks_tu *pTu) {
   if (!pTu) return;
   free_diags(pTu);
-  if (pTu->pTu) clang_disposeTranslationUnit(pTu->pTu);
-  if (pTu->pIndex) clang_disposeIndex(pTu->pIndex);
+  if (pTu->pTu && !pTu->bBorrowed) clang_disposeTranslationUnit(pTu->pTu);
+  if (pTu->pIndex && !pTu->bBorrowed) clang_disposeIndex(pTu->pIndex);
   /* Not from a forked child: the parent's TU still reads the link. */
   if (pTu->zPch && pTu->nPchPid == (long)getpid()) ks_pch_release(pTu->zPch);
   free(pTu->zPch);

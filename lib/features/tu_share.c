@@ -1,7 +1,9 @@
-/* tu_share.c — a ks_tu from an AST file that a running clang wrote (the clang
- * plugin serializes the translation unit it already parsed), loaded through
- * libclang's deserializer instead of parsing the file a second time. The
- * analysis modules then read it exactly as they read a ks_tu_parse() result. */
+/* tu_share.c — a ks_tu from the AST a running clang already built, instead of
+ * parsing the file a second time: either borrowed in the same process
+ * (ks_tu_adopt: the clang plugin hands libclang the compile's own AST) or
+ * from an AST file that clang wrote, loaded through libclang's deserializer
+ * (ks_tu_load_ast, the plugin's fallback). The analysis modules then read it
+ * exactly as they read a ks_tu_parse() result. */
 #define _GNU_SOURCE
 #include "features/ast.h"
 
@@ -77,15 +79,14 @@ fallback:
   return KS_OK;
 }
 
-int ks_tu_load_ast(const char *zFile, const char *zAstFile, const ks_tu_load_opts *pOpts, ks_tu **ppTu) {
-  ks_tu_load_opts dflt = KS_TU_LOAD_OPTS_INIT;
-  if (!pOpts) pOpts = &dflt;
+/* The ks_tu fields both entries fill the same way: the file's text, the
+ * side (read back from the arguments by features.c, as for a parse) and the
+ * compile's error count (it reported its own diagnostics; neither an AST
+ * file nor a borrowed AST carries them). */
+static int tu_new(const char *zFile, const ks_tu_load_opts *pOpts, ks_tu **ppTu) {
   if (pOpts->version != KS_TU_LOAD_OPTS_VERSION)
     return ks_error_set(KS_EUSAGE, "ks_tu_load_opts: unsupported version %u", pOpts->version);
-  *ppTu = NULL;
   int rc = KS_OK;
-  struct timespec t0, t1;
-  clock_gettime(CLOCK_MONOTONIC, &t0);
   ks_tu *pTu = calloc(1, sizeof *pTu);
   if (!pTu) return ks_error_set(KS_ENOMEM, "out of memory");
   if (!(pTu->zFile = ks_strdup(zFile))) { rc = KS_ENOMEM; goto fail; }
@@ -97,15 +98,35 @@ int ks_tu_load_ast(const char *zFile, const char *zAstFile, const ks_tu_load_opt
   } else if ((rc = ks_file_read(zFile, &pTu->zSrc, &pTu->nSrc)) < 0) {
     goto fail;
   }
-  /* The side is read back from the arguments (features.c), as for a parse. */
   pTu->azArgs = calloc(2, sizeof(char *));
   if (!pTu->azArgs) { rc = ks_error_set(KS_ENOMEM, "out of memory"); goto fail; }
   if (pOpts->bDeviceSide) {
     if (!(pTu->azArgs[0] = ks_strdup("--cuda-device-only"))) { rc = KS_ENOMEM; goto fail; }
     pTu->nArgs = 1;
   }
-  /* The compile reported its own diagnostics; the AST file keeps none. */
   pTu->nError = pOpts->nErrors;
+  *ppTu = pTu;
+  return KS_OK;
+fail:
+  ks_tu_free(pTu);
+  return rc;
+}
+
+static double seconds_since(const struct timespec *t0) {
+  struct timespec t1;
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  return (double)(t1.tv_sec - t0->tv_sec) + (double)(t1.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+int ks_tu_load_ast(const char *zFile, const char *zAstFile, const ks_tu_load_opts *pOpts, ks_tu **ppTu) {
+  ks_tu_load_opts dflt = KS_TU_LOAD_OPTS_INIT;
+  if (!pOpts) pOpts = &dflt;
+  *ppTu = NULL;
+  struct timespec t0;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  ks_tu *pTu = NULL;
+  int rc = tu_new(zFile, pOpts, &pTu);
+  if (rc < 0) return rc;
   pTu->pIndex = clang_createIndex(0, 0);
   enum CXErrorCode e = clang_createTranslationUnit2(pTu->pIndex, zAstFile, &pTu->pTu);
   if (e != CXError_Success || !pTu->pTu) {
@@ -113,11 +134,31 @@ int ks_tu_load_ast(const char *zFile, const char *zAstFile, const ks_tu_load_opt
     goto fail;
   }
   if ((rc = top_cursors(pTu, pOpts->aTop, pOpts->aTopTemplate, pOpts->nTop)) < 0) goto fail;
-  clock_gettime(CLOCK_MONOTONIC, &t1);
-  pTu->rParseSec = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+  pTu->rParseSec = seconds_since(&t0);
   *ppTu = pTu;
   return KS_OK;
 fail:
   ks_tu_free(pTu);
   return rc;
+}
+
+int ks_tu_adopt(const char *zFile, void *pCxTu, const ks_tu_load_opts *pOpts, ks_tu **ppTu) {
+  ks_tu_load_opts dflt = KS_TU_LOAD_OPTS_INIT;
+  if (!pOpts) pOpts = &dflt;
+  *ppTu = NULL;
+  if (!pCxTu) return ks_error_set(KS_EUSAGE, "ks_tu_adopt: no translation unit");
+  struct timespec t0;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  ks_tu *pTu = NULL;
+  int rc = tu_new(zFile, pOpts, &pTu);
+  if (rc < 0) return rc;
+  pTu->pTu = (CXTranslationUnit)pCxTu;
+  pTu->bBorrowed = 1;
+  if ((rc = top_cursors(pTu, pOpts->aTop, pOpts->aTopTemplate, pOpts->nTop)) < 0) {
+    ks_tu_free(pTu);
+    return rc;
+  }
+  pTu->rParseSec = seconds_since(&t0);
+  *ppTu = pTu;
+  return KS_OK;
 }

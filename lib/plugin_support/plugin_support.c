@@ -379,8 +379,9 @@ void ks_plugin_profile(const char *zPhase) {
 static int parse_pass(const ks_plugin_compile *pC, const ks_plugin_pass *pP, ks_tu **ppTu) {
   int rc = pass_check(pP);
   if (rc < 0) return rc;
-  if (pP->zAstFile) {
-    /* The compile's own AST: deserialized, not parsed again. */
+  if (pP->pSharedTu || pP->zAstFile) {
+    /* The compile's own AST: borrowed in this process, or deserialized; not
+     * parsed again. */
     ks_tu_load_opts lo = KS_TU_LOAD_OPTS_INIT;
     lo.bDeviceSide = pP->bDevice;
     lo.zContents = pP->zContents;
@@ -389,8 +390,13 @@ static int parse_pass(const ks_plugin_compile *pC, const ks_plugin_pass *pP, ks_
     lo.aTop = pP->aTop;
     lo.nTop = pP->nTop;
     lo.aTopTemplate = pP->aTopTemplate;
-    rc = ks_tu_load_ast(pP->zMainFile, pP->zAstFile, &lo, ppTu);
-    ks_plugin_profile("ast-load");
+    if (pP->pSharedTu) {
+      rc = ks_tu_adopt(pP->zMainFile, pP->pSharedTu, &lo, ppTu);
+      ks_plugin_profile("ast-adopt");
+    } else {
+      rc = ks_tu_load_ast(pP->zMainFile, pP->zAstFile, &lo, ppTu);
+      ks_plugin_profile("ast-load");
+    }
     return rc;
   }
   ks_parse_opts po = KS_PARSE_OPTS_INIT;

@@ -7,6 +7,19 @@
 // RUN: %cuda-clang -fplugin=%plugin -fplugin-arg-kernelskill-mode=report --cuda-gpu-arch=sm_90 -fsyntax-only %s 2>&1 | FileCheck %s -DFILE=%s
 // RUN: %cuda-clang -fplugin=%plugin -fplugin-arg-kernelskill-mode=report --cuda-gpu-arch=sm_90 --cuda-device-only -S -o %t.s %s 2>&1 | FileCheck %s -DFILE=%s
 
+// The remarks come from clang's own AST, shared with libclang in the process
+// (ast-share); the same remarks from the AST file the plugin writes when
+// KS_PLUGIN_SHARE=0 (its fallback).
+// RUN: env KS_PLUGIN_PROFILE=1 %cuda-clang -fplugin=%plugin -fplugin-arg-kernelskill-mode=report --cuda-gpu-arch=sm_90 -fsyntax-only %s 2>&1 | FileCheck %s --check-prefix=SHARED
+// SHARED: kernelskill profile: ast-share {{[0-9.]+}} s cpu
+// SHARED-NOT: ast-write
+// SHARED: kernelskill profile: ast-adopt
+// RUN: env KS_PLUGIN_SHARE=0 %cuda-clang -fplugin=%plugin -fplugin-arg-kernelskill-mode=report --cuda-gpu-arch=sm_90 -fsyntax-only %s 2>&1 | FileCheck %s -DFILE=%s
+// RUN: env KS_PLUGIN_SHARE=0 KS_PLUGIN_PROFILE=1 %cuda-clang -fplugin=%plugin -fplugin-arg-kernelskill-mode=report --cuda-gpu-arch=sm_90 -fsyntax-only %s 2>&1 | FileCheck %s --check-prefix=FILE
+// FILE-NOT: ast-share
+// FILE: kernelskill profile: ast-write
+// FILE: kernelskill profile: ast-load
+
 // Act once: 8 remarks (2 + 2 + 4) whatever the passes.
 // RUN: %cuda-clang -fplugin=%plugin -fplugin-arg-kernelskill-mode=report --cuda-gpu-arch=sm_80 --cuda-gpu-arch=sm_90 -fsyntax-only %s 2>&1 | grep -c 'remark: kernelskill' | FileCheck %s --check-prefix=ONCE
 // RUN: rm -rf %t.d && mkdir -p %t.d && cd %t.d && %cuda-clang -fplugin=%plugin -fplugin-arg-kernelskill-mode=report --offload-arch=sm_90,sm_80 --cuda-device-only -S %s 2>&1 | grep -c 'remark: kernelskill' | FileCheck %s --check-prefix=ONCE

@@ -266,6 +266,38 @@ static void test_reparse_falls_back_to_a_full_parse(void **state) {
   unsetenv("KS_PCH_CACHE");
 }
 
+/* ks_tu_adopt borrows a translation unit: the ks_tu reads it as it reads a
+ * parse, and freeing the ks_tu leaves it to its owner (under ASan a dispose
+ * here would be a double free at the owner's ks_tu_free). */
+static void test_adopt_borrows(void **state) {
+  (void)state;
+  ks_tu *pOwner = parse_text(zVadd, 0);
+  ks_tu_load_opts lo = KS_TU_LOAD_OPTS_INIT;
+  lo.zContents = zVadd;
+  lo.nContents = strlen(zVadd);
+  ks_tu *pTu = NULL;
+  assert_int_equal(ks_tu_adopt("memory.cu", pOwner->pTu, &lo, &pTu), KS_OK);
+  assert_int_equal(pTu->bBorrowed, 1);
+  ks_buf out = KS_BUF_INIT;
+  assert_int_equal(ks_features_json(pTu, NULL, &out), KS_OK);
+  assert_non_null(strstr(out.z, "\"name\":\t\"vadd\""));
+  assert_non_null(strstr(out.z, "\"pointwise\":\ttrue"));
+  ks_buf_free(&out);
+  ks_tu_free(pTu);
+  assert_int_equal(ks_features_json(pOwner, NULL, &out), KS_OK); /* still the owner's */
+  assert_non_null(strstr(out.z, "\"name\":\t\"vadd\""));
+  ks_buf_free(&out);
+  /* No unit, or options of another version: refused, nothing made. */
+  pTu = (ks_tu *)&lo;
+  assert_int_equal(ks_tu_adopt("memory.cu", NULL, &lo, &pTu), KS_EUSAGE);
+  assert_null(pTu);
+  lo.version = 99;
+  assert_int_equal(ks_tu_adopt("memory.cu", pOwner->pTu, &lo, &pTu), KS_EUSAGE);
+  assert_non_null(strstr(ks_error_msg(), "unsupported version 99"));
+  assert_null(pTu);
+  ks_tu_free(pOwner);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_parse_from_memory),
@@ -277,6 +309,7 @@ int main(void) {
       cmocka_unit_test(test_reparse_survives_pch_churn),
       cmocka_unit_test(test_preamble_in_memory),
       cmocka_unit_test(test_reparse_falls_back_to_a_full_parse),
+      cmocka_unit_test(test_adopt_borrows),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

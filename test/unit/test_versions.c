@@ -47,6 +47,8 @@ static void test_init_macros(void **state) {
   ks_plugin_pass p = KS_PLUGIN_PASS_INIT;
   assert_int_equal(p.version, KS_PLUGIN_PASS_VERSION);
   assert_null(p.zAstFile);
+  assert_int_equal(p.nTop, -1);
+  assert_null(p.pSharedTu);
 }
 
 static void test_unknown_versions_refused(void **state) {
