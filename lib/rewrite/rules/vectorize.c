@@ -2265,7 +2265,11 @@ static void nd_put_lanes(ks_buf *pB, const char *zSrc, const ndscan *s, const nd
 }
 
 /* The windows' loads: each whole vector from the base, and the scalars
- * before and after them. */
+ * before and after them. A window's base need not be aligned (rows of an odd
+ * pitch, `ex[i * (NY + 1) + j]`, are aligned one row in four): its vectors
+ * are then copied element by element, on the vector path all the same, so
+ * that such rows do not send every lane to the one-thread-per-element
+ * fallback. */
 static void nd_put_win_loads(ks_buf *pB, const ndscan *s, const vplan *pPlan, int nIn, const char *zIn) {
   int W = pPlan->nLanes;
   for (int g = 0; g < s->nWin; g++) {
@@ -2275,9 +2279,16 @@ static void nd_put_win_loads(ks_buf *pB, const ndscan *s, const vplan *pPlan, in
       nd_put_arr_fill(pB, s, pPlan, pW, g, nIn, zIn);
       continue;
     }
+    if (pW->nChunk)
+      ks_buf_printf(pB, "%.*s      const bool ks_a_%s_w%d = (unsigned long long)(const void *)ks_p_%s_w%d %% %d == 0;\n",
+                    nIn, zIn, zN, g, zN, g, pPlan->anAlign[pW->iParam]);
     for (int k = 0; k < pW->nChunk; k++)
-      ks_buf_printf(pB, "%.*s      const %s ks_v_%s_w%d_%d = *reinterpret_cast<const %s *>(ks_p_%s_w%d + %d);\n", nIn,
-                    zIn, zVec, zN, g, k, zVec, zN, g, k * W);
+      ks_buf_printf(pB,
+                    "%.*s      %s ks_v_%s_w%d_%d;\n"
+                    "%.*s      if (ks_a_%s_w%d) ks_v_%s_w%d_%d = *reinterpret_cast<const %s *>(ks_p_%s_w%d + %d);\n"
+                    "%.*s      else memcpy(&ks_v_%s_w%d_%d, ks_p_%s_w%d + %d, sizeof ks_v_%s_w%d_%d);\n",
+                    nIn, zIn, zVec, zN, g, k, nIn, zIn, zN, g, zN, g, k, zVec, zN, g, k * W, nIn, zIn, zN, g, k, zN,
+                    g, k * W, zN, g, k);
     for (long long r = pW->cMin - pW->cAnchor; r < pW->cMax - pW->cAnchor + W; r++) {
       if (r >= 0 && r < (long long)pW->nChunk * W) continue;
       ks_buf_printf(pB, "%.*s      const %s ", nIn, zIn, s->aP[pW->iParam].zElemType);
@@ -2377,12 +2388,8 @@ static void nd_put_region(ks_buf *pB, ks_rewrite *p, const ndscan *s, const ndfo
                   pPlan->anAlign[i]);
     bFirst = 0;
   }
-  for (int g = 0; g < s->nWin; g++) {
-    if (!s->aWin[g].nChunk || s->aWin[g].bArr) continue; /* an array's rows are tested one by one */
-    ks_buf_printf(pB, "%s(unsigned long long)(const void *)ks_p_%s_w%d %% %d == 0", bFirst ? "" : " && ",
-                  s->aP[s->aWin[g].iParam].zName, g, pPlan->anAlign[s->aWin[g].iParam]);
-    bFirst = 0;
-  }
+  /* The windows' bases are tested where they are read (nd_put_win_loads;
+   * an array's rows one by one in nd_put_arr_fill). */
   if (bFirst) ks_buf_printf(pB, "true");
   if (bAliasGuard) put_apart(pB, pPlan, s->aP, s->nP, "ks_p_%s", nIn, zIn);
   ks_buf_printf(pB, ";\n%.*s    if (ks_vec) {\n", nIn, zIn);
@@ -2575,8 +2582,8 @@ static int apply_nd(ks_rewrite *p, CXCursor k, const char *zWhy1, const char *zW
                   "below the x extent as written, ks_gx * blockDim.x), alignment%s guard, scalar fallback",
                   plan.bMixed ? "mixed-width" : plan.zVec, plan.nLanes, plan.nLanes, bAlias ? " and disjointness" : "");
   if (s.nWin)
-    ks_buf_printf(&b, "; a stencil: %d row%s of neighbours along x read once into registers (whole vectors and the "
-                      "elements either side)",
+    ks_buf_printf(&b, "; a stencil: %d row%s of neighbours along x read once into registers (whole vectors, element "
+                      "by element where a row is not aligned, and the elements either side)",
                   s.nWin, s.nWin > 1 ? "s" : "");
   rc = ks_rewrite_note(p, f.iXStart, ks_buf_cstr(&b));
 done:
