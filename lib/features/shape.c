@@ -774,6 +774,7 @@ static int cur_loop(sctx *pC) {
 
 static void walk(sctx *pC, CXCursor c, int nDepth);
 static void walk_expr(sctx *pC, CXCursor c, ks_shape_akind eUse, int nDepth);
+static void note_guard(sctx *pC, CXCursor cond, int bEarlyReturn, int bSel, int nDepth);
 
 /* The pointer an expression designates: parameter index and element offset. */
 static int eval_ptr(sctx *pC, CXCursor c, ks_poly *pOff, int nDepth) {
@@ -1194,6 +1195,13 @@ static void walk_expr(sctx *pC, CXCursor c, ks_shape_akind eUse, int nDepth) {
   }
   case CXCursor_LambdaExpr:
     return;
+  case CXCursor_ConditionalOperator: {
+    kids k = get_kids(c);
+    if (k.n == 3) note_guard(pC, k.a[0], 0, 1, 0);
+    free(k.a);
+    walk_kids_expr(pC, c, KS_SHAPE_LOAD, nDepth);
+    return;
+  }
   default:
     if (clang_isStatement(e) && !clang_isExpression(e)) {
       walk(pC, c, nDepth);
@@ -1268,16 +1276,17 @@ static void walk_decl(sctx *pC, CXCursor d, int nDepth) {
   }
 }
 
-/* A comparison `a OP b` with one side variant: guard of that side. */
-static void note_guard(sctx *pC, CXCursor cond, int bEarlyReturn, int nDepth) {
+/* A comparison `a OP b` with one side variant: guard of that side (of a
+ * selection's condition with bSel, into aSel). */
+static void note_guard(sctx *pC, CXCursor cond, int bEarlyReturn, int bSel, int nDepth) {
   cond = strip_parens(cond);
   if (nDepth > 32 || kind(cond) != CXCursor_BinaryOperator) return;
   enum CXBinaryOperatorKind op = clang_getCursorBinaryOperatorKind(cond);
   kids k = get_kids(cond);
   if (k.n != 2) goto done;
   if (op == CXBinaryOperator_LAnd || op == CXBinaryOperator_LOr) {
-    note_guard(pC, k.a[0], bEarlyReturn, nDepth + 1);
-    note_guard(pC, k.a[1], bEarlyReturn, nDepth + 1);
+    note_guard(pC, k.a[0], bEarlyReturn, bSel, nDepth + 1);
+    note_guard(pC, k.a[1], bEarlyReturn, bSel, nDepth + 1);
     goto done;
   }
   if (op < CXBinaryOperator_LT || op > CXBinaryOperator_GE) goto done;
@@ -1289,13 +1298,15 @@ static void note_guard(sctx *pC, CXCursor cond, int bEarlyReturn, int nDepth) {
       if (a.t[i].n == 1 && a.t[i].coef == 1 && pC->pS->aAtom[a.t[i].a[0]].eKind == KS_ATOM_PAR)
         iDim = pC->pS->aAtom[a.t[i].a[0]].iDim;
     ks_shape *pS = pC->pS;
-    ks_shape_guard *aG = realloc(pS->aGuard, sizeof(ks_shape_guard) * (size_t)(pS->nGuard + 1));
+    ks_shape_guard **paList = bSel ? &pS->aSel : &pS->aGuard;
+    int *pnList = bSel ? &pS->nSel : &pS->nGuard;
+    ks_shape_guard *aG = realloc(*paList, sizeof(ks_shape_guard) * (size_t)(*pnList + 1));
     if (!aG) {
       pC->rc = ks_error_set(KS_ENOMEM, "out of memory");
       goto done;
     }
-    pS->aGuard = aG;
-    ks_shape_guard *pG = &aG[pS->nGuard++];
+    *paList = aG;
+    ks_shape_guard *pG = &aG[(*pnList)++];
     memset(pG, 0, sizeof *pG);
     pG->iDim = iDim;
     pG->bEarlyReturn = bEarlyReturn;
@@ -1493,7 +1504,7 @@ static void walk(sctx *pC, CXCursor c, int nDepth) {
   }
   case CXCursor_IfStmt: {
     kids k = get_kids(c);
-    if (k.n >= 2) note_guard(pC, k.a[0], k.n == 2 && is_return_only(k.a[1]), 0);
+    if (k.n >= 2) note_guard(pC, k.a[0], k.n == 2 && is_return_only(k.a[1]), 0, 0);
     if (k.n >= 2) note_select_accum(pC, k.a[0], k.a[1]);
     for (int i = 0; i < k.n; i++) {
       if (i == 0) walk_expr(pC, k.a[i], KS_SHAPE_LOAD, nDepth + 1);
@@ -1994,10 +2005,11 @@ static void classify(ks_shape *pS) {
   }
   /* A window of any size: a per-thread loop offsets the thread's position
    * and the sum is checked against the lower border (h_in = oy * s - pad +
-   * ky * d; if (h_in >= 0 ...)): a convolution written with its kernel size
-   * as a parameter. A row loop never needs that check. */
-  for (int i = 0; i < pS->nGuard; i++) {
-    const ks_shape_guard *g = &pS->aGuard[i];
+   * ky * d; if (h_in >= 0 ...), or a padded read `h_in >= 0 ... ? x[..] :
+   * 0.0f`): a convolution written with its kernel size as a parameter. A row
+   * loop never needs that check. */
+  for (int i = 0; i < pS->nGuard + pS->nSel; i++) {
+    const ks_shape_guard *g = i < pS->nGuard ? &pS->aGuard[i] : &pS->aSel[i - pS->nGuard];
     long long vB;
     if (!poly_is_const(&g->bound, &vB)) continue;
     int bLower = (g->eOp == CXBinaryOperator_GE && vB == 0) || (g->eOp == CXBinaryOperator_GT && vB == -1);
@@ -2538,6 +2550,8 @@ void ks_shape_free(ks_shape *p) {
   free(p->aAtom);
   for (int i = 0; i < p->nGuard; i++) free(p->aGuard[i].zBound);
   free(p->aGuard);
+  for (int i = 0; i < p->nSel; i++) free(p->aSel[i].zBound);
+  free(p->aSel);
   for (int i = 0; i < p->nLoop; i++) {
     free(p->aLoop[i].zVar);
     for (int j = 0; j < p->aLoop[i].nAccum; j++) free(p->aLoop[i].azAccum[j]);

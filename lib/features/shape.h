@@ -163,6 +163,11 @@ typedef struct ks_shape {
   int nPar;
   ks_shape_guard *aGuard;
   int nGuard;
+  /* The comparisons of selections `cond ? a : b` (a padded read `in ? x[i] :
+   * 0.0f`), in the same form: kept apart from aGuard, which holds the
+   * statements' conditions that rules and features count as guards. */
+  ks_shape_guard *aSel;
+  int nSel;
   ks_shape_loop *aLoop;
   int nLoop;
   ks_shape_access *aAccess;

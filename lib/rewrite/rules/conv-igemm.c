@@ -229,6 +229,12 @@ typedef struct cv_walk {
   const ks_poly *apPlane[2]; /* 3-D: the guards' bounds on PAR.x (OW) and PAR.y (OH) */
   int rc;               /* a refusal already set */
   int bRelu;            /* the store is `y[index] = fmaxf(acc, 0.0f)` (either order) */
+  struct {              /* a tap's factor loaded into a float local first (`float v = x[..];`, */
+    CXCursor decl, load; /* `float v = in ? x[..] : 0.0f;`): the load, and the bounds it is under */
+    cv_cons aC[16];
+    int nC;
+  } aTmp[4];
+  int nTmp;
 } cv_walk;
 
 /* Is c `fmaxf(acc, 0.0f)` or `fmaxf(0.0f, acc)` (a ReLU of the accumulator)? */
@@ -262,6 +268,8 @@ static const ks_shape_guard *guard_at(cv_walk *pW, CXCursor c) {
   if (ks_ast_extent(pW->pTu, c, &s, &e) != 0) return NULL;
   for (int i = 0; i < pW->pS->nGuard; i++)
     if (pW->pS->aGuard[i].iOffset == s) return &pW->pS->aGuard[i];
+  for (int i = 0; i < pW->pS->nSel; i++) /* a padded read's `in ? x[i] : 0.0f` */
+    if (pW->pS->aSel[i].iOffset == s) return &pW->pS->aSel[i];
   return NULL;
 }
 
@@ -383,7 +391,47 @@ static int walk_if(cv_walk *pW, CXCursor c) {
   return rc;
 }
 
-/* `acc += a * b` with a and b the two loads, in the innermost loop. */
+/* A padded read `cond ? x[..] : 0.0f`: the load, its condition pushed as
+ * the bounds the tap is under (an && of comparisons, as an `if` around the
+ * tap). The padding taps then add fma(w, 0, acc), as the template's
+ * zero-filled taps do. Null when s is not one. */
+static CXCursor padded_read(cv_walk *pW, CXCursor s) {
+  CXCursor k[3];
+  if (clang_getCursorKind(s) != CXCursor_ConditionalOperator || ks_rw_kids(s, k, 3) != 3 ||
+      !is_zero_literal(pW->pTu, k[2]))
+    return clang_getNullCursor();
+  if (push_leaves(pW, k[0], CXBinaryOperator_LAnd, 0) < 0) return clang_getNullCursor();
+  return ks_rw_strip(k[1]);
+}
+
+/* A float local of the innermost loop that holds a tap's factor: its load
+ * (or padded read) and the bounds it was read under, for walk_accumulate.
+ * The product is its only use: any other statement or product refuses a
+ * float local, and the loads are counted on the model. */
+static int tap_local(cv_walk *pW, CXCursor d, CXCursor init) {
+  CXCursor s = ks_rw_strip(init);
+  int nC = pW->nC;
+  if (clang_getCursorKind(s) == CXCursor_ConditionalOperator) {
+    s = padded_read(pW, s);
+    if (pW->rc < 0) return -1;
+  }
+  enum CXCursorKind e = clang_Cursor_isNull(s) ? CXCursor_InvalidCode : clang_getCursorKind(s);
+  if (pW->nTmp >= 4 || (e != CXCursor_ArraySubscriptExpr &&
+                        !(e == CXCursor_UnaryOperator && clang_getCursorUnaryOperatorKind(s) == CXUnaryOperator_Deref))) {
+    pW->nC = nC;
+    return cv_refuse_at(pW, d, "a float local in the taps' loop that is not one load or `in_bounds ? input : 0.0f`");
+  }
+  pW->aTmp[pW->nTmp].decl = d;
+  pW->aTmp[pW->nTmp].load = s;
+  memcpy(pW->aTmp[pW->nTmp].aC, pW->aC, sizeof pW->aC);
+  pW->aTmp[pW->nTmp].nC = pW->nC;
+  pW->nTmp++;
+  pW->nC = nC;
+  return 0;
+}
+
+/* `acc += a * b` with a and b the two loads (one of them may be a padded
+ * read, either may come through a tap_local), in the innermost loop. */
 static int walk_accumulate(cv_walk *pW, CXCursor c) {
   CXCursor k[2];
   if (ks_rw_kids(c, k, 2) != 2 || clang_Cursor_isNull(pW->acc) || !ks_rw_is_ref_to(k[0], pW->acc))
@@ -392,8 +440,28 @@ static int walk_accumulate(cv_walk *pW, CXCursor c) {
   if (clang_getCursorKind(r) != CXCursor_BinaryOperator || clang_getCursorBinaryOperatorKind(r) != CXBinaryOperator_Mul ||
       ks_rw_kids(r, m, 2) != 2)
     return cv_refuse_at(pW, c, "an update that is not `acc += input * weight`");
+  int nC = pW->nC;
   for (int i = 0; i < 2; i++) {
     CXCursor s = ks_rw_strip(m[i]);
+    for (int t = 0; t < pW->nTmp; t++)
+      if (ks_rw_is_ref_to(s, pW->aTmp[t].decl)) {
+        /* the local's load, under the bounds it was read under (those of
+         * the statements around it are pW->aC's first entries) */
+        for (int j = 0; j < pW->aTmp[t].nC; j++) {
+          int bHave = 0;
+          for (int q = 0; q < pW->nC; q++) bHave |= pW->aC[q].pG == pW->aTmp[t].aC[j].pG;
+          if (bHave) continue;
+          if (pW->nC >= 16) return cv_refuse_at(pW, c, "more than 16 bound checks");
+          pW->aC[pW->nC++] = pW->aTmp[t].aC[j];
+        }
+        s = pW->aTmp[t].load;
+      }
+    if (clang_getCursorKind(s) == CXCursor_ConditionalOperator) {
+      if (pW->nC != nC) return cv_refuse_at(pW, c, "two padded reads in one product");
+      s = padded_read(pW, s);
+      if (pW->rc < 0) return -1;
+      if (clang_Cursor_isNull(s)) return cv_refuse_at(pW, c, "a selection other than `in_bounds ? input : 0.0f`");
+    }
     enum CXCursorKind e = clang_getCursorKind(s);
     if (e != CXCursor_ArraySubscriptExpr && !(e == CXCursor_UnaryOperator &&
                                               clang_getCursorUnaryOperatorKind(s) == CXUnaryOperator_Deref))
@@ -403,6 +471,7 @@ static int walk_accumulate(cv_walk *pW, CXCursor c) {
   pW->bAcc = 1;
   memcpy(pW->aAccC, pW->aC, sizeof pW->aC);
   pW->nAccC = pW->nC;
+  pW->nC = nC; /* a padded read's bounds hold for this tap only */
   return 0;
 }
 
@@ -439,6 +508,8 @@ static int walk_stmt(cv_walk *pW, CXCursor c) {
         pW->acc = d;
         pW->accInit = ks_rw_strip(init);
       }
+      else if (t.kind == CXType_Float && pW->nDepth == 3)
+        rc = tap_local(pW, d, init);
       else if (!(ks_rw_is_integer_type(t) || t.kind == CXType_Pointer) || !ks_rw_pure_expr(init))
         rc = cv_refuse_at(pW, d, "a local that is not an index, a pointer into a tensor or the float accumulator from 0 "
                                  "or from a bias");

@@ -76,6 +76,32 @@ __global__ void conv7x7_s2_stem(const float* x, const float* w, float* y, int B,
   }
 }
 
+// Tutorial style: the zero padding as a selection in the product, the size a
+// local, k_size square, the guard around the body.
+__global__ void conv2d_zero_pad_select(const float *input, const float *kernel, float *output, int batch, int in_c,
+                                       int out_c, int in_h, int in_w, int k_size, int pad, int stride, int out_h,
+                                       int out_w) {
+  int idx = blockIdx.x * blockDim.x + threadIdx.x;
+  int total = batch * out_c * out_h * out_w;
+  if (idx < total) {
+    int ow = idx % out_w;
+    int oh = (idx / out_w) % out_h;
+    int oc = (idx / (out_w * out_h)) % out_c;
+    int b = idx / (out_w * out_h * out_c);
+    float sum = 0.0f;
+    for (int ic = 0; ic < in_c; ++ic)
+      for (int kh = 0; kh < k_size; ++kh)
+        for (int kw = 0; kw < k_size; ++kw) {
+          int ih = oh * stride - pad + kh;
+          int iw = ow * stride - pad + kw;
+          sum += ((ih >= 0 && ih < in_h && iw >= 0 && iw < in_w) ? input[((b * in_c + ic) * in_h + ih) * in_w + iw]
+                                                                  : 0.0f) *
+                 kernel[((oc * in_c + ic) * k_size + kh) * k_size + kw];
+        }
+    output[idx] = sum;
+  }
+}
+
 // ---- neighbours ----
 
 // Depthwise 3x3: one filter per channel.
@@ -153,4 +179,5 @@ void conv_kernels_launch(const float* x, const float* w, const float* b, float* 
   conv3x3_bias<<<(n + 255) / 256, 256>>>(x, w, b, y, N, C, K, H, W);
   conv2d_grid3d<<<dim3((W + 15) / 16, (H + 15) / 16, N * K), dim3(16, 16)>>>(x, w, y, C, K, H, W);
   conv_transpose2d<<<(n + 255) / 256, 256>>>(x, w, y, N, C, K, H, W, H, W);
+  conv2d_zero_pad_select<<<(N * K * P * Q + 255) / 256, 256>>>(x, w, y, N, C, K, H, W, 7, 3, 2, P, Q);
 }

@@ -116,6 +116,93 @@ __global__ void conv_bad_max(const float* x, const float* w, float* y, int C, in
   y[((n * K + k) * H + oy) * W + ox] = acc;
 }
 
+// A padded read: the input as `in_bounds ? x[..] : 0.0f`, the weight first.
+__global__ void conv_padded_sel(const float* x, const float* w, float* y, int C, int K, int H, int W) {
+  int ox = blockIdx.x * blockDim.x + threadIdx.x;
+  int oy = blockIdx.y * blockDim.y + threadIdx.y;
+  int k = blockIdx.z % K, n = blockIdx.z / K;
+  if (ox >= W || oy >= H) return;
+  float acc = 0.0f;
+  for (int c = 0; c < C; c++)
+    for (int ky = 0; ky < 3; ky++)
+      for (int kx = 0; kx < 3; kx++) {
+        int iy = oy + ky - 1, ix = ox + kx - 1;
+        acc += w[((k * C + c) * 3 + ky) * 3 + kx] *
+               ((iy >= 0 && iy < H && ix >= 0 && ix < W) ? x[((n * C + c) * H + iy) * W + ix] : 0.0f);
+      }
+  y[((n * K + k) * H + oy) * W + ox] = acc;
+}
+
+// The factors loaded into locals first, the input as a padded read.
+__global__ void conv_tap_locals(const float* x, const float* w, float* y, int C, int K, int H, int W) {
+  int ox = blockIdx.x * blockDim.x + threadIdx.x;
+  int oy = blockIdx.y * blockDim.y + threadIdx.y;
+  int k = blockIdx.z % K, n = blockIdx.z / K;
+  if (ox >= W || oy >= H) return;
+  float acc = 0.0f;
+  for (int c = 0; c < C; c++)
+    for (int ky = 0; ky < 3; ky++)
+      for (int kx = 0; kx < 3; kx++) {
+        int iy = oy + ky - 1, ix = ox + kx - 1;
+        float xv = (iy >= 0 && iy < H && ix >= 0 && ix < W) ? x[((n * C + c) * H + iy) * W + ix] : 0.0f;
+        float wv = w[((k * C + c) * 3 + ky) * 3 + kx];
+        acc += xv * wv;
+      }
+  y[((n * K + k) * H + oy) * W + ox] = acc;
+}
+
+// refused: a local that scales the input (not one load)
+__global__ void conv_tap_scaled(const float* x, const float* w, float* y, int C, int K, int H, int W) {
+  int ox = blockIdx.x * blockDim.x + threadIdx.x;
+  int oy = blockIdx.y * blockDim.y + threadIdx.y;
+  int k = blockIdx.z % K, n = blockIdx.z / K;
+  if (ox >= W || oy >= H) return;
+  float acc = 0.0f;
+  for (int c = 0; c < C; c++)
+    for (int ky = 0; ky < 3; ky++)
+      for (int kx = 0; kx < 3; kx++) {
+        int iy = oy + ky - 1, ix = ox + kx - 1;
+        if (iy >= 0 && iy < H && ix >= 0 && ix < W) {
+          float xv = 2.0f * x[((n * C + c) * H + iy) * W + ix];
+          acc += xv * w[((k * C + c) * 3 + ky) * 3 + kx];
+        }
+      }
+  y[((n * K + k) * H + oy) * W + ox] = acc;
+}
+
+// refused: the padding reads as 1.0f, not 0
+__global__ void conv_sel_one(const float* x, const float* w, float* y, int C, int K, int H, int W) {
+  int ox = blockIdx.x * blockDim.x + threadIdx.x;
+  int oy = blockIdx.y * blockDim.y + threadIdx.y;
+  int k = blockIdx.z % K, n = blockIdx.z / K;
+  if (ox >= W || oy >= H) return;
+  float acc = 0.0f;
+  for (int c = 0; c < C; c++)
+    for (int ky = 0; ky < 3; ky++)
+      for (int kx = 0; kx < 3; kx++) {
+        int iy = oy + ky - 1, ix = ox + kx - 1;
+        acc += (iy >= 0 && iy < H && ix >= 0 && ix < W ? x[((n * C + c) * H + iy) * W + ix] : 1.0f) *
+               w[((k * C + c) * 3 + ky) * 3 + kx];
+      }
+  y[((n * K + k) * H + oy) * W + ox] = acc;
+}
+
+// refused: the selection checks the rows only (the columns' padding would be read)
+__global__ void conv_sel_rows(const float* x, const float* w, float* y, int C, int K, int H, int W) {
+  int ox = blockIdx.x * blockDim.x + threadIdx.x;
+  int oy = blockIdx.y * blockDim.y + threadIdx.y;
+  int k = blockIdx.z % K, n = blockIdx.z / K;
+  if (ox >= W || oy >= H) return;
+  float acc = 0.0f;
+  for (int c = 0; c < C; c++)
+    for (int ky = 0; ky < 3; ky++)
+      for (int kx = 0; kx < 3; kx++) {
+        int iy = oy + ky - 1, ix = ox + kx - 1;
+        acc += (iy >= 0 && iy < H ? x[((n * C + c) * H + iy) * W + ix] : 0.0f) * w[((k * C + c) * 3 + ky) * 3 + kx];
+      }
+  y[((n * K + k) * H + oy) * W + ox] = acc;
+}
+
 // The same kernel as conv2d_grid3d, for the launches below.
 __global__ void conv_grid_var(const float* x, const float* w, float* y, int C, int K, int H, int W) {
   int ox = blockIdx.x * blockDim.x + threadIdx.x;
@@ -138,6 +225,11 @@ void run_grid3d(const float* x, const float* w, float* y, int N, int C, int K, i
   conv_unrolled<<<dim3((W + 15) / 16, (H + 15) / 16, N * K), dim3(16, 16)>>>(x, w, y, C, K, H, W);
   conv_bias_relu<<<dim3((W + 15) / 16, (H + 15) / 16, N * K), dim3(16, 16)>>>(x, w, w, y, C, K, H, W);
   conv_bad_max<<<dim3((W + 15) / 16, (H + 15) / 16, N * K), dim3(16, 16)>>>(x, w, y, C, K, H, W);
+  conv_padded_sel<<<dim3((W + 15) / 16, (H + 15) / 16, N * K), dim3(16, 16)>>>(x, w, y, C, K, H, W);
+  conv_tap_locals<<<dim3((W + 15) / 16, (H + 15) / 16, N * K), dim3(16, 16)>>>(x, w, y, C, K, H, W);
+  conv_tap_scaled<<<dim3((W + 15) / 16, (H + 15) / 16, N * K), dim3(16, 16)>>>(x, w, y, C, K, H, W);
+  conv_sel_one<<<dim3((W + 15) / 16, (H + 15) / 16, N * K), dim3(16, 16)>>>(x, w, y, C, K, H, W);
+  conv_sel_rows<<<dim3((W + 15) / 16, (H + 15) / 16, N * K), dim3(16, 16)>>>(x, w, y, C, K, H, W);
 }
 
 void run_s2(const float* x, const float* w, float* y, int N, int C, int K, int H, int W) {
