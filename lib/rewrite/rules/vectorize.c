@@ -34,6 +34,10 @@ typedef struct vacc {
   const ks_poly *pIdx;   /* the model's index (unit in x), or NULL */
   unsigned iSubStart, iSubEnd; /* the subscript as written */
   int bCond;             /* read only on some paths of the body */
+  int bCondLanes;        /* ... whose conditions the lanes' test can require: */
+  CXCursor aCond[4];     /* ... they, each negated where abNeg (nd_lane_conds) */
+  unsigned char abNeg[4];
+  int nCond;
   int iWin;              /* its window (ndscan.aWin), or -1 */
   const char *zBase;     /* the pointer subscripted: the parameter's or a row pointer's name */
   ndterms t;             /* its terms along x: the index's constant, the loops (nd_windows) */
@@ -1195,6 +1199,10 @@ typedef struct ndscan {
   int nCounter;
   ndwin aWin[16];      /* the windows of the stencil buffers */
   int nWin;
+  char *azLaneCond[8]; /* the conditions a neighbour read on some paths is under (`x > 0` of
+                          `x > 0 ? in[p - 1] : 0.0f`, negated where it is the else's), as
+                          written: the vector path requires each of them of every lane */
+  int nLaneCond;
 } ndscan;
 
 static int nd_pre_index(const ndscan *s, CXCursor d) {
@@ -1334,6 +1342,87 @@ static int nd_conditional(const CXCursor *aAnc, int j) {
   return 0;
 }
 
+/* Can a lane's test evaluate c where the guard is: no memory read or call
+ * (the body may have stored before it), and only names in scope there with
+ * the value they have in the body (parameters, the prelude's variables,
+ * enumerators, names declared outside the kernel)? */
+static int nd_cond_ok(ndscan *s, CXCursor c) {
+  enum CXCursorKind e = clang_getCursorKind(c);
+  if (e == CXCursor_ArraySubscriptExpr || e == CXCursor_CallExpr ||
+      (e == CXCursor_UnaryOperator && clang_getCursorUnaryOperatorKind(c) != CXUnaryOperator_Minus &&
+       clang_getCursorUnaryOperatorKind(c) != CXUnaryOperator_LNot &&
+       clang_getCursorUnaryOperatorKind(c) != CXUnaryOperator_Plus && clang_getCursorUnaryOperatorKind(c) != CXUnaryOperator_Not))
+    return 0;
+  if (e == CXCursor_DeclRefExpr) {
+    CXCursor d = clang_getCursorReferenced(c);
+    enum CXCursorKind eD = clang_getCursorKind(d);
+    if (eD == CXCursor_ParmDecl || eD == CXCursor_EnumConstantDecl) return 1;
+    if (eD != CXCursor_VarDecl) return 0;
+    if (nd_pre_index(s, d) >= 0) return 1;
+    unsigned ks, ke, ds, de;
+    return ks_ast_extent(s->pTu, s->kernel, &ks, &ke) == 0 && ks_ast_extent(s->pTu, d, &ds, &de) == 0 &&
+           (ds < ks || ds >= ke); /* declared outside the kernel */
+  }
+  CXCursor *aK;
+  int nK, bOk = ks_rw_pure_expr(c);
+  ks_rw_children(c, &aK, &nK);
+  for (int i = 0; i < nK && bOk; i++) bOk = nd_cond_ok(s, aK[i]);
+  free(aK);
+  return bOk;
+}
+
+/* A read on some paths only (aAnc[j]): the conditions of its path, into
+ * v->aCond. 0, or -1 when one is a condition the lanes' test cannot
+ * evaluate (in a loop, a switch, a loop's header; a read or a local of the
+ * body in it) or there are more than four. */
+static int nd_lane_conds(ndscan *s, const CXCursor *aAnc, int j, vacc *v) {
+  v->nCond = 0;
+  for (int k = 0; k < j; k++) {
+    enum CXCursorKind e = clang_getCursorKind(aAnc[k]);
+    if (nd_is_loop(e) || e == CXCursor_SwitchStmt) return -1;
+    CXCursor aK[4];
+    int nK = ks_rw_kids(aAnc[k], aK, 4), bNeg;
+    CXCursor cond;
+    if (e == CXCursor_IfStmt || e == CXCursor_ConditionalOperator) {
+      if (nK < 2 || nK > 3 || clang_equalCursors(aK[0], aAnc[k + 1])) continue; /* the condition itself: every path */
+      cond = aK[0];
+      bNeg = nK == 3 && clang_equalCursors(aK[2], aAnc[k + 1]);
+    } else if (e == CXCursor_BinaryOperator && (clang_getCursorBinaryOperatorKind(aAnc[k]) == CXBinaryOperator_LAnd ||
+                                                clang_getCursorBinaryOperatorKind(aAnc[k]) == CXBinaryOperator_LOr)) {
+      if (nK != 2 || clang_equalCursors(aK[0], aAnc[k + 1])) continue;
+      cond = aK[0];
+      bNeg = clang_getCursorBinaryOperatorKind(aAnc[k]) == CXBinaryOperator_LOr;
+    } else
+      continue;
+    if (v->nCond == 4 || !nd_cond_ok(s, cond)) return -1;
+    v->aCond[v->nCond] = cond;
+    v->abNeg[v->nCond++] = (unsigned char)bNeg;
+  }
+  return 0;
+}
+
+/* A stencil read's conditions (v->aCond) into s->azLaneCond, as written,
+ * once each: the vector path requires each of every lane. With every lane
+ * meeting them every lane reads it, so its window loads only what the
+ * kernel reads. NULL, or a refusal reason. */
+static const char *nd_add_lane_conds(ndscan *s, const vacc *v) {
+  for (int i = 0; i < v->nCond; i++) {
+    char *zT = ks_ast_text(s->pTu, v->aCond[i]);
+    char *z = zT ? ks_mprintf("%s(%s)", v->abNeg[i] ? "!" : "", zT) : NULL;
+    free(zT);
+    if (!z) return "out of memory";
+    int bHave = 0;
+    for (int k = 0; k < s->nLaneCond && !bHave; k++) bHave = !strcmp(s->azLaneCond[k], z);
+    if (bHave) free(z);
+    else if (s->nLaneCond < 8) s->azLaneCond[s->nLaneCond++] = z;
+    else {
+      free(z);
+      return "neighbours read under more than 8 conditions";
+    }
+  }
+  return NULL;
+}
+
 /* The pointer and index of an access as one text ("r|i * w + x"): two
  * accesses at different texts make the buffer a stencil's. */
 static char *nd_index_text(ks_tu *pTu, const char *zBase, CXCursor sub) {
@@ -1447,6 +1536,7 @@ static int nd_scan(CXCursor c, const CXCursor *aAnc, int nAnc, void *pArg) {
   v->iWin = -1;
   v->zBase = zBase;
   v->bCond = nd_conditional(aAnc, j);
+  v->bCondLanes = v->bCond && nd_lane_conds(s, aAnc, j, v) == 0;
   ks_ast_extent(s->pTu, aSub[1], &v->iSubStart, &v->iSubEnd);
   if (eUse != KS_RW_READ) {
     if (clang_Cursor_isNull(w) || (clang_getCursorKind(w) != CXCursor_BinaryOperator &&
@@ -1608,9 +1698,11 @@ static const char *nd_windows(ndscan *s, int W) {
     if (a->iParam >= 64 || !s->abStencil[a->iParam]) continue;
     if (a->eUse != KS_RW_READ) return "a buffer is written and read at neighbouring indices along x (in place)";
     if (s->vs.abNullTest[a->iParam]) return "a buffer read at neighbouring indices along x is tested against null";
-    if (a->bCond)
-      return "a buffer is read at a neighbouring index along x on some paths only (its window would load elements "
-             "the kernel may not read)";
+    if (a->bCond && !a->bCondLanes)
+      return "a buffer is read at a neighbouring index along x on some paths only, under a condition the lanes' test "
+             "cannot require (in a loop, or reading memory or a local of the body): its window would load elements "
+             "the kernel may not read";
+    if (a->bCond && (zWhy = nd_add_lane_conds(s, a))) return zWhy;
     if (a->iStart > iFirstStore)
       return "a buffer is read at neighbouring indices along x after a store (the window is loaded before the body)";
     if ((zWhy = nd_access_terms(s, a, W, &a->t))) return zWhy;
@@ -2355,8 +2447,12 @@ static void nd_put_region(ks_buf *pB, ks_rewrite *p, const ndscan *s, const ndfo
   ks_buf_printf(pB, "%.*s  bool ks_all = true;\n", nIn, zIn);
   ks_buf_printf(pB, "%.*s  for (int ks_l = 0; ks_l < %d; ++ks_l) {\n", nIn, zIn, W);
   ks_buf_printf(pB, "%.*s    %s %s = (%s)(ks_x0 + ks_l);\n", nIn, zIn, f->zXType, f->zX, f->zXType);
-  nd_put_derived(pB, zSrc, s, nIn, zIn, "    ", nd_derived_needed(zSrc, s, f->zGuard, strlen(f->zGuard)));
-  ks_buf_printf(pB, "%.*s    ks_all = ks_all && %s(%s);\n%.*s  }\n", nIn, zIn, zNot, f->zGuard, nIn, zIn);
+  unsigned mDer = nd_derived_needed(zSrc, s, f->zGuard, strlen(f->zGuard));
+  for (int i = 0; i < s->nLaneCond; i++) mDer |= nd_derived_needed(zSrc, s, s->azLaneCond[i], strlen(s->azLaneCond[i]));
+  nd_put_derived(pB, zSrc, s, nIn, zIn, "    ", mDer);
+  ks_buf_printf(pB, "%.*s    ks_all = ks_all && %s(%s)", nIn, zIn, zNot, f->zGuard);
+  for (int i = 0; i < s->nLaneCond; i++) ks_buf_printf(pB, " && %s", s->azLaneCond[i]);
+  ks_buf_printf(pB, ";\n%.*s  }\n", nIn, zIn);
   ks_buf_printf(pB, "%.*s  if (ks_all) {\n", nIn, zIn);
   for (int i = 0; i < s->nP; i++)
     if (pPlan->abUsed[i] && !s->abStencil[i])
@@ -2588,6 +2684,7 @@ static int apply_nd(ks_rewrite *p, CXCursor k, const char *zWhy1, const char *zW
   rc = ks_rewrite_note(p, f.iXStart, ks_buf_cstr(&b));
 done:
   for (int i = 0; i < 64; i++) free(s.azIdx[i]);
+  for (int i = 0; i < s.nLaneCond; i++) free(s.azLaneCond[i]);
   for (int i = 0; i < s.nRp; i++) free(s.azRp[i]);
   for (int i = 0; i < s.nLead; i++) free(s.azLead[i]);
   free(s.a);

@@ -38,6 +38,8 @@ CASES = {
     "scale_idx": (["float", "float"], "K(b0, b1, 2.5f, Wd, H, P)"),
     "box3_rows": (["unsigned char", "unsigned char"], "K(b0, b1, Wd, H, P)"),
     "ldg_cross": (["float", "float"], "K(b0, b1, Wd, H, P)"),
+    "zero_pad_left": (["float", "float"], "K(b0, b1, Wd, H, P)"),
+    "cross_zero_pad": (["float", "float"], "K(b0, b1, Wd, H, P)"),
     # the weights: 9 floats of their own (b2), never written
     "conv3x3_loops": (["float", "float", "float"], "K(b0, b2, b1, Wd, H, P)"),
     "box_row_loop": (["unsigned char", "unsigned char"], "K(b0, b1, Wd, H, P)"),

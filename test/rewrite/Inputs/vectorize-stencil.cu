@@ -195,13 +195,48 @@ __global__ void bad_mixed_temp(const float *in, float *out, int w, int h, int pi
   if (x < w - 1 && y < h) out[i] = in[i];
 }
 
-// refused: the left neighbour is read only away from the border
-__global__ void bad_clamped(const float *in, float *out, int w, int h, int pitch) {
+// The left neighbour read only away from the border (zero padding by a selection).
+__global__ void zero_pad_left(const float *in, float *out, int w, int h, int pitch) {
   int x = blockIdx.x * blockDim.x + threadIdx.x;
   int y = blockIdx.y * blockDim.y + threadIdx.y;
   if (x < w && y < h) {
     float l = x > 0 ? in[y * pitch + x - 1] : 0.0f;
     out[y * pitch + x] = l + in[y * pitch + x];
+  }
+}
+
+// Zero padding by ifs: each neighbour read only inside the image.
+__global__ void cross_zero_pad(const float *in, float *out, int w, int h, int pitch) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= w || y >= h) return;
+  float s = in[y * pitch + x];
+  if (x > 0) s += in[y * pitch + x - 1];
+  if (x < w - 1) s += in[y * pitch + x + 1];
+  if (y > 0) s += in[(y - 1) * pitch + x];
+  if (y < h - 1) s += in[(y + 1) * pitch + x];
+  out[y * pitch + x] = 0.2f * s;
+}
+
+// refused: the neighbour's condition reads memory
+__global__ void bad_cond_load(const float *in, float *out, int w, int h, int pitch) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x < w && y < h) {
+    float l = in[y * pitch + x] > 0.0f ? in[y * pitch + x - 1] : 0.0f;
+    out[y * pitch + x] = l + in[y * pitch + x];
+  }
+}
+
+// refused: the neighbour's condition reads a local of the body
+__global__ void bad_cond_local(const float *in, float *out, int w, int h, int pitch) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x < w && y < h) {
+    int left = x - 1;
+    float s = in[y * pitch + x];
+    if (left >= 0) s += in[y * pitch + x - 1];
+    out[y * pitch + x] = s;
   }
 }
 
@@ -241,7 +276,10 @@ void launch_all(unsigned char *o8, const unsigned char *i8, float *a, float *b, 
   bad_life<<<grid, block>>>(i8, o8, w, h, pitch);
   bad_loop_count<<<grid, block>>>(a, b, w, h, pitch, 2);
   bad_loop_step<<<grid, block>>>(a, b, w, h, pitch);
-  bad_clamped<<<grid, block>>>(a, b, w, h, pitch);
+  zero_pad_left<<<grid, block>>>(a, b, w, h, pitch);
+  cross_zero_pad<<<grid, block>>>(a, b, w, h, pitch);
+  bad_cond_load<<<grid, block>>>(a, b, w, h, pitch);
+  bad_cond_local<<<grid, block>>>(a, b, w, h, pitch);
   bad_inplace<<<grid, block>>>(a, w, h, pitch);
   bad_after_store<<<grid, block>>>(a, b, c, w, h, pitch);
 }
