@@ -1407,7 +1407,7 @@ static int nd_lane_conds(ndscan *s, const CXCursor *aAnc, int j, vacc *v) {
  * kernel reads. NULL, or a refusal reason. */
 static const char *nd_add_lane_conds(ndscan *s, const vacc *v) {
   for (int i = 0; i < v->nCond; i++) {
-    char *zT = ks_ast_text(s->pTu, v->aCond[i]);
+    char *zT = ks_ast_text(s->pTu, ks_rw_strip(v->aCond[i])); /* its own parentheses go: ours wrap it */
     char *z = zT ? ks_mprintf("%s(%s)", v->abNeg[i] ? "!" : "", zT) : NULL;
     free(zT);
     if (!z) return "out of memory";

@@ -112,6 +112,29 @@ void run_all(int ni, int nj, int nk, DATA_TYPE *a, DATA_TYPE *b, DATA_TYPE *c, D
 	scale_kernel<<<(ni + 255) / 256, 256>>>(ni, 2.0f, x);
 }
 
+// Image-processing style: a 5-point cross blur with zero padding at the
+// borders, each neighbour read under its own selection.
+__global__ void cross_blur_zero(const float* img, float* out, int width, int height)
+{
+	int col = blockIdx.x * blockDim.x + threadIdx.x;
+	int row = blockIdx.y * blockDim.y + threadIdx.y;
+	if (col < width && row < height) {
+		float c = img[row * width + col];
+		float l = (col > 0) ? img[row * width + col - 1] : 0.0f;
+		float r = (col < width - 1) ? img[row * width + col + 1] : 0.0f;
+		float u = (row > 0) ? img[(row - 1) * width + col] : 0.0f;
+		float d = (row < height - 1) ? img[(row + 1) * width + col] : 0.0f;
+		out[row * width + col] = 0.2f * (c + l + r + u + d);
+	}
+}
+
+// The corpus task's entry (test/corpus/Inputs/cross_blur.task.json).
+extern "C" void corpus_cross_blur(const float *img, float *out, int n)
+{
+	dim3 block(32, 8), grid((n + 31) / 32, (n + 7) / 8);
+	cross_blur_zero<<<grid, block>>>(img, out, n, n);
+}
+
 // The corpus task's entry (test/corpus/Inputs/jacobi2d.task.json).
 extern "C" void corpus_jacobi2d(float *A, float *B, int n)
 {
