@@ -2012,7 +2012,9 @@ static void classify(ks_shape *pS) {
     const ks_shape_guard *g = i < pS->nGuard ? &pS->aGuard[i] : &pS->aSel[i - pS->nGuard];
     long long vB;
     if (!poly_is_const(&g->bound, &vB)) continue;
-    int bLower = (g->eOp == CXBinaryOperator_GE && vB == 0) || (g->eOp == CXBinaryOperator_GT && vB == -1);
+    /* E >= 0, E > -1, or their negations E < 0, E <= -1 (a `continue` on the border) */
+    int bLower = (g->eOp == CXBinaryOperator_GE && vB == 0) || (g->eOp == CXBinaryOperator_GT && vB == -1) ||
+                 (g->eOp == CXBinaryOperator_LT && vB == 0) || (g->eOp == CXBinaryOperator_LE && vB == -1);
     if (bLower && position_plus_loop(pS, &g->expr)) {
       pS->eClass = KS_CLASS_STENCIL;
       pS->zWhy = "a window loop: the thread's position plus a loop offset, checked at the lower border";

@@ -15,7 +15,10 @@
  * or parameters) is read off those polynomials, then checked: every index
  * polynomial is evaluated against the NCHW formulas at every thread and tap
  * of several random draws of the parameters, and the output index must hit
- * every output once. Each output's sum keeps the kernel's order (ci, ky, kx),
+ * every output once. NHWC convolutions (x[nb][iy][ix][ci], weights
+ * [co][ky][kx][ci], loops ky, kx, ci) get the template's NHWC form, the
+ * layout told by the loop the bound checks never name (the channel's: the
+ * outermost, or the innermost). Each output's sum keeps the kernel's order (ci, ky, kx; NHWC ky, kx, ci),
  * so results are bitwise the original's (docs/rules/conv-igemm.md). */
 #include "features/ast.h"
 #include "features/shape.h"
@@ -200,6 +203,7 @@ typedef struct cv_match {
   ks_poly ey, ex;                 /* the bounded row and column of the input */
   int b3D;                        /* ox, oy on a 2-D grid, co = blockIdx.z % cout, nb = blockIdx.z / cout */
   int bRelu;                      /* the store is `y[index] = fmaxf(acc, 0.0f)` */
+  int bNHWC;                      /* x[nb][iy][ix][ci], w[co][ky][kx][ci], y[nb][oy][ox][co], loops ky, kx, ci */
   int iCoutParam;                 /* 3-D: cout's parameter (the launch's grid z is batch times its argument) */
   unsigned iBodyStart, iBodyEnd, iKernelStart;
 } cv_match;
@@ -598,7 +602,7 @@ static int read_bounds(cv_walk *pW, cv_match *pM, const char **pzWhy) {
     }
     if (bKy == bKx)
       return *pzWhy = "a bound check on an expression that is not the input row (ky) or column (kx) (the loops must "
-                      "nest ci, ky, kx in that order, the weights' order)",
+                      "nest ci, ky, kx in that order, the weights' order; NHWC: ky, kx, ci)",
              -1;
     if (bKy) {
       if (bLow ? nRowLo++ : nRowHi++) return *pzWhy = "the input row checked twice", -1;
@@ -717,7 +721,7 @@ static const char *verify(const ks_shape *pS, const cv_match *pM) {
       /* nb: what the input index holds beyond the channel, row and column */
       for (int l = 0; l < 3; l++) aV[pM->aLoopAtom[l]] = 0;
       long long ey0 = eval_poly(&V, &pM->ey), ex0 = eval_poly(&V, &pM->ex), x0 = eval_poly(&V, &pM->pxIdx);
-      long long nPlane = nCi * nH * nW, rem = x0 - ey0 * nW - ex0;
+      long long nPlane = nCi * nH * nW, rem = pM->bNHWC ? x0 - (ey0 * nW + ex0) * nCi : x0 - ey0 * nW - ex0;
       long long nb = nPlane ? rem / nPlane : -1;
       long long yi = eval_poly(&V, &pM->pyIdx);
       if (pM->b3D && (ox != eox || oy != eoy || co != ez % nCo || nb != ez / nCo)) {
@@ -729,8 +733,10 @@ static const char *verify(const ks_shape *pS, const cv_match *pM) {
         zWhy = "the output coordinates are not a split of the flat index into batch, cout, OH, OW";
         break;
       }
-      if (yi != ((nb * nCo + co) * nOH + oy) * nOW + ox || yi < 0 || yi >= nTotal || aSeen[yi]) {
-        zWhy = "the output index is not y[nb][co][oy][ox] (NCHW), once per output";
+      long long yWant = pM->bNHWC ? ((nb * nOH + oy) * nOW + ox) * nCo + co : ((nb * nCo + co) * nOH + oy) * nOW + ox;
+      if (yi != yWant || yi < 0 || yi >= nTotal || aSeen[yi]) {
+        zWhy = pM->bNHWC ? "the output index is not y[nb][oy][ox][co] (NHWC, as the input), once per output"
+                         : "the output index is not y[nb][co][oy][ox] (NCHW), once per output";
         break;
       }
       aSeen[yi] = 1;
@@ -741,11 +747,15 @@ static const char *verify(const ks_shape *pS, const cv_match *pM) {
             long long iy = eval_poly(&V, &pM->ey), ix = eval_poly(&V, &pM->ex);
             if (iy != oy * sy - py + ky * dy || ix != ox * sx - px + kx * dx)
               zWhy = "the input row and column are not oy*stride - pad + ky*dilation (and likewise for x)";
-            else if (eval_poly(&V, &pM->pwIdx) != ((co * nCi + ci) * nKH + ky) * nKW + kx)
+            else if (!pM->bNHWC && eval_poly(&V, &pM->pwIdx) != ((co * nCi + ci) * nKH + ky) * nKW + kx)
               zWhy = "the weights are not read as w[co][ci][ky][kx] (grouped, depthwise or transposed layouts are "
                      "not taken)";
-            else if (eval_poly(&V, &pM->pxIdx) != ((nb * nCi + ci) * nH + iy) * nW + ix)
+            else if (!pM->bNHWC && eval_poly(&V, &pM->pxIdx) != ((nb * nCi + ci) * nH + iy) * nW + ix)
               zWhy = "the input is not read as x[nb][ci][row][column] (NCHW) of the bounds checked";
+            else if (pM->bNHWC && eval_poly(&V, &pM->pwIdx) != ((co * nKH + ky) * nKW + kx) * nCi + ci)
+              zWhy = "the weights are not read as w[co][ky][kx][ci] (OHWI, for an input in NHWC)";
+            else if (pM->bNHWC && eval_poly(&V, &pM->pxIdx) != ((nb * nH + iy) * nW + ix) * nCi + ci)
+              zWhy = "the input is not read as x[nb][row][column][ci] (NHWC) of the bounds checked";
             else if (V.bBad)
               zWhy = "an index it cannot evaluate";
           }
@@ -786,9 +796,8 @@ static int cv_match_kernel(ks_rewrite *p, CXCursor kernel, ks_shape *pS, cv_matc
         pL->bHasSync || pL->bStoresGlobal)
       return ks_rewrite_refuse(p, "%s:%u: the loop over '%s' does not run from 0 by 1 to a bound of the parameters",
                                pTu->zFile, pL->iLine, pL->zVar ? pL->zVar : "?");
-    pM->aLoopAtom[i] = pL->iAtom;
+    pM->aLoopAtom[i] = pL->iAtom; /* nest order; set to (ci, ky, kx) once the bounds say which is which */
   }
-  pM->cin = pS->aLoop[0].bound, pM->kh = pS->aLoop[1].bound, pM->kw = pS->aLoop[2].bound;
   if (pS->aLoop[2].nAccum != 1 || pS->aLoop[2].aOp[0] != KS_ACC_OP_ADD)
     return ks_rewrite_refuse(p, "kernel '%s': its innermost loop does not sum into one accumulator", zK);
 
@@ -829,6 +838,17 @@ static int cv_match_kernel(ks_rewrite *p, CXCursor kernel, ks_shape *pS, cv_matc
       return ks_rewrite_refuse(p, "kernel '%s': the flat index's bound is not an expression of the parameters", zK);
     pM->total = *w.pTotal;
   }
+  /* The loop the input's bound checks never name is the channel's: the
+   * outermost (NCHW, loops ci, ky, kx) or the innermost (NHWC, ky, kx, ci,
+   * the order its sums run in the template's k) */
+  int abInGuard[3] = {0, 0, 0};
+  for (int i = 0; i < w.nAccC; i++)
+    for (int t = 0; t < w.aAccC[i].pG->expr.n; t++)
+      for (int l = 0; l < 3; l++) abInGuard[l] |= mono_has(&w.aAccC[i].pG->expr.t[t], pS->aLoop[l].iAtom) > 0;
+  pM->bNHWC = abInGuard[0] && abInGuard[1] && !abInGuard[2];
+  const int aOrder[3] = {pM->bNHWC ? 2 : 0, pM->bNHWC ? 0 : 1, pM->bNHWC ? 1 : 2}; /* loops of ci, ky, kx */
+  for (int i = 0; i < 3; i++) pM->aLoopAtom[i] = pS->aLoop[aOrder[i]].iAtom;
+  pM->cin = pS->aLoop[aOrder[0]].bound, pM->kh = pS->aLoop[aOrder[1]].bound, pM->kw = pS->aLoop[aOrder[2]].bound;
   const char *zWhy = NULL;
   if (read_bounds(&w, pM, &zWhy) < 0) return ks_rewrite_refuse(p, "kernel '%s': %s", zK, zWhy);
 
@@ -905,7 +925,11 @@ static int cv_match_kernel(ks_rewrite *p, CXCursor kernel, ks_shape *pS, cv_matc
   const ks_poly *aF[3] = {&pM->cout, &pM->OH, &pM->OW};
   if (div_batch(pS, &pM->total, aF, &pM->batch) < 0)
     return ks_rewrite_refuse(p, "kernel '%s': the flat index's bound is not batch * cout * OH * OW", zK);
-  if ((zWhy = verify(pS, pM))) return ks_rewrite_refuse(p, "kernel '%s': %s", zK, zWhy);
+  if ((zWhy = verify(pS, pM)) && pM->bNHWC)
+    return ks_rewrite_refuse(p, "kernel '%s': its loops nest ky, kx, ci (channels innermost), the order of an NHWC "
+                                "convolution's sums, but %s (an NCHW convolution: the loops must nest ci, ky, kx, "
+                                "the weights' order)", zK, zWhy);
+  if (zWhy) return ks_rewrite_refuse(p, "kernel '%s': %s", zK, zWhy);
   return KS_OK;
 }
 
@@ -1103,6 +1127,8 @@ static int apply_conv_igemm(ks_rewrite *p) {
   snprintf(zT, sizeof zT, "%d, %d, %d, %d, %d, %d, %d, %d, %lld, %lld", c.BM, c.BN, c.BK, c.WM, c.WN, c.TM, c.TN, c.S,
            nKH > 0 ? nKH : 0, nKW > 0 ? nKW : 0);
   if ((rc = geom_text(&geo, pS, &m)) < 0) goto done;
+  /* the template's RELU and NHWC arguments, where not their defaults */
+  const char *zFlags = m.bNHWC ? (m.bRelu ? ", true, true" : ", false, true") : m.bRelu ? ", true" : "";
   rc = ks_buf_printf(&b,
                      "\n"
                      "%s__shared__ __align__(16) float ks_smem[ks_conv::config<%d, %d, %d, %d, %d, %d, %d, %d>::SMEM / "
@@ -1113,8 +1139,8 @@ static int apply_conv_igemm(ks_rewrite *p) {
                      "%selse\n"
                      "%s  ks_conv::conv_block_wide<%s%s>(ks_g, %s, %s, %s, ks_smem, (int)blockIdx.y, "
                      "(int)blockIdx.x%s);\n",
-                     zI, c.BM, c.BN, c.BK, c.WM, c.WN, c.TM, c.TN, c.S, zI, geo.z, zI, zI, zT, m.bRelu ? ", true" : "",
-                     zX, zW, zY, zB ? zB : "", zI, zI, zT, m.bRelu ? ", true" : "", zX, zW, zY, zB ? zB : "");
+                     zI, c.BM, c.BN, c.BK, c.WM, c.WN, c.TM, c.TN, c.S, zI, geo.z, zI, zI, zT, zFlags, zX, zW, zY,
+                     zB ? zB : "", zI, zI, zT, zFlags, zX, zW, zY, zB ? zB : "");
   if (rc < 0) goto done;
   if ((rc = ks_rewrite_replace(p, iBs + 1, iBe - 1, b.z)) < 0) goto done;
 
@@ -1136,8 +1162,9 @@ static int apply_conv_igemm(ks_rewrite *p) {
   rc = ks_buf_printf(&note,
                      "ks_conv::conv_block implicit GEMM (M = cout, N = batch*OH*OW, K = cin*KH*KW, im2col gathered "
                      "into shared memory), %dx%dx%d tiles, %dx%d warps, %dx%d per thread, %d stages, %d threads; sums "
-                     "in the kernel's order (ci, ky, kx)",
-                     c.BM, c.BN, c.BK, c.WM, c.WN, c.TM, c.TN, c.S, nT);
+                     "in the kernel's order %s",
+                     c.BM, c.BN, c.BK, c.WM, c.WN, c.TM, c.TN, c.S, nT,
+                     m.bNHWC ? "(ky, kx, ci); NHWC input and output, OHWI weights" : "(ci, ky, kx)");
   if (rc < 0) goto done;
   rc = ks_rw_insert_shipped(p, iLine0, nIndent, "#define KS_CONV_F32_CUH", "ks_conv_f32.cuh", "convolution template",
                             "the shipped convolution template (share/kernelskill/templates/ks_conv_f32.cuh)", note.z);

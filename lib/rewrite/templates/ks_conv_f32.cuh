@@ -28,8 +28,13 @@
  * tests took several times the instructions of the copy itself. Otherwise
  * (the size a parameter, or more taps) each element decomposes its k.
  *
+ * NHWC (the template's last argument): x[nb][iy][ix][ci], w[co][ky][kx][ci]
+ * (OHWI), y[nb][oy][ox][co], and k = (ky*KW + kx)*cin + ci, the order of a
+ * kernel whose loops nest ky, kx, ci: A is still w as a contiguous M x K
+ * matrix, a gathered row's offset is (ky*dy*W + kx*dx)*cin + ci.
+ *
  * Bitwise contract: every output's sum is sequential over k = 0, 1, ..., K-1,
- * i.e. the order (ci, ky, kx) of the naive kernel's loops, `acc += w * x`
+ * i.e. the order (ci, ky, kx) of the naive kernel's loops (NHWC: ky, kx, ci), `acc += w * x`
  * from 0.0f, or from bias[co] where the kernel starts there. A tap in the
  * padding adds fma(w, 0, acc) = acc (finite w; acc is never -0.0f when it
  * starts from +0.0f: a bias of -0.0f may end +0.0f), where the naive kernel skips it:
@@ -102,10 +107,10 @@ template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int STAGES> st
  * the filter's size when the kernel has it as constants, else 0 (g.kh,
  * g.kw). Off: the index type, int when every tensor has fewer than 2^31
  * elements (the caller checks), else long long. RELU: each output stored as
- * fmaxf(sum, 0.0f), as a kernel that stores `fmaxf(acc, 0.0f)` does. Every
- * thread of the block must call it. */
+ * fmaxf(sum, 0.0f), as a kernel that stores `fmaxf(acc, 0.0f)` does. NHWC:
+ * the layouts above. Every thread of the block must call it. */
 template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int STAGES, int KH, int KW, class Off,
-          bool RELU = false>
+          bool RELU = false, bool NHWC = false>
 __device__ __forceinline__ void conv_block(const geom &g, const float *__restrict__ x, const float *__restrict__ w,
                                            float *__restrict__ y, float *smem, int bm, int bn,
                                            const float *__restrict__ bias = nullptr) {
@@ -147,7 +152,7 @@ __device__ __forceinline__ void conv_block(const geom &g, const float *__restric
     iy0 = oy * g.sy - g.py;
     ix0 = ox * g.sx - g.px;
     xb = x + nb * (Off)g.cin * HW;
-    cb = nb * (Off)g.cin * HW + (Off)iy0 * g.W + ix0;
+    cb = NHWC ? (nb * HW + (Off)iy0 * g.W + ix0) * g.cin : nb * (Off)g.cin * HW + (Off)iy0 * g.W + ix0;
 #pragma unroll
     for (int q = 0; q < (TABLE ? KK : 0); q++) {
       const int iy = iy0 + (q / KWd) * g.dy, ix = ix0 + (q % KWd) * g.dx;
@@ -162,7 +167,11 @@ __device__ __forceinline__ void conv_block(const geom &g, const float *__restric
       const int k = t * BK + r, e = (t % STAGES) * BK + r;
       Off o = 0;
       int tq = NONE;
-      if (k < K) {
+      if (k < K && NHWC) {
+        const int q = k / g.cin, ci = k - q * g.cin;
+        o = ((Off)(q / KWd) * g.dy * g.W + (q % KWd) * g.dx) * g.cin + ci;
+        tq = q;
+      } else if (k < K) {
         const int ci = k / KKd, q = k - ci * KKd;
         o = (Off)ci * HW + (Off)(q / KWd) * g.dy * g.W + (q % KWd) * g.dx;
         tq = q;
@@ -196,10 +205,11 @@ __device__ __forceinline__ void conv_block(const geom &g, const float *__restric
 #pragma unroll 4 /* fully unrolled, the 16 gathers' addresses live together and spill (ptxas -v, 8x8 tiles) */
       for (int i = 0; i < NB; i++) {
         const int r = bk0 + i * RS, k = k0 + r;
-        const int ci = k / kk, q = k - ci * kk, ky = q / kw, kx = q - ky * kw;
+        const int ci = NHWC ? k % g.cin : k / kk, q = NHWC ? k / g.cin : k - ci * kk, ky = q / kw, kx = q - ky * kw;
         const int iy = iy0 + ky * g.dy, ix = ix0 + kx * g.dx;
         const bool bOk = bCol && k < K && iy >= 0 && iy < g.H && ix >= 0 && ix < g.W;
-        cp4(bs + r * (BN + 4) + bj, bOk ? xb + (Off)ci * HW + (Off)iy * g.W + ix : x, bOk);
+        const Off o = NHWC ? ((Off)iy * g.W + ix) * g.cin + ci : (Off)ci * HW + (Off)iy * g.W + ix;
+        cp4(bs + r * (BN + 4) + bj, bOk ? xb + o : x, bOk);
       }
     }
   };
@@ -261,17 +271,19 @@ __device__ __forceinline__ void conv_block(const geom &g, const float *__restric
   }
   wait<0>();
 
-  /* Epilogue: column n = (nb*OH + oy)*OW + ox goes to y[nb][co][oy][ox] */
+  /* Epilogue: column n = (nb*OH + oy)*OW + ox goes to y[nb][co][oy][ox]
+   * (NHWC: y[nb][oy][ox][co], i.e. y[n*M + co]) */
 #pragma unroll
   for (int j = 0; j < TN; j++) {
     const Off n = n0 + wn0 + (j / 4) * LC * 4 + lc * 4 + j % 4;
     if (n >= N) continue;
     const Off nb = n / OHW, p = n - nb * OHW;
-    float *yc = y + nb * (Off)M * OHW + p;
+    float *yc = NHWC ? y + n * M : y + nb * (Off)M * OHW + p;
+    const Off ys = NHWC ? 1 : OHW; /* between consecutive channels */
 #pragma unroll
     for (int i = 0; i < TM; i++) {
       const int m = m0 + wm0 + (i / 4) * LR * 4 + lr * 4 + i % 4;
-      if (m < M) yc[(Off)m * OHW] = RELU ? fmaxf(acc[i][j], 0.0f) : acc[i][j];
+      if (m < M) yc[(Off)m * ys] = RELU ? fmaxf(acc[i][j], 0.0f) : acc[i][j];
     }
   }
 }
@@ -279,11 +291,12 @@ __device__ __forceinline__ void conv_block(const geom &g, const float *__restric
 /* conv_block on 64-bit indices, out of line: inlined next to the int path
  * in one kernel, its registers made both spill under the 128-register cap
  * (ptxas -v, 8x8 tiles); a call keeps the int path's allocation its own. */
-template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int STAGES, int KH, int KW, bool RELU = false>
+template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int STAGES, int KH, int KW, bool RELU = false,
+          bool NHWC = false>
 __device__ __noinline__ void conv_block_wide(const geom g, const float *__restrict__ x, const float *__restrict__ w,
                                              float *__restrict__ y, float *smem, int bm, int bn,
                                              const float *__restrict__ bias = nullptr) {
-  conv_block<BM, BN, BK, WM, WN, TM, TN, STAGES, KH, KW, long long, RELU>(g, x, w, y, smem, bm, bn, bias);
+  conv_block<BM, BN, BK, WM, WN, TM, TN, STAGES, KH, KW, long long, RELU, NHWC>(g, x, w, y, smem, bm, bn, bias);
 }
 
 /* Whether every index of the convolution fits an int (conv_block's Off). */

@@ -102,6 +102,37 @@ __global__ void conv2d_zero_pad_select(const float *input, const float *kernel, 
   }
 }
 
+// TensorFlow-style NHWC: channels innermost, filter [out][kh][kw][in] (OHWI),
+// the output pixel's channels consecutive, the tap's channels innermost.
+__global__ void conv2d_nhwc_naive(const float* input, const float* filter, float* output, int batch, int in_h,
+                                  int in_w, int in_ch, int out_h, int out_w, int out_ch, int k_h, int k_w,
+                                  int stride, int pad) {
+  const int tid = blockIdx.x * blockDim.x + threadIdx.x;
+  if (tid >= batch * out_h * out_w * out_ch) return;
+  const int oc = tid % out_ch;
+  const int ow = (tid / out_ch) % out_w;
+  const int oh = (tid / (out_ch * out_w)) % out_h;
+  const int b = tid / (out_ch * out_w * out_h);
+  float acc = 0.0f;
+  for (int fy = 0; fy < k_h; ++fy) {
+    const int ih = oh * stride + fy - pad;
+    if (ih < 0 || ih >= in_h) continue;
+    for (int fx = 0; fx < k_w; ++fx) {
+      const int iw = ow * stride + fx - pad;
+      if (iw < 0 || iw >= in_w) continue;
+      for (int ic = 0; ic < in_ch; ++ic)
+        acc += input[((b * in_h + ih) * in_w + iw) * in_ch + ic] * filter[((oc * k_h + fy) * k_w + fx) * in_ch + ic];
+    }
+  }
+  output[tid] = acc;
+}
+
+// The corpus task's entry (test/corpus/Inputs/conv_nhwc.task.json): 3x3,
+// stride 1, padding 1.
+extern "C" void corpus_conv_nhwc(const float* x, const float* w, float* y, int n, int h, int wd, int c, int k) {
+  conv2d_nhwc_naive<<<(n * h * wd * k + 255) / 256, 256>>>(x, w, y, n, h, wd, c, h, wd, k, 3, 3, 1, 1);
+}
+
 // ---- neighbours ----
 
 // Depthwise 3x3: one filter per channel.
@@ -180,4 +211,5 @@ void conv_kernels_launch(const float* x, const float* w, const float* b, float* 
   conv2d_grid3d<<<dim3((W + 15) / 16, (H + 15) / 16, N * K), dim3(16, 16)>>>(x, w, y, C, K, H, W);
   conv_transpose2d<<<(n + 255) / 256, 256>>>(x, w, y, N, C, K, H, W, H, W);
   conv2d_zero_pad_select<<<(N * K * P * Q + 255) / 256, 256>>>(x, w, y, N, C, K, H, W, 7, 3, 2, P, Q);
+  conv2d_nhwc_naive<<<(n + 255) / 256, 256>>>(x, w, y, N, H, W, C, H, W, K, 3, 3, 1, 1);
 }

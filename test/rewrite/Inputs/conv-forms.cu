@@ -165,6 +165,52 @@ __global__ void neg_order(const float *x, const float *w, float *y, int batch, i
     y[i] = acc;
 }
 
+// NHWC (channels innermost), weights OHWI, loops ky, kx, ci: the template's
+// NHWC form, its k in the same order.
+__global__ void conv_nhwc(const float *x, const float *w, float *y, int batch, int cin, int cout, int H, int W)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= batch * H * W * cout) return;
+    int co = i % cout;
+    int ox = (i / cout) % W;
+    int oy = (i / (cout * W)) % H;
+    int nb = i / (cout * W * H);
+    float acc = 0.0f;
+    for (int ky = 0; ky < 3; ky++)
+        for (int kx = 0; kx < 3; kx++) {
+            int iy = oy + ky - 1, ix = ox + kx - 1;
+            if (iy < 0 || iy >= H || ix < 0 || ix >= W) continue;
+            for (int ci = 0; ci < cin; ci++)
+                acc += x[((nb * H + iy) * W + ix) * cin + ci] * w[((co * 3 + ky) * 3 + kx) * cin + ci];
+        }
+    y[i] = acc;
+}
+
+// NHWC with everything a parameter (the per-element decomposition of k),
+// the padded read as a selection.
+__global__ void conv_nhwc_params(const float *__restrict__ in, const float *__restrict__ wt,
+                                 float *__restrict__ out, int N, int C, int K, int H, int W, int OH, int OW, int R,
+                                 int S, int stride, int pad, int dil)
+{
+    int idx = blockIdx.x * blockDim.x + threadIdx.x;
+    if (idx < N * OH * OW * K) {
+        int k = idx % K;
+        int ow = (idx / K) % OW;
+        int oh = (idx / (K * OW)) % OH;
+        int n = idx / (K * OW * OH);
+        float sum = 0.f;
+        for (int r = 0; r < R; ++r)
+            for (int s = 0; s < S; ++s) {
+                int h = oh * stride - pad + r * dil;
+                int v = ow * stride - pad + s * dil;
+                for (int c = 0; c < C; ++c)
+                    sum += ((h >= 0 && h < H && v >= 0 && v < W) ? in[((n * H + h) * W + v) * C + c] : 0.0f) *
+                           wt[((k * R + r) * S + s) * C + c];
+            }
+        out[idx] = sum;
+    }
+}
+
 // A pointwise map and a GEMM.
 __global__ void neg_map(const float *x, float *y, int n)
 {
@@ -214,6 +260,8 @@ void launch_all(const float *x, const float *w, float *y, const float *bias, int
     neg_bias<<<(unsigned)((n + 255) / 256), 256>>>(x, w, bias, y, batch, cin, cout, H, W);
     neg_alias<<<(unsigned)((n + 255) / 256), 256>>>(y, w, batch, cin, cout, H, W);
     neg_order<<<(unsigned)((n + 255) / 256), 256>>>(x, w, y, batch, cin, cout, H, W);
+    conv_nhwc<<<(unsigned)((n + 255) / 256), 256>>>(x, w, y, batch, cin, cout, H, W);
+    conv_nhwc_params<<<(unsigned)((n + 127) / 128), 128>>>(x, w, y, batch, cin, cout, H, W, H, W, 3, 3, 1, 1, 1);
     neg_map<<<(unsigned)((n + 255) / 256), 256>>>(x, y, (int)n);
     neg_gemm<<<dim3((W + 15) / 16, (H + 15) / 16), dim3(16, 16)>>>(x, w, y, H, W, cin);
     neg_fnptr<<<(unsigned)((n + 255) / 256), 256>>>(x, w, y, batch, cin, cout, H, W);
