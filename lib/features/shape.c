@@ -1153,6 +1153,9 @@ static void walk_expr(sctx *pC, CXCursor c, ks_shape_akind eUse, int nDepth) {
       if (strncmp(z, "__cuda", 6) != 0 && strncmp(z, "operator", 8) != 0) add_call(pC, z);
     }
     int bAtomic = z && strncmp(z, "atomic", 6) == 0;
+    /* __ldg(&P[i]) and the other cache-hinted loads only read what they are given the address of */
+    int bLdHint = z && (!strcmp(z, "__ldg") || !strcmp(z, "__ldca") || !strcmp(z, "__ldcg") || !strcmp(z, "__ldcs") ||
+                        !strcmp(z, "__ldlu") || !strcmp(z, "__ldcv"));
     /* an overloaded assignment (`y[i] = x[i]` on __half): the left operand is written */
     int bOpAssign = z && strncmp(z, "operator", 8) == 0 && strchr(z, '=') && strcmp(z + 8, "==") != 0 &&
                     strcmp(z + 8, "!=") != 0 && strcmp(z + 8, "<=") != 0 && strcmp(z + 8, ">=") != 0;
@@ -1171,12 +1174,15 @@ static void walk_expr(sctx *pC, CXCursor c, ks_shape_akind eUse, int nDepth) {
         continue;
       }
       /* A pointer into a parameter handed to a helper: the helper reads it. */
-      if (!bAtomic && iArg > 0 && clang_getCanonicalType(clang_getCursorType(a)).kind == CXType_Pointer) {
+      int bHintAddr = bLdHint && kind(a) == CXCursor_UnaryOperator && clang_getCursorUnaryOperatorKind(a) == CXUnaryOperator_AddrOf;
+      if (!bAtomic && !bHintAddr && iArg > 0 && clang_getCanonicalType(clang_getCursorType(a)).kind == CXType_Pointer) {
         ks_poly off;
         int iP = eval_ptr(pC, a, &off, nDepth + 1);
         if (iP >= 0 && (kind(a) != CXCursor_DeclRefExpr || off.n || off.bIrregular)) record_access(pC, a, iP, off, KS_SHAPE_LOAD);
       }
-      if (eArg == KS_SHAPE_RMW && kind(a) == CXCursor_UnaryOperator &&
+      if (bHintAddr) { /* the element itself, read once (not also as a pointer handed to a helper) */
+        walk_expr(pC, only_expr(a), KS_SHAPE_LOAD, nDepth + 1);
+      } else if (eArg == KS_SHAPE_RMW && kind(a) == CXCursor_UnaryOperator &&
           clang_getCursorUnaryOperatorKind(a) == CXUnaryOperator_AddrOf) {
         walk_expr(pC, only_expr(a), KS_SHAPE_RMW, nDepth + 1);
       } else if (eArg == KS_SHAPE_RMW) {

@@ -395,6 +395,13 @@ static int walk_if(cv_walk *pW, CXCursor c) {
   return rc;
 }
 
+/* A load as written, or the element a cache-hinted load reads
+ * (`__ldg(&x[..])`, ks_rw_cache_load_elem): the same value. */
+static CXCursor load_of(CXCursor s) {
+  CXCursor e = ks_rw_cache_load_elem(s);
+  return clang_Cursor_isNull(e) ? s : e;
+}
+
 /* A padded read `cond ? x[..] : 0.0f`: the load, its condition pushed as
  * the bounds the tap is under (an && of comparisons, as an `if` around the
  * tap). The padding taps then add fma(w, 0, acc), as the template's
@@ -405,7 +412,7 @@ static CXCursor padded_read(cv_walk *pW, CXCursor s) {
       !is_zero_literal(pW->pTu, k[2]))
     return clang_getNullCursor();
   if (push_leaves(pW, k[0], CXBinaryOperator_LAnd, 0) < 0) return clang_getNullCursor();
-  return ks_rw_strip(k[1]);
+  return load_of(ks_rw_strip(k[1]));
 }
 
 /* A float local of the innermost loop that holds a tap's factor: its load
@@ -413,7 +420,7 @@ static CXCursor padded_read(cv_walk *pW, CXCursor s) {
  * The product is its only use: any other statement or product refuses a
  * float local, and the loads are counted on the model. */
 static int tap_local(cv_walk *pW, CXCursor d, CXCursor init) {
-  CXCursor s = ks_rw_strip(init);
+  CXCursor s = load_of(ks_rw_strip(init));
   int nC = pW->nC;
   if (clang_getCursorKind(s) == CXCursor_ConditionalOperator) {
     s = padded_read(pW, s);
@@ -446,7 +453,7 @@ static int walk_accumulate(cv_walk *pW, CXCursor c) {
     return cv_refuse_at(pW, c, "an update that is not `acc += input * weight`");
   int nC = pW->nC;
   for (int i = 0; i < 2; i++) {
-    CXCursor s = ks_rw_strip(m[i]);
+    CXCursor s = load_of(ks_rw_strip(m[i]));
     for (int t = 0; t < pW->nTmp; t++)
       if (ks_rw_is_ref_to(s, pW->aTmp[t].decl)) {
         /* the local's load, under the bounds it was read under (those of
@@ -773,9 +780,15 @@ static int cv_match_kernel(ks_rewrite *p, CXCursor kernel, ks_shape *pS, cv_matc
   if (pS->bTruncated) return ks_rewrite_refuse(p, "kernel '%s' nests deeper than the shape model reads", zK);
   if (pS->bShared || pS->bSync || pS->bAtomic || pS->bWarp)
     return ks_rewrite_refuse(p, "kernel '%s' uses shared memory, barriers, atomics or warp primitives", zK);
-  /* one fmaxf may be the store's ReLU (the walk below checks it is) */
-  const int bMaxCall = pS->nCall == 1 && !strcmp(pS->azCall[0], "fmaxf");
-  if (pS->nCall && !bMaxCall) return ks_rewrite_refuse(p, "kernel '%s' calls '%s' in its computation", zK, pS->azCall[0]);
+  /* one fmaxf may be the store's ReLU (the walk below checks it is); cache-hinted loads are loads */
+  int bMaxCall = 0;
+  for (int i = 0; i < pS->nCall; i++) {
+    const char *z = pS->azCall[i];
+    if (!strcmp(z, "fmaxf")) bMaxCall = 1;
+    else if (strcmp(z, "__ldg") && strcmp(z, "__ldca") && strcmp(z, "__ldcg") && strcmp(z, "__ldcs") && strcmp(z, "__ldlu") &&
+             strcmp(z, "__ldcv"))
+      return ks_rewrite_refuse(p, "kernel '%s' calls '%s' in its computation", zK, z);
+  }
   /* 3-D: the grid's x and y thread indices, blockIdx.z by itself (no threadIdx.z) */
   int nXY = 0, bZThread = 0;
   for (int i = 0; i < pS->nPar; i++)

@@ -211,6 +211,23 @@ __global__ void conv_nhwc_params(const float *__restrict__ in, const float *__re
     }
 }
 
+// Read-only-cache loads (`__ldg(&x[..])`) for both factors: loads all the same.
+__global__ void conv_ldg(const float *x, const float *w, float *y, int batch, int cin, int cout, int H, int W)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= batch * cout * H * W) return;
+    int ox = i % W, oy = (i / W) % H, co = (i / (W * H)) % cout, nb = i / (W * H * cout);
+    float acc = 0.0f;
+    for (int ci = 0; ci < cin; ci++)
+        for (int ky = 0; ky < 3; ky++)
+            for (int kx = 0; kx < 3; kx++) {
+                int iy = oy + ky - 1, ix = ox + kx - 1;
+                if (iy >= 0 && iy < H && ix >= 0 && ix < W)
+                    acc += __ldg(&x[((nb * cin + ci) * H + iy) * W + ix]) * __ldg(&w[(co * cin + ci) * 9 + ky * 3 + kx]);
+            }
+    y[i] = acc;
+}
+
 // A pointwise map and a GEMM.
 __global__ void neg_map(const float *x, float *y, int n)
 {
@@ -261,6 +278,7 @@ void launch_all(const float *x, const float *w, float *y, const float *bias, int
     neg_alias<<<(unsigned)((n + 255) / 256), 256>>>(y, w, batch, cin, cout, H, W);
     neg_order<<<(unsigned)((n + 255) / 256), 256>>>(x, w, y, batch, cin, cout, H, W);
     conv_nhwc<<<(unsigned)((n + 255) / 256), 256>>>(x, w, y, batch, cin, cout, H, W);
+    conv_ldg<<<(unsigned)((n + 255) / 256), 256>>>(x, w, y, batch, cin, cout, H, W);
     conv_nhwc_params<<<(unsigned)((n + 127) / 128), 128>>>(x, w, y, batch, cin, cout, H, W, H, W, 3, 3, 1, 1, 1);
     neg_map<<<(unsigned)((n + 255) / 256), 256>>>(x, y, (int)n);
     neg_gemm<<<dim3((W + 15) / 16, (H + 15) / 16), dim3(16, 16)>>>(x, w, y, H, W, cin);

@@ -35,6 +35,7 @@ PRE = r"""
 #define __noinline__
 struct float4 { float x, y, z, w; } __attribute__((aligned(16)));
 #include <cstdint>
+template <class T> static T __ldg(const T *p) { return *p; }
 """
 
 MAIN = r"""
