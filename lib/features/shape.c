@@ -1154,8 +1154,7 @@ static void walk_expr(sctx *pC, CXCursor c, ks_shape_akind eUse, int nDepth) {
     }
     int bAtomic = z && strncmp(z, "atomic", 6) == 0;
     /* __ldg(&P[i]) and the other cache-hinted loads only read what they are given the address of */
-    int bLdHint = z && (!strcmp(z, "__ldg") || !strcmp(z, "__ldca") || !strcmp(z, "__ldcg") || !strcmp(z, "__ldcs") ||
-                        !strcmp(z, "__ldlu") || !strcmp(z, "__ldcv"));
+    int bLdHint = z && ks_shape_is_cache_load(z);
     /* an overloaded assignment (`y[i] = x[i]` on __half): the left operand is written */
     int bOpAssign = z && strncmp(z, "operator", 8) == 0 && strchr(z, '=') && strcmp(z + 8, "==") != 0 &&
                     strcmp(z + 8, "!=") != 0 && strcmp(z + 8, "<=") != 0 && strcmp(z + 8, ">=") != 0;
@@ -2549,6 +2548,13 @@ int ks_shape_build(ks_tu *pTu, CXCursor kernel, ks_shape **ppOut) {
   }
   *ppOut = pS;
   return KS_OK;
+}
+
+int ks_shape_is_cache_load(const char *zName) {
+  static const char *const azLd[] = {"__ldg", "__ldca", "__ldcg", "__ldcs", "__ldlu", "__ldcv", NULL};
+  for (int i = 0; azLd[i]; i++)
+    if (strcmp(zName, azLd[i]) == 0) return 1;
+  return 0;
 }
 
 void ks_shape_free(ks_shape *p) {

@@ -185,6 +185,11 @@ typedef struct ks_shape {
 int ks_shape_build(ks_tu *pTu, CXCursor kernel, ks_shape **ppOut);
 void ks_shape_free(ks_shape *p);
 
+/* Is zName a cache-hinted load (__ldg, __ldca, __ldcg, __ldcs, __ldlu,
+ * __ldcv): a call that only reads the element whose address it is given?
+ * The one list the shape model and the rules share. */
+int ks_shape_is_cache_load(const char *zName);
+
 const char *ks_shape_class_name(ks_shape_class e);
 /* Text of a polynomial ("PAR.x*cols + k"), malloc'd. */
 char *ks_shape_poly_text(const ks_shape *p, const ks_poly *pPoly);

@@ -118,7 +118,9 @@ static double seconds_since(const struct timespec *t0) {
   return (double)(t1.tv_sec - t0->tv_sec) + (double)(t1.tv_nsec - t0->tv_nsec) / 1e9;
 }
 
-int ks_tu_load_ast(const char *zFile, const char *zAstFile, const ks_tu_load_opts *pOpts, ks_tu **ppTu) {
+/* The two entries' common path: a ks_tu around pCxTu (borrowed) or around
+ * zAstFile loaded by libclang, its top-level list, the time it took. */
+static int tu_open(const char *zFile, const char *zAstFile, void *pCxTu, const ks_tu_load_opts *pOpts, ks_tu **ppTu) {
   ks_tu_load_opts dflt = KS_TU_LOAD_OPTS_INIT;
   if (!pOpts) pOpts = &dflt;
   *ppTu = NULL;
@@ -127,11 +129,16 @@ int ks_tu_load_ast(const char *zFile, const char *zAstFile, const ks_tu_load_opt
   ks_tu *pTu = NULL;
   int rc = tu_new(zFile, pOpts, &pTu);
   if (rc < 0) return rc;
-  pTu->pIndex = clang_createIndex(0, 0);
-  enum CXErrorCode e = clang_createTranslationUnit2(pTu->pIndex, zAstFile, &pTu->pTu);
-  if (e != CXError_Success || !pTu->pTu) {
-    rc = ks_error_set(KS_EPARSE, "%s: libclang could not load the AST file %s (error %d)", zFile, zAstFile, (int)e);
-    goto fail;
+  if (pCxTu) {
+    pTu->pTu = (CXTranslationUnit)pCxTu;
+    pTu->bBorrowed = 1;
+  } else {
+    pTu->pIndex = clang_createIndex(0, 0);
+    enum CXErrorCode e = clang_createTranslationUnit2(pTu->pIndex, zAstFile, &pTu->pTu);
+    if (e != CXError_Success || !pTu->pTu) {
+      rc = ks_error_set(KS_EPARSE, "%s: libclang could not load the AST file %s (error %d)", zFile, zAstFile, (int)e);
+      goto fail;
+    }
   }
   if ((rc = top_cursors(pTu, pOpts->aTop, pOpts->aTopTemplate, pOpts->nTop)) < 0) goto fail;
   pTu->rParseSec = seconds_since(&t0);
@@ -142,23 +149,12 @@ fail:
   return rc;
 }
 
+int ks_tu_load_ast(const char *zFile, const char *zAstFile, const ks_tu_load_opts *pOpts, ks_tu **ppTu) {
+  return tu_open(zFile, zAstFile, NULL, pOpts, ppTu);
+}
+
 int ks_tu_adopt(const char *zFile, void *pCxTu, const ks_tu_load_opts *pOpts, ks_tu **ppTu) {
-  ks_tu_load_opts dflt = KS_TU_LOAD_OPTS_INIT;
-  if (!pOpts) pOpts = &dflt;
   *ppTu = NULL;
   if (!pCxTu) return ks_error_set(KS_EUSAGE, "ks_tu_adopt: no translation unit");
-  struct timespec t0;
-  clock_gettime(CLOCK_MONOTONIC, &t0);
-  ks_tu *pTu = NULL;
-  int rc = tu_new(zFile, pOpts, &pTu);
-  if (rc < 0) return rc;
-  pTu->pTu = (CXTranslationUnit)pCxTu;
-  pTu->bBorrowed = 1;
-  if ((rc = top_cursors(pTu, pOpts->aTop, pOpts->aTopTemplate, pOpts->nTop)) < 0) {
-    ks_tu_free(pTu);
-    return rc;
-  }
-  pTu->rParseSec = seconds_since(&t0);
-  *ppTu = pTu;
-  return KS_OK;
+  return tu_open(zFile, NULL, pCxTu, pOpts, ppTu);
 }

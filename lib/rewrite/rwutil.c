@@ -2181,12 +2181,10 @@ char *ks_rw_launch_targ(ks_tu *pTu, const ks_launch *pL, int iArg, unsigned *piN
 }
 
 CXCursor ks_rw_cache_load_elem(CXCursor call) {
-  static const char *const azLd[] = {"__ldg", "__ldca", "__ldcg", "__ldcs", "__ldlu", "__ldcv", NULL};
   CXCursor none = clang_getNullCursor(), a = ks_rw_strip(call), k[2];
   if (clang_getCursorKind(a) != CXCursor_CallExpr || clang_Cursor_getNumArguments(a) != 1) return none;
   char *z = ks_rw_spelling(a);
-  int bLd = 0;
-  for (int i = 0; z && azLd[i]; i++) bLd |= strcmp(z, azLd[i]) == 0;
+  int bLd = z && ks_shape_is_cache_load(z);
   free(z);
   a = ks_rw_strip(clang_Cursor_getArgument(a, 0));
   if (!bLd || clang_getCursorKind(a) != CXCursor_UnaryOperator ||

@@ -785,8 +785,7 @@ static int cv_match_kernel(ks_rewrite *p, CXCursor kernel, ks_shape *pS, cv_matc
   for (int i = 0; i < pS->nCall; i++) {
     const char *z = pS->azCall[i];
     if (!strcmp(z, "fmaxf")) bMaxCall = 1;
-    else if (strcmp(z, "__ldg") && strcmp(z, "__ldca") && strcmp(z, "__ldcg") && strcmp(z, "__ldcs") && strcmp(z, "__ldlu") &&
-             strcmp(z, "__ldcv"))
+    else if (!ks_shape_is_cache_load(z))
       return ks_rewrite_refuse(p, "kernel '%s' calls '%s' in its computation", zK, z);
   }
   /* 3-D: the grid's x and y thread indices, blockIdx.z by itself (no threadIdx.z) */
