@@ -122,6 +122,33 @@ static const char *check_tf32(const gt_cfg *c) {
   return NULL;
 }
 
+/* Does gemm_block_tf32 take its wgmma path for this configuration when built
+ * for sm_90a? The template's own test (wg_plan and the conditions of
+ * gemm_block_tf32 in ks_gemm_f32.cuh), restated: 3 stages or more, A
+ * contiguous along k and unscaled, whole warpgroups that can share the block
+ * tile as 64-column slices by 64 or 128 rows. test/rewrite/gemm-tiled.test
+ * compiles both answers to PTX and looks for the instruction. */
+static int tf32_wgmma(const gt_cfg *c, int bATrans, int bScaled) {
+  const int nT = (c->BM / c->WM) * (c->BN / c->WN) * 32, nWg = nT / 128;
+  if (c->S < 3 || bATrans || bScaled || nT % 128 || nWg == 0 || c->BN % 64) return 0;
+  const int nPer = (c->BN / 64) * c->BM / nWg;
+  const int n64 = nPer > c->BM ? nPer / c->BM : 1, nRows = nPer > c->BM ? c->BM : nPer;
+  if (nPer == 0 || (nPer % c->BM && c->BM % nPer) || (nRows != 64 && nRows != 128) || n64 * nRows > 128) return 0;
+  return (c->BM / nRows) * (c->BN / 64 / n64) == nWg;
+}
+
+/* A TF32 kernel whose block can run on wgmma, on sm_90 (or the parser's
+ * default, sm_90): the file's kernelskill-flags line gets -arch=sm_90a, so
+ * that the Reviewer and the drop-in build what the Reviewer measured (nvcc
+ * lets the last -arch win). *pzHow says which instruction the note names. */
+static int tf32_arch(ks_rewrite *p, const gt_cfg *c, int bATrans, int bScaled, int nSm, const char **pzHow) {
+  int bChanged = 0;
+  *pzHow = "mma.sync m16n8k8";
+  if ((nSm != 0 && nSm != 90) || !tf32_wgmma(c, bATrans, bScaled)) return KS_OK;
+  *pzHow = "wgmma m64nNk8 on sm_90a, -arch=sm_90a recorded in the kernelskill-flags line";
+  return ks_rule_nvcc_flags_add(p, "-arch=sm_90a", &bChanged);
+}
+
 /* Where the kernel may be defined: at file scope (the template's #include
  * lines and namespace go above it). */
 static int at_file_scope(CXCursor kernel) {
@@ -240,8 +267,9 @@ static int to_tf32(ks_rewrite *p, const char *zSrc, unsigned iStart, unsigned iE
   for (const char *z = zK; z + sizeof zDyn - 1 <= zKEnd && !zDecl; z++)
     if (!strncmp(z, zDyn, sizeof zDyn - 1)) zDecl = z;
   int nSm = 0;
+  const long nLimit = smem_limit(ks_rewrite_tu(p), &nSm);
   char zWhyBuf[160];
-  if ((zWhy = check_smem(&c, 1, zDecl ? smem_limit(ks_rewrite_tu(p), &nSm) : GT_STATIC_SMEM, nSm, zWhyBuf,
+  if ((zWhy = check_smem(&c, 1, zDecl ? nLimit : GT_STATIC_SMEM, nSm, zWhyBuf,
                          sizeof zWhyBuf)))
     return ks_rewrite_refuse(p, "kernel '%s' is tiled %dx%dx%d_w%dx%d_s%d%s: %s", zKernel, c.BM, c.BN, c.BK, c.WM,
                              c.WN, c.S, zDecl ? "" : " on static shared memory (rewrite the original with math=tf32)",
@@ -256,10 +284,13 @@ static int to_tf32(ks_rewrite *p, const char *zSrc, unsigned iStart, unsigned iE
            c.S, zTA, zTB);
   if ((rc = ks_rewrite_replace(p, (unsigned)(zT - zSrc), (unsigned)(zT - zSrc) + sizeof zCall - 1 + (unsigned)nT, zNew)) < 0)
     return rc;
-  char zNote[256];
+  const char *zHow;
+  const int bScaled = strstr(zT, "ks_gemm::scale_by{") && strstr(zT, "ks_gemm::scale_by{") < zKEnd;
+  if ((rc = tf32_arch(p, &c, strcmp(zTA, "true") == 0, bScaled, nSm, &zHow)) < 0) return rc;
+  char zNote[320];
   snprintf(zNote, sizeof zNote,
-           "the tiled GEMM now computes in TF32 on tensor cores (ks_gemm::gemm_block_tf32, mma.sync m16n8k8, operands "
-           "rounded to TF32, FP32 sums: not bitwise the original, within the task's tolerance only)");
+           "the tiled GEMM now computes in TF32 on tensor cores (ks_gemm::gemm_block_tf32, %s, operands "
+           "reduced to TF32, FP32 sums: not bitwise the original, within the task's tolerance only)", zHow);
   return ks_rewrite_note(p, iStart, zNote);
 }
 
@@ -627,11 +658,13 @@ static int apply_gemm_tiled(ks_rewrite *p) {
   }
 
   /* Above the kernel: the template (once per file), then the kernel's note. */
+  const char *zHow = NULL;
+  if (bTf32 && (rc = tf32_arch(p, &c, g.bATrans, g.zAScale != NULL, nSm, &zHow)) < 0) goto done;
   if (bTf32)
     rc = ks_buf_printf(&note, "ks_gemm::gemm_block_tf32 %dx%dx%d tiles, %dx%d warps, %d stages, %d threads, computes "
-                              "in TF32 on tensor cores (mma.sync m16n8k8, operands rounded to TF32, FP32 sums: not "
+                              "in TF32 on tensor cores (%s, operands reduced to TF32, FP32 sums: not "
                               "bitwise the original, within the task's tolerance only)%s%s%s%s",
-                       c.BM, c.BN, c.BK, c.WM, c.WN, c.S, nT, g.bATrans ? ", A transposed" : "",
+                       c.BM, c.BN, c.BK, c.WM, c.WN, c.S, nT, zHow, g.bATrans ? ", A transposed" : "",
                        g.bBTrans ? ", B transposed" : "", g.zStore ? ", epilogue kept" : "",
                        g.bInitC ? ", accumulating into C" : "");
   else

@@ -649,9 +649,8 @@ template <bool B> struct arch_sm80_required {
   static_assert(B, "the TF32 GEMM needs sm_80 or newer (mma.sync tf32)");
 };
 
-template <int BM, int BN, int BK, int WM, int WN, int STAGES, bool TA, bool TB, class Epi, class Init = init_zero,
-          class Scale = scale_none>
-__device__ __forceinline__ void gemm_block_tf32(int M, int N, int K, const float *__restrict__ A, long long lda,
+template <int BM, int BN, int BK, int WM, int WN, int STAGES, bool TA, bool TB, class Epi, class Init, class Scale>
+__device__ __forceinline__ void gemm_block_mma_tf32(int M, int N, int K, const float *__restrict__ A, long long lda,
                                                 const float *__restrict__ B, long long ldb, float *C, long long ldc,
                                                 const Epi &epi, int mVec, float *smem, int bm, int bn,
                                                 const Init &init = Init(), const Scale &scaleA = Scale()) {
@@ -760,6 +759,296 @@ __device__ __forceinline__ void gemm_block_tf32(int M, int N, int K, const float
         }
       }
     }
+}
+
+/* ---- TF32 on sm_90a: wgmma.mma_async (warpgroup tensor cores) ------------
+ * mma.sync reaches about a third of the H100/H200's TF32 rate (134 of cuBLAS
+ * TF32's 394 TFLOP/s, bench/gemm/h200-run3.txt); the warpgroup instruction is
+ * the Hopper path. wgmma's TF32 form takes both operands k-contiguous, the
+ * second one (its "B", N rows by k) from shared memory through a descriptor,
+ * the first ("A", 64 rows by k) from shared memory or from registers. A with
+ * TA = false is k-contiguous, so the block computes the transposed tile:
+ * wgmma's N rows are C's m (the A tile, copied as it lies by cp.async into
+ * the descriptor's "core matrices", 8 rows x 4 k = 128 contiguous bytes) and
+ * its 64 rows are C's n (the B tile, read from the same padded shared tile as
+ * the mma.sync path into registers, rounded cvt.rna.tf32). The A operand
+ * reaches the tensor cores unrounded (they read its 10 high mantissa bits).
+ *
+ * Warpgroups: NT/128 of them share the block tile, each N64 slices of 64
+ * columns (n) by WNM rows (m); a thread holds N64 * WNM/2 accumulators,
+ * element (n, m) of the transposed tile at acc[s][j*4 + r] with n = slice
+ * s, row w4*16 + g + (r/2)*8 and m = j*8 + t*2 + r%2 (w4 the warp in its
+ * warpgroup, g = lane/4, t = lane%4: the mma fragment layout). */
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+#define KS_GEMM_WGMMA 1
+#else
+#define KS_GEMM_WGMMA 0
+#endif
+
+template <int BM, int BN, int NT> struct wg_plan {
+  static constexpr int NWG = NT / 128;
+  /* (m row, 64-column slice) pairs per warpgroup */
+  static constexpr int PER = NT % 128 == 0 && NWG > 0 && BN % 64 == 0 ? (BN / 64) * BM / NWG : 0;
+  static constexpr int N64 = PER > BM ? PER / BM : 1;
+  static constexpr int WNM = PER > BM ? BM : PER;
+  static constexpr int MPARTS = WNM > 0 ? BM / WNM : 1;
+  static constexpr bool ok = PER > 0 && (PER % BM == 0 || BM % PER == 0) && (WNM == 64 || WNM == 128) &&
+                             N64 * WNM <= 128 && MPARTS * (BN / 64 / N64) == NWG;
+};
+
+template <class X, class Y> struct same_type { static constexpr bool value = false; };
+template <class X> struct same_type<X, X> { static constexpr bool value = true; };
+
+/* The A tile for the descriptor: element (m, k) at
+ * (m/8)*(BK*8) + (k/4)*32 + (m%8)*4 + k%4 floats, i.e. 16-byte vector e
+ * (row e%8 of its group, k quad (e/8) % (BK/4), group e/(2*BK)) at S + e*4:
+ * a warp's 32 copies fill 512 contiguous bytes. */
+template <int BM, int BK, int NT>
+__device__ __forceinline__ void wg_load_a(const float *A, long long lda, int k0, int m0, int K, int M, bool bVec,
+                                          float *S) {
+  constexpr int NV = BM * BK / 4;
+#pragma unroll
+  for (int i = 0; i < (NV + NT - 1) / NT; i++) {
+    const int e = (int)threadIdx.x + i * NT;
+    if (NV % NT != 0 && e >= NV) break;
+    const int m = m0 + (e / (2 * BK)) * 8 + e % 8, k = k0 + ((e / 8) % (BK / 4)) * 4;
+    const float *src = A + (long long)m * lda + k;
+    float *dst = S + e * 4;
+    if (m >= M || k >= K) cp_async16(dst, A, 0);
+    else if (bVec && k + 3 < K) cp_async16(dst, src, 16);
+    else {
+#pragma unroll
+      for (int q = 0; q < 4; q++) cp_async4(dst + q, k + q < K ? src + q : A, k + q < K ? 4 : 0);
+    }
+  }
+}
+
+/* Shared-memory matrix descriptor, no swizzle: LBO the bytes between core
+ * matrices along k, SBO between groups of 8 rows. */
+__device__ __forceinline__ unsigned long long wg_desc(const float *p, unsigned nLbo, unsigned nSbo) {
+#if KS_GEMM_WGMMA
+  const unsigned a = (unsigned)__cvta_generic_to_shared(p);
+  return (unsigned long long)((a & 0x3FFFF) >> 4) | ((unsigned long long)(nLbo >> 4) << 16) |
+         ((unsigned long long)(nSbo >> 4) << 32);
+#else
+  return (void)p, (void)nLbo, (void)nSbo, 0ull;
+#endif
+}
+
+__device__ __forceinline__ void wg_fence() {
+#if KS_GEMM_WGMMA
+  asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
+#endif
+}
+__device__ __forceinline__ void wg_commit() {
+#if KS_GEMM_WGMMA
+  asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+#endif
+}
+template <int N> __device__ __forceinline__ void wg_wait() {
+#if KS_GEMM_WGMMA
+  asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory");
+#endif
+}
+/* cp.async wrote the tile through the generic proxy; wgmma reads it through the async one. */
+__device__ __forceinline__ void wg_proxy_fence() {
+#if KS_GEMM_WGMMA
+  asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+#endif
+}
+/* Keep the compiler from moving the accumulators across the asynchronous wgmma. */
+template <int R> __device__ __forceinline__ void wg_pin(float (&d)[R]) {
+#pragma unroll
+  for (int i = 0; i < R; i++) asm volatile("" : "+f"(d[i])::"memory");
+}
+/* The register operands likewise: live until the wgmma that reads them is waited for. */
+template <int A, int B> __device__ __forceinline__ void wg_pin_u(unsigned (&u)[A][B][4]) {
+#pragma unroll
+  for (int i = 0; i < A; i++)
+#pragma unroll
+    for (int j = 0; j < B; j++)
+#pragma unroll
+      for (int q = 0; q < 4; q++) asm volatile("" : "+r"(u[i][j][q])::"memory");
+}
+
+__device__ __forceinline__ void wg_mma_tf32(float (&d)[32], const unsigned *a, unsigned long long desc) {
+#if KS_GEMM_WGMMA
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %37, 0;\n"
+               "wgmma.mma_async.sync.aligned.m64n64k8.f32.tf32.tf32 {"
+               "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+               "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31"
+               "}, {%32, %33, %34, %35}, %36, p, 1, 1;\n}\n"
+               : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+                 "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+                 "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+                 "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc), "r"(1));
+#else
+  (void)d, (void)a, (void)desc;
+#endif
+}
+
+__device__ __forceinline__ void wg_mma_tf32(float (&d)[64], const unsigned *a, unsigned long long desc) {
+#if KS_GEMM_WGMMA
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %69, 0;\n"
+               "wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32 {"
+               "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+               "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
+               "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
+               "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"
+               "}, {%64, %65, %66, %67}, %68, p, 1, 1;\n}\n"
+               : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+                 "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+                 "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+                 "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
+                 "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
+                 "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
+                 "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
+                 "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc), "r"(1));
+#else
+  (void)d, (void)a, (void)desc;
+#endif
+}
+
+template <int BM, int BN, int BK, int WM, int WN, int STAGES, bool TA, bool TB, class Epi, class Init>
+__device__ __forceinline__ void gemm_block_wgmma_tf32(int M, int N, int K, const float *__restrict__ A, long long lda,
+                                                      const float *__restrict__ B, long long ldb, float *C,
+                                                      long long ldc, const Epi &epi, int mVec, float *smem, int bm,
+                                                      int bn, const Init &init) {
+  typedef config_tf32<BM, BN, BK, WM, WN, STAGES> cfg;
+  typedef wg_plan<BM, BN, cfg::NT> P;
+  constexpr int NT = cfg::NT, N64 = P::N64, WNM = P::WNM, R = WNM / 2;
+  constexpr int SB = TB ? BK + 4 : BN + 8;
+  float *As = smem, *Bs = smem + STAGES * cfg::AS; /* the mma.sync path's carve-up: AS >= BM*BK */
+  const int m0 = bm * BM, n0 = bn * BN;
+  const int wg = threadIdx.x / 128, w4 = (threadIdx.x / 32) % 4, lane = threadIdx.x % 32;
+  const int g = lane / 4, tq = lane % 4;
+  const int wm0 = (wg % P::MPARTS) * WNM, wn0 = (wg / P::MPARTS) * N64 * 64;
+  const bool bVecA = mVec & 1, bVecB = mVec & 2;
+  typename pick<TB, tile_loader_jmajor<BK, BN, NT>, tile_loader<BK, BN, NT, false, 8>>::type lb;
+
+  float acc[N64][R];
+#pragma unroll
+  for (int s = 0; s < N64; s++)
+#pragma unroll
+    for (int i = 0; i < R; i++) {
+      const int n = n0 + wn0 + s * 64 + w4 * 16 + g + ((i % 4) / 2) * 8, m = m0 + wm0 + (i / 4) * 8 + tq * 2 + i % 2;
+      acc[s][i] = m < M && n < N ? init(m, n, C + (long long)m * ldc + n) : 0.0f;
+    }
+
+  /* The tensor cores run tile t while tile t+1's fragments are read: tile
+   * t-1's wgmma is waited for only after tile t's is issued (wait_group 1),
+   * so its fragments (frA / frB, alternating) stay live until then, and the
+   * loads run D = STAGES-2 tiles ahead, into the stage of tile t-2, which
+   * every warpgroup has finished before the barrier. ptxas still serializes
+   * the wgmma of a tile (its C7513 remark: fragments written while a wgmma
+   * is in flight); on the H100 this measured 1.1x to 1.4x faster than
+   * waiting for each tile (wait_group 0, no remark) and than both operands
+   * through descriptors with the B tile transposed by 4-byte copies
+   * (bench/gemm/h100-run6.txt). */
+  constexpr int D = STAGES - 2;
+  const int nT = (K + BK - 1) / BK;
+#pragma unroll
+  for (int s = 0; s < D; s++) {
+    if (s < nT) {
+      wg_load_a<BM, BK, NT>(A, lda, s * BK, m0, K, M, bVecA, As + s * cfg::AS);
+      lb.load(B, ldb, s * BK, n0, K, N, bVecB, Bs + s * cfg::BS);
+      lb.store(Bs + s * cfg::BS);
+    }
+    cp_async_commit();
+  }
+
+  unsigned frA[BK / 8][N64][4], frB[BK / 8][N64][4];
+  auto tile = [&](int t, unsigned (&fr)[BK / 8][N64][4], unsigned (&prev)[BK / 8][N64][4]) {
+    cp_async_wait<D - 1>();
+    wg_proxy_fence();
+    __syncthreads();
+    const int tn = t + D, sn = tn % STAGES;
+    const bool bMore = tn < nT;
+    if (bMore) {
+      wg_load_a<BM, BK, NT>(A, lda, tn * BK, m0, K, M, bVecA, As + sn * cfg::AS);
+      lb.load(B, ldb, tn * BK, n0, K, N, bVecB, Bs + sn * cfg::BS);
+    }
+    cp_async_commit();
+    const float *as = As + (t % STAGES) * cfg::AS, *bs = Bs + (t % STAGES) * cfg::BS;
+#pragma unroll
+    for (int k8 = 0; k8 < BK / 8; k8++)
+#pragma unroll
+      for (int s = 0; s < N64; s++) {
+        const int n = wn0 + s * 64 + w4 * 16 + g, k = k8 * 8 + tq;
+        fr[k8][s][0] = to_tf32(TB ? bs[n * SB + k] : bs[k * SB + n]);
+        fr[k8][s][1] = to_tf32(TB ? bs[(n + 8) * SB + k] : bs[k * SB + n + 8]);
+        fr[k8][s][2] = to_tf32(TB ? bs[n * SB + k + 4] : bs[(k + 4) * SB + n]);
+        fr[k8][s][3] = to_tf32(TB ? bs[(n + 8) * SB + k + 4] : bs[(k + 4) * SB + n + 8]);
+      }
+    wg_fence();
+#pragma unroll
+    for (int k8 = 0; k8 < BK / 8; k8++) {
+      const unsigned long long desc = wg_desc(as + (wm0 / 8) * (BK * 8) + k8 * 64, 128, BK * 32);
+#pragma unroll
+      for (int s = 0; s < N64; s++) wg_mma_tf32(acc[s], fr[k8][s], desc);
+    }
+    wg_commit();
+    wg_wait<1>();
+    wg_pin_u(prev); /* tile t-1's fragments were read by its wgmma until here */
+    if (bMore) lb.store(Bs + sn * cfg::BS);
+  };
+  for (int t = 0; t < nT; t += 2) {
+    tile(t, frA, frB);
+    if (t + 1 < nT) tile(t + 1, frB, frA);
+  }
+  wg_wait<0>();
+  wg_pin_u(frA);
+  wg_pin_u(frB);
+#pragma unroll
+  for (int s = 0; s < N64; s++) wg_pin(acc[s]);
+  cp_async_wait<0>();
+
+  /* Epilogue: a warp's store for one register covers 4 rows m x 8 columns n, whole 32-byte sectors. */
+#pragma unroll
+  for (int s = 0; s < N64; s++)
+#pragma unroll
+    for (int i = 0; i < R; i++) {
+      const int n = n0 + wn0 + s * 64 + w4 * 16 + g + ((i % 4) / 2) * 8, m = m0 + wm0 + (i / 4) * 8 + tq * 2 + i % 2;
+      if (m < M && n < N) {
+        float *pc = C + (long long)m * ldc + n;
+        *pc = epi(acc[s][i], m, n, pc);
+      }
+    }
+}
+
+/* The TF32 block: wgmma where the build targets sm_90a and the shape fits
+ * (A k-contiguous, unscaled, config::NT a whole number of warpgroups that
+ * wg_plan can lay out), else mma.sync (sm_80+). Same contract either way. */
+template <bool W> struct wg_tag {};
+template <int BM, int BN, int BK, int WM, int WN, int STAGES, bool TA, bool TB, class Epi, class Init, class Scale>
+__device__ __forceinline__ void gemm_block_tf32_on(wg_tag<true>, int M, int N, int K, const float *__restrict__ A,
+                                                   long long lda, const float *__restrict__ B, long long ldb,
+                                                   float *C, long long ldc, const Epi &epi, int mVec, float *smem,
+                                                   int bm, int bn, const Init &init, const Scale &) {
+  gemm_block_wgmma_tf32<BM, BN, BK, WM, WN, STAGES, TA, TB, Epi, Init>(M, N, K, A, lda, B, ldb, C, ldc, epi, mVec,
+                                                                       smem, bm, bn, init);
+}
+template <int BM, int BN, int BK, int WM, int WN, int STAGES, bool TA, bool TB, class Epi, class Init, class Scale>
+__device__ __forceinline__ void gemm_block_tf32_on(wg_tag<false>, int M, int N, int K, const float *__restrict__ A,
+                                                   long long lda, const float *__restrict__ B, long long ldb,
+                                                   float *C, long long ldc, const Epi &epi, int mVec, float *smem,
+                                                   int bm, int bn, const Init &init, const Scale &scaleA) {
+  gemm_block_mma_tf32<BM, BN, BK, WM, WN, STAGES, TA, TB, Epi, Init, Scale>(M, N, K, A, lda, B, ldb, C, ldc, epi,
+                                                                            mVec, smem, bm, bn, init, scaleA);
+}
+
+template <int BM, int BN, int BK, int WM, int WN, int STAGES, bool TA, bool TB, class Epi, class Init = init_zero,
+          class Scale = scale_none>
+__device__ __forceinline__ void gemm_block_tf32(int M, int N, int K, const float *__restrict__ A, long long lda,
+                                                const float *__restrict__ B, long long ldb, float *C, long long ldc,
+                                                const Epi &epi, int mVec, float *smem, int bm, int bn,
+                                                const Init &init = Init(), const Scale &scaleA = Scale()) {
+  constexpr bool W = KS_GEMM_WGMMA && !TA && STAGES >= 3 && same_type<Scale, scale_none>::value &&
+                     wg_plan<BM, BN, config_tf32<BM, BN, BK, WM, WN, STAGES>::NT>::ok;
+  gemm_block_tf32_on<BM, BN, BK, WM, WN, STAGES, TA, TB, Epi, Init, Scale>(wg_tag<W>(), M, N, K, A, lda, B, ldb, C,
+                                                                           ldc, epi, mVec, smem, bm, bn, init, scaleA);
 }
 
 /* Block order: tiles walked in groups of G block rows (all of a group's
