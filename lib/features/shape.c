@@ -187,6 +187,7 @@ static ks_poly poly_add(ks_poly a, ks_poly b, long long nSign) {
   r.bIndirect |= b.bIndirect;
   r.bNarrowMul |= b.bNarrowMul;
   r.bWrap |= b.bWrap;
+  r.mClamp |= b.mClamp;
   for (int i = 0; i < b.n && !r.bIrregular; i++) {
     ks_mono m = b.t[i];
     m.coef *= nSign;
@@ -201,6 +202,7 @@ static ks_poly poly_mul(ks_poly a, ks_poly b) {
   r.bIndirect = a.bIndirect || b.bIndirect;
   r.bNarrowMul = a.bNarrowMul || b.bNarrowMul;
   r.bWrap = a.bWrap || b.bWrap;
+  r.mClamp = a.mClamp | b.mClamp;
   for (int i = 0; i < a.n && !r.bIrregular; i++) {
     for (int j = 0; j < b.n && !r.bIrregular; j++) {
       ks_mono m;
@@ -241,6 +243,9 @@ typedef struct svar {
   int bShared;
   CXCursor block;   /* the compound statement that declares it (the write pass) */
   int nSeqWrites;   /* plain assignments that are statements of that block */
+  int bKnownU;      /* initialized by a clamp of an index: valU its unclamped value, */
+  ks_poly valU;     /* plain the clamp-free expression it is then (clamp_plain) */
+  CXCursor plain;
 } svar;
 
 /* Is every write of v a plain assignment in the block that declares it
@@ -260,6 +265,12 @@ typedef struct sctx {
   int nLoopDepth;
   int nDepth;
   int rc;
+  /* Unclamp mode (clamp_eval): clamps of indices evaluate to their operand,
+   * recorded in pS->aClamp; zClampWhy: the first clamp that could not be. */
+  int bUnclamp;
+  const char *zClampWhy;
+  struct { CXCursor parm; ks_poly val; CXCursor plain; } aBind[8]; /* a helper's parameters */
+  int nBind;
 } sctx;
 
 static int atom_find_or_add(sctx *pC, ks_atom_kind e, int iDim, int iRef, const char *zName) {
@@ -563,6 +574,274 @@ static ks_poly eval(sctx *pC, CXCursor c, int nDepth) {
   return p;
 }
 
+/* ---------- clamps to the edge (unclamp mode) ----------
+ * `max(x - 1, 0)`, `min(max(y + dy, 0), h - 1)`, `x > 0 ? x - 1 : 0`, a
+ * __device__ helper `return v < lo ? lo : (v > hi ? hi : v);`: in unclamp mode
+ * each evaluates to its thread-variant operand and records the condition under
+ * which it is that operand (ks_shape_clamp). Normal evaluation keeps them
+ * irregular, so no consumer sees an unclamped index unless it asks for it. */
+
+static ks_poly clamp_fail(sctx *pC, const char *zWhy) {
+  if (!pC->zClampWhy) pC->zClampWhy = zWhy;
+  return poly_irregular();
+}
+
+static int is_signed_int(CXType t) { return int_bits(t) > 0 && !is_unsigned_int(t); }
+
+static CXCursor strip_all(CXCursor c) {
+  for (int i = 0; i < 64; i++) {
+    c = strip_parens(c);
+    if (!is_cast(c) || clang_Cursor_isNull(only_expr(c))) return c;
+    c = only_expr(c);
+  }
+  return c;
+}
+
+/* A helper parameter's binding (unclamp mode), or -1. */
+static int bind_find(const sctx *pC, CXCursor d) {
+  for (int i = pC->nBind - 1; i >= 0; i--)
+    if (clang_equalCursors(pC->aBind[i].parm, d)) return i;
+  return -1;
+}
+
+/* Call c's callee as a helper to follow: a function defined in the main
+ * file whose body is one `return E;`, with signed integer parameters (by
+ * value) and result. Its return expression, or null. */
+static CXCursor helper_return(CXCursor c, CXCursor *pDef) {
+  CXCursor d = clang_getCursorDefinition(clang_getCursorReferenced(c));
+  *pDef = d;
+  if (clang_Cursor_isNull(d) || !clang_Location_isFromMainFile(clang_getCursorLocation(d))) return clang_getNullCursor();
+  CXCursor r = clang_getNullCursor();
+  if (!is_signed_int(clang_getResultType(clang_getCursorType(d)))) return r;
+  kids k = get_kids(d);
+  int nParm = 0, bOk = 1;
+  for (int i = 0; i < k.n; i++) {
+    if (kind(k.a[i]) == CXCursor_ParmDecl) {
+      bOk &= is_signed_int(clang_getCursorType(k.a[i]));
+      nParm++;
+    } else if (kind(k.a[i]) == CXCursor_CompoundStmt) {
+      kids b = get_kids(k.a[i]);
+      kids e = b.n == 1 && kind(b.a[0]) == CXCursor_ReturnStmt ? get_kids(b.a[0]) : (kids){NULL, 0};
+      if (e.n == 1) r = e.a[0];
+      free(e.a);
+      free(b.a);
+    }
+  }
+  free(k.a);
+  return bOk && nParm == clang_Cursor_getNumArguments(c) ? r : clang_getNullCursor();
+}
+
+static int is_minmax(CXCursor c, int *pbMax) {
+  char *z = spell(c);
+  int bMin = z && (!strcmp(z, "min") || !strcmp(z, "llmin")), bMax = z && (!strcmp(z, "max") || !strcmp(z, "llmax"));
+  free(z);
+  *pbMax = bMax;
+  return (bMin || bMax) && clang_Cursor_getNumArguments(c) == 2; /* clamp_add tests the types */
+}
+
+/* The clamp-free expression a clamped value is where its clamps are the
+ * identity (the variant operand, through nested clamps, clamped locals and
+ * helper arguments); c itself when it holds no clamp. */
+static CXCursor clamp_plain(sctx *pC, CXCursor c, int nDepth) {
+  c = strip_all(c);
+  if (nDepth > 16) return clang_getNullCursor();
+  enum CXCursorKind e = kind(c);
+  if (e == CXCursor_DeclRefExpr) {
+    CXCursor d = clang_getCursorReferenced(c);
+    int iB = bind_find(pC, d);
+    if (iB >= 0) return pC->aBind[iB].plain;
+    svar *pV = find_var(pC, d);
+    return pV && pV->bKnownU ? pV->plain : c;
+  }
+  int bMax, nArg = e == CXCursor_CallExpr ? clang_Cursor_getNumArguments(c) : 0;
+  CXCursor aOp[2], def;
+  if (e == CXCursor_ConditionalOperator) {
+    kids k = get_kids(c);
+    int bOk = k.n == 3;
+    if (bOk) aOp[0] = k.a[1], aOp[1] = k.a[2];
+    free(k.a);
+    if (!bOk) return c;
+  } else if (e == CXCursor_CallExpr && is_minmax(c, &bMax) &&
+             clang_Cursor_isNull(helper_return(c, &def))) {
+    aOp[0] = clang_Cursor_getArgument(c, 0), aOp[1] = clang_Cursor_getArgument(c, 1);
+  } else if (e == CXCursor_CallExpr && nArg > 0 && nArg <= 4 && pC->nBind + nArg <= 8) {
+    CXCursor r = helper_return(c, &def);
+    if (clang_Cursor_isNull(r)) return c;
+    kids k = get_kids(def);
+    int nB = pC->nBind, iArg = 0;
+    for (int i = 0; i < k.n; i++) {
+      if (kind(k.a[i]) != CXCursor_ParmDecl || iArg >= nArg) continue;
+      CXCursor a = clang_Cursor_getArgument(c, (unsigned)iArg++);
+      pC->aBind[nB + iArg - 1].parm = k.a[i];
+      pC->aBind[nB + iArg - 1].val = eval(pC, a, nDepth + 1);
+      pC->aBind[nB + iArg - 1].plain = clamp_plain(pC, a, nDepth + 1);
+    }
+    free(k.a);
+    pC->nBind = nB + iArg;
+    CXCursor p = clamp_plain(pC, r, nDepth + 1);
+    pC->nBind = nB;
+    return p;
+  } else
+    return c;
+  ks_poly a = eval(pC, aOp[0], nDepth + 1), b = eval(pC, aOp[1], nDepth + 1);
+  int bA = poly_variant(pC, &a), bB = poly_variant(pC, &b);
+  if (bA == bB) return bA ? clang_getNullCursor() : c;
+  return clamp_plain(pC, bA ? aOp[0] : aOp[1], nDepth + 1);
+}
+
+typedef struct parm_leak {
+  sctx *pC;
+  int bLeak;
+} parm_leak;
+
+static enum CXChildVisitResult parm_leak_cb(CXCursor c, CXCursor parent, CXClientData p) {
+  (void)parent;
+  parm_leak *pL = p;
+  if (kind(c) == CXCursor_DeclRefExpr && kind(clang_getCursorReferenced(c)) == CXCursor_ParmDecl &&
+      param_index(pL->pC, clang_getCursorReferenced(c)) < 0)
+    pL->bLeak = 1;
+  return pL->bLeak ? CXChildVisit_Break : CXChildVisit_Recurse;
+}
+
+/* Does expression c, kernel text, name a parameter other than the kernel's
+ * (a helper's, whose value the text would not have where it is read)? */
+static int names_foreign_parm(sctx *pC, CXCursor c) {
+  parm_leak l = {pC, 0};
+  parm_leak_cb(c, c, &l);
+  if (!l.bLeak) clang_visitChildren(c, parm_leak_cb, &l);
+  return l.bLeak;
+}
+
+static const int aMirror[] = {[CXBinaryOperator_LT] = CXBinaryOperator_GT, [CXBinaryOperator_GT] = CXBinaryOperator_LT,
+                              [CXBinaryOperator_LE] = CXBinaryOperator_GE, [CXBinaryOperator_GE] = CXBinaryOperator_LE};
+static const int aNegate[] = {[CXBinaryOperator_LT] = CXBinaryOperator_GE, [CXBinaryOperator_GT] = CXBinaryOperator_LE,
+                              [CXBinaryOperator_LE] = CXBinaryOperator_GT, [CXBinaryOperator_GE] = CXBinaryOperator_LT};
+
+/* Record the clamp `l OP r` (one side variant and affine, the other
+ * uniform): its bit in pS->aClamp, or -1 (pC->zClampWhy). */
+static int clamp_add(sctx *pC, CXCursor l, CXCursor r, int eOp, int nDepth, unsigned long long *pmDep) {
+  ks_shape *pS = pC->pS;
+  if (!is_signed_int(clang_getCursorType(l)) || !is_signed_int(clang_getCursorType(r)))
+    return clamp_fail(pC, "a clamp of an index compares other than signed integers (unsigned arithmetic wraps)"), -1;
+  ks_poly a = eval(pC, l, nDepth + 1), b = eval(pC, r, nDepth + 1);
+  if (a.bIndirect || b.bIndirect) return clamp_fail(pC, "a clamp of an index reads memory (its operand or bound)"), -1;
+  if (a.bIrregular || b.bIrregular || a.bWrap || b.bWrap)
+    return clamp_fail(pC, "a clamp of an index clamps a value that is not affine in the thread and loop indices"), -1;
+  for (int i = 0; i < a.n + b.n; i++) { /* affine: at most one variant atom a term, none derived (x / 2) */
+    const ks_mono *m = i < a.n ? &a.t[i] : &b.t[i - a.n];
+    int nVar = 0;
+    for (int j = 0; j < m->n; j++) {
+      ks_atom_kind eK = pS->aAtom[m->a[j]].eKind;
+      if (eK == KS_ATOM_DERIVED) nVar += 2;
+      else nVar += eK != KS_ATOM_UNIFORM && eK != KS_ATOM_BDIM && eK != KS_ATOM_GDIM;
+    }
+    if (nVar > 1)
+      return clamp_fail(pC, "a clamp of an index clamps a value that is not affine in the thread and loop indices"), -1;
+  }
+  int bA = poly_variant(pC, &a), bB = poly_variant(pC, &b);
+  if (bA == bB)
+    return clamp_fail(pC, bA ? "a clamp of an index compares two thread-variant values (its bound is not uniform)"
+                             : "a selection in an index is under a condition the same for every thread"), -1;
+  if (bB) {
+    CXCursor t = l;
+    l = r, r = t;
+    ks_poly q = a;
+    a = b, b = q;
+    eOp = aMirror[eOp];
+  }
+  /* its texts are the sides' operands where their own clamps hold: those too */
+  *pmDep = a.mClamp | b.mClamp;
+  CXCursor pl = clamp_plain(pC, l, nDepth + 1), pr = clamp_plain(pC, r, nDepth + 1);
+  if (clang_Cursor_isNull(pl) || clang_Cursor_isNull(pr) || names_foreign_parm(pC, pl) || names_foreign_parm(pC, pr))
+    return clamp_fail(pC, "a clamp helper computes with its parameters before comparing them"), -1;
+  int bSave = pC->bUnclamp;
+  pC->bUnclamp = 0; /* the texts must be clamp-free: the lanes' test evaluates them as written */
+  ks_poly pa = eval(pC, pl, nDepth + 1), pb = eval(pC, pr, nDepth + 1);
+  pC->bUnclamp = bSave;
+  if (pa.bIrregular || pb.bIrregular)
+    return clamp_fail(pC, "a clamp of an index clamps arithmetic on another clamp"), -1;
+  for (int i = 0; i < pS->nClamp; i++)
+    if (pS->aClamp[i].eOp == eOp && clang_equalCursors(pS->aClamp[i].operand, pl) &&
+        clang_equalCursors(pS->aClamp[i].bound, pr))
+      return i;
+  if (pS->nClamp == 64) return clamp_fail(pC, "more than 64 clamps of indices"), -1;
+  ks_shape_clamp *aN = realloc(pS->aClamp, sizeof *aN * (size_t)(pS->nClamp + 1));
+  if (!aN) {
+    pC->rc = ks_error_set(KS_ENOMEM, "out of memory");
+    return -1;
+  }
+  pS->aClamp = aN;
+  ks_shape_clamp *pK = &aN[pS->nClamp];
+  pK->operand = pl;
+  pK->bound = pr;
+  pK->eOp = eOp;
+  pK->diff = normalize(pC, poly_add(a, b, -1));
+  pK->diff.mClamp = 0;
+  return pS->nClamp++;
+}
+
+/* In unclamp mode, c (a call or a selection) as a clamp: 1 and *pOut its
+ * operand's value with the clamp's bit (or irregular and pC->zClampWhy);
+ * 0 when c is not one (a uniform value, another call). */
+static int clamp_eval(sctx *pC, CXCursor c, int nDepth, ks_poly *pOut) {
+  CXCursor aOp[2], cond = clang_getNullCursor(), def;
+  int bMax = 0, bSel = kind(c) == CXCursor_ConditionalOperator;
+  if (bSel) {
+    kids k = get_kids(c);
+    int bOk = k.n == 3;
+    if (bOk) cond = strip_parens(k.a[0]), aOp[0] = k.a[1], aOp[1] = k.a[2];
+    free(k.a);
+    if (!bOk) return 0;
+  } else if (is_minmax(c, &bMax) && clang_Cursor_isNull(helper_return(c, &def))) {
+    aOp[0] = clang_Cursor_getArgument(c, 0), aOp[1] = clang_Cursor_getArgument(c, 1);
+  } else {
+    int nArg = clang_Cursor_getNumArguments(c), bVar = 0;
+    CXCursor r = nArg > 0 && nArg <= 4 ? helper_return(c, &def) : clang_getNullCursor();
+    if (clang_Cursor_isNull(r)) return 0;
+    if (pC->nBind + nArg > 8) return *pOut = clamp_fail(pC, "clamp helpers nest too deep"), 1;
+    kids k = get_kids(def);
+    int nB = pC->nBind, iArg = 0;
+    for (int i = 0; i < k.n; i++) {
+      if (kind(k.a[i]) != CXCursor_ParmDecl || iArg >= nArg) continue;
+      CXCursor a = clang_Cursor_getArgument(c, (unsigned)iArg);
+      pC->aBind[nB + iArg].parm = k.a[i];
+      pC->aBind[nB + iArg].val = eval(pC, a, nDepth + 1);
+      pC->aBind[nB + iArg].plain = clamp_plain(pC, a, nDepth + 1);
+      bVar |= poly_variant(pC, &pC->aBind[nB + iArg].val);
+      iArg++;
+    }
+    free(k.a);
+    if (!bVar) return 0;
+    pC->nBind = nB + iArg;
+    *pOut = eval(pC, r, nDepth + 1);
+    pC->nBind = nB;
+    if (pOut->bIrregular) *pOut = clamp_fail(pC, "a helper in an index is not a clamp of its parameters");
+    return 1;
+  }
+  ks_poly a = eval(pC, aOp[0], nDepth + 1), b = eval(pC, aOp[1], nDepth + 1);
+  int bA = poly_variant(pC, &a), bB = poly_variant(pC, &b);
+  if (!bA && !bB) return 0;
+  if (a.bIndirect || b.bIndirect)
+    return *pOut = clamp_fail(pC, "a clamp of an index reads memory (its operand or bound)"), 1;
+  if (bA && bB) return *pOut = clamp_fail(pC, "a min, max or selection in an index picks between two thread-variant values"), 1;
+  int iBit;
+  unsigned long long mDep = 0;
+  if (bSel) {
+    kids k = get_kids(cond);
+    enum CXBinaryOperatorKind op = kind(cond) == CXCursor_BinaryOperator ? clang_getCursorBinaryOperatorKind(cond) : 0;
+    int bCmp = k.n == 2 && op >= CXBinaryOperator_LT && op <= CXBinaryOperator_GE;
+    iBit = bCmp ? clamp_add(pC, k.a[0], k.a[1], bA ? (int)op : aNegate[op], nDepth, &mDep) : -1;
+    free(k.a);
+    if (!bCmp) return *pOut = clamp_fail(pC, "a selection in an index is under a condition that is not one comparison"), 1;
+  } else
+    iBit = clamp_add(pC, bA ? aOp[0] : aOp[1], bA ? aOp[1] : aOp[0], bMax ? CXBinaryOperator_GE : CXBinaryOperator_LE,
+                     nDepth, &mDep);
+  if (iBit < 0) return *pOut = poly_irregular(), 1;
+  *pOut = bA ? a : b;
+  pOut->mClamp |= 1ULL << iBit | mDep;
+  return 1;
+}
+
 static ks_poly eval_node(sctx *pC, CXCursor c, int nDepth) {
   if (nDepth > SHAPE_MAX_DEPTH || pC->rc < 0) {
     pC->pS->bTruncated = 1;
@@ -603,7 +882,10 @@ static ks_poly eval_node(sctx *pC, CXCursor c, int nDepth) {
     CXCursor d = clang_getCursorReferenced(c);
     enum CXCursorKind ed = kind(d);
     if (ed == CXCursor_EnumConstantDecl && eval_const(c, &v)) return poly_const(v);
+    int iB = bind_find(pC, d);
+    if (iB >= 0) return pC->aBind[iB].val;
     svar *pV = find_var(pC, d);
+    if (pC->bUnclamp && pV && pV->bKnownU) return pV->valU;
     if (pV && pV->bKnown && pV->iParam < 0) return pV->val;
     if (ed == CXCursor_ParmDecl) {
       int iP = param_index(pC, d);
@@ -720,6 +1002,9 @@ static ks_poly eval_node(sctx *pC, CXCursor c, int nDepth) {
   case CXCursor_ConditionalOperator:
   default: {
     if (eval_const(c, &v)) return poly_const(v);
+    ks_poly k;
+    if (pC->bUnclamp && (e == CXCursor_CallExpr || e == CXCursor_ConditionalOperator) && clamp_eval(pC, c, nDepth, &k))
+      return k;
     int bVar;
     ks_poly r = eval_kids_any(pC, c, nDepth, &bVar);
     if (e == CXCursor_CallExpr && clang_Cursor_getNumArguments(c) >= 0) {
@@ -775,6 +1060,7 @@ static int cur_loop(sctx *pC) {
 static void walk(sctx *pC, CXCursor c, int nDepth);
 static void walk_expr(sctx *pC, CXCursor c, ks_shape_akind eUse, int nDepth);
 static void note_guard(sctx *pC, CXCursor cond, int bEarlyReturn, int bSel, int nDepth);
+static ks_poly eval_unclamped(sctx *pC, CXCursor c, int nDepth, const char **pzWhy);
 
 /* The pointer an expression designates: parameter index and element offset. */
 static int eval_ptr(sctx *pC, CXCursor c, ks_poly *pOff, int nDepth) {
@@ -851,12 +1137,12 @@ static int is_shared_ref(sctx *pC, CXCursor c) {
   return pV && pV->bShared;
 }
 
-static void record_access(sctx *pC, CXCursor c, int iParam, ks_poly idx, ks_shape_akind eUse) {
+static int record_access(sctx *pC, CXCursor c, int iParam, ks_poly idx, ks_shape_akind eUse) {
   ks_shape *pS = pC->pS;
   ks_shape_access *a = realloc(pS->aAccess, sizeof(ks_shape_access) * (size_t)(pS->nAccess + 1));
   if (!a) {
     pC->rc = ks_error_set(KS_ENOMEM, "out of memory");
-    return;
+    return -1;
   }
   pS->aAccess = a;
   ks_shape_access *pA = &a[pS->nAccess++];
@@ -879,6 +1165,7 @@ static void record_access(sctx *pC, CXCursor c, int iParam, ks_poly idx, ks_shap
   clang_getSpellingLocation(loc, &fS, NULL, NULL, &oS);
   pA->bInMacro = !fE || !fS || !clang_File_isEqual(fE, fS) || oE != oS;
   if (eUse != KS_SHAPE_LOAD && pA->iLoop >= 0) pS->aLoop[pA->iLoop].bStoresGlobal = 1;
+  return 0;
 }
 
 /* A subscript P[i] (or A[i][j] on an array-of-arrays parameter). */
@@ -914,6 +1201,17 @@ static void walk_subscript(sctx *pC, CXCursor c, ks_shape_akind eUse, int nDepth
     iP = eval_ptr(pC, base, &off, nDepth + 1);
     if (iP >= 0) full = poly_add(off, eval(pC, idx, nDepth + 1), 1);
     else walk_expr(pC, base, KS_SHAPE_LOAD, nDepth + 1);
+    if (iP >= 0 && full.bIrregular) { /* irregular through clamps only? */
+      const char *zWhy;
+      ks_poly u = poly_add(off, eval_unclamped(pC, idx, nDepth, &zWhy), 1);
+      if (record_access(pC, c, iP, full, eUse) == 0) {
+        ks_shape_access *pA = &pC->pS->aAccess[pC->pS->nAccess - 1];
+        pA->bClamped = !u.bIrregular && !u.bIndirect && u.mClamp != 0;
+        if (pA->bClamped) pA->unclamped = normalize(pC, u);
+        pA->zClampWhy = zWhy;
+      }
+      iP = -1;
+    }
   }
   if (iP >= 0) record_access(pC, c, iP, full, eUse);
   walk_expr(pC, idx, KS_SHAPE_LOAD, nDepth + 1);
@@ -1250,6 +1548,37 @@ static void add_ptr(sctx *pC, CXCursor d, int iParam, const ks_poly *pOff, int b
   pP->bWritten = bWritten;
 }
 
+/* Unclamp mode over c: its value and (*pzWhy) why a clamp in it could not
+ * be followed. */
+static ks_poly eval_unclamped(sctx *pC, CXCursor c, int nDepth, const char **pzWhy) {
+  pC->bUnclamp = 1;
+  pC->zClampWhy = NULL;
+  ks_poly u = normalize(pC, eval(pC, c, nDepth + 1));
+  pC->bUnclamp = 0;
+  *pzWhy = pC->zClampWhy;
+  return u;
+}
+
+/* A local initialized by a clamp of an index (`int xl = max(x - 1, 0);`):
+ * its unclamped value for unclamp mode, and the model lists it. */
+static void note_clamp_var(sctx *pC, svar *pV, CXCursor init, int nDepth) {
+  const char *zWhy;
+  ks_poly u = eval_unclamped(pC, init, nDepth, &zWhy);
+  if (u.bIrregular || u.bIndirect || !u.mClamp) return;
+  CXCursor plain = clamp_plain(pC, init, nDepth + 1);
+  ks_shape *pS = pC->pS;
+  CXCursor *a = realloc(pS->aClampVar, sizeof *a * (size_t)(pS->nClampVar + 1));
+  if (!a) {
+    pC->rc = ks_error_set(KS_ENOMEM, "out of memory");
+    return;
+  }
+  pS->aClampVar = a;
+  a[pS->nClampVar++] = pV->decl;
+  pV->valU = u;
+  pV->plain = plain;
+  pV->bKnownU = 1;
+}
+
 static void walk_decl(sctx *pC, CXCursor d, int nDepth) {
   svar *pV = add_var(pC, d);
   if (!pV) return;
@@ -1279,6 +1608,8 @@ static void walk_decl(sctx *pC, CXCursor d, int nDepth) {
     pV->val = normalize(pC, eval(pC, init, nDepth + 1));
     pV->bKnown = 1;
   }
+  if (pV->nWrites == 0 && pV->bKnown && pV->val.bIrregular && !pV->val.bIndirect && is_signed_int(t))
+    note_clamp_var(pC, pV, init, nDepth);
 }
 
 /* A comparison `a OP b` with one side variant: guard of that side (of a
@@ -2500,6 +2831,25 @@ int ks_shape_thread_index(ks_tu *pTu, CXCursor kernel, CXCursor c, int *pbWide, 
   return iDim;
 }
 
+/* The class of a kernel whose indices are clamped to the edge is that of its
+ * interior, where every clamp is the identity (a clamp-to-edge blur is a
+ * stencil): classify sees the unclamped indices. */
+static void classify_interior(ks_shape *pS) {
+  for (int i = 0; i < pS->nAccess; i++)
+    if (pS->aAccess[i].bClamped) {
+      ks_poly t = pS->aAccess[i].index;
+      pS->aAccess[i].index = pS->aAccess[i].unclamped;
+      pS->aAccess[i].unclamped = t;
+    }
+  classify(pS);
+  for (int i = 0; i < pS->nAccess; i++)
+    if (pS->aAccess[i].bClamped) {
+      ks_poly t = pS->aAccess[i].index;
+      pS->aAccess[i].index = pS->aAccess[i].unclamped;
+      pS->aAccess[i].unclamped = t;
+    }
+}
+
 int ks_shape_build(ks_tu *pTu, CXCursor kernel, ks_shape **ppOut) {
   *ppOut = NULL;
   ks_shape *pS = calloc(1, sizeof *pS);
@@ -2539,7 +2889,7 @@ int ks_shape_build(ks_tu *pTu, CXCursor kernel, ks_shape **ppOut) {
     for (int i = 0; i < pS->nAtom; i++)
       if (pS->aAtom[i].eKind == KS_ATOM_PAR && pS->aAtom[i].iDim == d) pS->aPar[d].bUsed = 1;
   }
-  classify(pS);
+  classify_interior(pS);
   free(ctx.aVar);
   free(ctx.aParam);
   if (ctx.rc < 0) {
@@ -2574,6 +2924,8 @@ void ks_shape_free(ks_shape *p) {
   for (int i = 0; i < p->nAccess; i++) free(p->aAccess[i].zElemType);
   free(p->aAccess);
   free(p->aPtr);
+  free(p->aClamp);
+  free(p->aClampVar);
   for (int i = 0; i < p->nCall; i++) free(p->azCall[i]);
   free(p->azCall);
   ks_shape_uses_free(p->aUse, p->nUse);

@@ -55,6 +55,8 @@ typedef struct ks_poly {
   int bNarrowMul;  /* a product of thread-variant terms is computed in 32 bits */
   int bWrap;       /* arithmetic on it may wrap: unsigned (other than the built-ins'
                       own), or a conversion to a narrower integer */
+  unsigned long long mClamp; /* an unclamped value (ks_shape_access.unclamped): the
+                      clamps (bits of ks_shape.aClamp) it assumes are the identity */
   int n;
   ks_mono t[KS_POLY_MAX];
 } ks_poly;
@@ -111,7 +113,26 @@ typedef struct ks_shape_access {
   long long nElemSize;/* bytes, -1 unknown (templates) */
   ks_poly index;      /* in elements of the base parameter */
   int iLoop;          /* innermost enclosing per-thread loop, or -1 */
+  /* An index irregular only through clamps to the edge (min/max, a selection
+   * `x > 0 ? x - 1 : 0`, a __device__ helper returning one): bClamped, and
+   * unclamped, the index wherever every clamp in unclamped.mClamp is the
+   * identity (index stays irregular for everyone else). zClampWhy: why a
+   * clamp seen in the index could not be followed (static text), or NULL. */
+  int bClamped;
+  ks_poly unclamped;
+  const char *zClampWhy;
 } ks_shape_access;
+
+/* A clamp of an index, as the condition under which it is the identity:
+ * `operand OP bound`, both sides as written and free of clamps (a nested
+ * clamp's or a clamped local's operand, a helper's argument), the operand
+ * thread-variant and affine, the bound uniform, both signed integers and free
+ * of memory reads. max(e, lo): e >= lo; min(e, hi): e <= hi; c ? e : k: c. */
+typedef struct ks_shape_clamp {
+  CXCursor operand, bound;
+  int eOp;            /* CXBinaryOperator_LT, GT, LE, GE */
+  ks_poly diff;       /* operand - bound */
+} ks_shape_clamp;
 
 /* A local pointer into a pointer parameter: `T *q = P + off;` (through
  * parentheses, casts that keep the element size, and other such locals). */
@@ -174,6 +195,10 @@ typedef struct ks_shape {
   int nAccess;
   ks_shape_ptr *aPtr;    /* local pointers derived from parameters, in declaration order */
   int nPtr;
+  ks_shape_clamp *aClamp; /* the clamps unclamped indices assume (at most 64) */
+  int nClamp;
+  CXCursor *aClampVar;   /* integer locals initialized by a clamp of an index (never written) */
+  int nClampVar;
   char **azCall;         /* distinct callees of the element computation */
   int nCall;
   int bShared, bSync, bAtomic, bWarp;

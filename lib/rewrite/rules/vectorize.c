@@ -1199,10 +1199,16 @@ typedef struct ndscan {
   int nCounter;
   ndwin aWin[16];      /* the windows of the stencil buffers */
   int nWin;
-  char *azLaneCond[8]; /* the conditions a neighbour read on some paths is under (`x > 0` of
-                          `x > 0 ? in[p - 1] : 0.0f`, negated where it is the else's), as
+  char *azLaneCond[16]; /* the conditions a neighbour read on some paths is under (`x > 0` of
+                          `x > 0 ? in[p - 1] : 0.0f`, negated where it is the else's), and
+                          those under which a clamped index is unclamped (`x - 1 >= 0`), as
                           written: the vector path requires each of them of every lane */
   int nLaneCond;
+  char *azLaneStmt[16]; /* ... such a clamp's in loops, at the loops' extreme counters:
+                           `{ const int dx = -1; ks_all = ks_all && ((x + dx) >= (0)); }` */
+  int nLaneStmt;
+  CXCursor aCondVar[4]; /* loop counters a clamp's condition may name (nd_cond_ok) */
+  int nCondVar;
 } ndscan;
 
 static int nd_pre_index(const ndscan *s, CXCursor d) {
@@ -1359,6 +1365,8 @@ static int nd_cond_ok(ndscan *s, CXCursor c) {
     if (eD == CXCursor_ParmDecl || eD == CXCursor_EnumConstantDecl) return 1;
     if (eD != CXCursor_VarDecl) return 0;
     if (nd_pre_index(s, d) >= 0) return 1;
+    for (int i = 0; i < s->nCondVar; i++)
+      if (clang_equalCursors(d, s->aCondVar[i])) return 1;
     unsigned ks, ke, ds, de;
     return ks_ast_extent(s->pTu, s->kernel, &ks, &ke) == 0 && ks_ast_extent(s->pTu, d, &ds, &de) == 0 &&
            (ds < ks || ds >= ke); /* declared outside the kernel */
@@ -1414,13 +1422,105 @@ static const char *nd_add_lane_conds(ndscan *s, const vacc *v) {
     int bHave = 0;
     for (int k = 0; k < s->nLaneCond && !bHave; k++) bHave = !strcmp(s->azLaneCond[k], z);
     if (bHave) free(z);
-    else if (s->nLaneCond < 8) s->azLaneCond[s->nLaneCond++] = z;
+    else if (s->nLaneCond < 16) s->azLaneCond[s->nLaneCond++] = z;
     else {
       free(z);
-      return "neighbours read under more than 8 conditions";
+      return "neighbours read under more than 16 conditions";
     }
   }
   return NULL;
+}
+
+static const char *nd_op_text(int eOp) {
+  return eOp == CXBinaryOperator_LT ? "<" : eOp == CXBinaryOperator_GT ? ">" : eOp == CXBinaryOperator_LE ? "<=" : ">=";
+}
+
+static const char *nd_loop(const ndscan *s, int iLoop, char **pzType, char **pzName, long long *pInit, long long *pTrip);
+
+/* Clamp k (the kernel-shape model's ks_shape_clamp) as a lane condition:
+ * `(operand) OP (bound)`, as written. Where the operand moves with loop
+ * counters (`x + dx`, each c * L with c constant) it must hold on every trip:
+ * it is tested at the counters' extremes, which give operand - bound its
+ * least (OP >, >=) or greatest (OP <, <=) value, in a block that binds them.
+ * NULL, or a refusal reason. */
+static const char *nd_add_clamp_cond(ndscan *s, const ks_shape_clamp *k) {
+  const ks_shape *pS = s->pShape;
+  ks_buf b = KS_BUF_INIT;
+  int bLow = k->eOp == CXBinaryOperator_GT || k->eOp == CXBinaryOperator_GE;
+  const char *zWhy = NULL;
+  s->nCondVar = 0;
+  for (int i = 0; i < k->diff.n && !zWhy; i++) {
+    const ks_mono *m = &k->diff.t[i];
+    int nL = 0;
+    for (int j = 0; j < m->n; j++) nL += pS->aAtom[m->a[j]].eKind == KS_ATOM_LOOP;
+    if (!nL) continue;
+    if (m->n != 1 || s->nCondVar == 4) {
+      zWhy = "a clamp of an index moves with a loop counter times something other than a constant";
+      break;
+    }
+    char *zType = NULL, *zName = NULL;
+    long long i0, nTrip;
+    int iLoop = pS->aAtom[m->a[0]].iRef;
+    zWhy = iLoop >= 0 && iLoop < pS->nLoop ? nd_loop(s, iLoop, &zType, &zName, &i0, &nTrip) : "a clamp's loop is unknown";
+    if (!zWhy) {
+      CXCursor aF[1], aV[1];
+      ks_rw_kids(pS->aLoop[iLoop].cursor, aF, 1);
+      ks_rw_kids(aF[0], aV, 1);
+      s->aCondVar[s->nCondVar++] = aV[0];
+      ks_buf_printf(&b, "const %s %s = %lld; ", zType, zName, (m->coef > 0) == bLow ? i0 : i0 + nTrip - 1);
+    }
+    free(zType);
+    free(zName);
+  }
+  if (!zWhy && (!nd_cond_ok(s, k->operand) || !nd_cond_ok(s, k->bound)))
+    zWhy = "a clamp of an index compares a value the lanes' test cannot evaluate (a local of the body, a memory "
+           "read or a call)";
+  char *zO = zWhy ? NULL : ks_ast_text(s->pTu, k->operand), *zB = zWhy ? NULL : ks_ast_text(s->pTu, k->bound);
+  if (!zWhy && (!zO || !zB)) zWhy = "out of memory";
+  if (!zWhy) {
+    char *zC = ks_mprintf("(%s) %s (%s)", zO, nd_op_text(k->eOp), zB);
+    char *z = s->nCondVar && zC ? ks_mprintf("{ %sks_all = ks_all && %s; }", ks_buf_cstr(&b), zC) : zC;
+    char **az = s->nCondVar ? s->azLaneStmt : s->azLaneCond;
+    int *pn = s->nCondVar ? &s->nLaneStmt : &s->nLaneCond, bHave = 0;
+    if (z != zC) free(zC);
+    for (int i = 0; i < *pn && z && !bHave; i++) bHave = !strcmp(az[i], z);
+    if (!z) zWhy = "out of memory";
+    else if (bHave) free(z);
+    else if (*pn < 16) az[(*pn)++] = z;
+    else {
+      free(z);
+      zWhy = "indices clamped under more than 16 conditions";
+    }
+  }
+  s->nCondVar = 0;
+  free(zO);
+  free(zB);
+  ks_buf_free(&b);
+  return zWhy;
+}
+
+/* The conditions under which clamped index q (its mClamp) is its
+ * unclamped value, into the lanes' test. NULL, or a refusal reason. */
+static const char *nd_add_clamps(ndscan *s, const ks_poly *q) {
+  const char *zWhy = NULL;
+  for (int i = 0; i < s->pShape->nClamp && !zWhy; i++)
+    if (q->mClamp >> i & 1) zWhy = nd_add_clamp_cond(s, &s->pShape->aClamp[i]);
+  return zWhy;
+}
+
+/* Is st a declaration of integer locals, each one the kernel-shape model
+ * found initialized by a clamp of an index (`int xl = max(x - 1, 0);`: pure,
+ * min/max, selections and clamp helpers of affine values)? */
+static int nd_clamp_decls(const ndscan *s, CXCursor st) {
+  CXCursor aD[4];
+  int nD = clang_getCursorKind(st) == CXCursor_DeclStmt ? ks_rw_kids(st, aD, 4) : 0, nYes = 0;
+  for (int d = 0; d < nD && d < 4; d++)
+    for (int i = 0; i < s->pShape->nClampVar; i++)
+      if (clang_equalCursors(aD[d], s->pShape->aClampVar[i])) {
+        nYes++;
+        break;
+      }
+  return nD > 0 && nD <= 4 && nYes == nD;
 }
 
 /* The pointer and index of an access as one text ("r|i * w + x"): two
@@ -1481,7 +1581,23 @@ static int nd_scan(CXCursor c, const CXCursor *aAnc, int nAnc, void *pArg) {
     s->zWhy = "a pointer is written in a loop of the element body";
     return -1;
   }
-  int bUnit = pA && nd_unit_in_x(s->pShape, &pA->index, bLoop) && nd_index_ok(s, aSub[1], s->iBodyStart);
+  /* an index clamped to the edge is, where the lanes' test finds every clamp
+   * the identity, its unclamped value (the model's; its border threads take the
+   * per-lane fallback) */
+  const ks_poly *pIdx = pA && pA->bClamped ? &pA->unclamped : pA ? &pA->index : NULL;
+  int bUnit = pA && nd_unit_in_x(s->pShape, pIdx, bLoop) && nd_index_ok(s, aSub[1], s->iBodyStart);
+  if (bUnit && pA->bClamped && eUse != KS_RW_READ) {
+    s->zWhy = "an element is written at an index clamped to the edge (the border threads would write one element "
+              "several times)";
+    return -1;
+  }
+  if (bUnit && pA->bClamped && (s->zWhy = nd_add_clamps(s, pIdx))) return -1;
+  if (!bUnit && pA && pA->zClampWhy) {
+    snprintf(s->vs.zWhyBuf, sizeof s->vs.zWhyBuf, "an index clamped to the edge is not one the lanes can unclamp: %s",
+             pA->zClampWhy);
+    s->zWhy = s->vs.zWhyBuf;
+    return -1;
+  }
   s->nCounter = 0;
   if (bLoop && bUnit) s->abStencil[iP] = 1; /* read from a window: its index names the loop's counter */
   char *zIdx = bUnit ? nd_index_text(s->pTu, zBase, aSub[1]) : NULL;
@@ -1494,7 +1610,7 @@ static int nd_scan(CXCursor c, const CXCursor *aAnc, int nAnc, void *pArg) {
   }
   if (!bUnit) {
     free(zIdx);
-    if (!pA || nd_gather(s->pShape, &pA->index)) {
+    if (!pA || nd_gather(s->pShape, pIdx)) {
       s->zWhy = "a pointer is read at an index that divides or takes a remainder of a thread index, or is not affine "
                 "(a gather, upsample or layout change, not a map)";
       return -1;
@@ -1531,7 +1647,7 @@ static int nd_scan(CXCursor c, const CXCursor *aAnc, int nAnc, void *pArg) {
   CXCursor ld;
   if (cache_load(aAnc, j, &ld)) ks_ast_extent(s->pTu, ld, &v->iStart, &v->iEnd); /* the call is the read */
   v->eUse = eUse;
-  v->pIdx = &pA->index;
+  v->pIdx = pIdx;
   v->iLoop = pA->iLoop;
   v->iWin = -1;
   v->zBase = zBase;
@@ -1886,7 +2002,7 @@ static int nd_x_derived(ks_tu *pTu, CXCursor st, const ndscan *s) {
         !(count_refs(init, s->aPre[s->iX]) > 0 || nd_refs_any(init, s->aPre, s->abXDerived, s->nPre)))
       continue;
     nYes++;
-    bOther |= !ks_rw_is_integer_type(clang_getCursorType(aD[d])) || !ks_rw_pure_expr(init) ||
+    bOther |= !ks_rw_is_integer_type(clang_getCursorType(aD[d])) || !(ks_rw_pure_expr(init) || nd_clamp_decls(s, st)) ||
               nd_mentions_x(pTu, init) || nd_refs_any(init, s->aPre, s->abXDep, s->nPre);
   }
   free(aD);
@@ -2007,7 +2123,7 @@ static int nd_prelude(ks_tu *pTu, CXCursor k, CXCursor *aSt, int nSt, ndform *pF
       int iPtrParam = nI >= 0 && eT == CXType_Pointer ? nd_add_row_pointer(pTu, aD[d], init, s, pzWhy) : -1;
       if (*pzWhy) break;
       if (s->nPre == 16 || nI < 0 || !(bInt || iPtrParam >= 0 || eT == CXType_Float || eT == CXType_Double) ||
-          (!clang_Cursor_isNull(init) && !ks_rw_pure_expr(init))) {
+          (!clang_Cursor_isNull(init) && !ks_rw_pure_expr(init) && !nd_clamp_decls(s, aSt[i]))) {
         *pzWhy = "the kernel does not start with integer index declarations computed from the thread built-ins";
         break;
       }
@@ -2113,7 +2229,7 @@ static const char *nd_match(ks_tu *pTu, CXCursor k, ndform *pF, ndscan *s) {
     for (int b = iFrom; b < nB && !s->zWhy; b++) {
       nd_check(aB[b], NULL, 0, s);
       if (!s->zWhy) ks_rw_walk(aB[b], nd_check, s);
-      if (bLead && (ks_rw_pure_decls(aB[b]) || nd_lead_row_pointers(pTu, aB[b], s))) {
+      if (bLead && (ks_rw_pure_decls(aB[b]) || nd_clamp_decls(s, aB[b]) || nd_lead_row_pointers(pTu, aB[b], s))) {
         s->iLeadEnd = nd_stmt_end(pTu, aB[b]);
         CXCursor aV[4];
         int nV = ks_rw_kids(aB[b], aV, 4);
@@ -2449,10 +2565,13 @@ static void nd_put_region(ks_buf *pB, ks_rewrite *p, const ndscan *s, const ndfo
   ks_buf_printf(pB, "%.*s    %s %s = (%s)(ks_x0 + ks_l);\n", nIn, zIn, f->zXType, f->zX, f->zXType);
   unsigned mDer = nd_derived_needed(zSrc, s, f->zGuard, strlen(f->zGuard));
   for (int i = 0; i < s->nLaneCond; i++) mDer |= nd_derived_needed(zSrc, s, s->azLaneCond[i], strlen(s->azLaneCond[i]));
+  for (int i = 0; i < s->nLaneStmt; i++) mDer |= nd_derived_needed(zSrc, s, s->azLaneStmt[i], strlen(s->azLaneStmt[i]));
   nd_put_derived(pB, zSrc, s, nIn, zIn, "    ", mDer);
   ks_buf_printf(pB, "%.*s    ks_all = ks_all && %s(%s)", nIn, zIn, zNot, f->zGuard);
   for (int i = 0; i < s->nLaneCond; i++) ks_buf_printf(pB, " && %s", s->azLaneCond[i]);
-  ks_buf_printf(pB, ";\n%.*s  }\n", nIn, zIn);
+  ks_buf_printf(pB, ";\n");
+  for (int i = 0; i < s->nLaneStmt; i++) ks_buf_printf(pB, "%.*s    %s\n", nIn, zIn, s->azLaneStmt[i]);
+  ks_buf_printf(pB, "%.*s  }\n", nIn, zIn);
   ks_buf_printf(pB, "%.*s  if (ks_all) {\n", nIn, zIn);
   for (int i = 0; i < s->nP; i++)
     if (pPlan->abUsed[i] && !s->abStencil[i])
@@ -2685,6 +2804,7 @@ static int apply_nd(ks_rewrite *p, CXCursor k, const char *zWhy1, const char *zW
 done:
   for (int i = 0; i < 64; i++) free(s.azIdx[i]);
   for (int i = 0; i < s.nLaneCond; i++) free(s.azLaneCond[i]);
+  for (int i = 0; i < s.nLaneStmt; i++) free(s.azLaneStmt[i]);
   for (int i = 0; i < s.nRp; i++) free(s.azRp[i]);
   for (int i = 0; i < s.nLead; i++) free(s.azLead[i]);
   free(s.a);

@@ -128,6 +128,45 @@ __global__ void cross_blur_zero(const float* img, float* out, int width, int hei
 	}
 }
 
+// Image-processing style, borders replicated (clamp to the edge): a 3x3 box
+// blur whose neighbour coordinates are clamped inside the window loops.
+__global__ void box_blur_clamp(const float* src, float* dst, int width, int height, int step)
+{
+	int col = blockIdx.x * blockDim.x + threadIdx.x;
+	int row = blockIdx.y * blockDim.y + threadIdx.y;
+	if (col >= width || row >= height) return;
+	float acc = 0.0f;
+	for (int dy = -1; dy <= 1; dy++) {
+		for (int dx = -1; dx <= 1; dx++) {
+			acc += src[min(max(row + dy, 0), height - 1) * step + min(max(col + dx, 0), width - 1)];
+		}
+	}
+	dst[row * step + col] = acc / 9.0f;
+}
+
+__device__ __forceinline__ int clamp_coord(int v, int lo, int hi)
+{
+	return v < lo ? lo : (v > hi ? hi : v);
+}
+
+// A horizontal gradient with a clamp helper on the column.
+__global__ void grad_x_clamp(const float* img, float* gx, int width, int height)
+{
+	int col = blockIdx.x * blockDim.x + threadIdx.x;
+	int row = blockIdx.y * blockDim.y + threadIdx.y;
+	if (col < width && row < height) {
+		const float* r = img + row * width;
+		gx[row * width + col] = 0.5f * (r[clamp_coord(col + 1, 0, width - 1)] - r[clamp_coord(col - 1, 0, width - 1)]);
+	}
+}
+
+void run_clamped(const float *img, float *out, int w, int h)
+{
+	dim3 block(32, 8), grid((w + 31) / 32, (h + 7) / 8);
+	box_blur_clamp<<<grid, block>>>(img, out, w, h, w);
+	grad_x_clamp<<<grid, block>>>(img, out, w, h);
+}
+
 // The corpus task's entry (test/corpus/Inputs/cross_blur.task.json).
 extern "C" void corpus_cross_blur(const float *img, float *out, int n)
 {

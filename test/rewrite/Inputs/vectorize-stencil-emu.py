@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """vectorize-stencil-emu.py ORIG REWRITTEN KERNEL -- CPU emulation check of
-rule vectorize on the stencils of Inputs/vectorize-stencil.cu: the original
+rule vectorize on the stencils of Inputs/vectorize-stencil.cu and Inputs/vectorize-clamp.cu: the original
 kernel and the rewritten one (its launch as the rule gives it: the grid's x
 divided by the lanes, the grid's x as written passed last as ks_gx) run on the
 same inputs, for several extents (a tail along x, a width below one pack),
@@ -24,6 +24,8 @@ struct float4 { float x, y, z, w; } __attribute__((aligned(16)));
 struct uchar4 { unsigned char x, y, z, w; } __attribute__((aligned(4)));
 struct __attribute__((aligned(16))) ks_pack16_u8 { unsigned char e[16]; };
 template <class T> static T __ldg(const T *p) { return *p; }
+static int min(int a, int b) { return a < b ? a : b; }
+static int max(int a, int b) { return a > b ? a : b; }
 """
 
 # Per kernel: the buffers' element types and the call (buffers b0.., width Wd,
@@ -43,6 +45,12 @@ CASES = {
     # the weights: 9 floats of their own (b2), never written
     "conv3x3_loops": (["float", "float", "float"], "K(b0, b2, b1, Wd, H, P)"),
     "box_row_loop": (["unsigned char", "unsigned char"], "K(b0, b1, Wd, H, P)"),
+    # Inputs/vectorize-clamp.cu: indices clamped to the edge
+    "clamp_prelude": (["float", "float"], "K(b0, b1, Wd, H, P)"),
+    "clamp_box_loops": (["float", "float"], "K(b0, b1, Wd, H, P)"),
+    "clamp_helper_cross": (["float", "float"], "K(b0, b1, Wd, H, P)"),
+    "clamp_tern_diff": (["float", "float"], "K(b0, b1, Wd, H, P)"),
+    "clamp_row5": (["float", "float"], "K(b0, b1, Wd, H, P)"),
 }
 
 
@@ -55,7 +63,9 @@ def main():
         sys.exit("the rewrite of %s takes no ks_gx: this check expects the divided launch" % name)
     src = cuda_emu.PRELUDE + TYPES + cuda_emu.LAUNCH_SEQ
     src += "".join(l for l in open(orig, encoding="utf-8") if l.startswith("#define "))  # BOX_R
-    src += cuda_emu.kernel(orig, name, "k_orig") + "\n" + new_text + "\n"
+    orig_text = cuda_emu.kernel(orig, name, "k_orig")
+    src += cuda_emu.device_functions(orig, orig_text)  # clamp helpers
+    src += orig_text + "\n" + new_text + "\n"
     src += "static int Wd, H, P;\nstatic unsigned gx;\n"
     src += "".join("static %s *b%d;\n" % (t, i) for i, t in enumerate(types))
     src += "static void run_orig() { auto K = k_orig; %s; }\n" % call
