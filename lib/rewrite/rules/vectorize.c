@@ -628,7 +628,9 @@ static int match_kernel(ks_rewrite *p, CXCursor *pK, ks_rw_pointwise *pPw, int *
 }
 
 /* Every pointer access of the element body into pS: the if's then-branch, the
- * statements after the early return, or the grid-stride loop's body. */
+ * statements after the early return, or the grid-stride loop's body. The
+ * statements are told by their place, not their rank: the index may take
+ * several declarations before its guard (`unsigned tid = ..., gid = ...;`). */
 static void scan_body(CXCursor k, const ks_rw_pointwise *pPw, vscan *pS) {
   CXCursor body = ks_rw_body(k);
   CXCursor *aStmt;
@@ -640,7 +642,9 @@ static void scan_body(CXCursor k, const ks_rw_pointwise *pPw, vscan *pS) {
   } else if (pPw->bEarlyReturn) {
     pS->container = body;
     pS->bRootsAreStmts = 1;
-    for (int i = 2; i < nStmt && !pS->zWhy; i++) {
+    for (int i = 0; i < nStmt && !pS->zWhy; i++) {
+      unsigned iS, iE;
+      if (ks_ast_extent(pS->pTu, aStmt[i], &iS, &iE) != 0 || iS < pPw->iHeadEnd) continue; /* index and guard */
       CXCursor anc[1] = {body};
       if (scan(aStmt[i], anc, 1, pS) == 0) {
         /* ks_rw_walk roots at the statement; prepend the body as ancestor */
@@ -648,13 +652,20 @@ static void scan_body(CXCursor k, const ks_rw_pointwise *pPw, vscan *pS) {
       }
     }
   } else {
-    CXCursor *aIf;
-    int nIf;
-    ks_rw_children(aStmt[1], &aIf, &nIf);
-    CXCursor then = aIf[1];
-    free(aIf);
-    pS->container = clang_getCursorKind(then) == CXCursor_CompoundStmt ? then : clang_getNullCursor();
-    ks_rw_walk(then, scan, pS);
+    for (int i = 0; i < nStmt; i++) {
+      unsigned iS, iE;
+      if (clang_getCursorKind(aStmt[i]) != CXCursor_IfStmt || ks_ast_extent(pS->pTu, aStmt[i], &iS, &iE) != 0 ||
+          pPw->iBodyStart < iS || pPw->iBodyStart > iE)
+        continue;
+      CXCursor *aIf;
+      int nIf;
+      ks_rw_children(aStmt[i], &aIf, &nIf);
+      CXCursor then = nIf >= 2 ? aIf[1] : clang_getNullCursor();
+      free(aIf);
+      pS->container = clang_getCursorKind(then) == CXCursor_CompoundStmt ? then : clang_getNullCursor();
+      if (!clang_Cursor_isNull(then)) ks_rw_walk(then, scan, pS);
+      break;
+    }
   }
   free(aStmt);
 }
