@@ -1239,7 +1239,11 @@ int ks_review_run(const ks_task *pTask, const ks_review_opts *pOpts, ks_review_r
     goto finish;
   }
   if (rv.o.bCompileOnly) {
-    char *z = fmt("built for %s: seed%s%s", rv.zArch, zRefSo ? ", reference" : "", zCandSo ? ", candidate" : "");
+    /* the candidate's recorded flags come after -arch: nvcc keeps the last -arch */
+    char *zFl = zCandSo ? ks_review_source_flags(rv.o.zCandidate) : NULL;
+    char *z = fmt("built for %s: seed%s%s%s%s%s", rv.zArch, zRefSo ? ", reference" : "", zCandSo ? ", candidate" : "",
+                  zFl ? " (with its kernelskill-flags: " : "", zFl ? zFl : "", zFl ? ")" : "");
+    free(zFl);
     set_verdict(&rv, KS_VERDICT_COMPILED, z, NULL);
     free(z);
     goto finish;

@@ -35,6 +35,10 @@ typedef struct gt_cfg {
  * memory), and the one taken where the GPU cannot give it that much. */
 #define GT_DEFAULT_CONFIG "128x128x16_w64x32_t8x8_s4"
 #define GT_SMALL_CONFIG "128x128x16_w64x32_t8x8_s2"
+/* math=tf32 where wgmma runs (sm_90, 221 KB of the 227): the fastest TF32
+ * block measured on the H100 (bench/gemm/h100-run6.txt: 165 TFLOP/s at 4096,
+ * against 135 for the best mma.sync block); elsewhere the FP32 defaults. */
+#define GT_TF32_WGMMA_CONFIG "128x256x32_w64x32_t8x8_s4"
 
 /* Static shared memory per block: above it the kernel declares its array
  * extern and every launch passes the size (and opts the kernel in to it). */
@@ -518,7 +522,8 @@ static int apply_gemm_tiled(ks_rewrite *p) {
   const char *zWhy;
   if (!zCfg) {
     /* the default, or the 2-stage one where the GPU cannot give it its shared memory */
-    zCfg = GT_DEFAULT_CONFIG;
+    zCfg = bTf32 && (nSm == 0 || nSm == 90) ? GT_TF32_WGMMA_CONFIG : GT_DEFAULT_CONFIG;
+    if (parse_cfg(zCfg, &c) || check_smem(&c, bTf32, nSmemMax, nSm, zWhyBuf, sizeof zWhyBuf)) zCfg = GT_DEFAULT_CONFIG;
     if (parse_cfg(zCfg, &c) || check_smem(&c, bTf32, nSmemMax, nSm, zWhyBuf, sizeof zWhyBuf)) zCfg = GT_SMALL_CONFIG;
   }
   if ((zWhy = parse_cfg(zCfg, &c))) return ks_rewrite_refuse(p, "config=%s: %s", zCfg, zWhy);

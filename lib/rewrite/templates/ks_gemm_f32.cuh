@@ -943,10 +943,10 @@ __device__ __forceinline__ void gemm_block_wgmma_tf32(int M, int N, int K, const
    * loads run D = STAGES-2 tiles ahead, into the stage of tile t-2, which
    * every warpgroup has finished before the barrier. ptxas still serializes
    * the wgmma of a tile (its C7513 remark: fragments written while a wgmma
-   * is in flight); on the H100 this measured 1.1x to 1.4x faster than
-   * waiting for each tile (wait_group 0, no remark) and than both operands
-   * through descriptors with the B tile transposed by 4-byte copies
-   * (bench/gemm/h100-run6.txt). */
+   * is in flight); on the H100 its best tile at 4096 still ran 1.12x
+   * faster than waiting for each tile (wait_group 0, no remark) and 1.2x
+   * faster than both operands through descriptors with the B tile
+   * transposed by 4-byte copies (bench/results/2026-12-06e-h100). */
   constexpr int D = STAGES - 2;
   const int nT = (K + BK - 1) / BK;
 #pragma unroll
