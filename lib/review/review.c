@@ -1050,6 +1050,12 @@ static void roofline(review *rv, cJSON *pC, cJSON *pRoof, cJSON *pKernels) {
   cJSON_AddNumberToObject(pRoof, "roofline_time_us", rTMin * 1e6);
   double rPct = rTMin > 0 ? 100.0 * rTMin / rS : 0;
   cJSON_AddNumberToObject(pRoof, "roofline_pct", rPct);
+  /* The compute ceiling is the FP32 CUDA cores': a TF32 (tensor-core) candidate
+   * can pass it, which is no measuring error but another ceiling, unmeasured. */
+  if (rTComp > rTMem && rPct > 100.0)
+    cJSON_AddStringToObject(pRoof, "ceiling_note",
+                            "above the FP32 CUDA-core ceiling: the version computes on tensor cores, whose ceiling "
+                            "the Reviewer does not measure");
   /* The entry's figures on every kernel's profile (single-kernel tasks: exact). */
   for (cJSON *k = pKernels ? pKernels->child : NULL; k; k = k->next) {
     cJSON *pProf = cJSON_GetObjectItemCaseSensitive(k, "profile");
@@ -1453,6 +1459,8 @@ int ks_review_text(const ks_review_result *p, ks_buf *pOut) {
                   cJSON_GetObjectItemCaseSensitive(pRoof, "bound")->valuestring,
                   cJSON_GetObjectItemCaseSensitive(pRoof, "achieved_gbps")->valuedouble,
                   cJSON_GetObjectItemCaseSensitive(pRoof, "achieved_gflops")->valuedouble);
+  const cJSON *pCeil = cJSON_GetObjectItemCaseSensitive(pRoof, "ceiling_note");
+  if (cJSON_IsString(pCeil)) ks_buf_printf(pOut, "roofline: %s\n", pCeil->valuestring);
   const cJSON *pNotes = cJSON_GetObjectItemCaseSensitive(pEv, "notes");
   for (const cJSON *q = pNotes ? pNotes->child : NULL; q; q = q->next)
     if (cJSON_IsString(q)) ks_buf_printf(pOut, "note: %s\n", q->valuestring);
