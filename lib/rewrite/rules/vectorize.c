@@ -40,6 +40,8 @@ typedef struct vacc {
   int nCond;
   int iWin;              /* its window (ndscan.aWin), or -1 */
   const char *zBase;     /* the pointer subscripted: the parameter's or a row pointer's name */
+  unsigned mLocal;       /* the loops' locals its index names (ndscan.aLoc bits) */
+  unsigned char abLoopCond[4]; /* aCond[i] is in a loop around it: required on every trip */
   ndterms t;             /* its terms along x: the index's constant, the loops (nd_windows) */
   int iLoop;             /* the innermost loop around it (ks_shape.aLoop), or -1 */
 } vacc;
@@ -1220,6 +1222,22 @@ typedef struct ndscan {
   int nLaneStmt;
   CXCursor aCondVar[4]; /* loop counters a clamp's condition may name (nd_cond_ok) */
   int nCondVar;
+  /* Locals declared in the body's loops that an index or a lanes' condition names (`int yy =
+     min(max(y + dy, 0), h - 1);`, `int iy = row - R + j, ix = col - R + k;`): never written,
+     signed integers computed from counters, the prelude and parameters (nd_local). Their
+     declarations are copied where lane 0's addresses and the lanes' test evaluate them. */
+  struct {
+    CXCursor var;
+    unsigned iAt;             /* its name's offset (their order) */
+    unsigned iStart, iEnd;    /* its declaration statement, when it declares it alone (else 0, 0) */
+    char *zText;              /* `T v = init;`, the initializer as written */
+    unsigned mDep;            /* the locals (bits of aLoc) it names, through their own */
+    unsigned long long mLoop; /* the loops (bits of ks_shape.aLoop) whose counters it names */
+  } aLoc[16];
+  int nLoc;
+  int bLocals;               /* while checking a text: it may name such locals and any counter */
+  unsigned mNeed;            /* ... those it named (aLoc bits) */
+  unsigned long long mNeedLoop; /* ... and the loops whose counters it named */
 } ndscan;
 
 static int nd_pre_index(const ndscan *s, CXCursor d) {
@@ -1310,9 +1328,11 @@ static int nd_check(CXCursor c, const CXCursor *aAnc, int nAnc, void *pArg) {
   return s->zWhy ? -1 : 0;
 }
 
+static int nd_local(ndscan *s, CXCursor d);
+
 /* Does expression c read a local the body writes, or one declared in the
  * body after its leading declarations (not in scope where the addresses are
- * computed)? */
+ * computed) other than a loop's local nd_local takes (into s->mNeed)? */
 static int nd_index_ok(ndscan *s, CXCursor c, unsigned iBodyStart) {
   CXCursor d = ks_rw_ref_decl(c);
   if (clang_getCursorKind(c) == CXCursor_DeclRefExpr || !clang_Cursor_isNull(d)) {
@@ -1323,7 +1343,9 @@ static int nd_index_ok(ndscan *s, CXCursor c, unsigned iBodyStart) {
       for (int i = 0; i < s->nWritten; i++)
         if (clang_equalCursors(d, s->aWritten[i])) return 0;
       unsigned ds, de;
-      if (ks_ast_extent(s->pTu, d, &ds, &de) == 0 && ds >= iBodyStart && ds >= s->iLeadEnd) return 0;
+      if (ks_ast_extent(s->pTu, d, &ds, &de) == 0 && ds >= iBodyStart && ds >= s->iLeadEnd &&
+          (!s->nCounter || nd_local(s, d) < 0)) /* in loops, a local whose declaration can be copied */
+        return 0;
     }
   }
   CXCursor *aK;
@@ -1359,10 +1381,111 @@ static int nd_conditional(const CXCursor *aAnc, int j) {
   return 0;
 }
 
+static int nd_cond_ok(ndscan *s, CXCursor c);
+static unsigned nd_stmt_end(ks_tu *pTu, CXCursor c);
+static char *nd_text(ks_tu *pTu, unsigned iStart, unsigned iEnd);
+
+/* The loop (ks_shape.aLoop) whose for declares counter d, or -1. */
+static int nd_counter_loop(const ndscan *s, CXCursor d) {
+  for (int i = 0; i < s->pShape->nLoop && i < 64; i++) {
+    CXCursor aF[1], aV[1];
+    if (clang_getCursorKind(s->pShape->aLoop[i].cursor) == CXCursor_ForStmt &&
+        ks_rw_kids(s->pShape->aLoop[i].cursor, aF, 1) >= 1 && clang_getCursorKind(aF[0]) == CXCursor_DeclStmt &&
+        ks_rw_kids(aF[0], aV, 1) == 1 && clang_equalCursors(aV[0], d))
+      return i;
+  }
+  return -1;
+}
+
+typedef struct nd_decl_find {
+  CXCursor d, st;
+} nd_decl_find;
+
+static int nd_decl_find_visit(CXCursor c, const CXCursor *aAnc, int nAnc, void *pArg) {
+  nd_decl_find *pF = pArg;
+  if (nAnc < 1 || !clang_equalCursors(c, pF->d)) return 0;
+  pF->st = aAnc[nAnc - 1];
+  return -1;
+}
+
+/* Names only what the address block and the lanes' test have in scope (the
+ * kernel's parameters, called functions, names nd_cond_ok takes)? For a
+ * clamp's initializer, which the kernel-shape model found pure and affine. */
+static int nd_names_ok(ndscan *s, CXCursor c) {
+  enum CXCursorKind e = clang_getCursorKind(c);
+  if (e == CXCursor_ArraySubscriptExpr) return 0;
+  if (e == CXCursor_DeclRefExpr) {
+    enum CXCursorKind eD = clang_getCursorKind(clang_getCursorReferenced(c));
+    return eD == CXCursor_FunctionDecl || eD == CXCursor_FunctionTemplate || nd_cond_ok(s, c);
+  }
+  CXCursor *aK;
+  int nK, bOk = 1;
+  ks_rw_children(c, &aK, &nK);
+  for (int i = 0; i < nK && bOk; i++) bOk = nd_names_ok(s, aK[i]);
+  free(aK);
+  return bOk;
+}
+
+/* Local d of the body's loops as one the lanes' test and lane 0's addresses
+ * can evaluate by declaring it again (ndscan.aLoc): a never-written signed
+ * integer declared after the body's leading declarations, initialized by a
+ * pure expression of counters, the prelude, parameters and other such locals,
+ * or by a clamp of an index (the model's). Its index in aLoc, its needs added
+ * to s->mNeed / s->mNeedLoop; -1 if it is not one. */
+static int nd_local(ndscan *s, CXCursor d) {
+  for (int i = 0; i < s->nLoc; i++)
+    if (clang_equalCursors(s->aLoc[i].var, d)) {
+      s->mNeed |= s->aLoc[i].mDep | 1u << i;
+      s->mNeedLoop |= s->aLoc[i].mLoop;
+      return i;
+    }
+  nd_decl_find f = {d, clang_getNullCursor()};
+  ks_rw_walk(ks_rw_body(s->kernel), nd_decl_find_visit, &f);
+  CXCursor aV[2], aI[2];
+  enum CXTypeKind eT = clang_getCanonicalType(clang_getCursorType(d)).kind; /* const int too */
+  int nV = clang_getCursorKind(f.st) == CXCursor_DeclStmt ? ks_rw_kids(f.st, aV, 2) : 0, nI = ks_rw_kids(d, aI, 2);
+  unsigned ds, de;
+  if (nV < 1 || nI < 1 || s->nLoc == 16 || ks_ast_extent(s->pTu, f.st, &ds, &de) < 0 || ds < s->iLeadEnd ||
+      (eT != CXType_Int && eT != CXType_Long && eT != CXType_LongLong))
+    return -1;
+  for (int w = 0; w < s->nWritten; w++)
+    if (clang_equalCursors(d, s->aWritten[w])) return -1;
+  CXCursor init = aI[nI - 1];
+  int i = s->nLoc++, bClamp = 0, bSave = s->bLocals;
+  unsigned mSave = s->mNeed;
+  unsigned long long mSaveLoop = s->mNeedLoop;
+  s->aLoc[i].var = d;
+  long iAt = ks_ast_offset(s->pTu, clang_getCursorLocation(d));
+  s->aLoc[i].iAt = iAt > 0 ? (unsigned)iAt : ds;
+  s->aLoc[i].iStart = nV == 1 ? ds : 0;
+  s->aLoc[i].iEnd = nV == 1 ? nd_stmt_end(s->pTu, f.st) : 0;
+  s->mNeed = 0;
+  s->mNeedLoop = 0;
+  s->bLocals = 1;
+  for (int k = 0; k < s->pShape->nClampVar && !bClamp; k++) bClamp = clang_equalCursors(d, s->pShape->aClampVar[k]);
+  int bOk = bClamp ? nd_names_ok(s, init) : nd_cond_ok(s, init);
+  s->aLoc[i].mDep = s->mNeed & ~(1u << i);
+  s->aLoc[i].mLoop = s->mNeedLoop;
+  s->bLocals = bSave;
+  s->mNeed = mSave | (bOk ? s->aLoc[i].mDep | 1u << i : 0);
+  s->mNeedLoop = mSaveLoop | (bOk ? s->aLoc[i].mLoop : 0);
+  CXString t = clang_getTypeSpelling(clang_getCursorType(d));
+  char *zName = ks_rw_spelling(d), *zInit = bOk ? ks_ast_text(s->pTu, init) : NULL;
+  s->aLoc[i].zText = zName && zInit ? ks_mprintf("%s %s = %s;", clang_getCString(t), zName, zInit) : NULL;
+  clang_disposeString(t);
+  free(zName);
+  free(zInit);
+  bOk = bOk && s->aLoc[i].zText;
+  if (!bOk)
+    while (s->nLoc > i) free(s->aLoc[--s->nLoc].zText); /* and any it added on the way */
+  return bOk ? i : -1;
+}
+
 /* Can a lane's test evaluate c where the guard is: no memory read or call
  * (the body may have stored before it), and only names in scope there with
  * the value they have in the body (parameters, the prelude's variables,
- * enumerators, names declared outside the kernel)? */
+ * enumerators, names declared outside the kernel; with s->bLocals, loop
+ * counters and the loops' locals, whose declarations come along)? */
 static int nd_cond_ok(ndscan *s, CXCursor c) {
   enum CXCursorKind e = clang_getCursorKind(c);
   if (e == CXCursor_ArraySubscriptExpr || e == CXCursor_CallExpr ||
@@ -1379,8 +1502,12 @@ static int nd_cond_ok(ndscan *s, CXCursor c) {
     for (int i = 0; i < s->nCondVar; i++)
       if (clang_equalCursors(d, s->aCondVar[i])) return 1;
     unsigned ks, ke, ds, de;
-    return ks_ast_extent(s->pTu, s->kernel, &ks, &ke) == 0 && ks_ast_extent(s->pTu, d, &ds, &de) == 0 &&
-           (ds < ks || ds >= ke); /* declared outside the kernel */
+    if (ks_ast_extent(s->pTu, s->kernel, &ks, &ke) == 0 && ks_ast_extent(s->pTu, d, &ds, &de) == 0 &&
+        (ds < ks || ds >= ke)) /* declared outside the kernel */
+      return 1;
+    int iLoop = s->bLocals ? nd_counter_loop(s, d) : -1;
+    if (iLoop >= 0) s->mNeedLoop |= 1ULL << iLoop;
+    return iLoop >= 0 || (s->bLocals && nd_local(s, d) >= 0);
   }
   CXCursor *aK;
   int nK, bOk = ks_rw_pure_expr(c);
@@ -1391,16 +1518,23 @@ static int nd_cond_ok(ndscan *s, CXCursor c) {
 }
 
 /* A read on some paths only (aAnc[j]): the conditions of its path, into
- * v->aCond. 0, or -1 when one is a condition the lanes' test cannot
- * evaluate (in a loop, a switch, a loop's header; a read or a local of the
- * body in it) or there are more than four. */
+ * v->aCond (negated where it is on the else path), or -1 where a lane's test
+ * cannot evaluate one (a switch, a while or do loop, a for's header; outside
+ * loops, a read or a local of the body in it) or there are more than four.
+ * One inside a for loop around the read (abLoopCond) must hold on every trip
+ * (nd_add_loop_cond checks its form). */
 static int nd_lane_conds(ndscan *s, const CXCursor *aAnc, int j, vacc *v) {
+  int bInLoop = 0;
   v->nCond = 0;
   for (int k = 0; k < j; k++) {
     enum CXCursorKind e = clang_getCursorKind(aAnc[k]);
-    if (nd_is_loop(e) || e == CXCursor_SwitchStmt) return -1;
     CXCursor aK[4];
     int nK = ks_rw_kids(aAnc[k], aK, 4), bNeg;
+    if (e == CXCursor_ForStmt && nK >= 1 && nK <= 4 && clang_equalCursors(aK[nK - 1], aAnc[k + 1])) {
+      bInLoop = 1; /* its body: every trip */
+      continue;
+    }
+    if (nd_is_loop(e) || e == CXCursor_SwitchStmt) return -1;
     CXCursor cond;
     if (e == CXCursor_IfStmt || e == CXCursor_ConditionalOperator) {
       if (nK < 2 || nK > 3 || clang_equalCursors(aK[0], aAnc[k + 1])) continue; /* the condition itself: every path */
@@ -1413,100 +1547,200 @@ static int nd_lane_conds(ndscan *s, const CXCursor *aAnc, int j, vacc *v) {
       bNeg = clang_getCursorBinaryOperatorKind(aAnc[k]) == CXBinaryOperator_LOr;
     } else
       continue;
-    if (v->nCond == 4 || !nd_cond_ok(s, cond)) return -1;
+    if (v->nCond == 4 || (!bInLoop && !nd_cond_ok(s, cond))) return -1;
+    v->abLoopCond[v->nCond] = (unsigned char)bInLoop;
     v->aCond[v->nCond] = cond;
     v->abNeg[v->nCond++] = (unsigned char)bNeg;
   }
   return 0;
 }
 
+static const char *nd_loop(const ndscan *s, int iLoop, char **pzType, char **pzName, long long *pInit, long long *pTrip);
+
+/* Adds text z (malloc'd, taken) to list az[*pn] once. NULL, or a refusal reason. */
+static const char *nd_add_text(char **az, int *pn, char *z) {
+  int bHave = 0;
+  if (!z) return "out of memory";
+  for (int i = 0; i < *pn && !bHave; i++) bHave = !strcmp(az[i], z);
+  if (bHave) free(z);
+  else if (*pn < 16) az[(*pn)++] = z;
+  else {
+    free(z);
+    return "neighbours read under more than 16 conditions";
+  }
+  return NULL;
+}
+
+/* The declarations of the loops' locals in mLocal, in source order,
+ * separated by zSep. */
+static void nd_put_locals(ks_buf *pB, const ndscan *s, unsigned mLocal, const char *zSep) {
+  unsigned iAt = 0;
+  for (int n = 0;; n++) {
+    int iNext = -1;
+    for (int i = 0; i < s->nLoc; i++)
+      if ((mLocal >> i & 1) && s->aLoc[i].iAt >= iAt && (iNext < 0 || s->aLoc[i].iAt < s->aLoc[iNext].iAt)) iNext = i;
+    if (iNext < 0) break;
+    ks_buf_printf(pB, "%s%s", n ? zSep : "", s->aLoc[iNext].zText);
+    iAt = s->aLoc[iNext].iAt + 1;
+  }
+}
+
+/* The lanes' test of zCmp (`(operand) OP (bound)`, as written), which must
+ * hold on every trip of the loops whose counters move it: with q the
+ * polynomial of operand - bound (or of the operand alone, the bound uniform),
+ * each counter c * L of q is bound at the extreme that gives q its least
+ * (bLow: OP > or >=) or greatest value (q affine in them: the extremes
+ * decide), the other counters the text and the copied locals (mLocal) name
+ * at their start, in a block: `{ const int dx = -1; ks_all = ks_all &&
+ * (...); }`. Without counters or locals it is a plain lane condition. NULL,
+ * or a refusal reason. */
+static const char *nd_add_trip_cond(ndscan *s, const ks_poly *q, int bLow, const char *zCmp, unsigned mLocal,
+                                    unsigned long long mLoop) {
+  const ks_shape *pS = s->pShape;
+  ks_buf b = KS_BUF_INIT;
+  const char *zWhy = NULL;
+  unsigned long long mBound = 0;
+  for (int pass = 0; pass < 2 && !zWhy; pass++) /* pass 0: q's counters at extremes; 1: the rest at their start */
+    for (int i = 0; i < (pass ? pS->nLoop : q->n) && i < 64 && !zWhy; i++) {
+      int iLoop = -1;
+      long long c = 1;
+      if (pass == 0) {
+        const ks_mono *m = &q->t[i];
+        int nL = 0;
+        for (int j = 0; j < m->n; j++) nL += pS->aAtom[m->a[j]].eKind == KS_ATOM_LOOP;
+        if (!nL) continue;
+        if (m->n != 1) {
+          zWhy = "a condition of a neighbour read moves with a loop counter times something other than a constant";
+          break;
+        }
+        iLoop = pS->aAtom[m->a[0]].iRef, c = m->coef;
+      } else if (mLoop >> i & 1)
+        iLoop = i;
+      if (iLoop < 0 || (iLoop < 64 && (mBound >> iLoop & 1))) continue;
+      char *zType = NULL, *zName = NULL;
+      long long i0, nTrip;
+      zWhy = iLoop < pS->nLoop && iLoop < 64 ? nd_loop(s, iLoop, &zType, &zName, &i0, &nTrip)
+                                              : "a condition's loop is unknown";
+      if (!zWhy) {
+        mBound |= 1ULL << iLoop;
+        ks_buf_printf(&b, "const %s %s = %lld; ", zType, zName, pass == 0 && (c > 0) != bLow ? i0 + nTrip - 1 : i0);
+      }
+      free(zType);
+      free(zName);
+    }
+  if (!zWhy && mLocal) {
+    nd_put_locals(&b, s, mLocal, " ");
+    ks_buf_printf(&b, " ");
+  }
+  if (!zWhy) {
+    int bBlock = mBound || mLocal;
+    char *z = bBlock ? ks_mprintf("{ %sks_all = ks_all && %s; }", ks_buf_cstr(&b), zCmp) : ks_strdup(zCmp);
+    zWhy = bBlock ? nd_add_text(s->azLaneStmt, &s->nLaneStmt, z) : nd_add_text(s->azLaneCond, &s->nLaneCond, z);
+  }
+  ks_buf_free(&b);
+  return zWhy;
+}
+
+/* A refusal of a read's condition in a loop, with the reason (s->vs.zWhyBuf). */
+static const char *nd_loop_cond_why(ndscan *s, const char *zWhat) {
+  snprintf(s->vs.zWhyBuf, sizeof s->vs.zWhyBuf,
+           "a buffer is read at a neighbouring index along x on some paths only, in a loop under a condition %s", zWhat);
+  return s->vs.zWhyBuf;
+}
+
+/* Condition c of a neighbour read in a loop (zero padding, `if (iy >= 0 &&
+ * iy < h && ix >= 0 && ix < w)`) into the lanes' test: comparisons joined by
+ * &&, each of signed integers, one side uniform and the other affine in the
+ * thread and loop indices (the model's guard: `expr OP bound`), each
+ * required on every trip (nd_add_trip_cond), so that in the interior every
+ * trip reads and the window holds only what is read. NULL, or a reason. */
+static const char *nd_add_loop_cond(ndscan *s, CXCursor c, int nDepth) {
+  CXCursor aK[2];
+  c = ks_rw_strip(c);
+  enum CXBinaryOperatorKind op =
+      clang_getCursorKind(c) == CXCursor_BinaryOperator ? clang_getCursorBinaryOperatorKind(c) : CXBinaryOperator_Invalid;
+  if (nDepth > 16 || ks_rw_kids(c, aK, 2) != 2) op = CXBinaryOperator_Invalid;
+  if (op == CXBinaryOperator_LAnd) {
+    const char *zWhy = nd_add_loop_cond(s, aK[0], nDepth + 1);
+    return zWhy ? zWhy : nd_add_loop_cond(s, aK[1], nDepth + 1);
+  }
+  if (op < CXBinaryOperator_LT || op > CXBinaryOperator_GE)
+    return nd_loop_cond_why(s, "that is not comparisons (<, <=, >, >=) joined by && (||, !, ==, !=, an else "
+                               "path: its lanes' test would not be one per comparison)");
+  s->bLocals = 1;
+  s->mNeed = 0;
+  s->mNeedLoop = 0;
+  int bOk = nd_cond_ok(s, c);
+  s->bLocals = 0;
+  if (!bOk) return nd_loop_cond_why(s, "that reads memory, calls a function or names a local the body writes");
+  if (!cursor_signed(aK[0]) || !cursor_signed(aK[1]))
+    return nd_loop_cond_why(s, "that compares other than signed integers (unsigned arithmetic wraps)");
+  unsigned cs, ce;
+  const ks_shape_guard *pG = NULL;
+  ks_ast_extent(s->pTu, c, &cs, &ce);
+  for (int i = 0; i < s->pShape->nGuard + s->pShape->nSel && !pG; i++) {
+    const ks_shape_guard *g = i < s->pShape->nGuard ? &s->pShape->aGuard[i] : &s->pShape->aSel[i - s->pShape->nGuard];
+    if (g->iOffset == cs) pG = g;
+  }
+  if (!pG) return nd_loop_cond_why(s, "that compares two thread-variant values, or two the same for every thread");
+  if (nd_gather(s->pShape, &pG->expr) || pG->expr.bWrap)
+    return nd_loop_cond_why(s, "that compares a value not affine in the thread and loop indices");
+  char *zT = ks_ast_text(s->pTu, c), *zC = zT ? ks_mprintf("(%s)", zT) : NULL;
+  free(zT);
+  if (!zC) return "out of memory";
+  const char *zWhy = nd_add_trip_cond(s, &pG->expr, pG->eOp == CXBinaryOperator_GT || pG->eOp == CXBinaryOperator_GE,
+                                      zC, s->mNeed, s->mNeedLoop);
+  free(zC);
+  return zWhy;
+}
+
 /* A stencil read's conditions (v->aCond) into s->azLaneCond, as written,
- * once each: the vector path requires each of every lane. With every lane
- * meeting them every lane reads it, so its window loads only what the
- * kernel reads. NULL, or a refusal reason. */
+ * once each, those in its loops at the counters' extremes (nd_add_loop_cond):
+ * the vector path requires each of every lane. With every lane meeting them
+ * every lane reads it, so its window loads only what the kernel reads. NULL,
+ * or a refusal reason. */
 static const char *nd_add_lane_conds(ndscan *s, const vacc *v) {
-  for (int i = 0; i < v->nCond; i++) {
+  const char *zWhy = NULL;
+  for (int i = 0; i < v->nCond && !zWhy; i++) {
+    if (v->abLoopCond[i]) {
+      zWhy = v->abNeg[i] ? nd_loop_cond_why(s, "on its else path") : nd_add_loop_cond(s, v->aCond[i], 0);
+      continue;
+    }
     char *zT = ks_ast_text(s->pTu, ks_rw_strip(v->aCond[i])); /* its own parentheses go: ours wrap it */
     char *z = zT ? ks_mprintf("%s(%s)", v->abNeg[i] ? "!" : "", zT) : NULL;
     free(zT);
-    if (!z) return "out of memory";
-    int bHave = 0;
-    for (int k = 0; k < s->nLaneCond && !bHave; k++) bHave = !strcmp(s->azLaneCond[k], z);
-    if (bHave) free(z);
-    else if (s->nLaneCond < 16) s->azLaneCond[s->nLaneCond++] = z;
-    else {
-      free(z);
-      return "neighbours read under more than 16 conditions";
-    }
+    zWhy = nd_add_text(s->azLaneCond, &s->nLaneCond, z);
   }
-  return NULL;
+  return zWhy;
 }
 
 static const char *nd_op_text(int eOp) {
   return eOp == CXBinaryOperator_LT ? "<" : eOp == CXBinaryOperator_GT ? ">" : eOp == CXBinaryOperator_LE ? "<=" : ">=";
 }
 
-static const char *nd_loop(const ndscan *s, int iLoop, char **pzType, char **pzName, long long *pInit, long long *pTrip);
-
 /* Clamp k (the kernel-shape model's ks_shape_clamp) as a lane condition:
- * `(operand) OP (bound)`, as written. Where the operand moves with loop
- * counters (`x + dx`, each c * L with c constant) it must hold on every trip:
- * it is tested at the counters' extremes, which give operand - bound its
- * least (OP >, >=) or greatest (OP <, <=) value, in a block that binds them.
- * NULL, or a refusal reason. */
+ * `(operand) OP (bound)`, as written; where the operand moves with loop
+ * counters (`x + dx`), on every trip (nd_add_trip_cond). In loops it may
+ * name their locals (`int t = x + k;`), whose declarations come along. NULL,
+ * or a refusal reason. */
 static const char *nd_add_clamp_cond(ndscan *s, const ks_shape_clamp *k) {
-  const ks_shape *pS = s->pShape;
-  ks_buf b = KS_BUF_INIT;
-  int bLow = k->eOp == CXBinaryOperator_GT || k->eOp == CXBinaryOperator_GE;
   const char *zWhy = NULL;
-  s->nCondVar = 0;
-  for (int i = 0; i < k->diff.n && !zWhy; i++) {
-    const ks_mono *m = &k->diff.t[i];
-    int nL = 0;
-    for (int j = 0; j < m->n; j++) nL += pS->aAtom[m->a[j]].eKind == KS_ATOM_LOOP;
-    if (!nL) continue;
-    if (m->n != 1 || s->nCondVar == 4) {
-      zWhy = "a clamp of an index moves with a loop counter times something other than a constant";
-      break;
-    }
-    char *zType = NULL, *zName = NULL;
-    long long i0, nTrip;
-    int iLoop = pS->aAtom[m->a[0]].iRef;
-    zWhy = iLoop >= 0 && iLoop < pS->nLoop ? nd_loop(s, iLoop, &zType, &zName, &i0, &nTrip) : "a clamp's loop is unknown";
-    if (!zWhy) {
-      CXCursor aF[1], aV[1];
-      ks_rw_kids(pS->aLoop[iLoop].cursor, aF, 1);
-      ks_rw_kids(aF[0], aV, 1);
-      s->aCondVar[s->nCondVar++] = aV[0];
-      ks_buf_printf(&b, "const %s %s = %lld; ", zType, zName, (m->coef > 0) == bLow ? i0 : i0 + nTrip - 1);
-    }
-    free(zType);
-    free(zName);
-  }
-  if (!zWhy && (!nd_cond_ok(s, k->operand) || !nd_cond_ok(s, k->bound)))
+  s->bLocals = s->nCounter > 0;
+  s->mNeed = 0;
+  s->mNeedLoop = 0;
+  if (!nd_cond_ok(s, k->operand) || !nd_cond_ok(s, k->bound))
     zWhy = "a clamp of an index compares a value the lanes' test cannot evaluate (a local of the body, a memory "
            "read or a call)";
+  s->bLocals = 0;
   char *zO = zWhy ? NULL : ks_ast_text(s->pTu, k->operand), *zB = zWhy ? NULL : ks_ast_text(s->pTu, k->bound);
-  if (!zWhy && (!zO || !zB)) zWhy = "out of memory";
-  if (!zWhy) {
-    char *zC = ks_mprintf("(%s) %s (%s)", zO, nd_op_text(k->eOp), zB);
-    char *z = s->nCondVar && zC ? ks_mprintf("{ %sks_all = ks_all && %s; }", ks_buf_cstr(&b), zC) : zC;
-    char **az = s->nCondVar ? s->azLaneStmt : s->azLaneCond;
-    int *pn = s->nCondVar ? &s->nLaneStmt : &s->nLaneCond, bHave = 0;
-    if (z != zC) free(zC);
-    for (int i = 0; i < *pn && z && !bHave; i++) bHave = !strcmp(az[i], z);
-    if (!z) zWhy = "out of memory";
-    else if (bHave) free(z);
-    else if (*pn < 16) az[(*pn)++] = z;
-    else {
-      free(z);
-      zWhy = "indices clamped under more than 16 conditions";
-    }
-  }
-  s->nCondVar = 0;
+  char *zC = zO && zB ? ks_mprintf("(%s) %s (%s)", zO, nd_op_text(k->eOp), zB) : NULL;
+  if (!zWhy && !zC) zWhy = "out of memory";
+  if (!zWhy)
+    zWhy = nd_add_trip_cond(s, &k->diff, k->eOp == CXBinaryOperator_GT || k->eOp == CXBinaryOperator_GE, zC, s->mNeed,
+                            s->mNeedLoop);
   free(zO);
   free(zB);
-  ks_buf_free(&b);
+  free(zC);
   return zWhy;
 }
 
@@ -1596,7 +1830,10 @@ static int nd_scan(CXCursor c, const CXCursor *aAnc, int nAnc, void *pArg) {
    * the identity, its unclamped value (the model's; its border threads take the
    * per-lane fallback) */
   const ks_poly *pIdx = pA && pA->bClamped ? &pA->unclamped : pA ? &pA->index : NULL;
+  s->mNeed = 0;
+  s->mNeedLoop = 0;
   int bUnit = pA && nd_unit_in_x(s->pShape, pIdx, bLoop) && nd_index_ok(s, aSub[1], s->iBodyStart);
+  unsigned mLocal = bUnit ? s->mNeed : 0; /* the loops' locals its index names */
   if (bUnit && pA->bClamped && eUse != KS_RW_READ) {
     s->zWhy = "an element is written at an index clamped to the edge (the border threads would write one element "
               "several times)";
@@ -1662,6 +1899,7 @@ static int nd_scan(CXCursor c, const CXCursor *aAnc, int nAnc, void *pArg) {
   v->iLoop = pA->iLoop;
   v->iWin = -1;
   v->zBase = zBase;
+  v->mLocal = mLocal;
   v->bCond = nd_conditional(aAnc, j);
   v->bCondLanes = v->bCond && nd_lane_conds(s, aAnc, j, v) == 0;
   ks_ast_extent(s->pTu, aSub[1], &v->iSubStart, &v->iSubEnd);
@@ -1827,8 +2065,8 @@ static const char *nd_windows(ndscan *s, int W) {
     if (s->vs.abNullTest[a->iParam]) return "a buffer read at neighbouring indices along x is tested against null";
     if (a->bCond && !a->bCondLanes)
       return "a buffer is read at a neighbouring index along x on some paths only, under a condition the lanes' test "
-             "cannot require (in a loop, or reading memory or a local of the body): its window would load elements "
-             "the kernel may not read";
+             "cannot require (a switch, a while loop, a loop's header; outside loops, reading memory or a local of "
+             "the body): its window would load elements the kernel may not read";
     if (a->bCond && (zWhy = nd_add_lane_conds(s, a))) return zWhy;
     if (a->iStart > iFirstStore)
       return "a buffer is read at neighbouring indices along x after a store (the window is loaded before the body)";
@@ -1879,7 +2117,7 @@ static const char *nd_windows(ndscan *s, int W) {
           continue;
         b->iWin = s->nWin;
         if (pW->iRep < 0) pW->iRep = j;
-        pW->bArr |= b->t.nCol > 0 || b->t.nRow > 0;
+        pW->bArr |= b->t.nCol > 0 || b->t.nRow > 0 || b->mLocal; /* its base block copies the locals */
       }
       nd_win_rows(s, pW, &s->a[pW->iRep]);
       if (pW->bArr && pW->nRows * (pW->cMax - pW->cMin + W) > 256)
@@ -2337,13 +2575,23 @@ static void nd_put_arr_bases(ks_buf *pB, const ndscan *s, const ndwin *pW, int g
   const vacc *a = &s->a[pW->iRep];
   const char *zN = s->aP[pW->iParam].zName;
   long long kInit = a->t.k;
+  unsigned long long mLoop = 0, mDone = 0; /* the loops the copied locals name, those declared */
+  for (int i = 0; i < s->nLoc; i++)
+    if (a->mLocal >> i & 1) mLoop |= s->aLoc[i].mLoop;
   ks_buf_printf(pB, "%.*s      for (int ks_r = 0; ks_r < %lld; ++ks_r) {\n", nIn, zIn, pW->nRows);
-  for (int c = 0; c < pW->nRow + a->t.nCol; c++) {
-    int iLoop = c < pW->nRow ? pW->aRow[c] : a->t.aCol[c - pW->nRow];
+  for (int c = 0; c < pW->nRow + a->t.nCol + 64; c++) {
+    int iLoop = c < pW->nRow ? pW->aRow[c] : c < pW->nRow + a->t.nCol ? a->t.aCol[c - pW->nRow] : -1;
+    if (iLoop < 0) { /* one the locals name beside the index's: any trip will do, the first */
+      iLoop = c - pW->nRow - a->t.nCol;
+      if (!(mLoop >> iLoop & 1) || (mDone >> iLoop & 1)) continue;
+    }
+    if (iLoop < 64) mDone |= 1ULL << iLoop;
     char *zT = NULL, *zL = NULL;
     long long i0 = 0, n = 1;
     nd_loop(s, iLoop, &zT, &zL, &i0, &n);
-    if (c >= pW->nRow) {
+    if (c >= pW->nRow + a->t.nCol)
+      ks_buf_printf(pB, "%.*s        %s %s = (%s)(%lld);\n", nIn, zIn, zT, zL, zT, i0);
+    else if (c >= pW->nRow) {
       kInit += a->t.aColC[c - pW->nRow] * i0;
       ks_buf_printf(pB, "%.*s        %s %s = (%s)(%lld);\n", nIn, zIn, zT, zL, zT, i0);
     } else if (c == 0 && pW->nRow == 2)
@@ -2353,6 +2601,11 @@ static void nd_put_arr_bases(ks_buf *pB, const ndscan *s, const ndwin *pW, int g
     ks_buf_printf(pB, "%.*s        (void)%s;\n", nIn, zIn, zL);
     free(zT);
     free(zL);
+  }
+  if (a->mLocal) {
+    ks_buf_printf(pB, "%.*s        ", nIn, zIn);
+    nd_put_locals(pB, s, a->mLocal, " ");
+    ks_buf_printf(pB, "\n");
   }
   ks_buf_printf(pB, "%.*s        ks_p_%s_w%d[ks_r] = &%s[%.*s]", nIn, zIn, zN, g, a->zBase ? a->zBase : zN,
                 (int)(a->iSubEnd - a->iSubStart), zSrc + a->iSubStart);
@@ -2764,6 +3017,12 @@ static int apply_nd(ks_rewrite *p, CXCursor k, const char *zWhy1, const char *zW
     rc = ks_rewrite_refuse(p, "%s", zWhy);
     goto done;
   }
+  for (int i = 0; i < s.nLoc && s.nLead < 16; i++) /* a lane drops a loop's local its windows left unread */
+    if (s.aLoc[i].iEnd > s.aLoc[i].iStart) {
+      s.aiLead[s.nLead][0] = s.aLoc[i].iStart;
+      s.aiLead[s.nLead][1] = s.aLoc[i].iEnd;
+      s.azLead[s.nLead++] = ks_rw_spelling(s.aLoc[i].var);
+    }
   for (int i = 0; i < s.nP; i++) {
     const char *zV = plan.abUsed[i] ? plan.azVec[i] : NULL;
     int bFirst = zV && strncmp(zV, "ks_pack", 7) == 0;
@@ -2818,6 +3077,7 @@ done:
   for (int i = 0; i < s.nLaneStmt; i++) free(s.azLaneStmt[i]);
   for (int i = 0; i < s.nRp; i++) free(s.azRp[i]);
   for (int i = 0; i < s.nLead; i++) free(s.azLead[i]);
+  for (int i = 0; i < s.nLoc; i++) free(s.aLoc[i].zText);
   free(s.a);
   nd_form_free(&f);
   ks_buf_free(&b);

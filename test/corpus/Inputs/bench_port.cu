@@ -160,11 +160,56 @@ __global__ void grad_x_clamp(const float* img, float* gx, int width, int height)
 	}
 }
 
+// OpenCV style: each clamped coordinate declared where its loop is.
+__global__ void blur5_clamp_local(const float* src, float* dst, int width, int height, int step)
+{
+	const int x = blockIdx.x * blockDim.x + threadIdx.x;
+	const int y = blockIdx.y * blockDim.y + threadIdx.y;
+	if (x < width && y < height) {
+		float sum = 0.0f;
+		for (int i = -2; i <= 2; ++i) {
+			const int yy = min(max(y + i, 0), height - 1);
+			for (int j = -2; j <= 2; ++j) {
+				const int xx = min(max(x + j, 0), width - 1);
+				sum += src[yy * step + xx];
+			}
+		}
+		dst[y * step + x] = sum * (1.0f / 25.0f);
+	}
+}
+
+// The PMPP textbook's 2-D convolution: zero padding by an if in the mask
+// loops, the mask in constant memory.
+#define FILTER_RADIUS 1
+#define FILTER_DIM (2 * FILTER_RADIUS + 1)
+__constant__ float F_c[FILTER_DIM][FILTER_DIM];
+
+__global__ void convolution_2D_const_mem(const float* N, float* P, int width, int height)
+{
+	int outCol = blockIdx.x * blockDim.x + threadIdx.x;
+	int outRow = blockIdx.y * blockDim.y + threadIdx.y;
+	if (outRow < height && outCol < width) {
+		float Pvalue = 0.0f;
+		for (int fRow = 0; fRow < 2 * FILTER_RADIUS + 1; fRow++) {
+			for (int fCol = 0; fCol < 2 * FILTER_RADIUS + 1; fCol++) {
+				int inRow = outRow - FILTER_RADIUS + fRow;
+				int inCol = outCol - FILTER_RADIUS + fCol;
+				if (inRow >= 0 && inRow < height && inCol >= 0 && inCol < width) {
+					Pvalue += F_c[fRow][fCol] * N[inRow * width + inCol];
+				}
+			}
+		}
+		P[outRow * width + outCol] = Pvalue;
+	}
+}
+
 void run_clamped(const float *img, float *out, int w, int h)
 {
 	dim3 block(32, 8), grid((w + 31) / 32, (h + 7) / 8);
 	box_blur_clamp<<<grid, block>>>(img, out, w, h, w);
 	grad_x_clamp<<<grid, block>>>(img, out, w, h);
+	blur5_clamp_local<<<grid, block>>>(img, out, w, h, w);
+	convolution_2D_const_mem<<<grid, block>>>(img, out, w, h);
 }
 
 // The corpus task's entry (test/corpus/Inputs/box_blur.task.json).

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """vectorize-stencil-emu.py ORIG REWRITTEN KERNEL -- CPU emulation check of
-rule vectorize on the stencils of Inputs/vectorize-stencil.cu and Inputs/vectorize-clamp.cu: the original
+rule vectorize on the stencils of Inputs/vectorize-stencil.cu, Inputs/vectorize-clamp.cu and
+Inputs/vectorize-loops.cu: the original
 kernel and the rewritten one (its launch as the rule gives it: the grid's x
 divided by the lanes, the grid's x as written passed last as ks_gx) run on the
 same inputs, for several extents (a tail along x, a width below one pack),
@@ -51,6 +52,16 @@ CASES = {
     "clamp_helper_cross": (["float", "float"], "K(b0, b1, Wd, H, P)"),
     "clamp_tern_diff": (["float", "float"], "K(b0, b1, Wd, H, P)"),
     "clamp_row5": (["float", "float"], "K(b0, b1, Wd, H, P)"),
+    # Inputs/vectorize-loops.cu: coordinates declared in the loops (clamped, padded)
+    "loc_box3": (["float", "float"], "K(b0, b1, Wd, H)"),
+    "loc_gauss_helper": (["float", "float"], "K(b0, b1, Wd, H, P)"),
+    "loc_tern_dilate": (["float", "float"], "K(b0, b1, Wd, H, P)"),
+    "loc_row7": (["float", "float"], "K(b0, b1, Wd, H, P)"),
+    "loc_chain_u8": (["unsigned char", "unsigned char"], "K(b0, b1, Wd, H, P)"),
+    "pmpp_conv2d": (["float", "float"], "K(b0, b1, Wd, H)"),
+    # the weights: 9 floats of their own (b2), never written
+    "pad_inline_mask": (["float", "float", "float"], "K(b0, b2, b1, Wd, H, P)"),
+    "pad_row_if": (["float", "float"], "K(b0, b1, Wd, H, P)"),
 }
 
 
@@ -63,6 +74,9 @@ def main():
         sys.exit("the rewrite of %s takes no ks_gx: this check expects the divided launch" % name)
     src = cuda_emu.PRELUDE + TYPES + cuda_emu.LAUNCH_SEQ
     src += "".join(l for l in open(orig, encoding="utf-8") if l.startswith("#define "))  # BOX_R
+    # __constant__ arrays (a mask with its initializer): the host's own
+    src += "".join("static" + m.group(1) + "\n" for m in
+                   re.finditer(r"(?ms)^__constant__(.*?;)", open(orig, encoding="utf-8").read()))
     orig_text = cuda_emu.kernel(orig, name, "k_orig")
     src += cuda_emu.device_functions(orig, orig_text)  # clamp helpers
     src += orig_text + "\n" + new_text + "\n"
