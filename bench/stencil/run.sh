@@ -2,7 +2,9 @@
 # bench/stencil/run.sh BUILD OUT [--compile-only] -- the corpus' stencil tasks
 # (Sobel on 8 bits, polybench's 3x3 convolution, fdtd's third step, Jacobi
 # 5-point, a cross blur with zero padding by selections, a 3x3 box blur with
-# indices clamped to the edge) rewritten by rule
+# indices clamped to the edge, a 5x5 blur with clamped coordinates declared in the
+# loops, the PMPP convolution with zero padding by an if in the mask loops)
+# rewritten by rule
 # vectorize (rows of neighbours read once into
 # registers, docs/rules/vectorize.md), each reviewed by `kernelskill bench`
 # against its seed in one process per task: correctness on fresh inputs, then
@@ -19,7 +21,7 @@ KS=$BUILD/bin/kernelskill
 IN=$ROOT/test/corpus/Inputs
 mkdir -p "$OUT"
 # task kernel (the manifests' "tasks" map)
-TASKS="sobel:sobelNaive conv2d:Convolution2D_kernel fdtd_hz:fdtd_step3_kernel jacobi2d:jacobi2d_kernel cross_blur:cross_blur_zero box_blur:box_blur_clamp"
+TASKS="sobel:sobelNaive conv2d:Convolution2D_kernel fdtd_hz:fdtd_step3_kernel jacobi2d:jacobi2d_kernel cross_blur:cross_blur_zero box_blur:box_blur_clamp blur5_local:blur5_clamp_local pmpp_conv:convolution_2D_const_mem"
 rc=0
 for tk in $TASKS; do
   t=${tk%%:*} k=${tk#*:}

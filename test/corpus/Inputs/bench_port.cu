@@ -212,6 +212,26 @@ void run_clamped(const float *img, float *out, int w, int h)
 	convolution_2D_const_mem<<<grid, block>>>(img, out, w, h);
 }
 
+// The corpus tasks' entries (test/corpus/Inputs/blur5_local.task.json, pmpp_conv.task.json).
+extern "C" void corpus_blur5_local(const float *img, float *out, int n)
+{
+	dim3 block(32, 8), grid((n + 31) / 32, (n + 7) / 8);
+	blur5_clamp_local<<<grid, block>>>(img, out, n, n, n);
+}
+
+extern "C" void corpus_pmpp_conv(const float *img, float *out, int n)
+{
+	/* a 3x3 binomial mask, copied once per loaded copy of this file (the timed calls find it set) */
+	static int bMask = 0;
+	if (!bMask) {
+		static const float h[FILTER_DIM][FILTER_DIM] = {{0.0625f, 0.125f, 0.0625f}, {0.125f, 0.25f, 0.125f}, {0.0625f, 0.125f, 0.0625f}};
+		cudaMemcpyToSymbol(F_c, h, sizeof h);
+		bMask = 1;
+	}
+	dim3 block(32, 8), grid((n + 31) / 32, (n + 7) / 8);
+	convolution_2D_const_mem<<<grid, block>>>(img, out, n, n);
+}
+
 // The corpus task's entry (test/corpus/Inputs/box_blur.task.json).
 extern "C" void corpus_box_blur(const float *img, float *out, int n)
 {
