@@ -1385,14 +1385,19 @@ static int nd_cond_ok(ndscan *s, CXCursor c);
 static unsigned nd_stmt_end(ks_tu *pTu, CXCursor c);
 static char *nd_text(ks_tu *pTu, unsigned iStart, unsigned iEnd);
 
+/* The one counter for statement f declares (`for (int dy = ...; ...)`) into
+ * *pVar: 1, or 0 when f is no for or declares none or several. */
+static int nd_for_counter(CXCursor f, CXCursor *pVar) {
+  CXCursor aF[1];
+  return clang_getCursorKind(f) == CXCursor_ForStmt && ks_rw_kids(f, aF, 1) >= 1 &&
+         clang_getCursorKind(aF[0]) == CXCursor_DeclStmt && ks_rw_kids(aF[0], pVar, 1) == 1;
+}
+
 /* The loop (ks_shape.aLoop) whose for declares counter d, or -1. */
 static int nd_counter_loop(const ndscan *s, CXCursor d) {
   for (int i = 0; i < s->pShape->nLoop && i < 64; i++) {
-    CXCursor aF[1], aV[1];
-    if (clang_getCursorKind(s->pShape->aLoop[i].cursor) == CXCursor_ForStmt &&
-        ks_rw_kids(s->pShape->aLoop[i].cursor, aF, 1) >= 1 && clang_getCursorKind(aF[0]) == CXCursor_DeclStmt &&
-        ks_rw_kids(aF[0], aV, 1) == 1 && clang_equalCursors(aV[0], d))
-      return i;
+    CXCursor v;
+    if (nd_for_counter(s->pShape->aLoop[i].cursor, &v) && clang_equalCursors(v, d)) return i;
   }
   return -1;
 }
@@ -1817,10 +1822,8 @@ static int nd_scan(CXCursor c, const CXCursor *aAnc, int nAnc, void *pArg) {
   for (int k = 0; k < j; k++) {
     enum CXCursorKind eK = clang_getCursorKind(aAnc[k]);
     bLoop |= nd_is_loop(eK);
-    CXCursor aF[1], aV[1];
-    if (eK == CXCursor_ForStmt && s->nCounter < 4 && ks_rw_kids(aAnc[k], aF, 1) >= 1 &&
-        clang_getCursorKind(aF[0]) == CXCursor_DeclStmt && ks_rw_kids(aF[0], aV, 1) == 1)
-      s->aCounter[s->nCounter++] = aV[0];
+    CXCursor v;
+    if (s->nCounter < 4 && nd_for_counter(aAnc[k], &v)) s->aCounter[s->nCounter++] = v;
   }
   if (bLoop && eUse != KS_RW_READ) {
     s->zWhy = "a pointer is written in a loop of the element body";
@@ -1964,14 +1967,12 @@ static int nd_jump_visit(CXCursor c, const CXCursor *aAnc, int nAnc, void *pArg)
  * reason otherwise. */
 static const char *nd_loop(const ndscan *s, int iLoop, char **pzType, char **pzName, long long *pInit, long long *pTrip) {
   const ks_shape_loop *L = &s->pShape->aLoop[iLoop];
-  CXCursor aF[1], aV[1];
+  CXCursor aV[1];
   int bJump = 0;
   if (L->nStep != 1 || L->nTrip < 1 || L->nTrip > 32 || !L->zVar || L->bGridStride || L->init.bIrregular ||
       L->init.n > 1 || (L->init.n == 1 && L->init.t[0].n != 0))
     return "a loop around a neighbour read does not count up by one from a constant, 1 to 32 times";
-  if (clang_getCursorKind(L->cursor) != CXCursor_ForStmt || ks_rw_kids(L->cursor, aF, 1) < 1 ||
-      clang_getCursorKind(aF[0]) != CXCursor_DeclStmt || ks_rw_kids(aF[0], aV, 1) != 1)
-    return "a loop around a neighbour read does not declare its counter";
+  if (!nd_for_counter(L->cursor, aV)) return "a loop around a neighbour read does not declare its counter";
   ks_rw_walk(L->cursor, nd_jump_visit, &bJump);
   if (bJump) return "a loop around a neighbour read has a break, continue, return or goto";
   /* A counter the body also writes is not affine in the model (a DERIVED atom):

@@ -645,6 +645,12 @@ __device__ __forceinline__ void mma_tf32(float *c, const unsigned *a, const unsi
 #endif
 }
 
+/* Element (k, n) of a TF32 B tile in shared memory: rows of SB floats, n-major
+ * ([n][k]) for TB, else k-major ([k][n]). Both TF32 blocks read fragments so. */
+template <bool TB, int SB> __device__ __forceinline__ float tf32_b_at(const float *bs, int k, int n) {
+  return TB ? bs[n * SB + k] : bs[k * SB + n];
+}
+
 template <bool B> struct arch_sm80_required {
   static_assert(B, "the TF32 GEMM needs sm_80 or newer (mma.sync tf32)");
 };
@@ -709,7 +715,7 @@ __device__ __forceinline__ void gemm_block_mma_tf32(int M, int N, int K, const f
     const float *as = As + (t % STAGES) * cfg::AS, *bs = Bs + (t % STAGES) * cfg::BS;
     /* element (m, k) of the A tile, (k, n) of the B tile */
     auto a_at = [&](int m, int k) { return scaleA(TA ? as[k * SA + m] : as[m * SA + k]); };
-    auto b_at = [&](int k, int n) { return TB ? bs[n * SB + k] : bs[k * SB + n]; };
+    auto b_at = [&](int k, int n) { return tf32_b_at<TB, SB>(bs, k, n); };
 #pragma unroll
     for (int k8 = 0; k8 < BK; k8 += 8) {
       unsigned a[MF][4], b[NF][2];
@@ -928,12 +934,15 @@ __device__ __forceinline__ void gemm_block_wgmma_tf32(int M, int N, int K, const
   const bool bVecA = mVec & 1, bVecB = mVec & 2;
   typename pick<TB, tile_loader_jmajor<BK, BN, NT>, tile_loader<BK, BN, NT, false, 8>>::type lb;
 
+  /* accumulator acc[s][i]'s column n and row m of C (the fragment layout above) */
+  auto n_of = [&](int s, int i) { return n0 + wn0 + s * 64 + w4 * 16 + g + ((i % 4) / 2) * 8; };
+  auto m_of = [&](int i) { return m0 + wm0 + (i / 4) * 8 + tq * 2 + i % 2; };
   float acc[N64][R];
 #pragma unroll
   for (int s = 0; s < N64; s++)
 #pragma unroll
     for (int i = 0; i < R; i++) {
-      const int n = n0 + wn0 + s * 64 + w4 * 16 + g + ((i % 4) / 2) * 8, m = m0 + wm0 + (i / 4) * 8 + tq * 2 + i % 2;
+      const int n = n_of(s, i), m = m_of(i);
       acc[s][i] = m < M && n < N ? init(m, n, C + (long long)m * ldc + n) : 0.0f;
     }
 
@@ -977,10 +986,10 @@ __device__ __forceinline__ void gemm_block_wgmma_tf32(int M, int N, int K, const
 #pragma unroll
       for (int s = 0; s < N64; s++) {
         const int n = wn0 + s * 64 + w4 * 16 + g, k = k8 * 8 + tq;
-        fr[k8][s][0] = to_tf32(TB ? bs[n * SB + k] : bs[k * SB + n]);
-        fr[k8][s][1] = to_tf32(TB ? bs[(n + 8) * SB + k] : bs[k * SB + n + 8]);
-        fr[k8][s][2] = to_tf32(TB ? bs[n * SB + k + 4] : bs[(k + 4) * SB + n]);
-        fr[k8][s][3] = to_tf32(TB ? bs[(n + 8) * SB + k + 4] : bs[(k + 4) * SB + n + 8]);
+        fr[k8][s][0] = to_tf32(tf32_b_at<TB, SB>(bs, k, n));
+        fr[k8][s][1] = to_tf32(tf32_b_at<TB, SB>(bs, k, n + 8));
+        fr[k8][s][2] = to_tf32(tf32_b_at<TB, SB>(bs, k + 4, n));
+        fr[k8][s][3] = to_tf32(tf32_b_at<TB, SB>(bs, k + 4, n + 8));
       }
     wg_fence();
 #pragma unroll
@@ -1010,7 +1019,7 @@ __device__ __forceinline__ void gemm_block_wgmma_tf32(int M, int N, int K, const
   for (int s = 0; s < N64; s++)
 #pragma unroll
     for (int i = 0; i < R; i++) {
-      const int n = n0 + wn0 + s * 64 + w4 * 16 + g + ((i % 4) / 2) * 8, m = m0 + wm0 + (i / 4) * 8 + tq * 2 + i % 2;
+      const int n = n_of(s, i), m = m_of(i);
       if (m < M && n < N) {
         float *pc = C + (long long)m * ldc + n;
         *pc = epi(acc[s][i], m, n, pc);
