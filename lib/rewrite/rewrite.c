@@ -5,6 +5,7 @@
 #include "features/ast.h"
 #include "features/shape.h"
 #include "kernelskill/rewrite.h"
+#include "rewrite/instcopy.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -399,8 +400,94 @@ int ks_rewrite_apply(ks_tu *pTu, const ks_rewrite_opts *pOpts, char **pzOut, siz
   return ks_rewrite_apply_rule(pTu, pRule, pOpts, pzOut, pnOut);
 }
 
+static int apply_once(ks_tu *pTu, const ks_rule *pRule, const ks_rewrite_opts *pOpts, char **pzOut,
+                      size_t *pnOut);
+
+/* The rule refused kernel template zKernel: run it on the instantiation the
+ * file launches, copied as a kernel of its own (instcopy.c). The first refusal
+ * stands when there is no such copy or the rule refuses it too (both
+ * reasons are given); pTu is parsed back to its own text afterwards. */
+static int apply_mono(ks_tu *pTu, const ks_rule *pRule, const ks_rewrite_opts *pOpts, char **pzOut, size_t *pnOut) {
+  char *zFirst = ks_strdup(ks_error_msg());
+  char *zOrig = NULL;
+  size_t nOrig = pTu->nSrc;
+  ks_buf note = KS_BUF_INIT;
+  ks_instcopy m;
+  /* not "(rule ID)": the copy is not yet the rule's work (ks_rewrite_has_note) */
+  if (pOpts->zSkill) ks_buf_printf(&note, "%s (copy for rule %s)", pOpts->zSkill, pRule->zId);
+  else ks_buf_printf(&note, "rule:%s (copy for rule %s)", pRule->zId, pRule->zId);
+  int rc = ks_rewrite_instcopy(pTu, pOpts->zKernel, ks_buf_cstr(&note), &m);
+  if (rc == KS_EPRECOND) {
+    const char *zWhy = ks_error_msg();
+    if (strstr(zWhy, "not a template")) ks_error_set(KS_EPRECOND, "%s", zFirst);
+    else ks_error_set(KS_EPRECOND, "%s (and %s)", zFirst, zWhy);
+    goto done;
+  }
+  if (rc < 0) goto done;
+  ks_rewrite_opts o = *pOpts;
+  o.zKernel = m.zKernel;
+  if (!m.bExisting) {
+    zOrig = malloc(nOrig + 1);
+    if (!zOrig) {
+      rc = ks_error_set(KS_ENOMEM, "out of memory");
+      goto done;
+    }
+    memcpy(zOrig, pTu->zSrc, nOrig);
+    if ((rc = ks_tu_reparse(pTu, m.zSrc, m.nSrc)) < 0) goto done;
+  }
+  rc = apply_once(pTu, pRule, &o, pzOut, pnOut);
+  if (rc == KS_EPARSE && !m.bExisting) { /* the copy itself: a bug of ours, or a template only its use checks */
+    char *zWhy = ks_rewrite_instcopy_lines(&m, pTu->zFile, ks_error_msg());
+    rc = ks_error_set(KS_EPRECOND, "%s (and the copy of %s<%s> does not parse: %s)", zFirst, pOpts->zKernel, m.zInst,
+                      zWhy ? zWhy : "");
+    free(zWhy);
+  } else if (rc == KS_EPRECOND) {
+    char *zSecond = m.bExisting ? ks_strdup(ks_error_msg()) : ks_rewrite_instcopy_lines(&m, pTu->zFile, ks_error_msg());
+    ks_error_set(KS_EPRECOND, "%s; and on %s<%s> as a kernel of its own: %s", zFirst, pOpts->zKernel, m.zInst,
+                 zSecond ? zSecond : "");
+    free(zSecond);
+  }
+done:
+  if (zOrig) {
+    char *zMsg = ks_strdup(ks_error_msg());
+    int rcBack = ks_tu_reparse(pTu, zOrig, nOrig);
+    if (rcBack < 0 && rc >= 0) {
+      free(*pzOut);
+      *pzOut = NULL;
+      rc = rcBack;
+    } else if (zMsg && rc < 0) {
+      ks_error_set(rc, "%s", zMsg); /* the reparse cleared it */
+    }
+    free(zMsg);
+  }
+  free(zOrig);
+  free(zFirst);
+  ks_buf_free(&note);
+  ks_rewrite_instcopy_free(&m);
+  return rc;
+}
+
 int ks_rewrite_apply_rule(ks_tu *pTu, const ks_rule *pRule, const ks_rewrite_opts *pOpts, char **pzOut,
                           size_t *pnOut) {
+  /* a template an earlier rewrite copied: its launched instantiation is the copy now */
+  char *zCopy = pOpts && pOpts->zKernel && !pTu->bBorrowed ? ks_rewrite_instcopy_existing(pTu, pOpts->zKernel) : NULL;
+  if (zCopy) {
+    ks_rewrite_opts o = *pOpts;
+    o.zKernel = zCopy;
+    int rc = apply_once(pTu, pRule, &o, pzOut, pnOut);
+    free(zCopy);
+    return rc;
+  }
+  int rc = apply_once(pTu, pRule, pOpts, pzOut, pnOut);
+  /* a rule that reads concrete kernels refuses a template: offer it the one instantiation launched */
+  if (rc == KS_EPRECOND && !pTu->bBorrowed && pOpts && pOpts->zKernel &&
+      clang_getCursorKind(ks_ast_find_kernel(pTu, pOpts->zKernel)) == CXCursor_FunctionTemplate)
+    rc = apply_mono(pTu, pRule, pOpts, pzOut, pnOut);
+  return rc;
+}
+
+static int apply_once(ks_tu *pTu, const ks_rule *pRule, const ks_rewrite_opts *pOpts, char **pzOut,
+                      size_t *pnOut) {
   *pzOut = NULL;
   if (pnOut) *pnOut = 0;
   if (!pOpts || pOpts->version != KS_REWRITE_OPTS_VERSION)

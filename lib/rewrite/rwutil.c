@@ -901,9 +901,27 @@ int ks_rw_elem_use(CXCursor c, const CXCursor *aAnc, int nAnc, CXCursor *pWriteE
       int bLhs = nK >= 1 && clang_equalCursors(aK[0], cur);
       free(aK);
       if (pWriteExpr) *pWriteExpr = a;
-      if (e == CXCursor_CompoundAssignOperator && bLhs) return KS_RW_READWRITE;
-      if (clang_getCursorBinaryOperatorKind(a) == CXBinaryOperator_Assign && bLhs) return KS_RW_WRITE;
-      return KS_RW_WRITE; /* comma operator and the like: be conservative */
+      if (e == CXCursor_CompoundAssignOperator) return bLhs ? KS_RW_READWRITE : KS_RW_READ;
+      enum CXBinaryOperatorKind eOp = clang_getCursorBinaryOperatorKind(a);
+      if (eOp == CXBinaryOperator_Assign && bLhs) return KS_RW_WRITE;
+      if (pWriteExpr) *pWriteExpr = clang_getNullCursor();
+      if (eOp == CXBinaryOperator_Comma && !bLhs) { /* (e, P[i]) is P[i] itself */
+        cur = a;
+        j--;
+        continue;
+      }
+      /* Only a template's pattern gets here with an operand that is not
+       * assigned (one of dependent type has no lvalue-to-rvalue conversion
+       * yet): `x[i] > T(0)`, `y[i] = x[i]`. A built-in operator reads it; an
+       * overload in scope would have made this a call. The comma's left
+       * operand is discarded. */
+      return KS_RW_READ;
+    }
+    /* `T v = x[i];` in a template's pattern (no conversion node either): a
+     * variable whose type is no reference copies the element. */
+    if (e == CXCursor_VarDecl) {
+      enum CXTypeKind eT = clang_getCanonicalType(clang_getCursorType(a)).kind;
+      if (eT != CXType_LValueReference && eT != CXType_RValueReference) return KS_RW_READ;
     }
     if (pWriteExpr) *pWriteExpr = a;
     return KS_RW_WRITE; /* ++, &, reference binding, call by reference ... */

@@ -63,8 +63,11 @@ static int pointer_read_only(CXCursor cur, const CXCursor *aAnc, int j) {
     if (e == CXCursor_BinaryOperator) {
       enum CXBinaryOperatorKind op = clang_getCursorBinaryOperatorKind(a);
       if (op == CXBinaryOperator_Add || op == CXBinaryOperator_Sub) {
-        if (clang_getCanonicalType(clang_getCursorType(a)).kind != CXType_Pointer) return 1; /* p - q */
-        cur = a; /* a derived pointer: follow it */
+        enum CXTypeKind eT = clang_getCanonicalType(clang_getCursorType(a)).kind;
+        if (eT >= CXType_FirstBuiltin && eT <= CXType_LastBuiltin && eT != CXType_Dependent) return 1; /* p - q */
+        /* a derived pointer, or in a template's pattern a type not known yet
+         * (`output + row * cols` of a scalar_t *): follow it */
+        cur = a;
         j--;
         continue;
       }

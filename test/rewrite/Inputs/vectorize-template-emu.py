@@ -20,6 +20,8 @@ TYPES = r"""
 #define __host__
 typedef void *cudaStream_t;
 struct float4 { float x, y, z, w; } __attribute__((aligned(16)));
+struct float2 { float x, y; } __attribute__((aligned(8)));
+struct double2 { double x, y; } __attribute__((aligned(16)));
 struct __half {
   _Float16 v;
   __half() = default;
@@ -125,6 +127,18 @@ int main() {
       orig::run_scale_k(fc.data() + off, fa.data() + off, n);
       neu::run_scale_k(fc2.data() + off, fa.data() + off, n);
       bad += !same(fc, fc2, "scale_k<3>", off, n);
+      FILL(f); FILL(d);
+      orig::run_mixed(da.data() + off, fc.data() + off, n);
+      neu::run_mixed(da.data() + off, fc2.data() + off, n);
+      bad += !same(fc, fc2, "mixed_t<double>, cast_tu<double, float>", off, n);
+      FILL(f); FILL(d);
+      orig::run_relu(fa.data() + off, fc.data() + off, da.data() + off, dc.data() + off, n);
+      neu::run_relu(fa.data() + off, fc2.data() + off, da.data() + off, dc2.data() + off, n);
+      bad += !same(fc, fc2, "relu_t<float>", off, n) + !same(dc, dc2, "relu_t<double>", off, n);
+      FILL(f); FILL(d);
+      orig::run_clip(fa.data() + off, fc.data() + off, da.data() + off, dc.data() + off, n);
+      neu::run_clip(fa.data() + off, fc2.data() + off, da.data() + off, dc2.data() + off, n);
+      bad += !same(fc, fc2, "clip_t<float>", off, n) + !same(dc, dc2, "clip_t<double>", off, n);
     }
   if (bad) return 1;
   printf("vectorize-template: equivalent\n");

@@ -118,3 +118,46 @@ void run_refused(float* f, double* d, rgb* c, int n) {
   copy3<rgb><<<(n + 255) / 256, 256>>>(c, c, n);
   launch_copy3h<rgb>(c, c, n);
 }
+
+// operators on T with no overload in scope (no cuda_fp16 operator for T):
+// the template's pattern has the element as a plain operand of `>` and `?:`
+template <typename T>
+__global__ void relu_t(const T* x, T* y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] = x[i] > T(0) ? x[i] : T(0);
+}
+
+// the element copied into a local of type T, then compared and assigned
+template <typename T>
+__global__ void clip_t(const T* x, T* y, T lo, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  T v = x[i];
+  y[i] = v < lo ? lo : v;
+}
+
+// refused: the element bound to a reference of T and written through it
+template <typename T>
+__global__ void ref_t(const T* x, T* y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    T& r = y[i];
+    r = x[i] * T(2);
+  }
+}
+
+void run_relu(const float* fx, float* fy, const double* dx, double* dy, int n) {
+  relu_t<float><<<(n + 255) / 256, 256>>>(fx, fy, n);
+  relu_t<<<(n + 127) / 128, 128>>>(dx, dy, n);
+}
+
+void run_clip(const float* fx, float* fy, const double* dx, double* dy, int n) {
+  clip_t<float><<<(n + 255) / 256, 256>>>(fx, fy, -0.5f, n);
+  clip_t<double><<<(n + 255) / 256, 256>>>(dx, dy, 0.25, n);
+  ref_t<float><<<(n + 255) / 256, 256>>>(fx, fy, n);
+}
+
+void run_mixed(const double* dx, float* fy, int n) {
+  mixed_t<double><<<(n + 255) / 256, 256>>>(dx, fy, n);
+  cast_tu<double, float><<<(n - 1 + 127) / 128, 128>>>(dx, fy + 1, n - 1);
+}
