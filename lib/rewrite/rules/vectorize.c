@@ -1207,6 +1207,7 @@ typedef struct ndscan {
   char *azRp[16];      /*   into, its name */
   int nRp;
   const char *azIdxBase[64]; /* per buffer: the pointer its vector index is applied to */
+  unsigned amIdxLocal[64];   /* ... the locals after the leading declarations it names (aLoc bits) */
   int abStencil[64];   /* per buffer: read at several indices along x */
   CXCursor aCounter[4]; /* while scanning an access: the counters of the for loops around it */
   int nCounter;
@@ -1952,6 +1953,7 @@ static int nd_scan(CXCursor c, const CXCursor *aAnc, int nAnc, void *pArg) {
   if (!s->azIdx[iP]) {
     s->azIdx[iP] = zIdx;
     s->azIdxBase[iP] = zBase;
+    s->amIdxLocal[iP] = mLocal;
     ks_ast_extent(s->pTu, aSub[1], &s->aiIdx[iP][0], &s->aiIdx[iP][1]);
   } else
     free(zIdx);
@@ -2884,11 +2886,14 @@ static void nd_put_win_loads(ks_buf *pB, const ndscan *s, const vplan *pPlan, in
 /* Lane 0's addresses: each vector buffer's (abUsed), each window's base. */
 static void nd_put_addresses(ks_buf *pB, const ndscan *s, const int *abUsed, int nIn, const char *zIn,
                              const char *zSrc) {
-  for (int i = 0; i < s->nP; i++)
-    if (abUsed[i] && !s->abStencil[i])
-      ks_buf_printf(pB, "%.*s      ks_p_%s = &%s[%.*s];\n", nIn, zIn, s->aP[i].zName,
-                    s->azIdxBase[i] ? s->azIdxBase[i] : s->aP[i].zName, (int)(s->aiIdx[i][1] - s->aiIdx[i][0]),
-                    zSrc + s->aiIdx[i][0]);
+  for (int i = 0; i < s->nP; i++) {
+    if (!abUsed[i] || s->abStencil[i]) continue;
+    unsigned mLoc = i < 64 ? s->amIdxLocal[i] : 0; /* a local after the leading declarations: declared again */
+    ks_buf_printf(pB, "%.*s      %s", nIn, zIn, mLoc ? "{ " : "");
+    if (mLoc) nd_put_locals(pB, s, mLoc, " "), ks_buf_printf(pB, " ");
+    ks_buf_printf(pB, "ks_p_%s = &%s[%.*s];%s\n", s->aP[i].zName, s->azIdxBase[i] ? s->azIdxBase[i] : s->aP[i].zName,
+                  (int)(s->aiIdx[i][1] - s->aiIdx[i][0]), zSrc + s->aiIdx[i][0], mLoc ? " }" : "");
+  }
   for (int g = 0; g < s->nWin; g++) { /* the window's base: its representative's element moved to the anchor */
     const ndwin *pW = &s->aWin[g];
     const vacc *a = &s->a[pW->iRep];

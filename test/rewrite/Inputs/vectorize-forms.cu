@@ -111,6 +111,17 @@ __global__ void late_locals(const float* in, float* out, int w, int h, int pitch
   out[y * pitch + x] = 0.5f * c + 0.25f * (in[y * pitch + xl] + in[y * pitch + xr]) + u;
 }
 
+// A local after the first read as the index of the output's vector, read and written.
+__global__ void late_index(const float* in, float* out, int w, int h, int pitch) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x < w && y < h) {
+    float c = in[y * pitch + x] * 0.5f;
+    int o = y * pitch + x;
+    out[o] = c + out[o];
+  }
+}
+
 // Code that must not change.
 __global__ void bad_rp_variant_bound(const float* in, float* out, int w, int h, int pitch) {
   int x = blockIdx.x * blockDim.x + threadIdx.x;
@@ -256,6 +267,7 @@ void launch_all(const float* in, const int* dims, float* out, int w, int h, int 
   pad_or_select<<<g, b>>>(in, out, w, h, pitch);
   pad_or_rows<<<g, b>>>(in, out, w, h, pitch);
   late_locals<<<g, b>>>(in, out, w, h, pitch);
+  late_index<<<g, b>>>(in, out, w, h, pitch);
   bad_rp_variant_bound<<<g, b>>>(in, out, w, h, pitch);
   bad_rp_load<<<g, b>>>(in, dims, out, w, h, pitch);
   bad_rp_reseat<<<g, b>>>(in, out, w, h, pitch);

@@ -71,6 +71,7 @@ CASES = {
     "pad_or_select": (["float", "float"], "K(b0, b1, Wd, H, P)"),
     "pad_or_rows": (["float", "float"], "K(b0, b1, Wd, H, P)"),
     "late_locals": (["float", "float"], "K(b0, b1, Wd, H, P)"),
+    "late_index": (["float", "float"], "K(b0, b1, Wd, H, P)"),
 }
 
 
