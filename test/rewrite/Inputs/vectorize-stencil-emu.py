@@ -67,6 +67,7 @@ CASES = {
     "rp_clamp_cross": (["float", "float"], "K(b0, b1, Wd, H, P)"),
     "rp_clamp_addr": (["float", "float"], "K(b0, b1, Wd, H, P)"),
     "rp_clamp_u8": (["unsigned char", "unsigned char"], "K(b0, b1, Wd, H, P)"),
+    "rp_clamp_loop": (["float", "float"], "K(b0, b1, Wd, H, P)"),
     "pad_or_continue": (["float", "float"], "K(b0, b1, Wd, H, P)"),
     "pad_or_select": (["float", "float"], "K(b0, b1, Wd, H, P)"),
     "pad_or_rows": (["float", "float"], "K(b0, b1, Wd, H, P)"),
