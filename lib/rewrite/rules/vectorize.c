@@ -2028,11 +2028,24 @@ static int nd_same_key(const ks_shape *pS, const ks_poly *a, const ks_poly *b) {
   return nA == nB;
 }
 
+/* Is c a statement `if (C) continue;` of a for loop's body block (aAnc:
+ * its ancestors)? Every statement after it in that block, and so every read
+ * there, runs where C is false, which nd_lane_conds requires; one nested
+ * deeper (`if (A) { if (C) continue; }`, a bare block) would skip reads it
+ * does not see. */
+static int nd_body_continue(CXCursor c, const CXCursor *aAnc, int nAnc) {
+  CXCursor aF[4];
+  if (nAnc < 2 || clang_getCursorKind(aAnc[nAnc - 1]) != CXCursor_CompoundStmt ||
+      clang_getCursorKind(aAnc[nAnc - 2]) != CXCursor_ForStmt || !nd_continue_if(c, NULL))
+    return 0;
+  int nF = ks_rw_kids(aAnc[nAnc - 2], aF, 4);
+  return nF >= 1 && nF <= 4 && clang_equalCursors(aF[nF - 1], aAnc[nAnc - 1]);
+}
+
 static int nd_jump_visit(CXCursor c, const CXCursor *aAnc, int nAnc, void *pArg) {
   enum CXCursorKind e = clang_getCursorKind(c);
-  /* a statement `if (C) continue;` of a block skips the rest of a trip (its reads' condition,
-     nd_lane_conds), and every trip still runs */
-  if (nAnc > 0 && clang_getCursorKind(aAnc[nAnc - 1]) == CXCursor_CompoundStmt && nd_continue_if(c, NULL)) return 1;
+  /* it skips the rest of a trip (its reads' condition), and every trip still runs */
+  if (nd_body_continue(c, aAnc, nAnc)) return 1;
   if (e == CXCursor_BreakStmt || e == CXCursor_ContinueStmt || e == CXCursor_ReturnStmt || e == CXCursor_GotoStmt) {
     *(int *)pArg = 1;
     return -1;
@@ -2052,7 +2065,7 @@ static const char *nd_loop(const ndscan *s, int iLoop, char **pzType, char **pzN
     return "a loop around a neighbour read does not count up by one from a constant, 1 to 32 times";
   if (!nd_for_counter(L->cursor, aV)) return "a loop around a neighbour read does not declare its counter";
   ks_rw_walk(L->cursor, nd_jump_visit, &bJump);
-  if (bJump) return "a loop around a neighbour read has a break, return, goto or a continue other than a statement if (C) continue; of a block";
+  if (bJump) return "a loop around a neighbour read has a break, return, goto or a continue other than a statement if (C) continue; of a for loop's body";
   /* A counter the body also writes is not affine in the model (a DERIVED atom):
    * an index naming it is refused as a gather; one not naming it still runs at
    * least once (the first trip's condition holds, nothing jumps out). */

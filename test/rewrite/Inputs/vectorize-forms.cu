@@ -235,6 +235,22 @@ __global__ void bad_continue_body(const float* in, float* out, int w, int h, int
   }
 }
 
+__global__ void bad_continue_nested(const float* in, float* out, int w, int h, int pitch) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x < w && y < h) {
+    float s = 0.0f;
+    for (int k = -1; k <= 1; k++) {
+      int xx = x + k;
+      if (y >= 0) {
+        if (xx < 0 || xx >= w) continue;
+      }
+      s += in[y * pitch + xx];
+    }
+    out[y * pitch + x] = s;
+  }
+}
+
 __global__ void bad_or_break(const float* in, float* out, int w, int h, int pitch) {
   int x = blockIdx.x * blockDim.x + threadIdx.x;
   int y = blockIdx.y * blockDim.y + threadIdx.y;
@@ -289,6 +305,7 @@ void launch_all(const float* in, const int* dims, float* out, int w, int h, int 
   bad_or_and<<<g, b>>>(in, out, w, h, pitch);
   bad_or_unsigned<<<g, b>>>(in, out, w, h, pitch);
   bad_continue_body<<<g, b>>>(in, out, w, h, pitch);
+  bad_continue_nested<<<g, b>>>(in, out, w, h, pitch);
   bad_or_break<<<g, b>>>(in, out, w, h, pitch);
   bad_late_written<<<g, b>>>(in, out, w, h, pitch);
   bad_late_load<<<g, b>>>(in, out, w, h, pitch);
