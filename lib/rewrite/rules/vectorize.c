@@ -1858,6 +1858,30 @@ static char *nd_index_text(ks_tu *pTu, const char *zBase, CXCursor sub) {
   return z;
 }
 
+/* Does polynomial q name a thread index along x? */
+static int nd_poly_has_x(const ks_shape *pS, const ks_poly *q) {
+  for (int i = 0; i < q->n; i++)
+    for (int j = 0; j < q->t[i].n; j++) {
+      const ks_atom *a = &pS->aAtom[q->t[i].a[j]];
+      if ((a->eKind == KS_ATOM_PAR || a->eKind == KS_ATOM_TID || a->eKind == KS_ATOM_BID) && a->iDim == 0) return 1;
+    }
+  return 0;
+}
+
+/* Is the use of a parameter with ancestors aAnc in the initializer of a
+ * pointer the model derives from it that is no row pointer (s->aRp), never
+ * written, at an offset the rule could take: one declared late? */
+static int nd_in_late_pointer(const ndscan *s, const CXCursor *aAnc, int nAnc) {
+  for (int k = 0; k < nAnc; k++)
+    for (int i = 0; i < s->pShape->nPtr; i++) {
+      const ks_shape_ptr *q = &s->pShape->aPtr[i];
+      if (clang_equalCursors(aAnc[k], q->decl) && !q->bWritten && !q->off.bIndirect &&
+          (!q->off.bIrregular || q->bClamped))
+        return !nd_poly_has_x(s->pShape, q->bClamped ? &q->offU : &q->off);
+    }
+  return 0;
+}
+
 static int nd_scan(CXCursor c, const CXCursor *aAnc, int nAnc, void *pArg) {
   ndscan *s = pArg;
   if (clang_getCursorKind(c) != CXCursor_DeclRefExpr) return 0;
@@ -1884,8 +1908,10 @@ static int nd_scan(CXCursor c, const CXCursor *aAnc, int nAnc, void *pArg) {
       s->vs.abNullTest[iP] = 1;
       return 0;
     }
-    s->zWhy = iPtr < 0 ? "a pointer parameter is used other than as P[index]"
-                       : "a row pointer of the prelude is used other than as r[index]";
+    s->zWhy = iPtr >= 0                     ? "a row pointer of the prelude is used other than as r[index]"
+              : nd_in_late_pointer(s, aAnc, nAnc) ? "a row pointer is declared after the body's leading declarations "
+                                                    "(lane 0's addresses are computed before the body)"
+                                                  : "a pointer parameter is used other than as P[index]";
     return -1;
   }
   unsigned as, ae;

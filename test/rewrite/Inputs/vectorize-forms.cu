@@ -167,6 +167,16 @@ __global__ void bad_rp_reseat(const float* in, float* out, int w, int h, int pit
   }
 }
 
+__global__ void bad_rp_late(const float* in, float* out, int w, int h, int pitch) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x < w && y < h) {
+    float c = in[y * pitch + x];
+    const float* up = in + max(y - 1, 0) * pitch;
+    out[y * pitch + x] = c + up[x];
+  }
+}
+
 __global__ void bad_rp_x(const float* in, float* out, int w, int h, int pitch) {
   int x = blockIdx.x * blockDim.x + threadIdx.x;
   int y = blockIdx.y * blockDim.y + threadIdx.y;
@@ -300,6 +310,7 @@ void launch_all(const float* in, const int* dims, float* out, int w, int h, int 
   bad_rp_variant_bound<<<g, b>>>(in, out, w, h, pitch);
   bad_rp_load<<<g, b>>>(in, dims, out, w, h, pitch);
   bad_rp_reseat<<<g, b>>>(in, out, w, h, pitch);
+  bad_rp_late<<<g, b>>>(in, out, w, h, pitch);
   bad_rp_x<<<g, b>>>(in, out, w, h, pitch);
   bad_or_load<<<g, b>>>(in, dims, out, w, h, pitch);
   bad_or_and<<<g, b>>>(in, out, w, h, pitch);
