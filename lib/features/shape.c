@@ -244,8 +244,9 @@ typedef struct svar {
   CXCursor block;   /* the compound statement that declares it (the write pass) */
   int nSeqWrites;   /* plain assignments that are statements of that block */
   int bKnownU;      /* initialized by a clamp of an index: valU its unclamped value, */
-  ks_poly valU;     /* plain the clamp-free expression it is then (clamp_plain) */
-  CXCursor plain;
+  ks_poly valU;     /* plain the clamp-free expression it is then (clamp_plain); a pointer */
+  CXCursor plain;   /* (iParam >= 0) at a clamped offset: valU its unclamped offset */
+  const char *zClampWhy; /* a pointer at an offset with a clamp that could not be followed */
 } svar;
 
 /* Is every write of v a plain assignment in the block that declares it
@@ -885,7 +886,7 @@ static ks_poly eval_node(sctx *pC, CXCursor c, int nDepth) {
     int iB = bind_find(pC, d);
     if (iB >= 0) return pC->aBind[iB].val;
     svar *pV = find_var(pC, d);
-    if (pC->bUnclamp && pV && pV->bKnownU) return pV->valU;
+    if (pC->bUnclamp && pV && pV->bKnownU && pV->iParam < 0) return pV->valU;
     if (pV && pV->bKnown && pV->iParam < 0) return pV->val;
     if (ed == CXCursor_ParmDecl) {
       int iP = param_index(pC, d);
@@ -1061,6 +1062,7 @@ static void walk(sctx *pC, CXCursor c, int nDepth);
 static void walk_expr(sctx *pC, CXCursor c, ks_shape_akind eUse, int nDepth);
 static void note_guard(sctx *pC, CXCursor cond, int bEarlyReturn, int bSel, int nDepth);
 static ks_poly eval_unclamped(sctx *pC, CXCursor c, int nDepth, const char **pzWhy);
+static int eval_ptr_unclamped(sctx *pC, CXCursor c, ks_poly *pOff, int nDepth, const char **pzWhy);
 
 /* The pointer an expression designates: parameter index and element offset. */
 static int eval_ptr(sctx *pC, CXCursor c, ks_poly *pOff, int nDepth) {
@@ -1084,8 +1086,9 @@ static int eval_ptr(sctx *pC, CXCursor c, ks_poly *pOff, int nDepth) {
   if (e == CXCursor_DeclRefExpr) {
     CXCursor d = clang_getCursorReferenced(c);
     svar *pV = find_var(pC, d);
-    if (pV && pV->iParam >= 0) {
-      *pOff = pV->val;
+    if (pV && pV->iParam >= 0) { /* in unclamp mode, a row pointer at a clamped offset's unclamped one */
+      *pOff = pC->bUnclamp && pV->bKnownU ? pV->valU : pV->val;
+      if (pC->bUnclamp && !pV->bKnownU && pV->zClampWhy) clamp_fail(pC, pV->zClampWhy);
       return pV->iParam;
     }
     if (kind(d) == CXCursor_ParmDecl && is_pointer_type(clang_getCursorType(d))) {
@@ -1201,9 +1204,12 @@ static void walk_subscript(sctx *pC, CXCursor c, ks_shape_akind eUse, int nDepth
     iP = eval_ptr(pC, base, &off, nDepth + 1);
     if (iP >= 0) full = poly_add(off, eval(pC, idx, nDepth + 1), 1);
     else walk_expr(pC, base, KS_SHAPE_LOAD, nDepth + 1);
-    if (iP >= 0 && full.bIrregular) { /* irregular through clamps only? */
-      const char *zWhy;
-      ks_poly u = poly_add(off, eval_unclamped(pC, idx, nDepth, &zWhy), 1);
+    if (iP >= 0 && full.bIrregular) { /* irregular through clamps only (the row pointer's too)? */
+      const char *zWhy, *zWhyP;
+      ks_poly offU;
+      if (eval_ptr_unclamped(pC, base, &offU, nDepth, &zWhyP) != iP) offU = poly_irregular();
+      ks_poly u = poly_add(offU, eval_unclamped(pC, idx, nDepth, &zWhy), 1);
+      if (zWhyP) zWhy = zWhyP;
       if (record_access(pC, c, iP, full, eUse) == 0) {
         ks_shape_access *pA = &pC->pS->aAccess[pC->pS->nAccess - 1];
         pA->bClamped = !u.bIrregular && !u.bIndirect && u.mClamp != 0;
@@ -1533,7 +1539,8 @@ static int is_shared_decl(ks_tu *pTu, CXCursor d) {
   return b;
 }
 
-static void add_ptr(sctx *pC, CXCursor d, int iParam, const ks_poly *pOff, int bWritten) {
+static void add_ptr(sctx *pC, CXCursor d, int iParam, const ks_poly *pOff, const ks_poly *pOffU, const char *zClampWhy,
+                    int bWritten) {
   ks_shape *pS = pC->pS;
   ks_shape_ptr *a = realloc(pS->aPtr, sizeof(ks_shape_ptr) * (size_t)(pS->nPtr + 1));
   if (!a) {
@@ -1545,6 +1552,9 @@ static void add_ptr(sctx *pC, CXCursor d, int iParam, const ks_poly *pOff, int b
   pP->decl = d;
   pP->iParam = iParam;
   pP->off = *pOff;
+  pP->bClamped = !pOffU->bIrregular;
+  pP->offU = *pOffU;
+  pP->zClampWhy = zClampWhy;
   pP->bWritten = bWritten;
 }
 
@@ -1557,6 +1567,34 @@ static ks_poly eval_unclamped(sctx *pC, CXCursor c, int nDepth, const char **pzW
   pC->bUnclamp = 0;
   *pzWhy = pC->zClampWhy;
   return u;
+}
+
+/* eval_ptr in unclamp mode: a pointer's parameter and (*pOff) its offset
+ * where its clamps are the identity; *pzWhy why a clamp could not be followed. */
+static int eval_ptr_unclamped(sctx *pC, CXCursor c, ks_poly *pOff, int nDepth, const char **pzWhy) {
+  pC->bUnclamp = 1;
+  pC->zClampWhy = NULL;
+  int iP = eval_ptr(pC, c, pOff, nDepth + 1);
+  pC->bUnclamp = 0;
+  *pzWhy = pC->zClampWhy;
+  if (iP >= 0) *pOff = normalize(pC, *pOff);
+  return iP;
+}
+
+/* A pointer never re-seated at an offset irregular only through clamps to
+ * the edge (`const float *up = in + max(y - 1, 0) * w;`, OpenCV style): its
+ * unclamped offset for unclamp mode (pV->valU), into *pOffU; else why not. */
+static void note_clamp_ptr(sctx *pC, svar *pV, CXCursor init, int nDepth, ks_poly *pOffU) {
+  const char *zWhy;
+  ks_poly u;
+  *pOffU = poly_irregular();
+  if (eval_ptr_unclamped(pC, init, &u, nDepth, &zWhy) != pV->iParam || u.bIrregular || u.bIndirect || !u.mClamp) {
+    pV->zClampWhy = zWhy;
+    return;
+  }
+  pV->valU = u;
+  pV->bKnownU = 1;
+  *pOffU = u;
 }
 
 /* A local initialized by a clamp of an index (`int xl = max(x - 1, 0);`):
@@ -1595,13 +1633,14 @@ static void walk_decl(sctx *pC, CXCursor d, int nDepth) {
   walk_expr(pC, init, KS_SHAPE_LOAD, nDepth + 1);
   CXType t = clang_getCursorType(d);
   if (clang_getCanonicalType(t).kind == CXType_Pointer) {
-    ks_poly off;
+    ks_poly off, offU = poly_irregular();
     int iP = eval_ptr(pC, init, &off, nDepth + 1);
-    if (iP >= 0) add_ptr(pC, d, iP, &off, pV->nWrites > 0);
     if (iP >= 0 && pV->nWrites == 0) {
       pV->iParam = iP;
       pV->val = off;
+      if (off.bIrregular && !off.bIndirect) note_clamp_ptr(pC, pV, init, nDepth, &offU);
     }
+    if (iP >= 0) add_ptr(pC, d, iP, &off, &offU, pV->zClampWhy, pV->nWrites > 0);
     return;
   }
   if ((pV->nWrites == 0 || SVAR_SEQUENTIAL(pV)) && (int_bits(t) || clang_getCanonicalType(t).kind == CXType_Unexposed)) {

@@ -140,6 +140,9 @@ typedef struct ks_shape_ptr {
   CXCursor decl;
   int iParam;         /* the parameter it points into */
   ks_poly off;        /* in elements of the parameter (irregular: another element size) */
+  int bClamped;       /* off irregular only through clamps to the edge (in + max(y - 1, 0) * w): */
+  ks_poly offU;       /* ... offU where the clamps in offU.mClamp are the identity */
+  const char *zClampWhy; /* else why a clamp in off could not be followed (static text), or NULL */
   int bWritten;       /* assigned, ++/--, address or reference taken: re-seated or escaping */
 } ks_shape_ptr;
 

@@ -1207,6 +1207,7 @@ typedef struct ndscan {
   char *azRp[16];      /*   into, its name */
   int nRp;
   const char *azIdxBase[64]; /* per buffer: the pointer its vector index is applied to */
+  unsigned amIdxLocal[64];   /* ... the locals after the leading declarations it names (aLoc bits) */
   int abStencil[64];   /* per buffer: read at several indices along x */
   CXCursor aCounter[4]; /* while scanning an access: the counters of the for loops around it */
   int nCounter;
@@ -1344,7 +1345,7 @@ static int nd_index_ok(ndscan *s, CXCursor c, unsigned iBodyStart) {
         if (clang_equalCursors(d, s->aWritten[i])) return 0;
       unsigned ds, de;
       if (ks_ast_extent(s->pTu, d, &ds, &de) == 0 && ds >= iBodyStart && ds >= s->iLeadEnd &&
-          (!s->nCounter || nd_local(s, d) < 0)) /* in loops, a local whose declaration can be copied */
+          nd_local(s, d) < 0) /* a local whose declaration can be copied (nd_local) */
         return 0;
     }
   }
@@ -1356,10 +1357,46 @@ static int nd_index_ok(ndscan *s, CXCursor c, unsigned iBodyStart) {
   return bOk;
 }
 
+/* Is statement st `if (C) continue;` (or `{ continue; }`, no else)? Then
+ * *pCond is C: the statements after it in its block run on the trips where
+ * C is false (the loop still makes every trip). */
+static int nd_continue_if(CXCursor st, CXCursor *pCond) {
+  CXCursor aK[3], aB[2];
+  if (clang_getCursorKind(st) != CXCursor_IfStmt || ks_rw_kids(st, aK, 3) != 2) return 0;
+  CXCursor t = aK[1];
+  if (clang_getCursorKind(t) == CXCursor_CompoundStmt) {
+    if (ks_rw_kids(t, aB, 2) != 1) return 0;
+    t = aB[0];
+  }
+  if (clang_getCursorKind(t) != CXCursor_ContinueStmt) return 0;
+  if (pCond) *pCond = aK[0];
+  return 1;
+}
+
+/* The conditions C of the `if (C) continue;` statements of block b before
+ * its statement `next`, into aCond[*pn] (at most nMax): -1 past nMax. */
+static int nd_skips_before(CXCursor b, CXCursor next, CXCursor *aCond, int *pn, int nMax) {
+  CXCursor *aS = NULL, c;
+  int nS = 0, rc = 0;
+  if (clang_getCursorKind(b) != CXCursor_CompoundStmt) return 0;
+  ks_rw_children(b, &aS, &nS);
+  for (int i = 0; i < nS && !clang_equalCursors(aS[i], next) && rc == 0; i++) {
+    if (!nd_continue_if(aS[i], &c)) continue;
+    if (*pn == nMax) rc = -1;
+    else aCond[(*pn)++] = c;
+  }
+  free(aS);
+  return rc;
+}
+
 /* Is the expression aAnc[j] evaluated on some paths of its walk's root only
- * (an if's branch, a conditional's arm, the right of && or ||, a switch)? */
+ * (an if's branch, a conditional's arm, the right of && or ||, a switch,
+ * after an `if (C) continue;` of a block around it)? */
 static int nd_conditional(const CXCursor *aAnc, int j) {
   for (int k = 0; k < j; k++) {
+    CXCursor aSkip[1];
+    int nSkip = 0;
+    if (nd_skips_before(aAnc[k], aAnc[k + 1], aSkip, &nSkip, 1) != 0 || nSkip) return 1;
     enum CXCursorKind e = clang_getCursorKind(aAnc[k]);
     int bBranch = e == CXCursor_IfStmt || e == CXCursor_ConditionalOperator || e == CXCursor_SwitchStmt;
     if (e == CXCursor_ForStmt) { /* its body runs on every trip; its condition and step are not that */
@@ -1522,12 +1559,28 @@ static int nd_cond_ok(ndscan *s, CXCursor c) {
   return bOk;
 }
 
+/* nd_cond_ok, where c may also name the loops' counters and locals declared
+ * after the body's leading declarations (nd_local). */
+static int nd_cond_ok_locals(ndscan *s, CXCursor c) {
+  int bSave = s->bLocals;
+  unsigned mSave = s->mNeed;
+  unsigned long long mSaveLoop = s->mNeedLoop;
+  s->bLocals = 1;
+  int bOk = nd_cond_ok(s, c);
+  s->bLocals = bSave;
+  s->mNeed = mSave;
+  s->mNeedLoop = mSaveLoop;
+  return bOk;
+}
+
 /* A read on some paths only (aAnc[j]): the conditions of its path, into
- * v->aCond (negated where it is on the else path), or -1 where a lane's test
- * cannot evaluate one (a switch, a while or do loop, a for's header; outside
- * loops, a read or a local of the body in it) or there are more than four.
- * One inside a for loop around the read (abLoopCond) must hold on every trip
- * (nd_add_loop_cond checks its form). */
+ * v->aCond (negated where it is on the else path or follows `if (C)
+ * continue;`), or -1 where a lane's test cannot evaluate one (a switch, a
+ * while or do loop, a for's header; outside loops, a read, or a local of the
+ * body other than one declared after its leading declarations) or there are
+ * more than four. One inside a for loop around the read, or naming such a
+ * local (abLoopCond), must hold on every trip (nd_add_loop_cond checks its
+ * form). */
 static int nd_lane_conds(ndscan *s, const CXCursor *aAnc, int j, vacc *v) {
   int bInLoop = 0;
   v->nCond = 0;
@@ -1537,6 +1590,12 @@ static int nd_lane_conds(ndscan *s, const CXCursor *aAnc, int j, vacc *v) {
     int nK = ks_rw_kids(aAnc[k], aK, 4), bNeg;
     if (e == CXCursor_ForStmt && nK >= 1 && nK <= 4 && clang_equalCursors(aK[nK - 1], aAnc[k + 1])) {
       bInLoop = 1; /* its body: every trip */
+      continue;
+    }
+    if (e == CXCursor_CompoundStmt) { /* `if (C) continue;` before: read where !C */
+      int n0 = v->nCond;
+      if (nd_skips_before(aAnc[k], aAnc[k + 1], v->aCond, &v->nCond, 4) < 0 || (v->nCond > n0 && !bInLoop)) return -1;
+      for (int i = n0; i < v->nCond; i++) v->abLoopCond[i] = 1, v->abNeg[i] = 1;
       continue;
     }
     if (nd_is_loop(e) || e == CXCursor_SwitchStmt) return -1;
@@ -1552,8 +1611,11 @@ static int nd_lane_conds(ndscan *s, const CXCursor *aAnc, int j, vacc *v) {
       bNeg = clang_getCursorBinaryOperatorKind(aAnc[k]) == CXBinaryOperator_LOr;
     } else
       continue;
-    if (v->nCond == 4 || (!bInLoop && !nd_cond_ok(s, cond))) return -1;
-    v->abLoopCond[v->nCond] = (unsigned char)bInLoop;
+    /* outside loops, one naming a local declared after the leading declarations takes the loops'
+       form (nd_add_loop_cond), which declares the local again */
+    int bLoopForm = bInLoop || (!nd_cond_ok(s, cond) && nd_cond_ok_locals(s, cond));
+    if (v->nCond == 4 || (!bLoopForm && !nd_cond_ok(s, cond))) return -1;
+    v->abLoopCond[v->nCond] = (unsigned char)bLoopForm;
     v->aCond[v->nCond] = cond;
     v->abNeg[v->nCond++] = (unsigned char)bNeg;
   }
@@ -1653,25 +1715,12 @@ static const char *nd_loop_cond_why(ndscan *s, const char *zWhat) {
   return s->vs.zWhyBuf;
 }
 
-/* Condition c of a neighbour read in a loop (zero padding, `if (iy >= 0 &&
- * iy < h && ix >= 0 && ix < w)`) into the lanes' test: comparisons joined by
- * &&, each of signed integers, one side uniform and the other affine in the
- * thread and loop indices (the model's guard: `expr OP bound`), each
- * required on every trip (nd_add_trip_cond), so that in the interior every
- * trip reads and the window holds only what is read. NULL, or a reason. */
-static const char *nd_add_loop_cond(ndscan *s, CXCursor c, int nDepth) {
-  CXCursor aK[2];
-  c = ks_rw_strip(c);
-  enum CXBinaryOperatorKind op =
-      clang_getCursorKind(c) == CXCursor_BinaryOperator ? clang_getCursorBinaryOperatorKind(c) : CXBinaryOperator_Invalid;
-  if (nDepth > 16 || ks_rw_kids(c, aK, 2) != 2) op = CXBinaryOperator_Invalid;
-  if (op == CXBinaryOperator_LAnd) {
-    const char *zWhy = nd_add_loop_cond(s, aK[0], nDepth + 1);
-    return zWhy ? zWhy : nd_add_loop_cond(s, aK[1], nDepth + 1);
-  }
-  if (op < CXBinaryOperator_LT || op > CXBinaryOperator_GE)
-    return nd_loop_cond_why(s, "that is not comparisons (<, <=, >, >=) joined by && (||, !, ==, !=, an else "
-                               "path: its lanes' test would not be one per comparison)");
+/* Comparison c (`a OP b`, OP one of <, <=, >, >=), negated where bNeg, as
+ * the lanes' test of a loop condition (nd_add_trip_cond): the model's guard
+ * for it (`expr OP bound`), required at the counters' extremes; `!(c)` where
+ * negated, whose least-value extreme is that of the opposite comparison.
+ * NULL, or a reason. */
+static const char *nd_add_loop_cmp(ndscan *s, CXCursor c, const CXCursor *aK, int bNeg) {
   s->bLocals = 1;
   s->mNeed = 0;
   s->mNeedLoop = 0;
@@ -1690,13 +1739,40 @@ static const char *nd_add_loop_cond(ndscan *s, CXCursor c, int nDepth) {
   if (!pG) return nd_loop_cond_why(s, "that compares two thread-variant values, or two the same for every thread");
   if (nd_gather(s->pShape, &pG->expr) || pG->expr.bWrap)
     return nd_loop_cond_why(s, "that compares a value not affine in the thread and loop indices");
-  char *zT = ks_ast_text(s->pTu, c), *zC = zT ? ks_mprintf("(%s)", zT) : NULL;
+  char *zT = ks_ast_text(s->pTu, c), *zC = zT ? ks_mprintf("%s(%s)", bNeg ? "!" : "", zT) : NULL;
   free(zT);
   if (!zC) return "out of memory";
-  const char *zWhy = nd_add_trip_cond(s, &pG->expr, pG->eOp == CXBinaryOperator_GT || pG->eOp == CXBinaryOperator_GE,
-                                      zC, s->mNeed, s->mNeedLoop);
+  int bGt = pG->eOp == CXBinaryOperator_GT || pG->eOp == CXBinaryOperator_GE;
+  const char *zWhy = nd_add_trip_cond(s, &pG->expr, bNeg ? !bGt : bGt, zC, s->mNeed, s->mNeedLoop);
   free(zC);
   return zWhy;
+}
+
+/* Condition c of a neighbour read in a loop (zero padding, `if (iy >= 0 &&
+ * iy < h && ix >= 0 && ix < w)`), negated where bNeg (the else path, the
+ * trips after `if (xx < 0 || xx >= w) continue;`), into the lanes' test:
+ * comparisons joined by && (negated: by ||, De Morgan), each of signed
+ * integers, one side uniform and the other affine in the thread and loop
+ * indices (the model's guard: `expr OP bound`), each required on every trip
+ * (nd_add_trip_cond), so that in the interior every trip reads and the
+ * window holds only what is read. NULL, or a reason. */
+static const char *nd_add_loop_cond(ndscan *s, CXCursor c, int bNeg, int nDepth) {
+  CXCursor aK[2];
+  c = ks_rw_strip(c);
+  enum CXBinaryOperatorKind op =
+      clang_getCursorKind(c) == CXCursor_BinaryOperator ? clang_getCursorBinaryOperatorKind(c) : CXBinaryOperator_Invalid;
+  if (nDepth > 16 || ks_rw_kids(c, aK, 2) != 2) op = CXBinaryOperator_Invalid;
+  if (op == (bNeg ? CXBinaryOperator_LOr : CXBinaryOperator_LAnd)) {
+    const char *zWhy = nd_add_loop_cond(s, aK[0], bNeg, nDepth + 1);
+    return zWhy ? zWhy : nd_add_loop_cond(s, aK[1], bNeg, nDepth + 1);
+  }
+  if (op < CXBinaryOperator_LT || op > CXBinaryOperator_GE)
+    return nd_loop_cond_why(s, bNeg ? "that, negated (an else path, a continue before it), is not comparisons (<, <=, "
+                                      ">, >=) joined by || (&&, !, ==, !=: its lanes' test would not be one per "
+                                      "comparison)"
+                                    : "that is not comparisons (<, <=, >, >=) joined by && (||, !, ==, !=: its lanes' "
+                                      "test would not be one per comparison)");
+  return nd_add_loop_cmp(s, c, aK, bNeg);
 }
 
 /* A stencil read's conditions (v->aCond) into s->azLaneCond, as written,
@@ -1708,7 +1784,7 @@ static const char *nd_add_lane_conds(ndscan *s, const vacc *v) {
   const char *zWhy = NULL;
   for (int i = 0; i < v->nCond && !zWhy; i++) {
     if (v->abLoopCond[i]) {
-      zWhy = v->abNeg[i] ? nd_loop_cond_why(s, "on its else path") : nd_add_loop_cond(s, v->aCond[i], 0);
+      zWhy = nd_add_loop_cond(s, v->aCond[i], v->abNeg[i], 0);
       continue;
     }
     char *zT = ks_ast_text(s->pTu, ks_rw_strip(v->aCond[i])); /* its own parentheses go: ours wrap it */
@@ -1730,7 +1806,7 @@ static const char *nd_op_text(int eOp) {
  * or a refusal reason. */
 static const char *nd_add_clamp_cond(ndscan *s, const ks_shape_clamp *k) {
   const char *zWhy = NULL;
-  s->bLocals = s->nCounter > 0;
+  s->bLocals = 1; /* a local after the leading declarations, in loops or not */
   s->mNeed = 0;
   s->mNeedLoop = 0;
   if (!nd_cond_ok(s, k->operand) || !nd_cond_ok(s, k->bound))
@@ -1782,6 +1858,30 @@ static char *nd_index_text(ks_tu *pTu, const char *zBase, CXCursor sub) {
   return z;
 }
 
+/* Does polynomial q name a thread index along x? */
+static int nd_poly_has_x(const ks_shape *pS, const ks_poly *q) {
+  for (int i = 0; i < q->n; i++)
+    for (int j = 0; j < q->t[i].n; j++) {
+      const ks_atom *a = &pS->aAtom[q->t[i].a[j]];
+      if ((a->eKind == KS_ATOM_PAR || a->eKind == KS_ATOM_TID || a->eKind == KS_ATOM_BID) && a->iDim == 0) return 1;
+    }
+  return 0;
+}
+
+/* Is the use of a parameter with ancestors aAnc in the initializer of a
+ * pointer the model derives from it that is no row pointer (s->aRp), never
+ * written, at an offset the rule could take: one declared late? */
+static int nd_in_late_pointer(const ndscan *s, const CXCursor *aAnc, int nAnc) {
+  for (int k = 0; k < nAnc; k++)
+    for (int i = 0; i < s->pShape->nPtr; i++) {
+      const ks_shape_ptr *q = &s->pShape->aPtr[i];
+      if (clang_equalCursors(aAnc[k], q->decl) && !q->bWritten && !q->off.bIndirect &&
+          (!q->off.bIrregular || q->bClamped))
+        return !nd_poly_has_x(s->pShape, q->bClamped ? &q->offU : &q->off);
+    }
+  return 0;
+}
+
 static int nd_scan(CXCursor c, const CXCursor *aAnc, int nAnc, void *pArg) {
   ndscan *s = pArg;
   if (clang_getCursorKind(c) != CXCursor_DeclRefExpr) return 0;
@@ -1808,8 +1908,10 @@ static int nd_scan(CXCursor c, const CXCursor *aAnc, int nAnc, void *pArg) {
       s->vs.abNullTest[iP] = 1;
       return 0;
     }
-    s->zWhy = iPtr < 0 ? "a pointer parameter is used other than as P[index]"
-                       : "a row pointer of the prelude is used other than as r[index]";
+    s->zWhy = iPtr >= 0                     ? "a row pointer of the prelude is used other than as r[index]"
+              : nd_in_late_pointer(s, aAnc, nAnc) ? "a row pointer is declared after the body's leading declarations "
+                                                    "(lane 0's addresses are computed before the body)"
+                                                  : "a pointer parameter is used other than as P[index]";
     return -1;
   }
   unsigned as, ae;
@@ -1877,6 +1979,7 @@ static int nd_scan(CXCursor c, const CXCursor *aAnc, int nAnc, void *pArg) {
   if (!s->azIdx[iP]) {
     s->azIdx[iP] = zIdx;
     s->azIdxBase[iP] = zBase;
+    s->amIdxLocal[iP] = mLocal;
     ks_ast_extent(s->pTu, aSub[1], &s->aiIdx[iP][0], &s->aiIdx[iP][1]);
   } else
     free(zIdx);
@@ -1951,10 +2054,24 @@ static int nd_same_key(const ks_shape *pS, const ks_poly *a, const ks_poly *b) {
   return nA == nB;
 }
 
+/* Is c a statement `if (C) continue;` of a for loop's body block (aAnc:
+ * its ancestors)? Every statement after it in that block, and so every read
+ * there, runs where C is false, which nd_lane_conds requires; one nested
+ * deeper (`if (A) { if (C) continue; }`, a bare block) would skip reads it
+ * does not see. */
+static int nd_body_continue(CXCursor c, const CXCursor *aAnc, int nAnc) {
+  CXCursor aF[4];
+  if (nAnc < 2 || clang_getCursorKind(aAnc[nAnc - 1]) != CXCursor_CompoundStmt ||
+      clang_getCursorKind(aAnc[nAnc - 2]) != CXCursor_ForStmt || !nd_continue_if(c, NULL))
+    return 0;
+  int nF = ks_rw_kids(aAnc[nAnc - 2], aF, 4);
+  return nF >= 1 && nF <= 4 && clang_equalCursors(aF[nF - 1], aAnc[nAnc - 1]);
+}
+
 static int nd_jump_visit(CXCursor c, const CXCursor *aAnc, int nAnc, void *pArg) {
-  (void)aAnc;
-  (void)nAnc;
   enum CXCursorKind e = clang_getCursorKind(c);
+  /* it skips the rest of a trip (its reads' condition), and every trip still runs */
+  if (nd_body_continue(c, aAnc, nAnc)) return 1;
   if (e == CXCursor_BreakStmt || e == CXCursor_ContinueStmt || e == CXCursor_ReturnStmt || e == CXCursor_GotoStmt) {
     *(int *)pArg = 1;
     return -1;
@@ -1974,7 +2091,7 @@ static const char *nd_loop(const ndscan *s, int iLoop, char **pzType, char **pzN
     return "a loop around a neighbour read does not count up by one from a constant, 1 to 32 times";
   if (!nd_for_counter(L->cursor, aV)) return "a loop around a neighbour read does not declare its counter";
   ks_rw_walk(L->cursor, nd_jump_visit, &bJump);
-  if (bJump) return "a loop around a neighbour read has a break, continue, return or goto";
+  if (bJump) return "a loop around a neighbour read has a break, return, goto or a continue other than a statement if (C) continue; of a for loop's body";
   /* A counter the body also writes is not affine in the model (a DERIVED atom):
    * an index naming it is refused as a gather; one not naming it still runs at
    * least once (the first trip's condition holds, nothing jumps out). */
@@ -2067,7 +2184,7 @@ static const char *nd_windows(ndscan *s, int W) {
     if (a->bCond && !a->bCondLanes)
       return "a buffer is read at a neighbouring index along x on some paths only, under a condition the lanes' test "
              "cannot require (a switch, a while loop, a loop's header; outside loops, reading memory or a local of "
-             "the body): its window would load elements the kernel may not read";
+             "the body's leading declarations): its window would load elements the kernel may not read";
     if (a->bCond && (zWhy = nd_add_lane_conds(s, a))) return zWhy;
     if (a->iStart > iFirstStore)
       return "a buffer is read at neighbouring indices along x after a store (the window is loaded before the body)";
@@ -2259,16 +2376,49 @@ static int nd_x_derived(ks_tu *pTu, CXCursor st, const ndscan *s) {
   return nYes == 0 ? 0 : nYes == nD && !bOther ? 1 : -1;
 }
 
-/* Is d (initializer init) a row pointer: `T *r = P + off;`, a pointer the
+/* Is a row pointer's initializer free of effects: pure, or `&P[e]` with P
+ * and e pure (the subscript only names the element: nothing is read)? */
+static int nd_ptr_init_pure(CXCursor init) {
+  CXCursor c = ks_rw_strip(init), aK[2];
+  if (clang_getCursorKind(c) != CXCursor_UnaryOperator || clang_getCursorUnaryOperatorKind(c) != CXUnaryOperator_AddrOf)
+    return ks_rw_pure_expr(init);
+  if (ks_rw_kids(c, aK, 1) != 1) return 0;
+  c = ks_rw_strip(aK[0]);
+  return clang_getCursorKind(c) == CXCursor_ArraySubscriptExpr && ks_rw_kids(c, aK, 2) == 2 && ks_rw_pure_expr(aK[0]) &&
+         ks_rw_pure_expr(aK[1]);
+}
+
+/* Why pointer q into a parameter is no row pointer, where that is the
+ * reason to refuse (s->vs.zWhyBuf): written after its declaration, or at an
+ * offset that reads memory or that clamps the lanes cannot unclamp. NULL
+ * otherwise (an offset in other units, not affine: the generic refusal). */
+static const char *nd_row_pointer_why(ndscan *s, const ks_shape_ptr *q) {
+  const char *zWhat = q->bWritten ? "is written after its declaration (re-seated, or its address taken)"
+                      : q->off.bIndirect ? "has an offset that reads memory"
+                                         : NULL;
+  if (zWhat) snprintf(s->vs.zWhyBuf, sizeof s->vs.zWhyBuf, "a row pointer into a parameter %s", zWhat);
+  else if (q->zClampWhy && q->off.bIrregular && !q->bClamped)
+    snprintf(s->vs.zWhyBuf, sizeof s->vs.zWhyBuf,
+             "a row pointer's offset clamped to the edge is not one the lanes can unclamp: %s", q->zClampWhy);
+  else
+    return NULL;
+  return s->vs.zWhyBuf;
+}
+
+/* Is d (initializer init) a row pointer: `T *r = P + off;` (or `&P[off]`), a pointer the
  * kernel-shape model derives from parameter P at an offset free of x, never
- * re-seated? Its parameter's index, or -1 (*pzWhy when it is derived from x). */
-static int nd_row_pointer(ks_tu *pTu, CXCursor d, CXCursor init, const ndscan *s, const char **pzWhy) {
-  if (clang_Cursor_isNull(init) || !ks_rw_pure_expr(init)) return -1;
+ * re-seated? The offset may be clamped to the edge (`in + max(y - 1, 0) *
+ * w`: the model's unclamped offset, its clamps required by the lanes' test
+ * where it is read). Its parameter's index, or -1 (*pzWhy when it is derived
+ * from x, or its clamp is not one the lanes can unclamp). */
+static int nd_row_pointer(ks_tu *pTu, CXCursor d, CXCursor init, ndscan *s, const char **pzWhy) {
+  if (clang_Cursor_isNull(init)) return -1;
   for (int i = 0; i < s->pShape->nPtr; i++) {
     const ks_shape_ptr *q = &s->pShape->aPtr[i];
     if (!clang_equalCursors(q->decl, d)) continue;
-    if (q->bWritten || q->off.bIrregular || q->off.bIndirect || q->iParam < 0 || q->iParam >= s->nP ||
-        !s->aP[q->iParam].bPointer)
+    if ((*pzWhy = nd_row_pointer_why(s, q))) return -1;
+    if (q->bWritten || (q->off.bIrregular && !q->bClamped) || q->off.bIndirect || q->iParam < 0 ||
+        q->iParam >= s->nP || !s->aP[q->iParam].bPointer || (!nd_ptr_init_pure(init) && !q->bClamped))
       return -1;
     if (nd_x_dep(pTu, init, s, pzWhy)) {
       if (!*pzWhy) *pzWhy = "a row pointer is computed from a thread index along x";
@@ -2303,6 +2453,7 @@ static int nd_lead_row_pointers(ks_tu *pTu, CXCursor st, ndscan *s) {
     if (nD > 4 || clang_getCanonicalType(clang_getCursorType(aD[d])).kind != CXType_Pointer ||
         nd_add_row_pointer(pTu, aD[d], init, s, &zWhy) < 0) {
       s->nRp = nOld; /* not all of them: none */
+      if (zWhy) s->zWhy = zWhy; /* a pointer the rule cannot take: that is the reason */
       return 0;
     }
   }
@@ -2373,7 +2524,7 @@ static int nd_prelude(ks_tu *pTu, CXCursor k, CXCursor *aSt, int nSt, ndform *pF
       int iPtrParam = nI >= 0 && eT == CXType_Pointer ? nd_add_row_pointer(pTu, aD[d], init, s, pzWhy) : -1;
       if (*pzWhy) break;
       if (s->nPre == 16 || nI < 0 || !(bInt || iPtrParam >= 0 || eT == CXType_Float || eT == CXType_Double) ||
-          (!clang_Cursor_isNull(init) && !ks_rw_pure_expr(init) && !nd_clamp_decls(s, aSt[i]))) {
+          (!clang_Cursor_isNull(init) && iPtrParam < 0 && !ks_rw_pure_expr(init) && !nd_clamp_decls(s, aSt[i]))) {
         *pzWhy = "the kernel does not start with integer index declarations computed from the thread built-ins";
         break;
       }
@@ -2774,11 +2925,14 @@ static void nd_put_win_loads(ks_buf *pB, const ndscan *s, const vplan *pPlan, in
 /* Lane 0's addresses: each vector buffer's (abUsed), each window's base. */
 static void nd_put_addresses(ks_buf *pB, const ndscan *s, const int *abUsed, int nIn, const char *zIn,
                              const char *zSrc) {
-  for (int i = 0; i < s->nP; i++)
-    if (abUsed[i] && !s->abStencil[i])
-      ks_buf_printf(pB, "%.*s      ks_p_%s = &%s[%.*s];\n", nIn, zIn, s->aP[i].zName,
-                    s->azIdxBase[i] ? s->azIdxBase[i] : s->aP[i].zName, (int)(s->aiIdx[i][1] - s->aiIdx[i][0]),
-                    zSrc + s->aiIdx[i][0]);
+  for (int i = 0; i < s->nP; i++) {
+    if (!abUsed[i] || s->abStencil[i]) continue;
+    unsigned mLoc = i < 64 ? s->amIdxLocal[i] : 0; /* a local after the leading declarations: declared again */
+    ks_buf_printf(pB, "%.*s      %s", nIn, zIn, mLoc ? "{ " : "");
+    if (mLoc) nd_put_locals(pB, s, mLoc, " "), ks_buf_printf(pB, " ");
+    ks_buf_printf(pB, "ks_p_%s = &%s[%.*s];%s\n", s->aP[i].zName, s->azIdxBase[i] ? s->azIdxBase[i] : s->aP[i].zName,
+                  (int)(s->aiIdx[i][1] - s->aiIdx[i][0]), zSrc + s->aiIdx[i][0], mLoc ? " }" : "");
+  }
   for (int g = 0; g < s->nWin; g++) { /* the window's base: its representative's element moved to the anchor */
     const ndwin *pW = &s->aWin[g];
     const vacc *a = &s->a[pW->iRep];

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """vectorize-stencil-emu.py ORIG REWRITTEN KERNEL -- CPU emulation check of
-rule vectorize on the stencils of Inputs/vectorize-stencil.cu, Inputs/vectorize-clamp.cu and
-Inputs/vectorize-loops.cu: the original
+rule vectorize on the stencils of Inputs/vectorize-stencil.cu, Inputs/vectorize-clamp.cu,
+Inputs/vectorize-loops.cu and Inputs/vectorize-forms.cu: the original
 kernel and the rewritten one (its launch as the rule gives it: the grid's x
 divided by the lanes, the grid's x as written passed last as ks_gx) run on the
 same inputs, for several extents (a tail along x, a width below one pack),
@@ -62,6 +62,17 @@ CASES = {
     # the weights: 9 floats of their own (b2), never written
     "pad_inline_mask": (["float", "float", "float"], "K(b0, b2, b1, Wd, H, P)"),
     "pad_row_if": (["float", "float"], "K(b0, b1, Wd, H, P)"),
+    "pad_else": (["float", "float"], "K(b0, b1, Wd, H, P)"),
+    # Inputs/vectorize-forms.cu: clamped row pointers, || padding, late locals
+    "rp_clamp_cross": (["float", "float"], "K(b0, b1, Wd, H, P)"),
+    "rp_clamp_addr": (["float", "float"], "K(b0, b1, Wd, H, P)"),
+    "rp_clamp_u8": (["unsigned char", "unsigned char"], "K(b0, b1, Wd, H, P)"),
+    "rp_clamp_loop": (["float", "float"], "K(b0, b1, Wd, H, P)"),
+    "pad_or_continue": (["float", "float"], "K(b0, b1, Wd, H, P)"),
+    "pad_or_select": (["float", "float"], "K(b0, b1, Wd, H, P)"),
+    "pad_or_rows": (["float", "float"], "K(b0, b1, Wd, H, P)"),
+    "late_locals": (["float", "float"], "K(b0, b1, Wd, H, P)"),
+    "late_index": (["float", "float"], "K(b0, b1, Wd, H, P)"),
 }
 
 
