@@ -601,6 +601,9 @@ static int walk_stmt(cv_walk *pW, CXCursor c) {
       }
       else if (t.kind == CXType_Float && pW->nDepth == pW->nBase + 3)
         rc = tap_local(pW, d, init);
+      else if (t.kind == CXType_Float && pW->nDepth < pW->nBase)
+        rc = cv_refuse_at(pW, d, "a float local outside the loop over the images (the sum must start again for "
+                                 "each image)");
       else if (!(ks_rw_is_integer_type(t) || t.kind == CXType_Pointer) || !ks_rw_pure_expr(init))
         rc = cv_refuse_at(pW, d, "a local that is not an index, a pointer into a tensor or the float accumulator from 0 "
                                  "or from a bias");
@@ -793,6 +796,13 @@ static int read_unchecked(const ks_shape *pS, cv_match *pM, const ks_poly *apIdx
   ks_poly cKx = poly_coef(pX, pM->aLoopAtom[2], &bOk), cKy = poly_coef(pX, pM->aLoopAtom[1], &bOk),
           cCi = poly_coef(pX, pM->aLoopAtom[0], &bOk);
   long long v;
+  for (int l = 0; l < 2; l++) { /* the column's loop (coefficient 1) is not the innermost: another sum order */
+    ks_poly c = poly_coef(pX, pM->aLoopAtom[l], &bOk);
+    if (poly_const_value(&c, &v) && v == 1)
+      return *pzWhy = "no bound checks on the taps, and the loops do not nest ci, ky, kx (the input column's loop "
+                      "is not the innermost): the template sums NCHW data in the order ci, ky, kx only, and another "
+                      "order would change the results", -1;
+  }
   *pzWhy = "no bound checks on the taps, and the input is not read at row + ky, column + kx (a dilation of 1) of an "
            "H x W plane of parameters or constants (a padded input is not taken)";
   if (!bOk || !poly_const_value(&cKx, &v) || v != 1 || cKy.n != 1 || cCi.n != 1 || !poly_of_params(pS, &cKy))
@@ -1000,6 +1010,27 @@ static int read_channel_z(const ks_shape *pS, cv_match *pM) {
   return -1;
 }
 
+/* check, refusing with its reason. Loops ky, kx, ci over NCHW data (the
+ * indices NCHW's): the template's k runs (ky, kx, ci) over NHWC data only,
+ * where the weights are a contiguous M x K matrix; over OIHW weights that
+ * order reads A at a stride of KH*KW (no fast path), and summing in (ci, ky,
+ * kx) instead would change the results. */
+static int check_match(ks_rewrite *p, const ks_shape *pS, const cv_match *pM) {
+  const char *zK = ks_rewrite_kernel_name(p), *zWhy = check(pS, pM);
+  if (!zWhy) return KS_OK;
+  if (!pM->bNHWC) return ks_rewrite_refuse(p, "kernel '%s': %s", zK, zWhy);
+  cv_match m = *pM;
+  m.bNHWC = 0;
+  if (!check(pS, &m))
+    return ks_rewrite_refuse(p, "kernel '%s': an NCHW convolution whose loops nest ky, kx, ci (channels innermost): "
+                                "the template sums NCHW data in the order ci, ky, kx only (its weights read as a "
+                                "contiguous M x K matrix; in the order ky, kx, ci they would be read at a stride of "
+                                "KH*KW, a slow path), and another order would change the results", zK);
+  return ks_rewrite_refuse(p, "kernel '%s': its loops nest ky, kx, ci (channels innermost), the order of an NHWC "
+                              "convolution's sums, but %s (an NCHW convolution: the loops must nest ci, ky, kx, "
+                              "the weights' order)", zK, zWhy);
+}
+
 static int cv_match_kernel(ks_rewrite *p, CXCursor kernel, ks_shape *pS, cv_match *pM) {
   ks_tu *pTu = ks_rewrite_tu(p);
   const char *zK = ks_rewrite_kernel_name(p);
@@ -1142,8 +1173,7 @@ static int cv_match_kernel(ks_rewrite *p, CXCursor kernel, ks_shape *pS, cv_matc
         return ks_rewrite_refuse(p, "kernel '%s': in its loop over the images, the output channel is not blockIdx.z "
                                     "itself with the output at y[((n * K + k) * OH + oy) * OW + ox], K a parameter "
                                     "(the launch's grid z)", zK);
-      if ((zWhy = check(pS, pM))) return ks_rewrite_refuse(p, "kernel '%s': %s", zK, zWhy);
-      return KS_OK;
+      return check_match(p, pS, pM);
     }
     /* blockIdx.z % K runs in unsigned arithmetic (bWrap): exact for K >= 1, blockIdx.z < 65536 */
     if (pCo->eKind != KS_ATOM_DERIVED || !pCo->bRem || !q || !pCo->pDen || q->n != 1 ||
@@ -1157,8 +1187,7 @@ static int cv_match_kernel(ks_rewrite *p, CXCursor kernel, ks_shape *pS, cv_matc
     pM->batch.n = 1;
     pM->batch.t[0].coef = 1;
     pM->iCoutParam = pS->aAtom[pCo->pDen->t[0].a[0]].iRef;
-    if ((zWhy = check(pS, pM))) return ks_rewrite_refuse(p, "kernel '%s': %s", zK, zWhy);
-    return KS_OK;
+    return check_match(p, pS, pM);
   }
   if (pM->iBatchAtom >= 0)
     return ks_rewrite_refuse(p, "kernel '%s': a loop over the images is taken on a 2-D grid over the output plane "
@@ -1169,12 +1198,7 @@ static int cv_match_kernel(ks_rewrite *p, CXCursor kernel, ks_shape *pS, cv_matc
   const ks_poly *aF[3] = {&pM->cout, &pM->OH, &pM->OW};
   if (div_batch(pS, &pM->total, aF, &pM->batch) < 0)
     return ks_rewrite_refuse(p, "kernel '%s': the flat index's bound is not batch * cout * OH * OW", zK);
-  if ((zWhy = check(pS, pM)) && pM->bNHWC)
-    return ks_rewrite_refuse(p, "kernel '%s': its loops nest ky, kx, ci (channels innermost), the order of an NHWC "
-                                "convolution's sums, but %s (an NCHW convolution: the loops must nest ci, ky, kx, "
-                                "the weights' order)", zK, zWhy);
-  if (zWhy) return ks_rewrite_refuse(p, "kernel '%s': %s", zK, zWhy);
-  return KS_OK;
+  return check_match(p, pS, pM);
 }
 
 static int at_file_scope(CXCursor kernel) {
