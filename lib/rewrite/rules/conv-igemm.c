@@ -870,6 +870,14 @@ static const char *verify(const ks_shape *pS, const cv_match *pM) {
       /* parameters 2..4; any other atom gets 0 (an index that reads one then fails the checks) */
       aV[a] = is_param_atom(pS, a) ? 2 + (long long)((seed >> 33) % 3) : 0;
     }
+    if (pM->bUnchecked) /* OH = H - c: the sizes in it c larger, so that most draws have outputs */
+      for (int d = 0; d < 2; d++) {
+        const ks_poly *q = d ? &pM->OW : &pM->OH;
+        long long c = 0;
+        for (int t = 0; t < q->n; t++) c = q->t[t].n == 0 ? llabs(q->t[t].coef) : c;
+        for (int t = 0; t < q->n; t++)
+          for (int j = 0; j < q->t[t].n; j++) aV[q->t[t].a[j]] += is_param_atom(pS, q->t[t].a[j]) ? c : 0;
+      }
     V.bBad = 0;
     long long nCo = eval_poly(&V, &pM->cout);
     /* 3-D: the batch is the launch's (grid z / cout); 2 or 3 images here */
