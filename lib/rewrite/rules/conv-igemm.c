@@ -19,7 +19,11 @@
  * [co][ky][kx][ci], loops ky, kx, ci) get the template's NHWC form, the
  * layout told by the loop the bound checks never name (the channel's: the
  * outermost, or the innermost). Each output's sum keeps the kernel's order (ci, ky, kx; NHWC ky, kx, ci),
- * so results are bitwise the original's (docs/rules/conv-igemm.md). */
+ * so results are bitwise the original's (docs/rules/conv-igemm.md). Also
+ * taken: a loop over the images around the nest on a 2-D grid (blockIdx.z
+ * the channel; the batch one more output coordinate), and taps without bound
+ * checks whose window is proven inside the input (a valid convolution, its
+ * output size computed from the input's). */
 #include "features/ast.h"
 #include "features/shape.h"
 #include "kernelskill/rewrite.h"
