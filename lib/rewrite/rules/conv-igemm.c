@@ -891,12 +891,15 @@ static const char *verify(const ks_shape *pS, const cv_match *pM) {
               nW = eval_poly(&V, &pM->W);
     long long sy = eval_poly(&V, &pM->sy), sx = eval_poly(&V, &pM->sx), py = eval_poly(&V, &pM->py),
               px = eval_poly(&V, &pM->px), dy = eval_poly(&V, &pM->dy), dx = eval_poly(&V, &pM->dx);
-    long long nTotal = pM->b3D ? nB * nCo * nOH * nOW : eval_poly(&V, &pM->total);
+    /* a flat index with a loop over the images: the index covers one image, the loop the batch */
+    long long nTotal = pM->b3D ? nB * nCo * nOH * nOW : eval_poly(&V, &pM->total) * (pM->iBatchAtom >= 0 ? nB : 1);
     if (pM->bUnchecked && !V.bBad && (nOH <= 0 || nOW <= 0)) continue;
     nChecked++;
     if (V.bBad || nTotal != nB * nCo * nOH * nOW || nTotal <= 0 || nTotal > 200000 || nKH <= 0 || nKW <= 0 ||
         nKH > 8 || nKW > 8) {
-      zWhy = "the flat index's bound is not batch * cout * OH * OW";
+      zWhy = pM->iBatchAtom >= 0 && !pM->b3D
+                 ? "the flat index's bound is not cout * OH * OW (one image's outputs: the loop runs over the images)"
+                 : "the flat index's bound is not batch * cout * OH * OW";
       break;
     }
     free(aSeen);
@@ -910,6 +913,8 @@ static const char *verify(const ks_shape *pS, const cv_match *pM) {
       if (pM->b3D && pM->iBatchAtom >= 0) /* blockIdx.z the channel, the loop the image */
         aV[iPar] = eox, aV[iParY] = eoy, aV[iBidZ] = ez % nCo, aV[pM->iBatchAtom] = ez / nCo;
       else if (pM->b3D) aV[iPar] = eox, aV[iParY] = eoy, aV[iBidZ] = ez;
+      else if (iPar >= 0 && pM->iBatchAtom >= 0)
+        aV[iPar] = i % (nCo * nOH * nOW), aV[pM->iBatchAtom] = i / (nCo * nOH * nOW);
       else if (iPar >= 0) aV[iPar] = i;
       long long ox = eval_atom(&V, pM->iOx), oy = eval_atom(&V, pM->iOy), co = eval_atom(&V, pM->iCo);
       /* nb: what the input index holds beyond the channel, row and column */
@@ -1001,14 +1006,15 @@ static int match_loops(ks_rewrite *p, const ks_shape *pS, cv_match *pM) {
   return nB;
 }
 
-/* 3-D with a loop over the images: the channel is blockIdx.z itself, and
- * cout the one parameter K whose product with the channel's coefficient in
- * the output index is the image's (y[((n*K + k)*OH + oy)*OW + ox]); the
- * launch's grid z must then be K's argument (grid_images). verify checks. */
-static int read_channel_z(const ks_shape *pS, cv_match *pM) {
+/* With a loop over the images: cout is the one parameter K whose product
+ * with the channel's coefficient in the output index is the image's
+ * (y[((n*K + k)*OH + oy)*OW + ox]). On the 2-D grid the channel must be
+ * blockIdx.z itself, and the launch's grid z K's argument (grid_images); on
+ * a flat index, whatever the split gives (verify checks it). */
+static int read_cout(const ks_shape *pS, cv_match *pM) {
   const ks_atom *pCo = &pS->aAtom[pM->iCo];
   int bOk = 1;
-  if (pCo->eKind != KS_ATOM_BID || pCo->iDim != 2) return -1;
+  if (pM->b3D && (pCo->eKind != KS_ATOM_BID || pCo->iDim != 2)) return -1;
   ks_poly cN = poly_coef(&pM->pyIdx, pM->iBatchAtom, &bOk), cK = poly_coef(&pM->pyIdx, pM->iCo, &bOk), t;
   for (int a = 0; bOk && a < pS->nAtom; a++) {
     if (!is_param_atom(pS, a)) continue;
@@ -1181,7 +1187,7 @@ static int cv_match_kernel(ks_rewrite *p, CXCursor kernel, ks_shape *pS, cv_matc
       return ks_rewrite_refuse(p, "kernel '%s': the input's row and column are not read at the grid's y and x "
                                   "thread indices", zK);
     if (pM->iBatchAtom >= 0) {
-      if (read_channel_z(pS, pM) < 0)
+      if (read_cout(pS, pM) < 0)
         return ks_rewrite_refuse(p, "kernel '%s': in its loop over the images, the output channel is not blockIdx.z "
                                     "itself with the output at y[((n * K + k) * OH + oy) * OW + ox], K a parameter "
                                     "(the launch's grid z)", zK);
@@ -1201,9 +1207,13 @@ static int cv_match_kernel(ks_rewrite *p, CXCursor kernel, ks_shape *pS, cv_matc
     pM->iCoutParam = pS->aAtom[pCo->pDen->t[0].a[0]].iRef;
     return check_match(p, pS, pM);
   }
-  if (pM->iBatchAtom >= 0)
-    return ks_rewrite_refuse(p, "kernel '%s': a loop over the images is taken on a 2-D grid over the output plane "
-                                "(blockIdx.z the output channel) only, not on a flat index", zK);
+  if (pM->iBatchAtom >= 0) { /* the flat index over cout * OH * OW, the loop over the images */
+    if (rem_den(pS, iOx, &pM->OW) < 0 || rem_den(pS, iOy, &pM->OH) < 0 || read_cout(pS, pM) < 0)
+      return ks_rewrite_refuse(p, "kernel '%s': in its loop over the images, the output column and row are not the "
+                                  "flat index split by %% of the parameters, or the output is not at y[((n * K + k) * "
+                                  "OH + oy) * OW + ox] with K a parameter", zK);
+    return check_match(p, pS, pM);
+  }
   if (rem_den(pS, iOx, &pM->OW) < 0 || rem_den(pS, iOy, &pM->OH) < 0 || rem_den(pS, iCo, &pM->cout) < 0)
     return ks_rewrite_refuse(p, "kernel '%s': the output column, row and channel are not the flat index split by %% "
                                 "of the parameters", zK);
@@ -1469,7 +1479,7 @@ static int apply_conv_igemm(ks_rewrite *p) {
     ks_buf n = KS_BUF_INIT, mm = KS_BUF_INIT;
     char *zZ = NULL; /* 3-D: the images, from the launch's grid z */
     if (m.b3D && (rc = grid_images(p, pL, m.iCoutParam, &zZ)) < 0) goto done;
-    if (m.iBatchAtom >= 0 && strcmp(zZ, "1") != 0) { /* its grid z is the channels alone: the images are the loop's */
+    if (m.b3D && m.iBatchAtom >= 0 && strcmp(zZ, "1") != 0) { /* its grid z is the channels alone: the images are the loop's */
       rc = ks_rewrite_refuse(p, "%s:%u: the launch of '%s' has grid z '%s' times the channels; its loop runs over "
                                 "the images, so the grid's z must be the launch's argument for K alone",
                              pTu->zFile, pL->iLine, zKernel, zZ);

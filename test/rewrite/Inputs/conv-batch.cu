@@ -113,7 +113,46 @@ __global__ void conv_nk_pad(const float* in, const float* w, float* out, int C, 
   }
 }
 
+// The loop over the images on a flat index over one image's outputs
+// (K * H * W), padded 3x3 with `continue` bounds.
+__global__ void conv_batch_flat(const float* in, const float* w, float* out, int N, int C, int K, int H, int W) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= K * H * W) return;
+  int x = i % W, y = (i / W) % H, k = (i / (W * H)) % K;
+  for (int n = 0; n < N; n++) {
+    float s = 0.0f;
+    for (int c = 0; c < C; c++)
+      for (int r = 0; r < 3; r++)
+        for (int t = 0; t < 3; t++) {
+          int iy = y + r - 1, ix = x + t - 1;
+          if (iy < 0 || iy >= H || ix < 0 || ix >= W) continue;
+          s += in[((n * C + c) * H + iy) * W + ix] * w[((k * C + c) * 3 + r) * 3 + t];
+        }
+    out[((n * K + k) * H + y) * W + x] = s;
+  }
+}
+
 // ---- Must not change ----
+
+// A flat index over every image's outputs and a loop over the images too:
+// each output computed N times.
+__global__ void nm_batch_flat_all(const float* in, const float* w, float* out, int N, int C, int K, int H, int W) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= N * K * H * W) return;
+  int x = i % W, y = (i / W) % H, k = (i / (W * H)) % K;
+  for (int n = 0; n < N; n++) {
+    float s = 0.0f;
+    for (int c = 0; c < C; c++)
+      for (int r = 0; r < 3; r++)
+        for (int t = 0; t < 3; t++) {
+          int iy = y + r - 1, ix = x + t - 1;
+          if (iy < 0 || iy >= H || ix < 0 || ix >= W) continue;
+          s += in[((n * C + c) * H + iy) * W + ix] * w[((k * C + c) * 3 + r) * 3 + t];
+        }
+    out[((n * K + k) * H + y) * W + x] = s;
+  }
+}
+
 
 // The batch loop, but the output's index does not hold the image: every
 // image's sum lands on the same element.
@@ -182,24 +221,6 @@ __global__ void nm_grid_nk(const float* in, const float* w, float* out, int N, i
         for (int j = 0; j < 3; j++)
           s += in[((n * C + c) * H + y + i) * W + x + j] * w[((k * C + c) * 3 + i) * 3 + j];
     out[((n * K + k) * OH + y) * OW + x] = s;
-  }
-}
-
-// A batch loop on a flat index (not taken: the 2-D grid form only).
-__global__ void nm_batch_flat(const float* in, const float* w, float* out, int N, int C, int K, int H, int W) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= K * H * W) return;
-  int x = i % W, y = (i / W) % H, k = (i / (W * H)) % K;
-  for (int n = 0; n < N; n++) {
-    float s = 0.0f;
-    for (int c = 0; c < C; c++)
-      for (int r = 0; r < 3; r++)
-        for (int t = 0; t < 3; t++) {
-          int iy = y + r - 1, ix = x + t - 1;
-          if (iy < 0 || iy >= H || ix < 0 || ix >= W) continue;
-          s += in[((n * C + c) * H + iy) * W + ix] * w[((k * C + c) * 3 + r) * 3 + t];
-        }
-    out[((n * K + k) * H + y) * W + x] = s;
   }
 }
 
@@ -313,7 +334,8 @@ void launch_all(const float* x, const float* w, const float* b, float* y, int N,
   nm_acc_outside<<<dim3(W, H, K), blk>>>(x, w, y, N, C, K, H, W);
   nm_w_n<<<dim3(W, H, K), blk>>>(x, w, y, N, C, K, H, W);
   nm_grid_nk<<<dim3(W, H, N * K), blk>>>(x, w, y, N, C, K, H, W);
-  nm_batch_flat<<<(K * H * W + 255) / 256, 256>>>(x, w, y, N, C, K, H, W);
+  conv_batch_flat<<<(K * H * W + 255) / 256, 256>>>(x, w, y, N, C, K, H, W);
+  nm_batch_flat_all<<<(N * K * H * W + 255) / 256, 256>>>(x, w, y, N, C, K, H, W);
   nm_nk_mod_n<<<dim3(W, H, N * K), blk>>>(x, w, y, N, C, K, H, W);
   nm_valid_pq<<<N * K * H * W, 256>>>(x, w, y, N, C, K, H, W, 3, 3, H - 2, W - 2);
   nm_valid_over<<<N * K * H * W, 256>>>(x, w, y, N, C, K, H, W, 3, 3);
