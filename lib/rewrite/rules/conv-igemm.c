@@ -1528,6 +1528,7 @@ static const char *const azParams[] = {"config", NULL};
 const ks_rule ks_rule_conv_igemm = {
     "conv-igemm",
     "direct FP32 convolution (NCHW, one thread per output on a flat index, loops ci/ky/kx, bounds by continue or "
-    "if; KxK, stride, padding, dilation constants or parameters) to the shipped implicit-GEMM template "
+    "if; KxK, stride, padding, dilation constants or parameters; also on a 2-D grid, with a loop over the images, "
+    "or valid with its output size computed from the input's) to the shipped implicit-GEMM template "
     "ks_conv_f32.cuh (config=BMxBNxBK_wWMxWN_tTMxTN_sS), bitwise the original",
     azParams, apply_conv_igemm};
