@@ -2040,6 +2040,44 @@ static int position_plus_loop(const ks_shape *pS, const ks_poly *p) {
   return bLoop && bCoord;
 }
 
+/* Monomial m as one atom of kind "loop" (bLoop: a per-thread loop's
+ * variable) or "coordinate" (a coordinate of the thread's position) times a
+ * stride of uniforms: that atom's position in m, else -1. */
+static int one_variant(const ks_shape *pS, const ks_mono *m, int bLoop) {
+  int iAt = -1;
+  for (int x = 0; x < m->n; x++) {
+    const ks_atom *a = &pS->aAtom[m->a[x]];
+    int bL = a->eKind == KS_ATOM_LOOP && a->iRef >= 0 && a->iRef < pS->nLoop && !pS->aLoop[a->iRef].bGridStride;
+    if (a->eKind == KS_ATOM_UNIFORM) continue;
+    if (iAt >= 0 || (bLoop ? !bL : !coord_bit(a))) return -1;
+    iAt = x;
+  }
+  return iAt;
+}
+
+/* Does index p add a loop's variable to a coordinate of the thread's
+ * position at the same stride ((oy + ky) * W + ox + kx: a window read
+ * without border checks, a valid convolution)? A row, column or GEMM loop
+ * walks a dimension of its own, at another stride than the position's. */
+static int window_offset(const ks_shape *pS, const ks_poly *p) {
+  for (int i = 0; i < p->n; i++) {
+    int iL = one_variant(pS, &p->t[i], 1);
+    for (int j = 0; iL >= 0 && j < p->n; j++) {
+      int iC = one_variant(pS, &p->t[j], 0);
+      const ks_mono *l = &p->t[i], *c = &p->t[j];
+      if (iC < 0 || l->coef != c->coef || l->n != c->n) continue;
+      int bSame = 1; /* the strides: the other atoms, sorted in both */
+      for (int x = 0, y = 0; x < l->n && bSame; x++, y++) {
+        if (x == iL) x++;
+        if (y == iC) y++;
+        if (x < l->n && y < c->n && l->a[x] != c->a[y]) bSame = 0;
+      }
+      if (bSame) return 1;
+    }
+  }
+  return 0;
+}
+
 /* ---------- the layout of the thread's position: sampled ----------
  *
  * A flat index split into coordinates (c = i % C, w = (i / C) % W, ...) is a
@@ -2396,6 +2434,16 @@ static void classify(ks_shape *pS) {
       return;
     }
   }
+  /* A window without border checks: a load at the thread's position plus a
+   * loop's offset at the same stride (x[((n*C + c)*H + oy + ky)*W + ox +
+   * kx]), a convolution with its kernel size as a parameter and no padding. */
+  for (int i = 0; i < pS->nAccess; i++)
+    if (pS->aAccess[i].eKind == KS_SHAPE_LOAD && !pS->aAccess[i].index.bIrregular &&
+        window_offset(pS, &pS->aAccess[i].index)) {
+      pS->eClass = KS_CLASS_STENCIL;
+      pS->zWhy = "a window loop: the thread's position plus a loop offset at the same stride (no border checks)";
+      return;
+    }
   /* A loop nest in which an outer loop stores at its own positions and an
    * inner one accumulates (for j2: C[j1][j2] = 0; for i: C[j1][j2] += ...;
    * C[j2][j1] = C[j1][j2]): several outputs per thread, each from its own

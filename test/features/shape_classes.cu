@@ -229,3 +229,36 @@ __global__ void scrambled(const float* in, float* out, int n) {
 }
 // CHECK-LABEL: kernel scrambled
 // CHECK: shape_class="other"
+
+// A valid convolution (no padding, no border checks) with its filter size as
+// parameters and the image and channel on blockIdx.z: the loads add the loop
+// offsets r, s to the position y, x at the position's own strides, a window.
+__global__ void conv_valid_nk(const float* in, const float* w, float* out, int C, int K, int H, int W, int R, int S,
+                              int P, int Q) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  int nk = blockIdx.z;
+  int n = nk / K, k = nk % K;
+  if (x < Q && y < P) {
+    float acc = 0.0f;
+    for (int c = 0; c < C; c++)
+      for (int r = 0; r < R; r++)
+        for (int s = 0; s < S; s++)
+          acc += in[((n * C + c) * H + y + r) * W + x + s] * w[((k * C + c) * R + r) * S + s];
+    out[((n * K + k) * P + y) * Q + x] = acc;
+  }
+}
+// CHECK-LABEL: kernel conv_valid_nk
+// CHECK: shape_class="stencil"
+
+// A row sum whose row starts at the thread's position times the row length:
+// the loop walks its own dimension, not a window around the position.
+__global__ void row_sum_stride(const float* a, float* out, int nrows, int ncols) {
+  int r = blockIdx.x * blockDim.x + threadIdx.x;
+  if (r >= nrows) return;
+  float s = 0.0f;
+  for (int j = 0; j < ncols; j++) s += a[r * ncols + j];
+  out[r] = s;
+}
+// CHECK-LABEL: kernel row_sum_stride
+// CHECK: shape_class="row-reduce"

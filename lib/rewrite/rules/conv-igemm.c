@@ -19,7 +19,11 @@
  * [co][ky][kx][ci], loops ky, kx, ci) get the template's NHWC form, the
  * layout told by the loop the bound checks never name (the channel's: the
  * outermost, or the innermost). Each output's sum keeps the kernel's order (ci, ky, kx; NHWC ky, kx, ci),
- * so results are bitwise the original's (docs/rules/conv-igemm.md). */
+ * so results are bitwise the original's (docs/rules/conv-igemm.md). Also
+ * taken: a loop over the images around the nest on a 2-D grid (blockIdx.z
+ * the channel; the batch one more output coordinate), and taps without bound
+ * checks whose window is proven inside the input (a valid convolution, its
+ * output size computed from the input's). */
 #include "features/ast.h"
 #include "features/shape.h"
 #include "kernelskill/rewrite.h"
@@ -121,6 +125,82 @@ static ks_poly poly_neg(ks_poly p) {
   return p;
 }
 
+/* ---- exact polynomial arithmetic (atoms sorted in a monomial, like
+ * monomials merged); -1 when a result outgrows ks_poly ---- */
+
+static int mono_same_atoms(const ks_mono *a, const ks_mono *b) {
+  if (a->n != b->n) return 0;
+  for (int j = 0; j < a->n; j++)
+    if (a->a[j] != b->a[j]) return 0;
+  return 1;
+}
+
+/* *p += m */
+static int poly_add_mono(ks_poly *p, const ks_mono *m) {
+  for (int i = 0; i < p->n; i++)
+    if (mono_same_atoms(&p->t[i], m)) {
+      p->t[i].coef += m->coef;
+      if (p->t[i].coef == 0) p->t[i] = p->t[--p->n];
+      return 0;
+    }
+  if (m->coef == 0) return 0;
+  if (p->n >= KS_POLY_MAX) return -1;
+  p->t[p->n++] = *m;
+  return 0;
+}
+
+/* *pOut = a + k * b */
+static int poly_lin(const ks_poly *a, const ks_poly *b, long long k, ks_poly *pOut) {
+  ks_poly r = *a;
+  for (int i = 0; i < b->n; i++) {
+    ks_mono m = b->t[i];
+    m.coef *= k;
+    if (poly_add_mono(&r, &m) < 0) return -1;
+  }
+  *pOut = r;
+  return 0;
+}
+
+/* *pOut = a * b */
+static int poly_mul(const ks_poly *a, const ks_poly *b, ks_poly *pOut) {
+  ks_poly r;
+  memset(&r, 0, sizeof r);
+  for (int i = 0; i < a->n; i++)
+    for (int j = 0; j < b->n; j++) {
+      const ks_mono *x = &a->t[i], *y = &b->t[j];
+      if (x->n + y->n > KS_MONO_MAX) return -1;
+      ks_mono m = {x->coef * y->coef, 0, {0}};
+      int u = 0, v = 0;
+      while (u < x->n || v < y->n) /* merge the sorted atoms */
+        m.a[m.n++] = v >= y->n || (u < x->n && x->a[u] <= y->a[v]) ? x->a[u++] : y->a[v++];
+      if (poly_add_mono(&r, &m) < 0) return -1;
+    }
+  *pOut = r;
+  return 0;
+}
+
+static int poly_equal(const ks_poly *a, const ks_poly *b) {
+  ks_poly d;
+  return poly_lin(a, b, -1, &d) == 0 && d.n == 0;
+}
+
+/* m / q for a monomial q dividing m (its atoms among m's, its coefficient
+ * dividing m's): 0, else -1. */
+static int mono_div(const ks_mono *m, const ks_mono *q, ks_mono *pOut) {
+  if (q->coef == 0 || m->coef % q->coef) return -1;
+  ks_mono r = *m;
+  r.coef /= q->coef;
+  for (int j = 0; j < q->n; j++) {
+    int k = 0;
+    while (k < r.n && r.a[k] != q->a[j]) k++;
+    if (k == r.n) return -1;
+    memmove(&r.a[k], &r.a[k + 1], (size_t)(r.n - k - 1) * sizeof r.a[0]);
+    r.n--;
+  }
+  *pOut = r;
+  return 0;
+}
+
 /* The atoms of p that are neither parameters nor constants nor in aSkip: the
  * thread-variant ones. Returns how many distinct; *piOne the first. */
 static int variant_atoms(const ks_shape *pS, const ks_poly *p, const int *aSkip, int nSkip, int *piOne) {
@@ -205,6 +285,8 @@ typedef struct cv_match {
   int bRelu;                      /* the store is `y[index] = fmaxf(acc, 0.0f)` */
   int bNHWC;                      /* x[nb][iy][ix][ci], w[co][ky][kx][ci], y[nb][oy][ox][co], loops ky, kx, ci */
   int iCoutParam;                 /* 3-D: cout's parameter (the launch's grid z is batch times its argument) */
+  int iBatchAtom;                 /* a loop over the images around the nest (blockIdx.z the channel): its atom, or -1 */
+  int bUnchecked;                 /* no bound checks: the window proven inside the input (a valid convolution) */
   unsigned iBodyStart, iBodyEnd, iKernelStart;
 } cv_match;
 
@@ -222,6 +304,7 @@ typedef struct cv_walk {
   cv_cons aC[16];
   int nC;
   int nDepth;           /* loops entered */
+  int nBase;            /* loops around the nest ci, ky, kx: 1 with a loop over the images, else 0 */
   int nLoopsSeen;
   CXCursor acc;         /* the accumulator's VarDecl */
   CXCursor accInit;     /* its initializer when not 0 (a load, the bias), else null */
@@ -372,7 +455,7 @@ static int walk_if(cv_walk *pW, CXCursor c) {
     return 0;
   }
   if (eT == CXCursor_ContinueStmt) {
-    if (!pW->nDepth) return cv_refuse_at(pW, c, "a `continue` outside the loops");
+    if (pW->nDepth <= pW->nBase) return cv_refuse_at(pW, c, "a `continue` outside the loops ci, ky, kx");
     return push_leaves(pW, k[0], CXBinaryOperator_LOr, 1); /* popped at the end of the enclosing block */
   }
   /* `if (i < total) { ... }` around the whole body, or a bound check around the tap */
@@ -478,7 +561,7 @@ static int walk_accumulate(cv_walk *pW, CXCursor c) {
                                               clang_getCursorUnaryOperatorKind(s) == CXUnaryOperator_Deref))
       return cv_refuse_at(pW, c, "a product whose factors are not two loads");
   }
-  if (pW->nDepth != 3 || pW->bAcc) return cv_refuse_at(pW, c, "an accumulation outside the innermost of the three loops");
+  if (pW->nDepth != pW->nBase + 3 || pW->bAcc) return cv_refuse_at(pW, c, "an accumulation outside the innermost of the three loops");
   pW->bAcc = 1;
   memcpy(pW->aAccC, pW->aC, sizeof pW->aC);
   pW->nAccC = pW->nC;
@@ -511,16 +594,20 @@ static int walk_stmt(cv_walk *pW, CXCursor c) {
       CXCursor init = nIn ? in[nIn - 1] : clang_getNullCursor();
       if (clang_getCursorKind(d) != CXCursor_VarDecl || clang_Cursor_isNull(init) || !clang_isExpression(clang_getCursorKind(init)))
         rc = cv_refuse_at(pW, d, "a declaration without an initializer");
-      else if (t.kind == CXType_Float && is_zero_literal(pW->pTu, init) && clang_Cursor_isNull(pW->acc) && !pW->nDepth)
+      else if (t.kind == CXType_Float && is_zero_literal(pW->pTu, init) && clang_Cursor_isNull(pW->acc) &&
+               pW->nDepth == pW->nBase) /* inside a loop over the images: one sum per image */
         pW->acc = d;
       else if (t.kind == CXType_Float && clang_getCursorKind(ks_rw_strip(init)) == CXCursor_ArraySubscriptExpr &&
-               clang_Cursor_isNull(pW->acc) && !pW->nDepth && !pW->nLoopsSeen) {
+               clang_Cursor_isNull(pW->acc) && pW->nDepth == pW->nBase && pW->nLoopsSeen == pW->nBase) {
         /* `float acc = bias[co];`: which load, and at which index, is checked on the model */
         pW->acc = d;
         pW->accInit = ks_rw_strip(init);
       }
-      else if (t.kind == CXType_Float && pW->nDepth == 3)
+      else if (t.kind == CXType_Float && pW->nDepth == pW->nBase + 3)
         rc = tap_local(pW, d, init);
+      else if (t.kind == CXType_Float && pW->nDepth < pW->nBase)
+        rc = cv_refuse_at(pW, d, "a float local outside the loop over the images (the sum must start again for "
+                                 "each image)");
       else if (!(ks_rw_is_integer_type(t) || t.kind == CXType_Pointer) || !ks_rw_pure_expr(init))
         rc = cv_refuse_at(pW, d, "a local that is not an index, a pointer into a tensor or the float accumulator from 0 "
                                  "or from a bias");
@@ -569,7 +656,7 @@ static int walk_stmt(cv_walk *pW, CXCursor c) {
       return cv_refuse_at(pW, c, "an expression statement that is not the store of the accumulator");
     CXCursor l = ks_rw_strip(k[0]);
     int bRelu = !clang_Cursor_isNull(pW->acc) && relu_of(pW->pTu, k[1], pW->acc);
-    if (pW->nDepth || !pW->bAcc || pW->bStore || clang_getCursorKind(l) != CXCursor_ArraySubscriptExpr ||
+    if (pW->nDepth != pW->nBase || !pW->bAcc || pW->bStore || clang_getCursorKind(l) != CXCursor_ArraySubscriptExpr ||
         clang_Cursor_isNull(pW->acc) || (!ks_rw_is_ref_to(k[1], pW->acc) && !bRelu))
       return cv_refuse_at(pW, c, "an assignment other than `y[index] = acc;` (or `fmaxf(acc, 0.0f)`) after the loops");
     pW->bRelu = bRelu;
@@ -651,7 +738,7 @@ static int rem_den(const ks_shape *pS, int a, ks_poly *pDen) {
 }
 
 /* total / (cout * OH * OW) when every monomial of total holds those atoms (single parameters). */
-static int div_batch(const ks_shape *pS, const ks_poly *pTotal, const ks_poly *aF[3], ks_poly *pOut) {
+static int div_factors(const ks_shape *pS, const ks_poly *pTotal, const ks_poly *aF[3], ks_poly *pOut) {
   *pOut = *pTotal;
   for (int f = 0; f < 3; f++) {
     const ks_poly *pF = aF[f];
@@ -674,6 +761,92 @@ static int div_batch(const ks_shape *pS, const ks_poly *pTotal, const ks_poly *a
   return poly_of_params(pS, pOut) ? 0 : -1;
 }
 
+/* total / (cout * OH * OW): divided factor by factor when each is one
+ * monomial, else (OH = H - KH + 1, say) the one parameter or constant whose
+ * product with them is total. */
+static int div_batch(const ks_shape *pS, const ks_poly *pTotal, const ks_poly *aF[3], ks_poly *pOut) {
+  ks_poly prod, t;
+  if (div_factors(pS, pTotal, aF, pOut) == 0) return 0;
+  if (poly_mul(aF[0], aF[1], &t) < 0 || poly_mul(&t, aF[2], &prod) < 0 || prod.n == 0) return -1;
+  memset(pOut, 0, sizeof *pOut);
+  pOut->n = 1;
+  pOut->t[0].coef = pTotal->n && pTotal->t[0].coef % prod.t[0].coef == 0 ? pTotal->t[0].coef / prod.t[0].coef : 0;
+  for (int a = -1; a < pS->nAtom; a++) {
+    if (a >= 0 && !is_param_atom(pS, a)) continue;
+    if (a >= 0) pOut->t[0] = (ks_mono){1, 1, {a}};
+    if (poly_mul(pOut, &prod, &t) == 0 && poly_equal(&t, pTotal)) return 0;
+  }
+  return -1;
+}
+
+/* The constant value of p in *pv (0 for the empty polynomial): 1, else 0. */
+static int poly_const_value(const ks_poly *p, long long *pv) {
+  *pv = p->n ? p->t[0].coef : 0;
+  return p->n == 0 || (p->n == 1 && p->t[0].n == 0);
+}
+
+/* No bound checks (a valid convolution): of the two loads, the input is the
+ * one holding more of the output's coordinates than the weights' channel.
+ * It is read as ((nb*cin + ci)*H + row)*W + column with a dilation of 1
+ * (dilations are not told apart from the row length here): W is ky's
+ * coefficient, H ci's over W (both one monomial: parameters or constants),
+ * the column the terms W does not divide, the row the others over W, less
+ * those H divides (the image's). verify checks the reading; window_inside
+ * proves every tap inside H x W. */
+static int read_unchecked(const ks_shape *pS, cv_match *pM, const ks_poly *apIdx[2], const char **pzWhy) {
+  int aSkip[3] = {pM->aLoopAtom[0], pM->aLoopAtom[1], pM->aLoopAtom[2]}, bOk = 1;
+  const ks_poly *pX = variant_atoms(pS, apIdx[0], aSkip, 3, NULL) > variant_atoms(pS, apIdx[1], aSkip, 3, NULL)
+                          ? apIdx[0] : apIdx[1];
+  ks_poly cKx = poly_coef(pX, pM->aLoopAtom[2], &bOk), cKy = poly_coef(pX, pM->aLoopAtom[1], &bOk),
+          cCi = poly_coef(pX, pM->aLoopAtom[0], &bOk);
+  long long v;
+  for (int l = 0; l < 2; l++) { /* the column's loop (coefficient 1) is not the innermost: another sum order */
+    ks_poly c = poly_coef(pX, pM->aLoopAtom[l], &bOk);
+    if (poly_const_value(&c, &v) && v == 1)
+      return *pzWhy = "no bound checks on the taps, and the loops do not nest ci, ky, kx (the input column's loop "
+                      "is not the innermost): the template sums NCHW data in the order ci, ky, kx only, and another "
+                      "order would change the results", -1;
+  }
+  *pzWhy = "no bound checks on the taps, and the input is not read at row + ky, column + kx (a dilation of 1) of an "
+           "H x W plane of parameters or constants (a padded input is not taken)";
+  if (!bOk || !poly_const_value(&cKx, &v) || v != 1 || cKy.n != 1 || cCi.n != 1 || !poly_of_params(pS, &cKy))
+    return -1;
+  ks_mono mW = cKy.t[0], mH, q;
+  if (mono_div(&cCi.t[0], &mW, &mH) < 0 || !poly_of_params(pS, &cCi)) return -1;
+  memset(&pM->W, 0, sizeof pM->W), memset(&pM->H, 0, sizeof pM->H);
+  memset(&pM->ey, 0, sizeof pM->ey), memset(&pM->ex, 0, sizeof pM->ex);
+  pM->W.n = pM->H.n = 1, pM->W.t[0] = mW, pM->H.t[0] = mH;
+  for (int i = 0; i < pX->n; i++) {
+    ks_mono r;
+    if (mono_div(&pX->t[i], &mW, &q) < 0) pM->ex.t[pM->ex.n++] = pX->t[i];
+    else if (mono_div(&q, &mH, &r) < 0 && !mono_has(&q, pM->aLoopAtom[0])) pM->ey.t[pM->ey.n++] = q;
+  }
+  pM->dy = pM->dx = cKx; /* 1 */
+  pM->bUnchecked = 1;
+  return 0;
+}
+
+/* Unchecked taps lie inside the input: for every output 0 <= o < O and tap
+ * 0 <= k < KK, 0 <= o*s - pad + k*d < E holds for every value of the
+ * parameters when s, d are constants >= 1, pad a constant <= 0 and
+ * (O - 1)*s + (KK - 1)*d - pad - (E - 1) a constant <= 0 (O = H - KH + 1
+ * at stride 1, say). The template's bounds then never fail: it reads every
+ * tap the original reads. */
+static int window_inside(const ks_poly *pO, const ks_poly *pKK, const ks_poly *pS_, const ks_poly *pD,
+                         const ks_poly *pPad, const ks_poly *pE) {
+  long long s, d, pad, c;
+  ks_poly t, u, zero;
+  memset(&zero, 0, sizeof zero);
+  if (!poly_const_value(pS_, &s) || !poly_const_value(pD, &d) || !poly_const_value(pPad, &pad) || s < 1 || d < 1 ||
+      pad > 0)
+    return 0;
+  ks_mono k = {1 - s - d - pad, 0, {0}};
+  if (poly_lin(&zero, pO, s, &t) < 0 || poly_lin(&t, pKK, d, &u) < 0 || poly_lin(&u, pE, -1, &t) < 0 ||
+      poly_add_mono(&t, &k) < 0)
+    return 0;
+  return poly_const_value(&t, &c) && c <= 0;
+}
+
 /* Check the reading on nDraws random draws of the parameters, every thread
  * and tap: NULL, or what does not hold. */
 static const char *verify(const ks_shape *pS, const cv_match *pM) {
@@ -693,25 +866,40 @@ static const char *verify(const ks_shape *pS, const cv_match *pM) {
     free(aV);
     return "the output coordinates are not the grid's x, y and blockIdx.z";
   }
-  for (int iDraw = 0; iDraw < 6 && !zWhy; iDraw++) {
+  /* an unchecked window's draws with no output (H < KH) check nothing: more draws, two at least that check */
+  int nDraws = pM->bUnchecked ? 16 : 6, nChecked = 0;
+  for (int iDraw = 0; iDraw < nDraws && !zWhy; iDraw++) {
     for (int a = 0; a < pS->nAtom; a++) {
       seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
       /* parameters 2..4; any other atom gets 0 (an index that reads one then fails the checks) */
       aV[a] = is_param_atom(pS, a) ? 2 + (long long)((seed >> 33) % 3) : 0;
     }
+    if (pM->bUnchecked) /* OH = H - c: the sizes in it c larger, so that most draws have outputs */
+      for (int d = 0; d < 2; d++) {
+        const ks_poly *q = d ? &pM->OW : &pM->OH;
+        long long c = 0;
+        for (int t = 0; t < q->n; t++) c = q->t[t].n == 0 ? llabs(q->t[t].coef) : c;
+        for (int t = 0; t < q->n; t++)
+          for (int j = 0; j < q->t[t].n; j++) aV[q->t[t].a[j]] += is_param_atom(pS, q->t[t].a[j]) ? c : 0;
+      }
     V.bBad = 0;
     long long nCo = eval_poly(&V, &pM->cout);
     /* 3-D: the batch is the launch's (grid z / cout); 2 or 3 images here */
-    long long nB = pM->b3D ? 2 + iDraw % 2 : eval_poly(&V, &pM->batch);
+    long long nB = pM->b3D && pM->iBatchAtom < 0 ? 2 + iDraw % 2 : eval_poly(&V, &pM->batch);
     long long nOH = eval_poly(&V, &pM->OH), nOW = eval_poly(&V, &pM->OW), nCi = eval_poly(&V, &pM->cin);
     long long nKH = eval_poly(&V, &pM->kh), nKW = eval_poly(&V, &pM->kw), nH = eval_poly(&V, &pM->H),
               nW = eval_poly(&V, &pM->W);
     long long sy = eval_poly(&V, &pM->sy), sx = eval_poly(&V, &pM->sx), py = eval_poly(&V, &pM->py),
               px = eval_poly(&V, &pM->px), dy = eval_poly(&V, &pM->dy), dx = eval_poly(&V, &pM->dx);
-    long long nTotal = pM->b3D ? nB * nCo * nOH * nOW : eval_poly(&V, &pM->total);
+    /* a flat index with a loop over the images: the index covers one image, the loop the batch */
+    long long nTotal = pM->b3D ? nB * nCo * nOH * nOW : eval_poly(&V, &pM->total) * (pM->iBatchAtom >= 0 ? nB : 1);
+    if (pM->bUnchecked && !V.bBad && (nOH <= 0 || nOW <= 0)) continue;
+    nChecked++;
     if (V.bBad || nTotal != nB * nCo * nOH * nOW || nTotal <= 0 || nTotal > 200000 || nKH <= 0 || nKW <= 0 ||
         nKH > 8 || nKW > 8) {
-      zWhy = "the flat index's bound is not batch * cout * OH * OW";
+      zWhy = pM->iBatchAtom >= 0 && !pM->b3D
+                 ? "the flat index's bound is not cout * OH * OW (one image's outputs: the loop runs over the images)"
+                 : "the flat index's bound is not batch * cout * OH * OW";
       break;
     }
     free(aSeen);
@@ -722,7 +910,11 @@ static const char *verify(const ks_shape *pS, const cv_match *pM) {
     }
     for (long long i = 0; i < nTotal && !zWhy; i++) {
       long long eox = i % nOW, eoy = i / nOW % nOH, ez = i / (nOW * nOH);
-      if (pM->b3D) aV[iPar] = eox, aV[iParY] = eoy, aV[iBidZ] = ez;
+      if (pM->b3D && pM->iBatchAtom >= 0) /* blockIdx.z the channel, the loop the image */
+        aV[iPar] = eox, aV[iParY] = eoy, aV[iBidZ] = ez % nCo, aV[pM->iBatchAtom] = ez / nCo;
+      else if (pM->b3D) aV[iPar] = eox, aV[iParY] = eoy, aV[iBidZ] = ez;
+      else if (iPar >= 0 && pM->iBatchAtom >= 0)
+        aV[iPar] = i % (nCo * nOH * nOW), aV[pM->iBatchAtom] = i / (nCo * nOH * nOW);
       else if (iPar >= 0) aV[iPar] = i;
       long long ox = eval_atom(&V, pM->iOx), oy = eval_atom(&V, pM->iOy), co = eval_atom(&V, pM->iCo);
       /* nb: what the input index holds beyond the channel, row and column */
@@ -763,14 +955,98 @@ static const char *verify(const ks_shape *pS, const cv_match *pM) {
               zWhy = "the weights are not read as w[co][ky][kx][ci] (OHWI, for an input in NHWC)";
             else if (pM->bNHWC && eval_poly(&V, &pM->pxIdx) != ((nb * nH + iy) * nW + ix) * nCi + ci)
               zWhy = "the input is not read as x[nb][row][column][ci] (NHWC) of the bounds checked";
+            else if (pM->bUnchecked && (iy < 0 || iy >= nH || ix < 0 || ix >= nW))
+              zWhy = "a tap outside the input, and no bound checks";
             else if (V.bBad)
               zWhy = "an index it cannot evaluate";
           }
     }
   }
+  if (!zWhy && nChecked < 2) zWhy = "too few sizes with an output to check the reading on";
   free(aSeen);
   free(aV);
   return zWhy;
+}
+
+/* The reading, checked: an unchecked window proven inside the input, then verify. */
+static const char *check(const ks_shape *pS, const cv_match *pM) {
+  if (pM->bUnchecked && (!window_inside(&pM->OH, &pM->kh, &pM->sy, &pM->dy, &pM->py, &pM->H) ||
+                         !window_inside(&pM->OW, &pM->kw, &pM->sx, &pM->dx, &pM->px, &pM->W)))
+    return "no bound checks on the taps, and the window is not provably inside the input (OH = H - KH + 1 and OW = W "
+           "- KW + 1 or less at stride 1, constant strides >= 1, no padding; sizes passed apart from H and W are not "
+           "taken)";
+  return verify(pS, pM);
+}
+
+/* The loops: the nest ci, ky, kx (loops nB..nB+2, each inside the one
+ * before), or that nest inside a loop over the images (nB = 1: one sum and
+ * one store per image, the batch just another output coordinate). Each from
+ * 0 by 1 to a bound of the parameters. nB, or a refusal. */
+static int match_loops(ks_rewrite *p, const ks_shape *pS, cv_match *pM) {
+  ks_tu *pTu = ks_rewrite_tu(p);
+  const char *zK = ks_rewrite_kernel_name(p);
+  int nB = pS->nLoop == 4 ? 1 : 0;
+  pM->iBatchAtom = -1;
+  if (pS->nLoop != 3 + nB || pS->aLoop[0].iParent != -1 || pS->aLoop[1].iParent != 0 || pS->aLoop[2].iParent != 1 ||
+      (nB && pS->aLoop[3].iParent != 2))
+    return ks_rewrite_refuse(p, "kernel '%s' does not have the three nested loops ci, ky, kx of a direct convolution "
+                                "(alone, or inside one loop over the images)", zK);
+  for (int i = 0; i < 3 + nB; i++) {
+    const ks_shape_loop *pL = &pS->aLoop[i];
+    int bZero = pL->init.n == 0 || (pL->init.n == 1 && pL->init.t[0].n == 0 && pL->init.t[0].coef == 0);
+    if (pL->iAtom < 0 || pL->nStep != 1 || !bZero || !poly_of_params(pS, &pL->bound) || pL->bGridStride ||
+        pL->bHasSync || (pL->bStoresGlobal && i >= nB))
+      return ks_rewrite_refuse(p, "%s:%u: the loop over '%s' does not run from 0 by 1 to a bound of the parameters",
+                               pTu->zFile, pL->iLine, pL->zVar ? pL->zVar : "?");
+    if (i >= nB) pM->aLoopAtom[i - nB] = pL->iAtom; /* nest order; (ci, ky, kx) once the bounds say which is which */
+  }
+  if (nB) pM->iBatchAtom = pS->aLoop[0].iAtom, pM->batch = pS->aLoop[0].bound;
+  if (pS->aLoop[nB + 2].nAccum != 1 || pS->aLoop[nB + 2].aOp[0] != KS_ACC_OP_ADD)
+    return ks_rewrite_refuse(p, "kernel '%s': its innermost loop does not sum into one accumulator", zK);
+  return nB;
+}
+
+/* With a loop over the images: cout is the one parameter K whose product
+ * with the channel's coefficient in the output index is the image's
+ * (y[((n*K + k)*OH + oy)*OW + ox]). On the 2-D grid the channel must be
+ * blockIdx.z itself, and the launch's grid z K's argument (grid_images); on
+ * a flat index, whatever the split gives (verify checks it). */
+static int read_cout(const ks_shape *pS, cv_match *pM) {
+  const ks_atom *pCo = &pS->aAtom[pM->iCo];
+  int bOk = 1;
+  if (pM->b3D && (pCo->eKind != KS_ATOM_BID || pCo->iDim != 2)) return -1;
+  ks_poly cN = poly_coef(&pM->pyIdx, pM->iBatchAtom, &bOk), cK = poly_coef(&pM->pyIdx, pM->iCo, &bOk), t;
+  for (int a = 0; bOk && a < pS->nAtom; a++) {
+    if (!is_param_atom(pS, a)) continue;
+    memset(&pM->cout, 0, sizeof pM->cout);
+    pM->cout.n = 1, pM->cout.t[0] = (ks_mono){1, 1, {a}};
+    if (poly_mul(&pM->cout, &cK, &t) == 0 && cK.n && poly_equal(&t, &cN)) {
+      pM->iCoutParam = pS->aAtom[a].iRef;
+      return 0;
+    }
+  }
+  return -1;
+}
+
+/* check, refusing with its reason. Loops ky, kx, ci over NCHW data (the
+ * indices NCHW's): the template's k runs (ky, kx, ci) over NHWC data only,
+ * where the weights are a contiguous M x K matrix; over OIHW weights that
+ * order reads A at a stride of KH*KW (no fast path), and summing in (ci, ky,
+ * kx) instead would change the results. */
+static int check_match(ks_rewrite *p, const ks_shape *pS, const cv_match *pM) {
+  const char *zK = ks_rewrite_kernel_name(p), *zWhy = check(pS, pM);
+  if (!zWhy) return KS_OK;
+  if (!pM->bNHWC) return ks_rewrite_refuse(p, "kernel '%s': %s", zK, zWhy);
+  cv_match m = *pM;
+  m.bNHWC = 0;
+  if (!check(pS, &m))
+    return ks_rewrite_refuse(p, "kernel '%s': an NCHW convolution whose loops nest ky, kx, ci (channels innermost): "
+                                "the template sums NCHW data in the order ci, ky, kx only (its weights read as a "
+                                "contiguous M x K matrix; in the order ky, kx, ci they would be read at a stride of "
+                                "KH*KW, a slow path), and another order would change the results", zK);
+  return ks_rewrite_refuse(p, "kernel '%s': its loops nest ky, kx, ci (channels innermost), the order of an NHWC "
+                              "convolution's sums, but %s (an NCHW convolution: the loops must nest ci, ky, kx, "
+                              "the weights' order)", zK, zWhy);
 }
 
 static int cv_match_kernel(ks_rewrite *p, CXCursor kernel, ks_shape *pS, cv_match *pM) {
@@ -799,19 +1075,8 @@ static int cv_match_kernel(ks_rewrite *p, CXCursor kernel, ks_shape *pS, cv_matc
   if (!pM->b3D && (pS->nPar != 1 || pS->aPar[0].iDim != 0 || pS->aPar[0].bGridStride))
     return ks_rewrite_refuse(p, "kernel '%s' is not one thread per output on a flat x index or on a 2-D grid (x, y) "
                                 "over the output plane (a grid-stride loop, a z thread index are not taken)", zK);
-  if (pS->nLoop != 3 || pS->aLoop[0].iParent != -1 || pS->aLoop[1].iParent != 0 || pS->aLoop[2].iParent != 1)
-    return ks_rewrite_refuse(p, "kernel '%s' does not have the three nested loops ci, ky, kx of a direct convolution", zK);
-  for (int i = 0; i < 3; i++) {
-    const ks_shape_loop *pL = &pS->aLoop[i];
-    int bZero = pL->init.n == 0 || (pL->init.n == 1 && pL->init.t[0].n == 0 && pL->init.t[0].coef == 0);
-    if (pL->iAtom < 0 || pL->nStep != 1 || !bZero || !poly_of_params(pS, &pL->bound) || pL->bGridStride ||
-        pL->bHasSync || pL->bStoresGlobal)
-      return ks_rewrite_refuse(p, "%s:%u: the loop over '%s' does not run from 0 by 1 to a bound of the parameters",
-                               pTu->zFile, pL->iLine, pL->zVar ? pL->zVar : "?");
-    pM->aLoopAtom[i] = pL->iAtom; /* nest order; set to (ci, ky, kx) once the bounds say which is which */
-  }
-  if (pS->aLoop[2].nAccum != 1 || pS->aLoop[2].aOp[0] != KS_ACC_OP_ADD)
-    return ks_rewrite_refuse(p, "kernel '%s': its innermost loop does not sum into one accumulator", zK);
+  int nB = match_loops(p, pS, pM);
+  if (nB < 0) return nB;
 
   /* The accesses: two float loads in the innermost loop, one store after. */
   int aLoad[2], nLoad = 0, iStore = -1, iBiasA = -1;
@@ -821,9 +1086,9 @@ static int cv_match_kernel(ks_rewrite *p, CXCursor kernel, ks_shape *pS, cv_matc
         pA->index.bIndirect)
       return ks_rewrite_refuse(p, "%s:%u: an access that is not a float at an index of the threads and loops",
                                pTu->zFile, pA->iLine);
-    if (pA->eKind == KS_SHAPE_LOAD && pA->iLoop == 2 && nLoad < 2) aLoad[nLoad++] = i;
-    else if (pA->eKind == KS_SHAPE_STORE && pA->iLoop == -1 && iStore < 0) iStore = i;
-    else if (pA->eKind == KS_SHAPE_LOAD && pA->iLoop == -1 && iBiasA < 0) iBiasA = i; /* a bias, checked below */
+    if (pA->eKind == KS_SHAPE_LOAD && pA->iLoop == nB + 2 && nLoad < 2) aLoad[nLoad++] = i;
+    else if (pA->eKind == KS_SHAPE_STORE && pA->iLoop == nB - 1 && iStore < 0) iStore = i;
+    else if (pA->eKind == KS_SHAPE_LOAD && pA->iLoop == nB - 1 && iBiasA < 0) iBiasA = i; /* a bias, checked below */
     else
       return ks_rewrite_refuse(p, "%s:%u: an access a direct convolution does not have (only the input and weight "
                                   "loads of the tap and the output's store)", pTu->zFile, pA->iLine);
@@ -836,6 +1101,7 @@ static int cv_match_kernel(ks_rewrite *p, CXCursor kernel, ks_shape *pS, cv_matc
   memset(&w, 0, sizeof w);
   w.p = p, w.pTu = pTu, w.pS = pS, w.kernel = kernel, w.acc = clang_getNullCursor(), w.accInit = clang_getNullCursor();
   w.b3D = pM->b3D;
+  w.nBase = nB;
   CXCursor body = ks_rw_body(kernel);
   if (clang_Cursor_isNull(body)) return ks_rewrite_refuse(p, "kernel '%s' has no body", zK);
   if (walk_stmt(&w, body) < 0) return w.rc < 0 ? w.rc : ks_rewrite_refuse(p, "kernel '%s' is not taken", zK);
@@ -856,13 +1122,17 @@ static int cv_match_kernel(ks_rewrite *p, CXCursor kernel, ks_shape *pS, cv_matc
   int abInGuard[3] = {0, 0, 0};
   for (int i = 0; i < w.nAccC; i++)
     for (int t = 0; t < w.aAccC[i].pG->expr.n; t++)
-      for (int l = 0; l < 3; l++) abInGuard[l] |= mono_has(&w.aAccC[i].pG->expr.t[t], pS->aLoop[l].iAtom) > 0;
+      for (int l = 0; l < 3; l++) abInGuard[l] |= mono_has(&w.aAccC[i].pG->expr.t[t], pS->aLoop[nB + l].iAtom) > 0;
   pM->bNHWC = abInGuard[0] && abInGuard[1] && !abInGuard[2];
   const int aOrder[3] = {pM->bNHWC ? 2 : 0, pM->bNHWC ? 0 : 1, pM->bNHWC ? 1 : 2}; /* loops of ci, ky, kx */
-  for (int i = 0; i < 3; i++) pM->aLoopAtom[i] = pS->aLoop[aOrder[i]].iAtom;
-  pM->cin = pS->aLoop[aOrder[0]].bound, pM->kh = pS->aLoop[aOrder[1]].bound, pM->kw = pS->aLoop[aOrder[2]].bound;
+  const ks_shape_loop *aNest = pS->aLoop + nB;
+  for (int i = 0; i < 3; i++) pM->aLoopAtom[i] = aNest[aOrder[i]].iAtom;
+  pM->cin = aNest[aOrder[0]].bound, pM->kh = aNest[aOrder[1]].bound, pM->kw = aNest[aOrder[2]].bound;
   const char *zWhy = NULL;
-  if (read_bounds(&w, pM, &zWhy) < 0) return ks_rewrite_refuse(p, "kernel '%s': %s", zK, zWhy);
+  const ks_poly *apLoad[2] = {&pS->aAccess[aLoad[0]].index, &pS->aAccess[aLoad[1]].index};
+  if (w.nAccC == 0 && read_unchecked(pS, pM, apLoad, &zWhy) < 0)
+    return ks_rewrite_refuse(p, "kernel '%s': %s", zK, zWhy);
+  if (w.nAccC && read_bounds(&w, pM, &zWhy) < 0) return ks_rewrite_refuse(p, "kernel '%s': %s", zK, zWhy);
 
   /* Which load is the input: the one at the bounded row. */
   int iOy = -1, iOx = -1;
@@ -916,6 +1186,13 @@ static int cv_match_kernel(ks_rewrite *p, CXCursor kernel, ks_shape *pS, cv_matc
         pS->aAtom[iOy].iDim != 1)
       return ks_rewrite_refuse(p, "kernel '%s': the input's row and column are not read at the grid's y and x "
                                   "thread indices", zK);
+    if (pM->iBatchAtom >= 0) {
+      if (read_cout(pS, pM) < 0)
+        return ks_rewrite_refuse(p, "kernel '%s': in its loop over the images, the output channel is not blockIdx.z "
+                                    "itself with the output at y[((n * K + k) * OH + oy) * OW + ox], K a parameter "
+                                    "(the launch's grid z)", zK);
+      return check_match(p, pS, pM);
+    }
     /* blockIdx.z % K runs in unsigned arithmetic (bWrap): exact for K >= 1, blockIdx.z < 65536 */
     if (pCo->eKind != KS_ATOM_DERIVED || !pCo->bRem || !q || !pCo->pDen || q->n != 1 ||
         q->t[0].n != 1 || q->t[0].coef != 1 || pS->aAtom[q->t[0].a[0]].eKind != KS_ATOM_BID ||
@@ -928,8 +1205,14 @@ static int cv_match_kernel(ks_rewrite *p, CXCursor kernel, ks_shape *pS, cv_matc
     pM->batch.n = 1;
     pM->batch.t[0].coef = 1;
     pM->iCoutParam = pS->aAtom[pCo->pDen->t[0].a[0]].iRef;
-    if ((zWhy = verify(pS, pM))) return ks_rewrite_refuse(p, "kernel '%s': %s", zK, zWhy);
-    return KS_OK;
+    return check_match(p, pS, pM);
+  }
+  if (pM->iBatchAtom >= 0) { /* the flat index over cout * OH * OW, the loop over the images */
+    if (rem_den(pS, iOx, &pM->OW) < 0 || rem_den(pS, iOy, &pM->OH) < 0 || read_cout(pS, pM) < 0)
+      return ks_rewrite_refuse(p, "kernel '%s': in its loop over the images, the output column and row are not the "
+                                  "flat index split by %% of the parameters, or the output is not at y[((n * K + k) * "
+                                  "OH + oy) * OW + ox] with K a parameter", zK);
+    return check_match(p, pS, pM);
   }
   if (rem_den(pS, iOx, &pM->OW) < 0 || rem_den(pS, iOy, &pM->OH) < 0 || rem_den(pS, iCo, &pM->cout) < 0)
     return ks_rewrite_refuse(p, "kernel '%s': the output column, row and channel are not the flat index split by %% "
@@ -937,12 +1220,7 @@ static int cv_match_kernel(ks_rewrite *p, CXCursor kernel, ks_shape *pS, cv_matc
   const ks_poly *aF[3] = {&pM->cout, &pM->OH, &pM->OW};
   if (div_batch(pS, &pM->total, aF, &pM->batch) < 0)
     return ks_rewrite_refuse(p, "kernel '%s': the flat index's bound is not batch * cout * OH * OW", zK);
-  if ((zWhy = verify(pS, pM)) && pM->bNHWC)
-    return ks_rewrite_refuse(p, "kernel '%s': its loops nest ky, kx, ci (channels innermost), the order of an NHWC "
-                                "convolution's sums, but %s (an NCHW convolution: the loops must nest ci, ky, kx, "
-                                "the weights' order)", zK, zWhy);
-  if (zWhy) return ks_rewrite_refuse(p, "kernel '%s': %s", zK, zWhy);
-  return KS_OK;
+  return check_match(p, pS, pM);
 }
 
 static int at_file_scope(CXCursor kernel) {
@@ -1103,7 +1381,7 @@ static int apply_conv_igemm(ks_rewrite *p) {
     rc = ks_error_set(KS_ENOMEM, "out of memory");
     goto done;
   }
-  if (m.b3D) { /* one image per blockIdx.z: the input and output pointers move to it */
+  if (m.b3D && m.iBatchAtom < 0) { /* one image per blockIdx.z: the input and output pointers move to it */
     ks_buf bx = KS_BUF_INIT, by = KS_BUF_INIT;
     rc = ks_buf_printf(&bx, "%s + (long long)blockIdx.z", zX);
     const ks_poly *aPx[] = {&m.cin, &m.H, &m.W}, *aPy[] = {&m.cout, &m.OH, &m.OW};
@@ -1146,12 +1424,16 @@ static int apply_conv_igemm(ks_rewrite *p) {
                      "%s__shared__ __align__(16) float ks_smem[ks_conv::config<%d, %d, %d, %d, %d, %d, %d, %d>::SMEM / "
                      "sizeof(float)];\n"
                      "%sconst ks_conv::geom ks_g = %s;\n"
+                     "%s%s"
                      "%sif (ks_conv::fits_int(ks_g))\n"
                      "%s  ks_conv::conv_block<%s, int%s>(ks_g, %s, %s, %s, ks_smem, (int)blockIdx.y, (int)blockIdx.x%s);\n"
                      "%selse\n"
                      "%s  ks_conv::conv_block_wide<%s%s>(ks_g, %s, %s, %s, ks_smem, (int)blockIdx.y, "
                      "(int)blockIdx.x%s);\n",
-                     zI, c.BM, c.BN, c.BK, c.WM, c.WN, c.TM, c.TN, c.S, zI, geo.z, zI, zI, zT, zFlags, zX, zW, zY,
+                     zI, c.BM, c.BN, c.BK, c.WM, c.WN, c.TM, c.TN, c.S, zI, geo.z, m.bUnchecked ? zI : "",
+                     /* sizes H - KH + 1 below 1: the original's guard passes no thread, OH * OW may still be > 0 */
+                     m.bUnchecked ? "if (ks_g.OH <= 0 || ks_g.OW <= 0) return; /* no output */\n" : "", zI, zI, zT,
+                     zFlags, zX, zW, zY,
                      zB ? zB : "", zI, zI, zT, zFlags, zX, zW, zY, zB ? zB : "");
   if (rc < 0) goto done;
   if ((rc = ks_rewrite_replace(p, iBs + 1, iBe - 1, b.z)) < 0) goto done;
@@ -1197,6 +1479,14 @@ static int apply_conv_igemm(ks_rewrite *p) {
     ks_buf n = KS_BUF_INIT, mm = KS_BUF_INIT;
     char *zZ = NULL; /* 3-D: the images, from the launch's grid z */
     if (m.b3D && (rc = grid_images(p, pL, m.iCoutParam, &zZ)) < 0) goto done;
+    if (m.b3D && m.iBatchAtom >= 0 && strcmp(zZ, "1") != 0) { /* its grid z is the channels alone: the images are the loop's */
+      rc = ks_rewrite_refuse(p, "%s:%u: the launch of '%s' has grid z '%s' times the channels; its loop runs over "
+                                "the images, so the grid's z must be the launch's argument for K alone",
+                             pTu->zFile, pL->iLine, zKernel, zZ);
+      free(zZ);
+      goto done;
+    }
+    if (m.iBatchAtom >= 0) free(zZ), zZ = NULL;
     rc = ks_buf_puts(&n, "(long long)");
     if (rc >= 0) rc = poly_text(&n, pS, &m.batch, pL->azArg);
     if (rc >= 0) rc = ks_buf_puts(&n, " * ");
@@ -1238,6 +1528,7 @@ static const char *const azParams[] = {"config", NULL};
 const ks_rule ks_rule_conv_igemm = {
     "conv-igemm",
     "direct FP32 convolution (NCHW, one thread per output on a flat index, loops ci/ky/kx, bounds by continue or "
-    "if; KxK, stride, padding, dilation constants or parameters) to the shipped implicit-GEMM template "
+    "if; KxK, stride, padding, dilation constants or parameters; also on a 2-D grid, with a loop over the images, "
+    "or valid with its output size computed from the input's) to the shipped implicit-GEMM template "
     "ks_conv_f32.cuh (config=BMxBNxBK_wWMxWN_tTMxTN_sS), bitwise the original",
     azParams, apply_conv_igemm};

@@ -200,6 +200,80 @@ __global__ void conv_transpose2d(const float* x, const float* w, float* y, int N
   y[i] = acc;
 }
 
+// Batch loop inside the kernel (a common teaching form): the grid covers one
+// image's output plane, blockIdx.z the output channel, each thread loops over
+// the images; a valid 3x3, the output size computed from the input's.
+__global__ void conv2d_batch_loop(const float* input, const float* filter, float* output, int batch, int in_c,
+                                  int out_c, int in_h, int in_w) {
+  const int out_h = in_h - 2, out_w = in_w - 2;
+  const int col = blockIdx.x * blockDim.x + threadIdx.x;
+  const int row = blockIdx.y * blockDim.y + threadIdx.y;
+  const int oc = blockIdx.z;
+  if (row < out_h && col < out_w) {
+    for (int b = 0; b < batch; ++b) {
+      float sum = 0.0f;
+      for (int ic = 0; ic < in_c; ++ic)
+        for (int fy = 0; fy < 3; ++fy)
+          for (int fx = 0; fx < 3; ++fx)
+            sum += input[((b * in_c + ic) * in_h + row + fy) * in_w + col + fx] *
+                   filter[((oc * in_c + ic) * 3 + fy) * 3 + fx];
+      output[((b * out_c + oc) * out_h + row) * out_w + col] = sum;
+    }
+  }
+}
+
+// Valid convolution on a flat index, the filter's size a parameter and the
+// output's computed in the kernel (P = H - R + 1, Q = W - S + 1).
+__global__ void conv2d_valid_rs(const float* x, const float* w, float* y, int N, int C, int K, int H, int W, int R,
+                                int S) {
+  const int P = H - R + 1, Q = W - S + 1;
+  int tid = blockIdx.x * blockDim.x + threadIdx.x;
+  if (tid < N * K * P * Q) {
+    int q = tid % Q, p = (tid / Q) % P, k = (tid / (Q * P)) % K, n = tid / (Q * P * K);
+    float acc = 0.0f;
+    for (int c = 0; c < C; ++c)
+      for (int r = 0; r < R; ++r)
+        for (int s = 0; s < S; ++s)
+          acc += x[((n * C + c) * H + p + r) * W + q + s] * w[((k * C + c) * R + r) * S + s];
+    y[tid] = acc;
+  }
+}
+
+// Image and channel packed in blockIdx.z through a local (grid z N * K), a
+// valid 5x5 whose plane guard is written with the sizes themselves.
+__global__ void conv2d_nk_valid5(const float* in, const float* wt, float* out, int C, int K, int H, int W) {
+  int x = threadIdx.x + blockIdx.x * blockDim.x;
+  int y = threadIdx.y + blockIdx.y * blockDim.y;
+  int nk = blockIdx.z;
+  int n = nk / K;
+  int k = nk % K;
+  if (x >= W - 4 || y >= H - 4) return;
+  float v = 0.0f;
+  for (int c = 0; c < C; c++)
+    for (int i = 0; i < 5; i++)
+      for (int j = 0; j < 5; j++) v += in[((n * C + c) * H + y + i) * W + x + j] * wt[((k * C + c) * 5 + i) * 5 + j];
+  out[((n * K + k) * (H - 4) + y) * (W - 4) + x] = v;
+}
+
+// NCHW data with the channel loop innermost (r, s, c): the template's k runs
+// (ci, ky, kx) over NCHW data; this order would need a strided read of the
+// weights, and any other sum order changes the results.
+__global__ void conv2d_rsc_order(const float* x, const float* w, float* y, int N, int C, int K, int H, int W, int R,
+                                 int S) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= N * K * H * W) return;
+  int q = i % W, p = (i / W) % H, k = (i / (W * H)) % K, n = i / (W * H * K);
+  float acc = 0.0f;
+  for (int r = 0; r < R; r++)
+    for (int s = 0; s < S; s++)
+      for (int c = 0; c < C; c++) {
+        int h = p + r - 1, v = q + s - 1;
+        if (h < 0 || h >= H || v < 0 || v >= W) continue;
+        acc += x[((n * C + c) * H + h) * W + v] * w[((k * C + c) * R + r) * S + s];
+      }
+  y[i] = acc;
+}
+
 void conv_kernels_launch(const float* x, const float* w, const float* b, float* y, int N, int C, int K, int H, int W) {
   int P = (H + 6 - 7) / 2 + 1, Q = (W + 6 - 7) / 2 + 1;
   int n = N * K * H * W;
@@ -212,4 +286,8 @@ void conv_kernels_launch(const float* x, const float* w, const float* b, float* 
   conv_transpose2d<<<(n + 255) / 256, 256>>>(x, w, y, N, C, K, H, W, H, W);
   conv2d_zero_pad_select<<<(N * K * P * Q + 255) / 256, 256>>>(x, w, y, N, C, K, H, W, 7, 3, 2, P, Q);
   conv2d_nhwc_naive<<<(n + 255) / 256, 256>>>(x, w, y, N, H, W, C, H, W, K, 3, 3, 1, 1);
+  conv2d_batch_loop<<<dim3((W + 13) / 16, (H + 13) / 16, K), dim3(16, 16)>>>(x, w, y, N, C, K, H, W);
+  conv2d_valid_rs<<<(N * K * (H - 2) * (W - 2) + 255) / 256, 256>>>(x, w, y, N, C, K, H, W, 3, 3);
+  conv2d_nk_valid5<<<dim3((W + 11) / 16, (H + 11) / 16, N * K), dim3(16, 16)>>>(x, w, y, C, K, H, W);
+  conv2d_rsc_order<<<(n + 255) / 256, 256>>>(x, w, y, N, C, K, H, W, 3, 3);
 }

@@ -14,7 +14,10 @@ bitwise the original's (the buffers start from a pattern, so an output
 written twice or not at all shows too). An optional 10th argument "grid3d":
 the original is the 2-D-grid form (x over OW, y over OH, blockIdx.z = image *
 cout + channel; 16x16 blocks, grid z batch*cout), the rewrite runs one image
-per blockIdx.z (grid z = batch), as the rule's launch does for that form."""
+per blockIdx.z (grid z = batch), as the rule's launch does for that form.
+"batchloop": the original is the 2-D-grid form with blockIdx.z the channel
+(grid z cout) and a loop over the images inside; the rewrite runs the flat
+form's grid (batch*OH*OW columns), as the rule's launch does for it."""
 import os
 import sys
 
@@ -23,6 +26,7 @@ import cuda_emu  # noqa: E402
 
 cxx, orig, new, name, bm, bn, nt, geom, args = sys.argv[1:10]
 grid3d = len(sys.argv) > 10 and sys.argv[10] == "grid3d"
+batchloop = len(sys.argv) > 10 and sys.argv[10] == "batchloop"
 
 
 s = open(new, encoding="utf-8").read()
@@ -64,7 +68,9 @@ int main() {
     std::vector<float> y0(nY);
     for (size_t i = 0; i < nY; i++) y0[i] = (float)i * 0.5f + 1000.0f;
     gY = y0; y = gY.data();
-    if (%(grid3d)d)
+    if (%(batchloop)d)
+      launch({(unsigned)(OW + 15) / 16, (unsigned)(OH + 15) / 16, (unsigned)cout}, {16, 16, 1}, call_orig);
+    else if (%(grid3d)d)
       launch({(unsigned)(OW + 15) / 16, (unsigned)(OH + 15) / 16, (unsigned)(batch * cout)}, {16, 16, 1}, call_orig);
     else
       launch({(unsigned)((nY + 63) / 64), 1, 1}, {64, 1, 1}, call_orig);
@@ -83,7 +89,7 @@ int main() {
 """
 
 g = geom.split(",")
-main = MAIN % {"bm": bm, "bn": bn, "nt": nt, "name": name, "args": args, "grid3d": int(grid3d),
+main = MAIN % {"bm": bm, "bn": bn, "nt": nt, "name": name, "args": args, "grid3d": int(grid3d), "batchloop": int(batchloop),
                **{"g%d" % k: g[k] for k in range(8)}}
 sys.exit(cuda_emu.run(cxx, cuda_emu.PRELUDE + PRE + tmpl + "\n" + cuda_emu.kernel(orig, name, "orig_k") + "\n" +
                       cuda_emu.kernel(new, name, "new_k") + "\n" + cuda_emu.LAUNCH_3D + main))
