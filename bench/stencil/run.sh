@@ -21,7 +21,7 @@ KS=$BUILD/bin/kernelskill
 IN=$ROOT/test/corpus/Inputs
 mkdir -p "$OUT"
 # task kernel (the manifests' "tasks" map)
-TASKS="sobel:sobelNaive conv2d:Convolution2D_kernel fdtd_hz:fdtd_step3_kernel jacobi2d:jacobi2d_kernel cross_blur:cross_blur_zero box_blur:box_blur_clamp blur5_local:blur5_clamp_local pmpp_conv:convolution_2D_const_mem"
+TASKS="sobel:sobelNaive conv2d:Convolution2D_kernel fdtd_hz:fdtd_step3_kernel jacobi2d:jacobi2d_kernel cross_blur:cross_blur_zero box_blur:box_blur_clamp blur5_local:blur5_clamp_local pmpp_conv:convolution_2D_const_mem smooth_rows:smooth_rows_replicate mean5x5:mean5x5_skip"
 rc=0
 for tk in $TASKS; do
   t=${tk%%:*} k=${tk#*:}

@@ -65,3 +65,16 @@ void run_image_filters(const float* img, float* out, int w, int h)
 	mean5x5_skip<<<grid, block>>>(img, out, w, h);
 	unsharp_row<<<grid, block>>>(img, out, w, h, 0.5f);
 }
+
+// The corpus tasks' entries (smooth_rows.task.json, mean5x5.task.json).
+extern "C" void corpus_smooth_rows(const float* img, float* out, int n)
+{
+	dim3 block(32, 8), grid((n + 31) / 32, (n + 7) / 8);
+	smooth_rows_replicate<<<grid, block>>>(img, out, n, n, (size_t)n);
+}
+
+extern "C" void corpus_mean5x5(const float* img, float* out, int n)
+{
+	dim3 block(32, 8), grid((n + 31) / 32, (n + 7) / 8);
+	mean5x5_skip<<<grid, block>>>(img, out, n, n);
+}
