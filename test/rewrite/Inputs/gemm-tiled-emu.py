@@ -24,7 +24,9 @@ ceil(m*n/T) blocks of T threads (a flat index split into row and column);
 bare: a block per row and a thread per column, the original on m blocks of n
 threads, the rewrite given ks_M = m, ks_N = n as its last arguments;
 rowgrid=T: a block row per output row, the original on ceil(n/T) x m blocks of
-T threads, the rewrite given ks_M = m, ks_N = n."""
+T threads, the rewrite given ks_M = m, ks_N = n; gs=G,T: a grid-stride
+loop over the outputs, the original on a fixed 1-D grid of G blocks of T
+threads (fewer threads than outputs on the larger sizes)."""
 import os
 import re
 import sys
@@ -43,6 +45,7 @@ square = "square" in opts
 flat = next((int(o[5:]) for o in opts if o.startswith("flat=")), 0)
 bare = "bare" in opts
 rowgrid = next((int(o[8:]) for o in opts if o.startswith("rowgrid=")), 0)
+gs = next((o[3:].split(",") for o in opts if o.startswith("gs=")), ["0", "0"])
 
 s = open(new, encoding="utf-8").read()
 i = s.index("#ifndef KS_GEMM_F32_CUH")
@@ -86,7 +89,8 @@ int main() {
     gC = c0; C = gC.data();
     const unsigned gx = (unsigned)(%(rowx)s ? m : n), gy = (unsigned)(%(rowx)s ? n : m), BX = %(bx)s, BY = %(by)s;
     const unsigned ox = %(grid)d ? gx / BX : (gx + BX - 1) / BX, oy = %(grid)d ? gy / BY : (gy + BY - 1) / BY;
-    if (%(rowgrid)d) launch({(unsigned)((n + %(rowgrid)d - 1) / %(rowgrid)d), (unsigned)m, Z}, {%(rowgrid)d, 1, 1}, call_orig);
+    if (%(gsg)s) launch({%(gsg)s, 1, Z}, {%(gst)s, 1, 1}, call_orig);
+    else if (%(rowgrid)d) launch({(unsigned)((n + %(rowgrid)d - 1) / %(rowgrid)d), (unsigned)m, Z}, {%(rowgrid)d, 1, 1}, call_orig);
     else if (%(bare)d) launch({(unsigned)m, 1, Z}, {(unsigned)n, 1, 1}, call_orig);
     else if (%(flat)d) launch({(unsigned)((m * n + %(flat)d - 1) / %(flat)d), 1, Z}, {%(flat)d, 1, 1}, call_orig);
     else launch({ox, oy, Z}, {BX, BY, 1}, call_orig);
@@ -108,7 +112,8 @@ int main() {
 
 main = MAIN % {"bm": bm, "bn": bn, "nt": nt, "name": name, "args": args, "batch": batch, "rowx": int(rowx),
                "grid": int(grid), "bx": blk[0], "by": blk[1], "targs": "<%s>" % tpl if tpl else "",
-               "gargs": ", ks_m, ks_n" if grid or bare or rowgrid else "", "square": int(square), "flat": flat, "bare": int(bare), "rowgrid": rowgrid}
+               "gargs": ", ks_m, ks_n" if grid or bare or rowgrid else "", "square": int(square), "flat": flat, "bare": int(bare), "rowgrid": rowgrid,
+               "gsg": gs[0], "gst": gs[1]}
 
 
 def cut(path, newname):
