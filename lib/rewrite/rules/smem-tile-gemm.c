@@ -365,6 +365,13 @@ typedef struct gm_state {
   int abTile[2];              /* aThread[t] is blockIdx.d * aTileE[t] + threadIdx.d */
   CXCursor aTileE[2];
   int bTemplate;              /* the kernel is a template */
+  /* IDIOMS: pointers the k-loop walks or indexes, `const float *b = B + col;`
+   * (walk_decl): offset u * s (s null: u alone), u a thread index */
+  int nWalk;
+  struct gm_walk {
+    CXCursor var, u, s, adv; /* adv: the step of its advance statement (null: ++) */
+    int iParam, nAdv;        /* nAdv: advance statements after the update */
+  } aWalk[4];
   CXCursor failSt;            /* the statement the match failed at, or null */
   const char *zLoopWhy;       /* why the k-loop did not match, when known */
   char zWhyBuf[320];
@@ -629,12 +636,179 @@ static int lin_at(gm_state *pS, CXCursor sub, CXCursor idx, CXCursor u, CXCursor
 }
 
 
+/* ---- IDIOMS: pointers walked by the k-loop ---- */
+
+/* The walker var is, or -1. */
+static int walk_of(gm_state *pS, CXCursor c) {
+  c = strip(c);
+  for (int i = 0; i < pS->nWalk && kind(c) == CXCursor_DeclRefExpr; i++)
+    if (refers_to(c, pS->aWalk[i].var)) return i;
+  return -1;
+}
+
+/* IDIOMS: `T *p = P + u * S;` or `T *p = P + u;` (either order), P a pointer
+ * parameter of p's element type, u a thread index, S built from scalar
+ * parameters: a pointer the k-loop may walk (walk_operand). 1 registered. */
+static int walk_decl(gm_state *pS, CXCursor var, CXCursor init) {
+  CXCursor l, r, s;
+  CXType tV = clang_getCanonicalType(clang_getCursorType(var));
+  if (!(pS->mAccept & KS_GEMM_ACCEPT_IDIOMS) || pS->nWalk >= 4 || tV.kind != CXType_Pointer ||
+      !binop(strip(init), CXBinaryOperator_Add, &l, &r))
+    return 0;
+  for (int iSwap = 0; iSwap < 2; iSwap++) {
+    CXCursor ptr = iSwap ? r : l, off = iSwap ? l : r;
+    int iP = ks_rw_param_of(pS->kernel, ptr);
+    CXType tP = clang_getCanonicalType(clang_getCursorType(strip(ptr)));
+    if (iP < 0 || tP.kind != CXType_Pointer ||
+        clang_getCanonicalType(clang_getPointeeType(tP)).kind != clang_getCanonicalType(clang_getPointeeType(tV)).kind)
+      continue;
+    for (int t = 0; t < pS->nThread; t++) {
+      struct gm_walk *w = &pS->aWalk[pS->nWalk];
+      if (refers_to(off, pS->aThread[t])) s = clang_getNullCursor();
+      else if (!scaled_ref(off, pS->aThread[t], &s, NULL) || !is_pure(pS->kernel, s)) continue;
+      memset(w, 0, sizeof *w);
+      w->var = var, w->u = pS->aThread[t], w->s = s, w->iParam = iP, w->adv = clang_getNullCursor();
+      pS->nWalk++;
+      return 1;
+    }
+  }
+  return 0;
+}
+
+/* A walker's read: `*p`, `*p++` (*pbPost), or p[k] / p[k * S2] (*pbSub, the
+ * step *pStep, null for 1). The walker, or -1. */
+static int walk_read(gm_state *pS, CXCursor c, int *pbPost, int *pbSub, CXCursor *pStep) {
+  ks_ast_kids k;
+  c = strip(c);
+  *pbPost = *pbSub = 0;
+  *pStep = clang_getNullCursor();
+  if (kind(c) == CXCursor_ArraySubscriptExpr && ks_ast_kids_get(c, &k) == 2) {
+    int iW = walk_of(pS, k.a[0]);
+    *pbSub = 1;
+    if (iW < 0 || refers_to(k.a[1], pS->kVar)) return iW;
+    return scaled_ref(k.a[1], pS->kVar, pStep, NULL) && is_pure(pS->kernel, *pStep) ? iW : -1;
+  }
+  if (kind(c) != CXCursor_UnaryOperator || clang_getCursorUnaryOperatorKind(c) != CXUnaryOperator_Deref ||
+      ks_ast_kids_get(c, &k) != 1)
+    return -1;
+  c = strip(k.a[0]);
+  if (kind(c) == CXCursor_UnaryOperator && clang_getCursorUnaryOperatorKind(c) == CXUnaryOperator_PostInc &&
+      ks_ast_kids_get(c, &k) == 1) {
+    *pbPost = 1;
+    c = k.a[0];
+  }
+  int iW = walk_of(pS, c);
+  if (iW >= 0 && !*pbPost) *pStep = pS->aWalk[iW].adv;
+  return iW;
+}
+
+/* IDIOMS: operand c read through a walker as P[u * S + v] (operand's terms):
+ * P[u * S + k] from P + u * S read at unit steps (p[k], `*p++`, `*p; ++p;`),
+ * P[k * S2 + v] from P + v read at steps of S2 (p[k * S2], `*p; p += S2;`).
+ * walk_check makes sure each walker steps once per k. -1 c is no walker's
+ * read, 0 not these terms, 1 matched. */
+static int walk_operand(gm_state *pS, CXCursor c, CXCursor u, CXCursor v, int *piParam, CXCursor *pStride) {
+  int bPost, bSub;
+  CXCursor step;
+  int iW = walk_read(pS, c, &bPost, &bSub, &step);
+  if (iW < 0) return -1;
+  const struct gm_walk *w = &pS->aWalk[iW];
+  int bUnit = clang_Cursor_isNull(step);
+  if (clang_equalCursors(v, pS->kVar) && bUnit && !clang_Cursor_isNull(w->s) && clang_equalCursors(w->u, u))
+    *pStride = w->s;
+  else if (clang_equalCursors(u, pS->kVar) && !bUnit && clang_Cursor_isNull(w->s) && clang_equalCursors(w->u, v))
+    *pStride = step;
+  else
+    return 0;
+  *piParam = w->iParam;
+  return 1;
+}
+
+/* IDIOMS: a statement advancing a walker after the k-loop's update, `p++;`,
+ * `++p;`, `p += S;` (S built from scalar parameters): counted on it. */
+static int walk_advance(gm_state *pS, CXCursor st) {
+  ks_ast_kids k;
+  CXCursor l, r;
+  int iW = -1;
+  CXCursor step = clang_getNullCursor();
+  if (kind(st) == CXCursor_UnaryOperator && ks_ast_kids_get(st, &k) == 1 &&
+      (clang_getCursorUnaryOperatorKind(st) == CXUnaryOperator_PostInc ||
+       clang_getCursorUnaryOperatorKind(st) == CXUnaryOperator_PreInc))
+    iW = walk_of(pS, k.a[0]);
+  else if (binop(st, CXBinaryOperator_AddAssign, &l, &r) && is_pure(pS->kernel, r))
+    iW = walk_of(pS, l), step = r;
+  if (iW < 0) return 0;
+  pS->aWalk[iW].adv = step;
+  pS->aWalk[iW].nAdv++;
+  return 1;
+}
+
+typedef struct walk_count {
+  gm_state *pS;
+  int anRef[4], anPost[4], anDeref[4];
+  int bBad;
+} walk_count;
+
+static enum CXChildVisitResult walk_count_visit(CXCursor c, CXCursor parent, CXClientData d) {
+  walk_count *pW = d;
+  int iW = walk_of(pW->pS, c);
+  (void)parent;
+  if (iW >= 0 && kind(c) == CXCursor_DeclRefExpr) pW->anRef[iW]++;
+  if (kind(c) == CXCursor_UnaryOperator) {
+    ks_ast_kids k;
+    enum CXUnaryOperatorKind e = clang_getCursorUnaryOperatorKind(c);
+    int iK = ks_ast_kids_get(c, &k) == 1 ? walk_of(pW->pS, k.a[0]) : -1;
+    ks_ast_kids kk;
+    CXCursor in = iK < 0 && e == CXUnaryOperator_Deref ? strip(k.a[0]) : clang_getNullCursor();
+    if (!clang_Cursor_isNull(in) && kind(in) == CXCursor_UnaryOperator &&
+        clang_getCursorUnaryOperatorKind(in) == CXUnaryOperator_PostInc && ks_ast_kids_get(in, &kk) == 1)
+      iK = walk_of(pW->pS, kk.a[0]); /* *p++ */
+    if (iK >= 0 && e == CXUnaryOperator_PostInc) pW->anPost[iK]++;
+    else if (iK >= 0 && e == CXUnaryOperator_Deref) pW->anDeref[iK]++;
+    else if (iK >= 0) pW->bBad = 1; /* --p, &p, ... */
+  }
+  if ((kind(c) == CXCursor_BinaryOperator || kind(c) == CXCursor_CompoundAssignOperator) &&
+      clang_getCursorBinaryOperatorKind(c) >= CXBinaryOperator_Assign &&
+      clang_getCursorBinaryOperatorKind(c) <= CXBinaryOperator_OrAssign) {
+    ks_ast_kids k;
+    if (ks_ast_kids_get(c, &k) == 2 && walk_of(pW->pS, k.a[0]) >= 0) pW->bBad = 1;
+  }
+  return CXChildVisit_Recurse;
+}
+
+/* IDIOMS: the k-loop's reads of walkers (statements aSt[0..n) but its
+ * advances): each walker read at most once per k; one read `*p` advances
+ * exactly once (`*p++` or one advance statement), one read p[..] never.
+ * NULL, or why not. */
+static const char *walk_check(gm_state *pS, const CXCursor *aSt, int n) {
+  walk_count wc;
+  memset(&wc, 0, sizeof wc);
+  wc.pS = pS;
+  for (int i = 0; i < n; i++) {
+    walk_count_visit(aSt[i], aSt[i], &wc);
+    clang_visitChildren(aSt[i], walk_count_visit, &wc);
+  }
+  if (wc.bBad) return "the k-loop re-seats a pointer it reads other than by one `p++` or `p += step` per k after the read "
+                          "(step built from scalar parameters)";
+  for (int i = 0; i < pS->nWalk; i++) {
+    int nStep = wc.anPost[i] + pS->aWalk[i].nAdv;
+    if (wc.anRef[i] > 1) return "the k-loop reads a walked pointer more than once per k";
+    if (wc.anRef[i] == 0 && nStep) return "the k-loop advances a pointer it does not read";
+    if (wc.anRef[i] && wc.anDeref[i] && nStep != 1)
+      return "the k-loop reads `*p` but advances p other than once per k (p++ or p += step after the read)";
+    if (wc.anRef[i] && !wc.anDeref[i] && nStep) return "the k-loop indexes a pointer it also advances";
+  }
+  return NULL;
+}
+
 /* A GEMM operand: P[u * S + v] with P a pointer parameter, or (LINEAR) R[v]
  * with R a row pointer `P + u * S`. *piParam: P; *pStride: S; *pzCast as for
  * linear_index. */
 static int operand(gm_state *pS, CXCursor c, CXCursor u, CXCursor v, int *piParam, CXCursor *pStride, char **pzCast) {
   ks_ast_kids k;
   if (pzCast) *pzCast = NULL;
+  int rcW = pS->nWalk ? walk_operand(pS, c, u, v, piParam, pStride) : -1;
+  if (rcW >= 0) return rcW;
   c = strip(c);
   if (kind(c) != CXCursor_ArraySubscriptExpr || ks_ast_kids_get(c, &k) != 2) return 0;
   int iP = ks_rw_param_of(pS->kernel, k.a[0]);
@@ -1081,7 +1255,12 @@ static int match_loop(gm_state *pS, CXCursor loop) {
   CXCursor body = k.a[3];
   if (kind(body) == CXCursor_CompoundStmt) {
     int nB = ks_ast_kids_get(body, &b);
-    if (nB < 1 || (nB > 1 && !(pS->mAccept & KS_GEMM_ACCEPT_IDIOMS)) || nB > 3) return 0;
+    while (nB > 1 && pS->nWalk && walk_advance(pS, b.a[nB - 1])) nB--; /* IDIOMS: `p += S;` last */
+    if (nB < 1 || (nB > 1 && !(pS->mAccept & KS_GEMM_ACCEPT_IDIOMS)) || nB > 3)
+      return loop_fail(pS, "the k-loop's body is more than the update (loads of its factors into temporaries first, "
+                           "pointer advances last)");
+    const char *zWalk = pS->nWalk ? walk_check(pS, b.a, nB) : NULL;
+    if (zWalk) return loop_fail(pS, zWalk);
     /* IDIOMS: `float a = A[..]; float b = B[..];` first, the factors by name */
     pS->nLoopTemp = 0;
     for (int i = 0; i + 1 < nB; i++) {
@@ -1091,11 +1270,15 @@ static int match_loop(gm_state *pS, CXCursor loop) {
       if ((eT != CXType_Float && eT != CXType_Double) || clang_Cursor_isNull(ti) ||
           kind(strip(ti)) != CXCursor_ArraySubscriptExpr ||
           clang_getCanonicalType(clang_getCursorType(strip(ti))).kind != eT)
-        return 0;
+        return loop_fail(pS, "a statement of the k-loop's body before its update is not a load of a factor into a "
+                             "temporary of the accumulator's type (`float a = A[..];`)");
       pS->aLoopTemp[pS->nLoopTemp] = tv;
       pS->aLoopTempInit[pS->nLoopTemp++] = strip(ti);
     }
     body = b.a[nB - 1];
+  } else if (pS->nWalk) {
+    const char *zWalk = walk_check(pS, &body, 1);
+    if (zWalk) return loop_fail(pS, zWalk);
   }
   /* acc += x * y  |  acc = acc + x * y  |  acc = x * y + acc  |  (ACC_C) C[idx] += x * y */
   CXCursor accC = clang_getNullCursor();
@@ -1506,8 +1689,10 @@ static int match_decl(gm_state *pS, CXCursor st, CXCursor var, CXCursor init, in
   if (bRowPtr) {
     pS->aRowPtr[pS->nRowPtr] = var;
     pS->aRowPtrInit[pS->nRowPtr++] = init;
+    walk_decl(pS, var, init); /* also walked, `*p++` */
     return 1;
   }
+  if (pS->nThread == 2 && !pS->bLoopSeen && walk_decl(pS, var, init)) return 1;
   if (pS->pShape && !pS->bLoopSeen) {
     int rc = batch_decl(pS, st, var, init);
     if (rc > 0) return 1;
