@@ -1211,6 +1211,20 @@ static int fma_call(CXCursor c, CXCursor acc) {
   return bFma && e == clang_getCanonicalType(clang_getCursorType(acc)).kind && refers_to(clang_Cursor_getArgument(c, 2), acc);
 }
 
+/* The k-loop's increment: the counter's step (*pInc) and, IDIOMS, walkers'
+ * advances joined by commas (`++k, b += N`: run after the body, as an
+ * advance last in it is). 0 when two parts are not advances. */
+static int header_advances(gm_state *pS, CXCursor c, CXCursor *pInc) {
+  CXCursor l, r;
+  c = strip(c);
+  if (pS->nWalk && binop(c, CXBinaryOperator_Comma, &l, &r))
+    return header_advances(pS, l, pInc) && header_advances(pS, r, pInc);
+  if (pS->nWalk && walk_advance(pS, c)) return 1;
+  if (!clang_Cursor_isNull(*pInc)) return 0;
+  *pInc = c;
+  return 1;
+}
+
 /* Why the k-loop did not match, unless a reason is known already (the
  * model's reading of a macro index comes first: match_kernel). 0. */
 static int loop_fail(gm_state *pS, const char *zWhy) {
@@ -1232,8 +1246,10 @@ static int match_loop(gm_state *pS, CXCursor loop) {
   if (!ks_rw_is_integer_type(clang_getCursorType(var))) return loop_fail(pS, "the k-loop's counter is not an integer");
   if (!binop(strip(k.a[1]), CXBinaryOperator_LT, &l, &r) || !refers_to(l, var) || !is_pure(pS->kernel, r))
     return loop_fail(pS, "the k-loop's condition is not `k < K` with K built from scalar parameters");
-  /* ++k, k++, k += 1 */
-  CXCursor inc = strip(k.a[2]);
+  /* ++k, k++, k += 1 (IDIOMS: with walkers' advances, `++k, b += N`) */
+  CXCursor inc = clang_getNullCursor();
+  if (!header_advances(pS, k.a[2], &inc) || clang_Cursor_isNull(inc))
+    return loop_fail(pS, "the k-loop's increment is more than the counter's step and advances of walked pointers");
   if (kind(inc) == CXCursor_UnaryOperator) {
     enum CXUnaryOperatorKind e = clang_getCursorUnaryOperatorKind(inc);
     ks_ast_kids u;
@@ -1243,7 +1259,8 @@ static int match_loop(gm_state *pS, CXCursor loop) {
   } else {
     CXCursor il, ir;
     char *z = NULL;
-    if (!binop(inc, CXBinaryOperator_AddAssign, &il, &ir) || !refers_to(il, var)) return 0;
+    if (!binop(inc, CXBinaryOperator_AddAssign, &il, &ir) || !refers_to(il, var))
+      return loop_fail(pS, "the k-loop does not step its counter by 1");
     z = cursor_text(pS->pTu, strip(ir));
     int bOne = z && strcmp(z, "1") == 0;
     free(z);

@@ -64,6 +64,33 @@ __global__ void pw_preinc(const float *A, const float *B, float *C, int M, int N
   }
 }
 
+// rewritten: b advanced in the loop's increment (after the body, as a last statement)
+__global__ void pw_header(const float *A, const float *B, float *C, int M, int N, int K) {
+  int row = blockIdx.y * blockDim.y + threadIdx.y;
+  int col = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row < M && col < N) {
+    const float *a = A + row * K, *b = B + col;
+    float sum = 0.0f;
+    for (int k = 0; k < K; ++k, b += N) sum += *a++ * *b;
+    C[row * N + col] = sum;
+  }
+}
+
+// refused: b advanced in the increment and again in the body
+__global__ void bad_pw_header_twice(const float *A, const float *B, float *C, int M, int N, int K) {
+  int row = blockIdx.y * blockDim.y + threadIdx.y;
+  int col = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row < M && col < N) {
+    const float *a = A + row * K, *b = B + col;
+    float sum = 0.0f;
+    for (int k = 0; k < K; ++k, b += N) {
+      sum += *a++ * *b;
+      b += N;
+    }
+    C[row * N + col] = sum;
+  }
+}
+
 // refused: b advanced twice per k
 __global__ void bad_pw_twice(const float *A, const float *B, float *C, int M, int N, int K) {
   int row = blockIdx.y * blockDim.y + threadIdx.y;
@@ -168,6 +195,8 @@ void run(const float *A, const float *B, const int *ld, float *C, int M, int N, 
   pw_index<<<g, bl>>>(A, B, C, M, N, K);
   pw_trans<<<g, bl>>>(A, B, C, M, N, K);
   pw_preinc<<<g, bl>>>(A, B, C, M, N, K);
+  pw_header<<<g, bl>>>(A, B, C, M, N, K);
+  bad_pw_header_twice<<<g, bl>>>(A, B, C, M, N, K);
   bad_pw_twice<<<g, bl>>>(A, B, C, M, N, K);
   bad_pw_cond<<<g, bl>>>(A, B, C, M, N, K);
   bad_pw_stuck<<<g, bl>>>(A, B, C, M, N, K);
