@@ -116,7 +116,21 @@ static char *cursor_text(ks_tu *pTu, CXCursor c) { return ks_ast_text(pTu, c); }
 typedef struct pure_walk {
   CXCursor kernel;
   int bPure;
+  int bMembers; /* IDIOMS: integer members of a struct parameter passed by value too */
 } pure_walk;
+
+/* `d.M`: an integer member of a kernel parameter d of struct type, passed by
+ * value (every thread sees the same value): d's parameter index, else -1. */
+static int member_param(CXCursor kernel, CXCursor c) {
+  ks_ast_kids k;
+  c = strip(c);
+  if (kind(c) != CXCursor_MemberRefExpr || ks_ast_kids_get(c, &k) != 1 ||
+      !ks_rw_is_integer_type(clang_getCursorType(c)))
+    return -1;
+  CXCursor b = strip(k.a[0]);
+  int iP = kind(b) == CXCursor_DeclRefExpr ? ks_rw_param_of(kernel, b) : -1;
+  return iP >= 0 && clang_getCanonicalType(clang_getCursorType(b)).kind == CXType_Record ? iP : -1;
+}
 
 static enum CXChildVisitResult pure_visit(CXCursor c, CXCursor parent, CXClientData d) {
   (void)parent;
@@ -126,6 +140,9 @@ static enum CXChildVisitResult pure_visit(CXCursor c, CXCursor parent, CXClientD
     if (ks_rw_param_of(pW->kernel, c) < 0 || clang_getCursorType(c).kind == CXType_Pointer) pW->bPure = 0;
     return CXChildVisit_Continue;
   case CXCursor_IntegerLiteral:
+    return CXChildVisit_Continue;
+  case CXCursor_MemberRefExpr:
+    if (!pW->bMembers || member_param(pW->kernel, c) < 0) pW->bPure = 0;
     return CXChildVisit_Continue;
   case CXCursor_UnexposedExpr:
   case CXCursor_ParenExpr:
@@ -143,10 +160,10 @@ static enum CXChildVisitResult pure_visit(CXCursor c, CXCursor parent, CXClientD
   }
 }
 
-static int is_pure(CXCursor kernel, CXCursor c) {
-  pure_walk w = {kernel, 1};
+static int is_pure_ex(CXCursor kernel, CXCursor c, int bMembers) {
+  pure_walk w = {kernel, 1, bMembers};
   CXCursor s = strip(c);
-  if (kind(s) == CXCursor_DeclRefExpr || kind(s) == CXCursor_IntegerLiteral) {
+  if (kind(s) == CXCursor_DeclRefExpr || kind(s) == CXCursor_IntegerLiteral || kind(s) == CXCursor_MemberRefExpr) {
     pure_walk *pW = &w;
     pure_visit(s, s, pW);
     return w.bPure;
@@ -376,6 +393,12 @@ typedef struct gm_state {
   const char *zLoopWhy;       /* why the k-loop did not match, when known */
   char zWhyBuf[320];
 } gm_state;
+
+/* Built only from scalar parameters (is_pure_ex); IDIOMS: and integer members
+ * of struct parameters passed by value (`d.M`). */
+static int pure_of(const gm_state *pS, CXCursor c) {
+  return is_pure_ex(pS->kernel, c, (pS->mAccept & KS_GEMM_ACCEPT_IDIOMS) != 0);
+}
 
 /* ---- MODEL: layouts read from the kernel-shape model's polynomials ---- */
 
@@ -665,7 +688,7 @@ static int walk_decl(gm_state *pS, CXCursor var, CXCursor init) {
     for (int t = 0; t < pS->nThread; t++) {
       struct gm_walk *w = &pS->aWalk[pS->nWalk];
       if (refers_to(off, pS->aThread[t])) s = clang_getNullCursor();
-      else if (!scaled_ref(off, pS->aThread[t], &s, NULL) || !is_pure(pS->kernel, s)) continue;
+      else if (!scaled_ref(off, pS->aThread[t], &s, NULL) || !pure_of(pS, s)) continue;
       memset(w, 0, sizeof *w);
       w->var = var, w->u = pS->aThread[t], w->s = s, w->iParam = iP, w->adv = clang_getNullCursor();
       pS->nWalk++;
@@ -686,7 +709,7 @@ static int walk_read(gm_state *pS, CXCursor c, int *pbPost, int *pbSub, CXCursor
     int iW = walk_of(pS, k.a[0]);
     *pbSub = 1;
     if (iW < 0 || refers_to(k.a[1], pS->kVar)) return iW;
-    return scaled_ref(k.a[1], pS->kVar, pStep, NULL) && is_pure(pS->kernel, *pStep) ? iW : -1;
+    return scaled_ref(k.a[1], pS->kVar, pStep, NULL) && pure_of(pS, *pStep) ? iW : -1;
   }
   if (kind(c) != CXCursor_UnaryOperator || clang_getCursorUnaryOperatorKind(c) != CXUnaryOperator_Deref ||
       ks_ast_kids_get(c, &k) != 1)
@@ -735,7 +758,7 @@ static int walk_advance(gm_state *pS, CXCursor st) {
       (clang_getCursorUnaryOperatorKind(st) == CXUnaryOperator_PostInc ||
        clang_getCursorUnaryOperatorKind(st) == CXUnaryOperator_PreInc))
     iW = walk_of(pS, k.a[0]);
-  else if (binop(st, CXBinaryOperator_AddAssign, &l, &r) && is_pure(pS->kernel, r))
+  else if (binop(st, CXBinaryOperator_AddAssign, &l, &r) && pure_of(pS, r))
     iW = walk_of(pS, l), step = r;
   if (iW < 0) return 0;
   pS->aWalk[iW].adv = step;
@@ -1244,7 +1267,7 @@ static int match_loop(gm_state *pS, CXCursor loop) {
     return loop_fail(pS, "the k-loop does not start its counter at 0");
   }
   if (!ks_rw_is_integer_type(clang_getCursorType(var))) return loop_fail(pS, "the k-loop's counter is not an integer");
-  if (!binop(strip(k.a[1]), CXBinaryOperator_LT, &l, &r) || !refers_to(l, var) || !is_pure(pS->kernel, r))
+  if (!binop(strip(k.a[1]), CXBinaryOperator_LT, &l, &r) || !refers_to(l, var) || !pure_of(pS, r))
     return loop_fail(pS, "the k-loop's condition is not `k < K` with K built from scalar parameters");
   /* ++k, k++, k += 1 (IDIOMS: with walkers' advances, `++k, b += N`) */
   CXCursor inc = clang_getNullCursor();
@@ -1467,7 +1490,7 @@ static char flat_index(gm_state *pS, CXCursor var, CXCursor init) {
   CXCursor c = strip(init), t, d;
   int bDiv = binop(c, CXBinaryOperator_Div, &t, &d), bRem = !bDiv && binop(c, CXBinaryOperator_Rem, &t, &d);
   if (!bDiv && !bRem) bRem = flat_rem_sub(pS, c, &t, &d);
-  if ((!bDiv && !bRem) || !is_pure(pS->kernel, d) || !ks_rw_is_integer_type(clang_getCursorType(strip(t)))) return 0;
+  if ((!bDiv && !bRem) || !pure_of(pS, d) || !ks_rw_is_integer_type(clang_getCursorType(strip(t)))) return 0;
   int bBase = 0;
   if (pS->nThread == 1 && pS->acDim[0] == 'x' && !pS->abTile[0] && refers_to(t, pS->aThread[0])) bBase = 1;
   else if (!(clang_Cursor_isNull(pS->flatBase) ? ks_rw_thread_index(pS->pTu, pS->kernel, t, NULL) == 0
@@ -1569,7 +1592,7 @@ static int grid_step(CXCursor c) {
 static int flat_guard(gm_state *pS, CXCursor cond, CXCursor t, int bEarly) {
   CXCursor v, e, x, y;
   if (!binop(strip(cond), bEarly ? CXBinaryOperator_GE : CXBinaryOperator_LT, &v, &e) || !refers_to(v, t)) return 0;
-  if (!binop(strip(e), CXBinaryOperator_Mul, &x, &y) || !is_pure(pS->kernel, e)) {
+  if (!binop(strip(e), CXBinaryOperator_Mul, &x, &y) || !pure_of(pS, e)) {
     pS->zWhy = "the bound on the flat index is not a product of scalar parameters (rows * columns)";
     return 0;
   }
@@ -1699,7 +1722,7 @@ static int match_decl(gm_state *pS, CXCursor st, CXCursor var, CXCursor init, in
       for (int t = 0; t < 2; t++) {
         char *zCast = NULL;
         if (ks_rw_param_of(pS->kernel, iSwap ? pr : pl) >= 0 &&
-            scaled_ref(iSwap ? pl : pr, pS->aThread[t], &ps, &zCast) && is_pure(pS->kernel, ps))
+            scaled_ref(iSwap ? pl : pr, pS->aThread[t], &ps, &zCast) && pure_of(pS, ps))
           bRowPtr = 1;
         free(zCast);
       }
@@ -1954,8 +1977,8 @@ static int dual_fill(gm_state *pS, ks_gemm_match *pG) {
                          : stride_text(pS, pS->aSub2, pS->row, pS->kVar, sx2, &iX2);
   pG->zY2 = pS->bBTrans ? stride_text(pS, pS->bSub2, pS->col, pS->kVar, sy2, &iY2)
                          : stride_text(pS, pS->bSub2, pS->kVar, pS->col, sy2, &iY2);
-  if (!pG->zX2 || !pG->zY2 || (!clang_Cursor_isNull(sx2) && !is_pure(pS->kernel, sx2)) ||
-      (!clang_Cursor_isNull(sy2) && !is_pure(pS->kernel, sy2))) {
+  if (!pG->zX2 || !pG->zY2 || (!clang_Cursor_isNull(sx2) && !pure_of(pS, sx2)) ||
+      (!clang_Cursor_isNull(sy2) && !pure_of(pS, sy2))) {
     ks_rule_gemm_match_free(pG);
     return ks_rewrite_refuse(pS->p, "a stride of the second product of '%s' is not built from scalar parameters",
                              zKernel);
@@ -2004,6 +2027,22 @@ static const char *flat_bounds(gm_state *pS, CXCursor *pmB, CXCursor *pnB) {
   *pmB = bRowQuot ? qB : dB;
   *pnB = bRowQuot ? dB : qB;
   return NULL;
+}
+
+/* The parameters M and N are (iM, iN), IDIOMS: or the struct parameter whose
+ * member they are (`d.M`: zMMember "M"). 0, or KS_ENOMEM. */
+static int bounds_fill(gm_state *pS, ks_gemm_match *pG, CXCursor mB, CXCursor nB) {
+  CXCursor aB[2] = {mB, nB};
+  int *aiP[2] = {&pG->iM, &pG->iN};
+  char **azMem[2] = {&pG->zMMember, &pG->zNMember};
+  for (int t = 0; t < 2; t++) {
+    *aiP[t] = bound_param(pS->kernel, aB[t]);
+    if (*aiP[t] >= 0 || clang_Cursor_isNull(aB[t]) || !(pS->mAccept & KS_GEMM_ACCEPT_IDIOMS) ||
+        (*aiP[t] = member_param(pS->kernel, aB[t])) < 0)
+      continue;
+    if (!(*azMem[t] = name_of(strip(aB[t])))) return KS_ENOMEM;
+  }
+  return KS_OK;
 }
 
 static int match_kernel(gm_state *pSt, ks_gemm_match *pG) {
@@ -2097,7 +2136,7 @@ static int match_kernel(gm_state *pSt, ks_gemm_match *pG) {
   const char *zWhole = texts_whole(pSt, mB, nB);
   if (zWhole) return ks_rewrite_refuse(p, "kernel '%s': %s", zKernel, zWhole);
   for (int i = 0; i < 6; i++)
-    if (!(i != 2 && clang_Cursor_isNull(aExpr[i])) && !is_pure(kernel, aExpr[i])) /* null: from the model, or GRID */
+    if (!(i != 2 && clang_Cursor_isNull(aExpr[i])) && !pure_of(pSt, aExpr[i])) /* null: from the model, or GRID */
       return ks_rewrite_refuse(p, "a bound or stride of '%s' is not built from scalar parameters", zKernel);
   if (pSt->iC == pSt->iA || pSt->iC == pSt->iB || (pSt->bDual && (pSt->iC == pSt->iA2 || pSt->iC == pSt->iB2)))
     return ks_rewrite_refuse(p, "C is also an input of '%s'", zKernel);
@@ -2216,8 +2255,10 @@ static int match_kernel(gm_state *pSt, ks_gemm_match *pG) {
   pG->iA = pSt->iA;
   pG->iB = pSt->iB;
   pG->iC = pSt->iC;
-  pG->iM = bound_param(kernel, mB);
-  pG->iN = bound_param(kernel, nB);
+  if (bounds_fill(pSt, pG, mB, nB) < 0) {
+    ks_rule_gemm_match_free(pG);
+    return ks_error_set(KS_ENOMEM, "out of memory");
+  }
   pG->iK = bound_param(kernel, pSt->kBound);
   pG->zX = pSt->bATrans ? stride_text(pSt, pSt->aSub, pSt->kVar, pSt->row, sx, &pG->iX)
                         : stride_text(pSt, pSt->aSub, pSt->row, pSt->kVar, sx, &pG->iX);
@@ -2296,7 +2337,7 @@ void ks_rule_gemm_match_free(ks_gemm_match *pG) {
   char **az[] = {&pG->zM,       &pG->zN,       &pG->zK,      &pG->zX,      &pG->zY,     &pG->zZ,
                  &pG->zRowType, &pG->zColType, &pG->zKType, &pG->zACast, &pG->zBCast, &pG->zCCast,
                  &pG->zEpilogue, &pG->zStore,   &pG->zAccName, &pG->zRowName, &pG->zColName, &pG->zInit, &pG->zCScale, &pG->zAScale,
-                 &pG->zBatchDecls, &pG->zAPtr, &pG->zBPtr, &pG->zCPtr, &pG->zX2, &pG->zY2};
+                 &pG->zBatchDecls, &pG->zAPtr, &pG->zBPtr, &pG->zCPtr, &pG->zX2, &pG->zY2, &pG->zMMember, &pG->zNMember};
   for (size_t i = 0; i < sizeof az / sizeof az[0]; i++) {
     free(*az[i]);
     *az[i] = NULL;

@@ -13,7 +13,8 @@ memory (extern ks_smem[]) gets a static array of 227 KB (sm_90's maximum).
 Options: rowx, the original's rows on x (a column-major kernel: x over m, y
 over n, and the rewrite's grid over m x n likewise); batch=Z, a batched
 kernel: both grids get Z blocks along z and the buffers Z times the room.
-The original's macros, function-like ones included, come with it.
+The original's macros, function-like ones included, come with it, and its
+one-line struct definitions.
 grid: an unguarded kernel (sizes that are block multiples): the original runs
 on the blocks that fit in m x n (none past it), the rewrite gets the rows and
 columns they cover as its two new last arguments (ks_M, ks_N); blk=X,Y: the
@@ -130,6 +131,9 @@ def cut(path, newname):
 # the original's one-line macros (a kernel may use them; the rewrite keeps them)
 defines = "".join(l + "\n" for l in open(orig, encoding="utf-8").read().split("\n")
                   if l.startswith("#define ") and not l.endswith("\\"))
+# and its one-line struct definitions (sizes passed in a struct: `struct Dims { int M, N, K; };`)
+defines += "".join(l + "\n" for l in open(orig, encoding="utf-8").read().split("\n")
+                   if re.match(r"struct \w+ \{.*\};$", l))
 # A rewrite on dynamic shared memory declares its array extern (the launches
 # pass its size, which the kernel's static_assert ties to config::SMEM): here
 # the block's shared memory is a static array of sm_90's 227 KB opt-in maximum.

@@ -223,6 +223,32 @@ __global__ void bad_bias_else(const float *A, const float *B, const float *b, fl
   }
 }
 
+struct Dims { int M, N, K; };
+
+// rewritten: the sizes in a struct passed by value
+__global__ void st_dims(const float *A, const float *B, float *C, Dims d) {
+  int row = blockIdx.y * blockDim.y + threadIdx.y;
+  int col = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row < d.M && col < d.N) {
+    float acc = 0.0f;
+    for (int k = 0; k < d.K; ++k) acc += A[row * d.K + k] * B[k * d.N + col];
+    C[row * d.N + col] = acc;
+  }
+}
+
+// refused: the sizes read through a pointer to a struct (memory, not a parameter)
+__global__ void bad_dims_ptr(const float *A, const float *B, float *C, const Dims *d) {
+  int row = blockIdx.y * blockDim.y + threadIdx.y;
+  int col = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row < d->M && col < d->N) {
+    float acc = 0.0f;
+    for (int k = 0; k < d->K; ++k) acc += A[row * d->K + k] * B[k * d->N + col];
+    C[row * d->N + col] = acc;
+  }
+}
+
+Dims dims_of(int M, int N, int K);
+
 void run(const float *A, const float *B, const float *bias, float *C, int M, int N, int K) {
   fl_return<<<(M * N + 255) / 256, 256>>>(A, B, C, M, N, K);
   fl_block<<<(M * N + 255) / 256, 256>>>(A, B, C, M, N, K);
@@ -244,4 +270,23 @@ void run(const float *A, const float *B, const float *bias, float *C, int M, int
   bad_bias_index<<<g, bl>>>(A, B, bias, C, M, N, K);
   bad_flat_epi<<<(M * N + 255) / 256, 256>>>(A, B, bias, C, M, N, K);
   bad_bias_else<<<g, bl>>>(A, B, bias, C, M, N, K);
+  Dims d{M, N, K};
+  st_dims<<<g, bl>>>(A, B, C, d);
+  bad_dims_ptr<<<g, bl>>>(A, B, C, &d);
+}
+
+// refused: a launch whose struct argument is a call (the grid would call it again)
+__global__ void bad_dims_call(const float *A, const float *B, float *C, Dims d) {
+  int row = blockIdx.y * blockDim.y + threadIdx.y;
+  int col = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row < d.M && col < d.N) {
+    float acc = 0.0f;
+    for (int k = 0; k < d.K; ++k) acc += A[row * d.K + k] * B[k * d.N + col];
+    C[row * d.N + col] = acc;
+  }
+}
+
+void run_dims_call(const float *A, const float *B, float *C, int M, int N, int K) {
+  dim3 bl(16, 16), g((N + 15) / 16, (M + 15) / 16);
+  bad_dims_call<<<g, bl>>>(A, B, C, dims_of(M, N, K));
 }
