@@ -843,6 +843,24 @@ static int clamp_eval(sctx *pC, CXCursor c, int nDepth, ks_poly *pOut) {
   return 1;
 }
 
+/* a - q * n with q the derived atom a / n is a % n (C11 6.5.5p6): the
+ * remainder's derived atom, so that a flat index split as `r = i / n; c = i
+ * - r * n;` reads as the split `i / n, i % n`. 1 and *pOut, else 0. */
+static int rem_by_sub(sctx *pC, CXCursor c, const ks_poly *pA, const ks_poly *pB, ks_poly *pOut) {
+  if (pA->bIrregular || pB->bIrregular || pB->n != 1) return 0;
+  for (int i = 0; i < pB->t[0].n; i++) {
+    const ks_atom *q = &pC->pS->aAtom[pB->t[0].a[i]];
+    if (q->eKind != KS_ATOM_DERIVED || q->bRem || !q->pNum || !q->pDen) continue;
+    ks_poly dB = poly_add(*pB, poly_mul(poly_atom(pB->t[0].a[i]), *q->pDen), -1);
+    ks_poly dA = poly_add(*pA, *q->pNum, -1);
+    if (dB.bIrregular || dB.n || dA.bIrregular || dA.n) continue;
+    ks_poly num = *q->pNum, den = *q->pDen;
+    *pOut = derived(pC, c, &num, &den, 1, q->bWrap);
+    return 1;
+  }
+  return 0;
+}
+
 static ks_poly eval_node(sctx *pC, CXCursor c, int nDepth) {
   if (nDepth > SHAPE_MAX_DEPTH || pC->rc < 0) {
     pC->pS->bTruncated = 1;
@@ -962,7 +980,11 @@ static ks_poly eval_node(sctx *pC, CXCursor c, int nDepth) {
     if (is_unsigned_int(clang_getCursorType(c)) && (beyond_builtins(pC, &a) || beyond_builtins(pC, &b)))
       a.bWrap = 1;
     if (op == CXBinaryOperator_Add) return poly_add(a, b, 1);
-    if (op == CXBinaryOperator_Sub) return poly_add(a, b, -1);
+    if (op == CXBinaryOperator_Sub) {
+      ks_poly rem;
+      if (rem_by_sub(pC, c, &a, &b, &rem)) return rem;
+      return poly_add(a, b, -1);
+    }
     if (op == CXBinaryOperator_Mul) {
       ks_poly r = poly_mul(a, b);
       if (poly_variant(pC, &a) && poly_variant(pC, &b) == 0 && 0) return r;
@@ -1735,6 +1757,29 @@ static CXCursor header_var(CXCursor c, CXCursor *pInit) {
   return clang_getNullCursor();
 }
 
+/* Kid i of c, or a null cursor. */
+static CXCursor get_kid(CXCursor c, int i) {
+  kids k = get_kids(c);
+  CXCursor r = i < k.n ? k.a[i] : clang_getNullCursor();
+  free(k.a);
+  return r;
+}
+
+/* Is s `d = d + step` (1) or `d = step + d` (2), d the loop's variable? 0 else. */
+static int loop_step_assign(CXCursor s, CXCursor d) {
+  if (clang_Cursor_isNull(d) || kind(s) != CXCursor_BinaryOperator ||
+      clang_getCursorBinaryOperatorKind(s) != CXBinaryOperator_Assign)
+    return 0;
+  CXCursor l = get_kid(s, 0), r = strip_parens(get_kid(s, 1));
+  if (clang_Cursor_isNull(l) || clang_Cursor_isNull(ref_decl(l)) || !clang_equalCursors(ref_decl(l), d) ||
+      kind(r) != CXCursor_BinaryOperator || clang_getCursorBinaryOperatorKind(r) != CXBinaryOperator_Add)
+    return 0;
+  CXCursor r0 = get_kid(r, 0), r1 = get_kid(r, 1);
+  if (!clang_Cursor_isNull(r0) && clang_equalCursors(ref_decl(r0), d)) return 1;
+  if (!clang_Cursor_isNull(r1) && clang_equalCursors(ref_decl(r1), d)) return 2;
+  return 0;
+}
+
 static void walk_for(sctx *pC, CXCursor c, int nDepth) {
   kids k = get_kids(c);
   int iL = push_loop(pC, c);
@@ -1777,12 +1822,16 @@ static void walk_for(sctx *pC, CXCursor c, int nDepth) {
         enum CXUnaryOperatorKind op = clang_getCursorUnaryOperatorKind(s);
         pL->nStep = op == CXUnaryOperator_PreInc || op == CXUnaryOperator_PostInc ? 1
                     : op == CXUnaryOperator_PreDec || op == CXUnaryOperator_PostDec ? -1 : 0;
-      } else if (kind(s) == CXCursor_CompoundAssignOperator) {
+      } else if (kind(s) == CXCursor_CompoundAssignOperator || loop_step_assign(s, d)) {
         kids ks = get_kids(s);
         if (ks.n == 2) {
-          ks_poly st = eval(pC, ks.a[1], nDepth + 1);
+          /* `i = i + step` reads as `i += step` */
+          int iSum = loop_step_assign(s, d);
+          CXCursor stepX = iSum ? get_kid(strip_parens(ks.a[1]), iSum == 1 ? 1 : 0) : ks.a[1];
+          ks_poly st = eval(pC, stepX, nDepth + 1);
           long long v;
-          enum CXBinaryOperatorKind op = clang_getCursorBinaryOperatorKind(s);
+          enum CXBinaryOperatorKind op = kind(s) == CXCursor_CompoundAssignOperator ? clang_getCursorBinaryOperatorKind(s)
+                                                                                    : CXBinaryOperator_AddAssign;
           if (poly_is_const(&st, &v) && (op == CXBinaryOperator_AddAssign || op == CXBinaryOperator_SubAssign))
             pL->nStep = op == CXBinaryOperator_SubAssign ? -v : v;
           /* grid stride: the loop's own variable += blockDim.d * gridDim.d */

@@ -130,7 +130,7 @@
 // NEGCALL: the epilogue calls a function this rule does not know
 // NEGAFTER: is not a naive GEMM this rule understands: a statement follows the store
 // NEGWRITE: is not a naive GEMM this rule understands: a statement between the k-loop and the store is not an update of the accumulator
-// LIB: kernel 'linear_plain' is not a naive GEMM this rule understands (row/col
+// LIB: kernel 'linear_plain' is not a naive GEMM this rule understands: the k-loop's product is not A[row * lda + k] * B[k * ldb + col] of pointer parameters, in a layout this rule reads (line {{[0-9]+}}: `for (int j = 0; j < k; j++)`)
 
 #include <cuda_runtime.h>
 

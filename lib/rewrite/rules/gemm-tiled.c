@@ -410,21 +410,39 @@ static int launch_extents(ks_rewrite *p, const ks_gemm_match *pG, const ks_launc
   for (int t = 0; t < 2; t++) {
     const int iP = t == 0 ? pG->iM : pG->iN;
     const char *zArg = !pG->bGrid && iP >= 0 && iP < pL->nArgs ? pL->azArg[iP] : NULL;
+    const char *zMember = t == 0 ? pG->zMMember : pG->zNMember;
+    char *zArgM = NULL;
     int rc;
+    if (zArg && zMember) {
+      /* IDIOMS: the bound `d.M` of a struct passed by value: the launch's argument's member, read twice */
+      if (!ks_rw_arg_pure(zArg))
+        return ks_rewrite_refuse(p, "%s:%u: the launch passes '%s', whose member %s bounds the GEMM; it may have an "
+                                    "effect, and the grid would evaluate it again",
+                                 ks_rewrite_tu(p)->zFile, pL->iLine, zArg, zMember);
+      ks_buf bm = KS_BUF_INIT;
+      if (ks_buf_printf(&bm, "(%s).%s", zArg, zMember) < 0) return KS_ENOMEM;
+      zArg = zArgM = ks_buf_detach(&bm);
+      ks_buf_free(&bm);
+      if (!zArgM) return KS_ENOMEM;
+    }
     if (!pG->acBare[t]) {
       const int bY = (t == 0) == (pG->bRowOnY != 0);
       rc = pG->bGrid ? ks_buf_printf(ab[t], bY ? "ks_g.y * ks_b.y" : "ks_g.x * ks_b.x") : ks_buf_puts(ab[t], zArg);
     } else {
       char zExt[16];
       snprintf(zExt, sizeof zExt, "ks_%c.%c", pG->acBare[t] == 'b' ? 'g' : 'b', "xy"[pG->aiBareDim[t] & 1]);
-      if (zArg && !ks_rw_arg_pure(zArg))
-        return ks_rewrite_refuse(p, "%s:%u: the launch passes the bound '%s', which may have an effect; the kernel's "
-                                    "extent is the smaller of it and the launch's, read twice",
-                                 ks_rewrite_tu(p)->zFile, pL->iLine, zArg);
+      if (zArg && !ks_rw_arg_pure(zArg)) {
+        rc = ks_rewrite_refuse(p, "%s:%u: the launch passes the bound '%s', which may have an effect; the kernel's "
+                                  "extent is the smaller of it and the launch's, read twice",
+                               ks_rewrite_tu(p)->zFile, pL->iLine, zArg);
+        free(zArgM);
+        return rc;
+      }
       rc = zArg ? ks_buf_printf(ab[t], "((long long)(%s) < (long long)(%s) ? (long long)(%s) : (long long)(%s))", zExt,
                                 zArg, zExt, zArg)
                 : ks_buf_puts(ab[t], zExt);
     }
+    free(zArgM);
     if (rc < 0) return rc;
   }
   return KS_OK;

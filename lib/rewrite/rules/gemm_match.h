@@ -12,6 +12,7 @@ typedef struct ks_gemm_match {
   int bDouble;                 /* element type double (else float) */
   int iA, iB, iC;              /* parameter indices of the matrices */
   int iM, iN, iK, iX, iY, iZ;  /* parameter index of M, N, K, lda, ldb, ldc when one parameter, else -1 */
+  char *zMMember, *zNMember;   /* IDIOMS: M / N a member of the struct parameter iM / iN (`d.M`: "M"), else NULL */
   char *zM, *zN, *zK;          /* bounds as written in the kernel */
   char *zX, *zY, *zZ;          /* row strides of A, B, C as written */
   char *zRowType, *zColType, *zKType;

@@ -116,7 +116,21 @@ static char *cursor_text(ks_tu *pTu, CXCursor c) { return ks_ast_text(pTu, c); }
 typedef struct pure_walk {
   CXCursor kernel;
   int bPure;
+  int bMembers; /* IDIOMS: integer members of a struct parameter passed by value too */
 } pure_walk;
+
+/* `d.M`: an integer member of a kernel parameter d of struct type, passed by
+ * value (every thread sees the same value): d's parameter index, else -1. */
+static int member_param(CXCursor kernel, CXCursor c) {
+  ks_ast_kids k;
+  c = strip(c);
+  if (kind(c) != CXCursor_MemberRefExpr || ks_ast_kids_get(c, &k) != 1 ||
+      !ks_rw_is_integer_type(clang_getCursorType(c)))
+    return -1;
+  CXCursor b = strip(k.a[0]);
+  int iP = kind(b) == CXCursor_DeclRefExpr ? ks_rw_param_of(kernel, b) : -1;
+  return iP >= 0 && clang_getCanonicalType(clang_getCursorType(b)).kind == CXType_Record ? iP : -1;
+}
 
 static enum CXChildVisitResult pure_visit(CXCursor c, CXCursor parent, CXClientData d) {
   (void)parent;
@@ -126,6 +140,9 @@ static enum CXChildVisitResult pure_visit(CXCursor c, CXCursor parent, CXClientD
     if (ks_rw_param_of(pW->kernel, c) < 0 || clang_getCursorType(c).kind == CXType_Pointer) pW->bPure = 0;
     return CXChildVisit_Continue;
   case CXCursor_IntegerLiteral:
+    return CXChildVisit_Continue;
+  case CXCursor_MemberRefExpr:
+    if (!pW->bMembers || member_param(pW->kernel, c) < 0) pW->bPure = 0;
     return CXChildVisit_Continue;
   case CXCursor_UnexposedExpr:
   case CXCursor_ParenExpr:
@@ -143,10 +160,10 @@ static enum CXChildVisitResult pure_visit(CXCursor c, CXCursor parent, CXClientD
   }
 }
 
-static int is_pure(CXCursor kernel, CXCursor c) {
-  pure_walk w = {kernel, 1};
+static int is_pure_ex(CXCursor kernel, CXCursor c, int bMembers) {
+  pure_walk w = {kernel, 1, bMembers};
   CXCursor s = strip(c);
-  if (kind(s) == CXCursor_DeclRefExpr || kind(s) == CXCursor_IntegerLiteral) {
+  if (kind(s) == CXCursor_DeclRefExpr || kind(s) == CXCursor_IntegerLiteral || kind(s) == CXCursor_MemberRefExpr) {
     pure_walk *pW = &w;
     pure_visit(s, s, pW);
     return w.bPure;
@@ -262,16 +279,22 @@ static char *type_text(CXCursor decl) {
   return z;
 }
 
-/* The one variable of a DeclStmt, with its initializer (or null). */
-static int single_var(CXCursor stmt, CXCursor *pVar, CXCursor *pInit) {
-  ks_ast_kids k, v;
-  if (kind(stmt) != CXCursor_DeclStmt || ks_ast_kids_get(stmt, &k) != 1 || kind(k.a[0]) != CXCursor_VarDecl) return 0;
-  *pVar = k.a[0];
-  int n = ks_ast_kids_get(k.a[0], &v);
+/* A VarDecl and its initializer (or null). */
+static void var_init(CXCursor decl, CXCursor *pVar, CXCursor *pInit) {
+  ks_ast_kids v;
+  *pVar = decl;
+  int n = ks_ast_kids_get(decl, &v);
   /* Children of a VarDecl: type references, then the initializer last. */
   *pInit = clang_getNullCursor();
   for (int i = 0; i < n; i++)
     if (clang_isExpression(clang_getCursorKind(v.a[i]))) *pInit = v.a[i];
+}
+
+/* The one variable of a DeclStmt, with its initializer (or null). */
+static int single_var(CXCursor stmt, CXCursor *pVar, CXCursor *pInit) {
+  ks_ast_kids k;
+  if (kind(stmt) != CXCursor_DeclStmt || ks_ast_kids_get(stmt, &k) != 1 || kind(k.a[0]) != CXCursor_VarDecl) return 0;
+  var_init(k.a[0], pVar, pInit);
   return 1;
 }
 
@@ -347,12 +370,35 @@ typedef struct gm_state {
   int abFlatRem[2];
   char *zFlatD;               /* D, squashed */
   CXCursor flatBase;          /* the variable t, when one */
+  CXCursor flatDiv;           /* D as the first split writes it */
+  CXCursor flatQuot;          /* the quotient's variable */
+  /* IDIOMS: the flat index bounded before its split, `if (t >= X * D) return;`,
+   * `if (t < X * D) {..}`, or a grid-stride loop `for (t = PAR.x; t < X * D;
+   * t += gridDim.x * blockDim.x)`: each t below X * D once (flat_guard) */
+  int bFlatGuard, bStrideLoop;
+  CXCursor flatBound;         /* X * D */
+  CXCursor strideVar;         /* `int stride = gridDim.x * blockDim.x;`, when one */
   /* GRID (else 0): */
   int abTile[2];              /* aThread[t] is blockIdx.d * aTileE[t] + threadIdx.d */
   CXCursor aTileE[2];
   int bTemplate;              /* the kernel is a template */
+  /* IDIOMS: pointers the k-loop walks or indexes, `const float *b = B + col;`
+   * (walk_decl): offset u * s (s null: u alone), u a thread index */
+  int nWalk;
+  struct gm_walk {
+    CXCursor var, u, s, adv; /* adv: the step of its advance statement (null: ++) */
+    int iParam, nAdv;        /* nAdv: advance statements after the update */
+  } aWalk[4];
+  CXCursor failSt;            /* the statement the match failed at, or null */
+  const char *zLoopWhy;       /* why the k-loop did not match, when known */
   char zWhyBuf[320];
 } gm_state;
+
+/* Built only from scalar parameters (is_pure_ex); IDIOMS: and integer members
+ * of struct parameters passed by value (`d.M`). */
+static int pure_of(const gm_state *pS, CXCursor c) {
+  return is_pure_ex(pS->kernel, c, (pS->mAccept & KS_GEMM_ACCEPT_IDIOMS) != 0);
+}
 
 /* ---- MODEL: layouts read from the kernel-shape model's polynomials ---- */
 
@@ -597,6 +643,12 @@ static const char *fn_macro_why(gm_state *pS) {
  * or, written through a function-like macro, from the model (*pStride then a
  * null cursor: stride_text recomputes S). */
 static int lin_at(gm_state *pS, CXCursor sub, CXCursor idx, CXCursor u, CXCursor v, CXCursor *pStride, char **pzCast) {
+  if (pS->bFlatGuard && pS->nFlat == 2 && refers_to(idx, pS->flatBase)) {
+    /* IDIOMS: the flat index itself, t = (t / D) * D + t % D: the quotient's row, D the stride */
+    if (pzCast) *pzCast = NULL;
+    *pStride = pS->flatDiv;
+    return clang_equalCursors(u, pS->flatQuot) && !clang_equalCursors(v, pS->flatQuot);
+  }
   int bTemp = 0; /* IDIOMS: an index temporary (`C[idx]`): the model reads through it */
   for (int i = 0; i < pS->nIdxTemp; i++) bTemp |= refers_to(idx, pS->aIdxTemp[i]);
   if (!in_fn_macro(pS, idx) && !bTemp) return linear_index(idx, u, v, pStride, pzCast);
@@ -607,12 +659,179 @@ static int lin_at(gm_state *pS, CXCursor sub, CXCursor idx, CXCursor u, CXCursor
 }
 
 
+/* ---- IDIOMS: pointers walked by the k-loop ---- */
+
+/* The walker var is, or -1. */
+static int walk_of(gm_state *pS, CXCursor c) {
+  c = strip(c);
+  for (int i = 0; i < pS->nWalk && kind(c) == CXCursor_DeclRefExpr; i++)
+    if (refers_to(c, pS->aWalk[i].var)) return i;
+  return -1;
+}
+
+/* IDIOMS: `T *p = P + u * S;` or `T *p = P + u;` (either order), P a pointer
+ * parameter of p's element type, u a thread index, S built from scalar
+ * parameters: a pointer the k-loop may walk (walk_operand). 1 registered. */
+static int walk_decl(gm_state *pS, CXCursor var, CXCursor init) {
+  CXCursor l, r, s;
+  CXType tV = clang_getCanonicalType(clang_getCursorType(var));
+  if (!(pS->mAccept & KS_GEMM_ACCEPT_IDIOMS) || pS->nWalk >= 4 || tV.kind != CXType_Pointer ||
+      !binop(strip(init), CXBinaryOperator_Add, &l, &r))
+    return 0;
+  for (int iSwap = 0; iSwap < 2; iSwap++) {
+    CXCursor ptr = iSwap ? r : l, off = iSwap ? l : r;
+    int iP = ks_rw_param_of(pS->kernel, ptr);
+    CXType tP = clang_getCanonicalType(clang_getCursorType(strip(ptr)));
+    if (iP < 0 || tP.kind != CXType_Pointer ||
+        clang_getCanonicalType(clang_getPointeeType(tP)).kind != clang_getCanonicalType(clang_getPointeeType(tV)).kind)
+      continue;
+    for (int t = 0; t < pS->nThread; t++) {
+      struct gm_walk *w = &pS->aWalk[pS->nWalk];
+      if (refers_to(off, pS->aThread[t])) s = clang_getNullCursor();
+      else if (!scaled_ref(off, pS->aThread[t], &s, NULL) || !pure_of(pS, s)) continue;
+      memset(w, 0, sizeof *w);
+      w->var = var, w->u = pS->aThread[t], w->s = s, w->iParam = iP, w->adv = clang_getNullCursor();
+      pS->nWalk++;
+      return 1;
+    }
+  }
+  return 0;
+}
+
+/* A walker's read: `*p`, `*p++` (*pbPost), or p[k] / p[k * S2] (*pbSub, the
+ * step *pStep, null for 1). The walker, or -1. */
+static int walk_read(gm_state *pS, CXCursor c, int *pbPost, int *pbSub, CXCursor *pStep) {
+  ks_ast_kids k;
+  c = strip(c);
+  *pbPost = *pbSub = 0;
+  *pStep = clang_getNullCursor();
+  if (kind(c) == CXCursor_ArraySubscriptExpr && ks_ast_kids_get(c, &k) == 2) {
+    int iW = walk_of(pS, k.a[0]);
+    *pbSub = 1;
+    if (iW < 0 || refers_to(k.a[1], pS->kVar)) return iW;
+    return scaled_ref(k.a[1], pS->kVar, pStep, NULL) && pure_of(pS, *pStep) ? iW : -1;
+  }
+  if (kind(c) != CXCursor_UnaryOperator || clang_getCursorUnaryOperatorKind(c) != CXUnaryOperator_Deref ||
+      ks_ast_kids_get(c, &k) != 1)
+    return -1;
+  c = strip(k.a[0]);
+  if (kind(c) == CXCursor_UnaryOperator && clang_getCursorUnaryOperatorKind(c) == CXUnaryOperator_PostInc &&
+      ks_ast_kids_get(c, &k) == 1) {
+    *pbPost = 1;
+    c = k.a[0];
+  }
+  int iW = walk_of(pS, c);
+  if (iW >= 0 && !*pbPost) *pStep = pS->aWalk[iW].adv;
+  return iW;
+}
+
+/* IDIOMS: operand c read through a walker as P[u * S + v] (operand's terms):
+ * P[u * S + k] from P + u * S read at unit steps (p[k], `*p++`, `*p; ++p;`),
+ * P[k * S2 + v] from P + v read at steps of S2 (p[k * S2], `*p; p += S2;`).
+ * walk_check makes sure each walker steps once per k. -1 c is no walker's
+ * read, 0 not these terms, 1 matched. */
+static int walk_operand(gm_state *pS, CXCursor c, CXCursor u, CXCursor v, int *piParam, CXCursor *pStride) {
+  int bPost, bSub;
+  CXCursor step;
+  int iW = walk_read(pS, c, &bPost, &bSub, &step);
+  if (iW < 0) return -1;
+  const struct gm_walk *w = &pS->aWalk[iW];
+  int bUnit = clang_Cursor_isNull(step);
+  if (clang_equalCursors(v, pS->kVar) && bUnit && !clang_Cursor_isNull(w->s) && clang_equalCursors(w->u, u))
+    *pStride = w->s;
+  else if (clang_equalCursors(u, pS->kVar) && !bUnit && clang_Cursor_isNull(w->s) && clang_equalCursors(w->u, v))
+    *pStride = step;
+  else
+    return 0;
+  *piParam = w->iParam;
+  return 1;
+}
+
+/* IDIOMS: a statement advancing a walker after the k-loop's update, `p++;`,
+ * `++p;`, `p += S;` (S built from scalar parameters): counted on it. */
+static int walk_advance(gm_state *pS, CXCursor st) {
+  ks_ast_kids k;
+  CXCursor l, r;
+  int iW = -1;
+  CXCursor step = clang_getNullCursor();
+  if (kind(st) == CXCursor_UnaryOperator && ks_ast_kids_get(st, &k) == 1 &&
+      (clang_getCursorUnaryOperatorKind(st) == CXUnaryOperator_PostInc ||
+       clang_getCursorUnaryOperatorKind(st) == CXUnaryOperator_PreInc))
+    iW = walk_of(pS, k.a[0]);
+  else if (binop(st, CXBinaryOperator_AddAssign, &l, &r) && pure_of(pS, r))
+    iW = walk_of(pS, l), step = r;
+  if (iW < 0) return 0;
+  pS->aWalk[iW].adv = step;
+  pS->aWalk[iW].nAdv++;
+  return 1;
+}
+
+typedef struct walk_count {
+  gm_state *pS;
+  int anRef[4], anPost[4], anDeref[4];
+  int bBad;
+} walk_count;
+
+static enum CXChildVisitResult walk_count_visit(CXCursor c, CXCursor parent, CXClientData d) {
+  walk_count *pW = d;
+  int iW = walk_of(pW->pS, c);
+  (void)parent;
+  if (iW >= 0 && kind(c) == CXCursor_DeclRefExpr) pW->anRef[iW]++;
+  if (kind(c) == CXCursor_UnaryOperator) {
+    ks_ast_kids k;
+    enum CXUnaryOperatorKind e = clang_getCursorUnaryOperatorKind(c);
+    int iK = ks_ast_kids_get(c, &k) == 1 ? walk_of(pW->pS, k.a[0]) : -1;
+    ks_ast_kids kk;
+    CXCursor in = iK < 0 && e == CXUnaryOperator_Deref ? strip(k.a[0]) : clang_getNullCursor();
+    if (!clang_Cursor_isNull(in) && kind(in) == CXCursor_UnaryOperator &&
+        clang_getCursorUnaryOperatorKind(in) == CXUnaryOperator_PostInc && ks_ast_kids_get(in, &kk) == 1)
+      iK = walk_of(pW->pS, kk.a[0]); /* *p++ */
+    if (iK >= 0 && e == CXUnaryOperator_PostInc) pW->anPost[iK]++;
+    else if (iK >= 0 && e == CXUnaryOperator_Deref) pW->anDeref[iK]++;
+    else if (iK >= 0) pW->bBad = 1; /* --p, &p, ... */
+  }
+  if ((kind(c) == CXCursor_BinaryOperator || kind(c) == CXCursor_CompoundAssignOperator) &&
+      clang_getCursorBinaryOperatorKind(c) >= CXBinaryOperator_Assign &&
+      clang_getCursorBinaryOperatorKind(c) <= CXBinaryOperator_OrAssign) {
+    ks_ast_kids k;
+    if (ks_ast_kids_get(c, &k) == 2 && walk_of(pW->pS, k.a[0]) >= 0) pW->bBad = 1;
+  }
+  return CXChildVisit_Recurse;
+}
+
+/* IDIOMS: the k-loop's reads of walkers (statements aSt[0..n) but its
+ * advances): each walker read at most once per k; one read `*p` advances
+ * exactly once (`*p++` or one advance statement), one read p[..] never.
+ * NULL, or why not. */
+static const char *walk_check(gm_state *pS, const CXCursor *aSt, int n) {
+  walk_count wc;
+  memset(&wc, 0, sizeof wc);
+  wc.pS = pS;
+  for (int i = 0; i < n; i++) {
+    walk_count_visit(aSt[i], aSt[i], &wc);
+    clang_visitChildren(aSt[i], walk_count_visit, &wc);
+  }
+  if (wc.bBad) return "the k-loop re-seats a pointer it reads other than by one `p++` or `p += step` per k after the read "
+                          "(step built from scalar parameters)";
+  for (int i = 0; i < pS->nWalk; i++) {
+    int nStep = wc.anPost[i] + pS->aWalk[i].nAdv;
+    if (wc.anRef[i] > 1) return "the k-loop reads a walked pointer more than once per k";
+    if (wc.anRef[i] == 0 && nStep) return "the k-loop advances a pointer it does not read";
+    if (wc.anRef[i] && wc.anDeref[i] && nStep != 1)
+      return "the k-loop reads `*p` but advances p other than once per k (p++ or p += step after the read)";
+    if (wc.anRef[i] && !wc.anDeref[i] && nStep) return "the k-loop indexes a pointer it also advances";
+  }
+  return NULL;
+}
+
 /* A GEMM operand: P[u * S + v] with P a pointer parameter, or (LINEAR) R[v]
  * with R a row pointer `P + u * S`. *piParam: P; *pStride: S; *pzCast as for
  * linear_index. */
 static int operand(gm_state *pS, CXCursor c, CXCursor u, CXCursor v, int *piParam, CXCursor *pStride, char **pzCast) {
   ks_ast_kids k;
   if (pzCast) *pzCast = NULL;
+  int rcW = pS->nWalk ? walk_operand(pS, c, u, v, piParam, pStride) : -1;
+  if (rcW >= 0) return rcW;
   c = strip(c);
   if (kind(c) != CXCursor_ArraySubscriptExpr || ks_ast_kids_get(c, &k) != 2) return 0;
   int iP = ks_rw_param_of(pS->kernel, k.a[0]);
@@ -687,6 +906,28 @@ static int null_check(gm_state *pS, CXCursor c) {
   return 0;
 }
 
+/* IDIOMS: a pointer parameter P as a truth value, `P` or `!P` (P != NULL,
+ * P == NULL). */
+static int ptr_truth(gm_state *pS, CXCursor c) {
+  ks_ast_kids k;
+  c = strip(c);
+  if (kind(c) == CXCursor_UnaryOperator && clang_getCursorUnaryOperatorKind(c) == CXUnaryOperator_LNot &&
+      ks_ast_kids_get(c, &k) == 1)
+    c = strip(k.a[0]);
+  return (pS->mAccept & KS_GEMM_ACCEPT_IDIOMS) && kind(c) == CXCursor_DeclRefExpr && ks_rw_param_of(pS->kernel, c) >= 0 &&
+         clang_getCanonicalType(clang_getCursorType(c)).kind == CXType_Pointer;
+}
+
+static enum CXChildVisitResult epi_visit(CXCursor c, CXCursor parent, CXClientData d);
+
+/* IDIOMS: `P ? x : y` with P a pointer parameter (a NULL-checked bias): x
+ * and y walked as epilogue expressions. */
+static enum CXChildVisitResult epi_ptr_cond(epi_walk *pW, CXCursor c, const ks_ast_kids *pK) {
+  for (int i = 1; i < 3 && !pW->bBad; i++)
+    if (epi_visit(pK->a[i], c, pW) == CXChildVisit_Recurse && !pW->bBad) clang_visitChildren(pK->a[i], epi_visit, pW);
+  return pW->bBad ? CXChildVisit_Break : CXChildVisit_Continue;
+}
+
 static int epi_thread(gm_state *pS, CXCursor c) {
   for (int t = 0; t < pS->nThread; t++)
     if (refers_to(c, pS->aThread[t])) {
@@ -719,10 +960,12 @@ static enum CXChildVisitResult epi_visit(CXCursor c, CXCursor parent, CXClientDa
   case CXCursor_FloatingLiteral:
   case CXCursor_TypeRef:
     return CXChildVisit_Continue;
+  case CXCursor_ConditionalOperator:
+    if (ks_ast_kids_get(c, &k) == 3 && ptr_truth(pS, k.a[0])) return epi_ptr_cond(pW, c, &k);
+    return CXChildVisit_Recurse;
   case CXCursor_UnexposedExpr:
   case CXCursor_ParenExpr:
   case CXCursor_CStyleCastExpr:
-  case CXCursor_ConditionalOperator:
   case CXCursor_CallExpr:
     return CXChildVisit_Recurse;
   case CXCursor_UnaryOperator: {
@@ -787,10 +1030,31 @@ static int epi_expr(gm_state *pS, CXCursor e, int *pbAcc) {
   return !w.bBad;
 }
 
-/* `acc op= e;` or `acc = e;` with e an epilogue expression. */
-static int match_epilogue(gm_state *pS, CXCursor st) {
+static int epi_update(gm_state *pS, CXCursor st);
+
+/* IDIOMS: `if (cond) update` / `if (cond) { updates }`, no else: cond a
+ * pointer parameter's NULL check or an epilogue expression, each update
+ * `acc op= e;` (a bias added when given). */
+static int epi_if(gm_state *pS, CXCursor st) {
+  ks_ast_kids f, b;
+  if (ks_ast_kids_get(st, &f) != 2) {
+    pS->zWhy = "an if with an else between the k-loop and the store";
+    return 0;
+  }
+  if (!ptr_truth(pS, f.a[0]) && !epi_expr(pS, f.a[0], NULL)) return 0;
+  if (kind(f.a[1]) != CXCursor_CompoundStmt) return epi_update(pS, f.a[1]);
+  int n = ks_ast_kids_get(f.a[1], &b);
+  for (int i = 0; i < n; i++)
+    if (!epi_update(pS, b.a[i])) return 0;
+  return n >= 0;
+}
+
+/* `acc op= e;` or `acc = e;` with e an epilogue expression (IDIOMS: or such
+ * statements under an if, epi_if). */
+static int epi_update(gm_state *pS, CXCursor st) {
   CXCursor l, r;
   int bOk = 0;
+  if (kind(st) == CXCursor_IfStmt && (pS->mAccept & KS_GEMM_ACCEPT_IDIOMS)) return epi_if(pS, st);
   if (kind(st) == CXCursor_CompoundAssignOperator) {
     enum CXBinaryOperatorKind e = clang_getCursorBinaryOperatorKind(st);
     bOk = e == CXBinaryOperator_AddAssign || e == CXBinaryOperator_SubAssign || e == CXBinaryOperator_MulAssign ||
@@ -802,11 +1066,16 @@ static int match_epilogue(gm_state *pS, CXCursor st) {
     pS->zWhy = "a statement between the k-loop and the store is not an update of the accumulator (acc op= expression)";
     return 0;
   }
+  return epi_expr(pS, r, NULL);
+}
+
+/* An epilogue statement (epi_update), kept as written. */
+static int match_epilogue(gm_state *pS, CXCursor st) {
+  if (!epi_update(pS, st)) return 0;
   if (pS->nEpi >= 16) {
     pS->zWhy = "more than 16 epilogue statements";
     return 0;
   }
-  if (!epi_expr(pS, r, NULL)) return 0;
   pS->aEpi[pS->nEpi++] = st;
   return 1;
 }
@@ -965,6 +1234,27 @@ static int fma_call(CXCursor c, CXCursor acc) {
   return bFma && e == clang_getCanonicalType(clang_getCursorType(acc)).kind && refers_to(clang_Cursor_getArgument(c, 2), acc);
 }
 
+/* The k-loop's increment: the counter's step (*pInc) and, IDIOMS, walkers'
+ * advances joined by commas (`++k, b += N`: run after the body, as an
+ * advance last in it is). 0 when two parts are not advances. */
+static int header_advances(gm_state *pS, CXCursor c, CXCursor *pInc) {
+  CXCursor l, r;
+  c = strip(c);
+  if (pS->nWalk && binop(c, CXBinaryOperator_Comma, &l, &r))
+    return header_advances(pS, l, pInc) && header_advances(pS, r, pInc);
+  if (pS->nWalk && walk_advance(pS, c)) return 1;
+  if (!clang_Cursor_isNull(*pInc)) return 0;
+  *pInc = c;
+  return 1;
+}
+
+/* Why the k-loop did not match, unless a reason is known already (the
+ * model's reading of a macro index comes first: match_kernel). 0. */
+static int loop_fail(gm_state *pS, const char *zWhy) {
+  if (!pS->zLoopWhy) pS->zLoopWhy = zWhy;
+  return 0;
+}
+
 static int match_loop(gm_state *pS, CXCursor loop) {
   ks_ast_kids k, b;
   CXCursor var, init, l, r, sum = clang_getNullCursor(), prod;
@@ -974,26 +1264,30 @@ static int match_loop(gm_state *pS, CXCursor loop) {
       is_zero_literal(pS->pTu, ar)) {
     var = pS->kDecl; /* IDIOMS: int k; for (k = 0; ...) */
   } else if (!single_var(k.a[0], &var, &init) || clang_Cursor_isNull(init) || !is_zero_literal(pS->pTu, init)) {
-    return 0;
+    return loop_fail(pS, "the k-loop does not start its counter at 0");
   }
-  if (!ks_rw_is_integer_type(clang_getCursorType(var))) return 0;
-  if (!binop(strip(k.a[1]), CXBinaryOperator_LT, &l, &r) || !refers_to(l, var) || !is_pure(pS->kernel, r)) return 0;
-  /* ++k, k++, k += 1 */
-  CXCursor inc = strip(k.a[2]);
+  if (!ks_rw_is_integer_type(clang_getCursorType(var))) return loop_fail(pS, "the k-loop's counter is not an integer");
+  if (!binop(strip(k.a[1]), CXBinaryOperator_LT, &l, &r) || !refers_to(l, var) || !pure_of(pS, r))
+    return loop_fail(pS, "the k-loop's condition is not `k < K` with K built from scalar parameters");
+  /* ++k, k++, k += 1 (IDIOMS: with walkers' advances, `++k, b += N`) */
+  CXCursor inc = clang_getNullCursor();
+  if (!header_advances(pS, k.a[2], &inc) || clang_Cursor_isNull(inc))
+    return loop_fail(pS, "the k-loop's increment is more than the counter's step and advances of walked pointers");
   if (kind(inc) == CXCursor_UnaryOperator) {
     enum CXUnaryOperatorKind e = clang_getCursorUnaryOperatorKind(inc);
     ks_ast_kids u;
     if ((e != CXUnaryOperator_PreInc && e != CXUnaryOperator_PostInc) || ks_ast_kids_get(inc, &u) != 1 ||
         !refers_to(u.a[0], var))
-      return 0;
+      return loop_fail(pS, "the k-loop does not step its counter by 1");
   } else {
     CXCursor il, ir;
     char *z = NULL;
-    if (!binop(inc, CXBinaryOperator_AddAssign, &il, &ir) || !refers_to(il, var)) return 0;
+    if (!binop(inc, CXBinaryOperator_AddAssign, &il, &ir) || !refers_to(il, var))
+      return loop_fail(pS, "the k-loop does not step its counter by 1");
     z = cursor_text(pS->pTu, strip(ir));
     int bOne = z && strcmp(z, "1") == 0;
     free(z);
-    if (!bOne) return 0;
+    if (!bOne) return loop_fail(pS, "the k-loop does not step its counter by 1");
   }
   pS->kVar = var;
   pS->kBound = r;
@@ -1001,7 +1295,12 @@ static int match_loop(gm_state *pS, CXCursor loop) {
   CXCursor body = k.a[3];
   if (kind(body) == CXCursor_CompoundStmt) {
     int nB = ks_ast_kids_get(body, &b);
-    if (nB < 1 || (nB > 1 && !(pS->mAccept & KS_GEMM_ACCEPT_IDIOMS)) || nB > 3) return 0;
+    while (nB > 1 && pS->nWalk && walk_advance(pS, b.a[nB - 1])) nB--; /* IDIOMS: `p += S;` last */
+    if (nB < 1 || (nB > 1 && !(pS->mAccept & KS_GEMM_ACCEPT_IDIOMS)) || nB > 3)
+      return loop_fail(pS, "the k-loop's body is more than the update (loads of its factors into temporaries first, "
+                           "pointer advances last)");
+    const char *zWalk = pS->nWalk ? walk_check(pS, b.a, nB) : NULL;
+    if (zWalk) return loop_fail(pS, zWalk);
     /* IDIOMS: `float a = A[..]; float b = B[..];` first, the factors by name */
     pS->nLoopTemp = 0;
     for (int i = 0; i + 1 < nB; i++) {
@@ -1011,11 +1310,15 @@ static int match_loop(gm_state *pS, CXCursor loop) {
       if ((eT != CXType_Float && eT != CXType_Double) || clang_Cursor_isNull(ti) ||
           kind(strip(ti)) != CXCursor_ArraySubscriptExpr ||
           clang_getCanonicalType(clang_getCursorType(strip(ti))).kind != eT)
-        return 0;
+        return loop_fail(pS, "a statement of the k-loop's body before its update is not a load of a factor into a "
+                             "temporary of the accumulator's type (`float a = A[..];`)");
       pS->aLoopTemp[pS->nLoopTemp] = tv;
       pS->aLoopTempInit[pS->nLoopTemp++] = strip(ti);
     }
     body = b.a[nB - 1];
+  } else if (pS->nWalk) {
+    const char *zWalk = walk_check(pS, &body, 1);
+    if (zWalk) return loop_fail(pS, zWalk);
   }
   /* acc += x * y  |  acc = acc + x * y  |  acc = x * y + acc  |  (ACC_C) C[idx] += x * y */
   CXCursor accC = clang_getNullCursor();
@@ -1042,7 +1345,7 @@ static int match_loop(gm_state *pS, CXCursor loop) {
       if (!refers_to(sum, pS->acc)) return 0;
     }
   } else {
-    return 0;
+    return loop_fail(pS, "the k-loop's body is not `acc += x * y` (acc = acc + x * y, acc = fmaf(x, y, acc))");
   }
   /* DUAL: `acc += p1 + p2`, two products of the same layouts (syr2k) */
   CXCursor p1 = prod, p2 = clang_getNullCursor(), d1, d2, t1, t2;
@@ -1056,7 +1359,9 @@ static int match_loop(gm_state *pS, CXCursor loop) {
     if (!prod_cands(pS, p2, var, pS->aCand2, &pS->nCand2, &pS->aScale2, &pS->aScaled2) || pS->nCand2 == 0) return 0;
     pS->bDual = 1;
   }
-  if (pS->nCand == 0) return 0;
+  if (pS->nCand == 0)
+    return loop_fail(pS, "the k-loop's product is not A[row * lda + k] * B[k * ldb + col] of pointer parameters, in "
+                         "a layout this rule reads");
   if (!clang_Cursor_isNull(accC)) {
     /* ACC_C: the accumulation target is the store */
     CXCursor idx;
@@ -1092,6 +1397,11 @@ static int match_store(gm_state *pS, CXCursor stmt) {
   }
   int iC = out_subscript(pS, l, &idx);
   (void)s;
+  if (iC >= 0 && pS->bFlatGuard && refers_to(idx, pS->flatBase) && !pick_reading(pS, l, idx)) {
+    pS->zWhy = "it stores to its flat index t = (t / D) * D + t % D, but its row (A's) is not the quotient t / D: "
+               "that C is not row-major with the rows it computes";
+    return 0;
+  }
   if (iC < 0 || !pick_reading(pS, l, idx)) return 0;
   pS->cSub = l;
   pS->iC = iC;
@@ -1155,16 +1465,32 @@ static char bare_index(CXCursor init, char *pcBare, int *piDim) {
   return e == KS_ATOM_BID ? 'y' : 'x';
 }
 
+/* IDIOMS: the remainder written `t - q * D` (either order of the product),
+ * q the quotient t / D split before it: t % D by C's truncating division
+ * (C11 6.5.5p6), as long as q holds t / D unnarrowed. *pT t, *pD D. */
+static int flat_rem_sub(gm_state *pS, CXCursor c, CXCursor *pT, CXCursor *pD) {
+  CXCursor prod;
+  CXCursor q = pS->flatQuot;
+  if (pS->nFlat != 1 || pS->abFlatRem[0] || !binop(c, CXBinaryOperator_Sub, pT, &prod)) return 0;
+  if (!scaled_ref(prod, q, pD, NULL)) return 0;
+  if (clang_Type_getSizeOf(clang_getCursorType(q)) < clang_Type_getSizeOf(clang_getCursorType(c))) {
+    pS->zWhy = "the quotient a remainder `t - q * D` is computed from is held in a narrower type";
+    return 0;
+  }
+  return 1;
+}
+
 /* IDIOMS: a flat index split in two, `row = t / D; col = t % D;` (t the
  * thread index of x, inline or a variable that holds it, which then stops
  * being a thread index of its own; D a pure expression, the same for both):
  * 'y' for the quotient (the row), 'x' for the remainder, else 0. Every
  * (row, col) with col < D is some thread's, so the kernel computes what a 2-D
  * grid would once the guard bounds col by D itself (match_kernel checks). */
-static char flat_index(gm_state *pS, CXCursor init) {
+static char flat_index(gm_state *pS, CXCursor var, CXCursor init) {
   CXCursor c = strip(init), t, d;
   int bDiv = binop(c, CXBinaryOperator_Div, &t, &d), bRem = !bDiv && binop(c, CXBinaryOperator_Rem, &t, &d);
-  if ((!bDiv && !bRem) || !is_pure(pS->kernel, d) || !ks_rw_is_integer_type(clang_getCursorType(strip(t)))) return 0;
+  if (!bDiv && !bRem) bRem = flat_rem_sub(pS, c, &t, &d);
+  if ((!bDiv && !bRem) || !pure_of(pS, d) || !ks_rw_is_integer_type(clang_getCursorType(strip(t)))) return 0;
   int bBase = 0;
   if (pS->nThread == 1 && pS->acDim[0] == 'x' && !pS->abTile[0] && refers_to(t, pS->aThread[0])) bBase = 1;
   else if (!(clang_Cursor_isNull(pS->flatBase) ? ks_rw_thread_index(pS->pTu, pS->kernel, t, NULL) == 0
@@ -1174,6 +1500,7 @@ static char flat_index(gm_state *pS, CXCursor init) {
   char *zD = ks_rw_squash_cursor(pS->pTu, d);
   int bSameD = zD && (pS->nFlat == 0 || (pS->zFlatD && !strcmp(zD, pS->zFlatD)));
   if (!bSameD) {
+    if (zD) pS->zWhy = "it splits its flat index by two divisors (t / D and t % D need the same D: each output once)";
     free(zD);
     return 0;
   }
@@ -1181,8 +1508,9 @@ static char flat_index(gm_state *pS, CXCursor init) {
     pS->flatBase = pS->aThread[0];
     pS->nThread = 0;
   }
-  if (pS->nFlat == 0) pS->zFlatD = zD;
+  if (pS->nFlat == 0) pS->zFlatD = zD, pS->flatDiv = d;
   else free(zD);
+  if (!bRem) pS->flatQuot = var;
   pS->abFlatRem[pS->nFlat++] = bRem;
   return bRem ? 'x' : 'y';
 }
@@ -1249,6 +1577,183 @@ static int batch_decl(gm_state *pS, CXCursor st, CXCursor var, CXCursor init) {
   return 1;
 }
 
+/* IDIOMS: gridDim.x * blockDim.x (either order): the threads of a 1-D grid. */
+static int grid_step(CXCursor c) {
+  CXCursor l, r;
+  if (!binop(strip(c), CXBinaryOperator_Mul, &l, &r)) return 0;
+  int iL = -1, iR = -1, eL = ks_shape_builtin(strip(l), &iL), eR = ks_shape_builtin(strip(r), &iR);
+  return iL == 0 && iR == 0 &&
+         ((eL == KS_ATOM_GDIM && eR == KS_ATOM_BDIM) || (eL == KS_ATOM_BDIM && eR == KS_ATOM_GDIM));
+}
+
+/* IDIOMS: `t < X * D` (bEarly: `t >= X * D`) on the flat index t, before its
+ * split: t covers [0, X * D) once, so t / D, t % D cover X rows of D columns,
+ * the guard `row < X && col < D` (flat_bounds, once D is known). 1 taken. */
+static int flat_guard(gm_state *pS, CXCursor cond, CXCursor t, int bEarly) {
+  CXCursor v, e, x, y;
+  if (!binop(strip(cond), bEarly ? CXBinaryOperator_GE : CXBinaryOperator_LT, &v, &e) || !refers_to(v, t)) return 0;
+  if (!binop(strip(e), CXBinaryOperator_Mul, &x, &y) || !pure_of(pS, e)) {
+    pS->zWhy = "the bound on the flat index is not a product of scalar parameters (rows * columns)";
+    return 0;
+  }
+  pS->flatBase = t;
+  pS->nThread = 0; /* t is split below: not a thread index of its own */
+  pS->flatBound = e;
+  pS->bFlatGuard = pS->bGuard = 1;
+  return 1;
+}
+
+/* IDIOMS: is `if (cond) return;` / `if (cond) {..}` a guard on the one 1-D
+ * index t, declared alone (no tile, no bare index)? */
+static int flat_guard_at(gm_state *pS) {
+  return (pS->mAccept & KS_GEMM_ACCEPT_IDIOMS) && pS->nThread == 1 && pS->acDim[0] == 'x' && !pS->abTile[0] &&
+         !pS->acBare[0] && !pS->nFlat && !pS->bGuard && clang_Cursor_isNull(pS->acc);
+}
+
+static int match_stmts(gm_state *pS, CXCursor block, int bTop);
+
+/* IDIOMS: the grid-stride loop over the outputs, `for (int t = PAR.x; t < X *
+ * D; t += gridDim.x * blockDim.x) {..}` (PAR.x blockIdx.x * blockDim.x +
+ * threadIdx.x, or a variable holding it; the step written inline or in a
+ * variable; `t = t + step` too): every t in [0, X * D) is one iteration of
+ * one thread (of each y, z: those write the same values), as a flat guard's
+ * thread is. Its body is the GEMM's, t split in it. 1 taken, 0 not such a
+ * loop, -1 refused (pS->zWhy). */
+static int stride_loop(gm_state *pS, CXCursor loop) {
+  ks_ast_kids k;
+  CXCursor var, init, l, r, step;
+  if (ks_ast_kids_get(loop, &k) != 4 || !single_var(k.a[0], &var, &init) || clang_Cursor_isNull(init) ||
+      !ks_rw_is_integer_type(clang_getCursorType(var)))
+    return 0;
+  int bStart = pS->nThread == 0 ? thread_dim(pS, init) == 'x' : flat_guard_at(pS) && refers_to(init, pS->aThread[0]);
+  if (!bStart) {
+    pS->zWhy = "a loop over the outputs whose start is not the 1-D thread index blockIdx.x * blockDim.x + threadIdx.x";
+    return -1;
+  }
+  CXCursor inc = strip(k.a[2]);
+  if (binop(inc, CXBinaryOperator_AddAssign, &l, &step) && refers_to(l, var)) {
+  } else if (binop(inc, CXBinaryOperator_Assign, &l, &r) && refers_to(l, var) &&
+             binop(strip(r), CXBinaryOperator_Add, &step, &r) && (refers_to(step, var) || refers_to(r, var))) {
+    if (refers_to(step, var)) step = r;
+  } else {
+    pS->zWhy = "a loop over the flat index that does not step by `t += step`";
+    return -1;
+  }
+  if (!grid_step(step) && !(!clang_Cursor_isNull(pS->strideVar) && refers_to(step, pS->strideVar))) {
+    pS->zWhy = "a grid-stride loop whose step is not gridDim.x * blockDim.x (some outputs no thread's, or some twice)";
+    return -1;
+  }
+  if (kind(k.a[3]) != CXCursor_CompoundStmt) return 0;
+  if (!flat_guard(pS, k.a[1], var, 0)) {
+    if (!pS->zWhy) pS->zWhy = "a grid-stride loop not bounded by `t < rows * columns`";
+    return -1;
+  }
+  pS->bStrideLoop = 1;
+  return match_stmts(pS, k.a[3], 0) ? 1 : -1;
+}
+
+/* One variable of a block's declaration, var = init (init null when none):
+ * 1 taken, 0 not. st: the declaration when var is all it declares (a kept
+ * per-batch pointer keeps it whole), else a null cursor. */
+static int match_decl(gm_state *pS, CXCursor st, CXCursor var, CXCursor init, int bTop) {
+  if (clang_Cursor_isNull(init) && (pS->mAccept & KS_GEMM_ACCEPT_IDIOMS) && !pS->bLoopSeen &&
+      clang_Cursor_isNull(pS->kDecl) && ks_rw_is_integer_type(clang_getCursorType(var))) {
+    pS->kDecl = var; /* the k-loop's counter, declared before it */
+    return 1;
+  }
+  if (clang_Cursor_isNull(init)) return 0;
+  char cDim = bTop && !pS->bGuard && ks_rw_is_integer_type(clang_getCursorType(var)) ? thread_dim(pS, init) : 0;
+  CXCursor tileE = clang_getNullCursor();
+  if (!cDim && bTop && !pS->bGuard && (pS->mAccept & KS_GEMM_ACCEPT_GRID) && pS->nThread < 2 &&
+      ks_rw_is_integer_type(clang_getCursorType(var)))
+    cDim = tile_index(pS, init, &tileE);
+  if (!cDim && ((bTop && !pS->bGuard) || (pS->bFlatGuard && !pS->bLoopSeen)) &&
+      (pS->mAccept & KS_GEMM_ACCEPT_IDIOMS) && ks_rw_is_integer_type(clang_getCursorType(var))) {
+    const char *zWhy0 = pS->zWhy;
+    cDim = flat_index(pS, var, init);
+    if (!cDim && pS->zWhy != zWhy0) return 0; /* a split refused */
+  }
+  char cBare = 0;
+  int iBareDim = -1;
+  if (!cDim && bTop && !pS->bGuard && (pS->mAccept & KS_GEMM_ACCEPT_GRID) && pS->nThread < 2 &&
+      ks_rw_is_integer_type(clang_getCursorType(var)))
+    cDim = bare_index(init, &cBare, &iBareDim);
+  if (cDim && pS->nThread < 2) {
+    pS->acBare[pS->nThread] = cBare;
+    pS->aiBareDim[pS->nThread] = iBareDim;
+  }
+  if (cDim && pS->nThread < 2) {
+    pS->abTile[pS->nThread] = !clang_Cursor_isNull(tileE);
+    pS->aTileE[pS->nThread] = tileE;
+    pS->aThread[pS->nThread] = var;
+    pS->acDim[pS->nThread++] = cDim;
+    return 1;
+  }
+  /* IDIOMS: `int stride = gridDim.x * blockDim.x;`, the step of a grid-stride loop (stride_loop) */
+  if (!cDim && bTop && !pS->bGuard && (pS->mAccept & KS_GEMM_ACCEPT_IDIOMS) && clang_Cursor_isNull(pS->strideVar) &&
+      ks_rw_is_integer_type(clang_getCursorType(var)) && grid_step(init)) {
+    pS->strideVar = var;
+    return 1;
+  }
+  enum CXTypeKind eT = clang_getCanonicalType(clang_getCursorType(var)).kind;
+  if (clang_Cursor_isNull(pS->acc) && (eT == CXType_Float || eT == CXType_Double) &&
+      is_zero_literal(pS->pTu, init)) {
+    pS->acc = var;
+    return 1;
+  }
+  /* IDIOMS: `float acc = bias[col];` (an epilogue expression of row / col) */
+  if (clang_Cursor_isNull(pS->acc) && (eT == CXType_Float || eT == CXType_Double) &&
+      (pS->mAccept & KS_GEMM_ACCEPT_IDIOMS) && pS->nThread == 2 && !pS->bLoopSeen) {
+    int bAcc = 0;
+    const char *zWhy0 = pS->zWhy;
+    if (epi_expr(pS, init, &bAcc) && !bAcc) {
+      pS->acc = var;
+      pS->accInit = init;
+      return 1;
+    }
+    pS->zWhy = zWhy0;
+  }
+  /* LINEAR: a row pointer `P + u * S` (u row or col, S pure), read in the k-loop */
+  CXCursor pl, pr, ps;
+  int bRowPtr = 0;
+  if ((pS->mAccept & KS_GEMM_ACCEPT_LINEAR) && pS->nThread == 2 && !pS->bLoopSeen && eT == CXType_Pointer &&
+      pS->nRowPtr < 4 && binop(strip(init), CXBinaryOperator_Add, &pl, &pr))
+    for (int iSwap = 0; iSwap < 2; iSwap++)
+      for (int t = 0; t < 2; t++) {
+        char *zCast = NULL;
+        if (ks_rw_param_of(pS->kernel, iSwap ? pr : pl) >= 0 &&
+            scaled_ref(iSwap ? pl : pr, pS->aThread[t], &ps, &zCast) && pure_of(pS, ps))
+          bRowPtr = 1;
+        free(zCast);
+      }
+  if (bRowPtr) {
+    pS->aRowPtr[pS->nRowPtr] = var;
+    pS->aRowPtrInit[pS->nRowPtr++] = init;
+    walk_decl(pS, var, init); /* also walked, `*p++` */
+    return 1;
+  }
+  if (pS->nThread == 2 && !pS->bLoopSeen && walk_decl(pS, var, init)) return 1;
+  if (pS->pShape && !pS->bLoopSeen) {
+    int rc = batch_decl(pS, st, var, init);
+    if (rc > 0) return 1;
+  }
+  /* IDIOMS, MODEL: `int idx = row * N + col;` under the guard: the model reads C[idx] through it. It goes
+   * with the body; what the rewrite keeps cannot read it (the epilogue reads no local but acc, row, col) */
+  if ((pS->mAccept & KS_GEMM_ACCEPT_IDIOMS) && pS->pShape && pS->bGuard && !pS->bLoopSeen && pS->nIdxTemp < 2 &&
+      ks_rw_is_integer_type(clang_getCursorType(var)) && ks_rw_pure_expr(init)) {
+    pS->aIdxTemp[pS->nIdxTemp++] = var;
+    return 1;
+  }
+  return 0;
+}
+
+/* Statement st of the body is where the match failed (the innermost one:
+ * the first recorded stays). 0. */
+static int stmt_fail(gm_state *pS, CXCursor st) {
+  if (clang_Cursor_isNull(pS->failSt)) pS->failSt = st;
+  return 0;
+}
+
 /* The statements of a block, in order; bTop: the kernel body itself. */
 static int match_stmts(gm_state *pS, CXCursor block, int bTop) {
   ks_ast_kids k;
@@ -1256,102 +1761,50 @@ static int match_stmts(gm_state *pS, CXCursor block, int bTop) {
   if (n < 0) return 0;
   for (int i = 0; i < n; i++) {
     CXCursor st = k.a[i], var, init;
-    if (single_var(st, &var, &init)) {
-      if (clang_Cursor_isNull(init) && (pS->mAccept & KS_GEMM_ACCEPT_IDIOMS) && !pS->bLoopSeen &&
-          clang_Cursor_isNull(pS->kDecl) && ks_rw_is_integer_type(clang_getCursorType(var))) {
-        pS->kDecl = var; /* the k-loop's counter, declared before it */
-        continue;
+    if (kind(st) == CXCursor_DeclStmt) {
+      ks_ast_kids dk;
+      int nD = ks_ast_kids_get(st, &dk);
+      if (nD < 1) return stmt_fail(pS, st);
+      for (int j = 0; j < nD; j++) {
+        if (kind(dk.a[j]) != CXCursor_VarDecl) return stmt_fail(pS, st);
+        var_init(dk.a[j], &var, &init);
+        if (!match_decl(pS, nD == 1 ? st : clang_getNullCursor(), var, init, bTop)) return stmt_fail(pS, st);
       }
-      if (clang_Cursor_isNull(init)) return 0;
-      char cDim = bTop && !pS->bGuard && ks_rw_is_integer_type(clang_getCursorType(var)) ? thread_dim(pS, init) : 0;
-      CXCursor tileE = clang_getNullCursor();
-      if (!cDim && bTop && !pS->bGuard && (pS->mAccept & KS_GEMM_ACCEPT_GRID) && pS->nThread < 2 &&
-          ks_rw_is_integer_type(clang_getCursorType(var)))
-        cDim = tile_index(pS, init, &tileE);
-      if (!cDim && bTop && !pS->bGuard && (pS->mAccept & KS_GEMM_ACCEPT_IDIOMS) &&
-          ks_rw_is_integer_type(clang_getCursorType(var)))
-        cDim = flat_index(pS, init);
-      char cBare = 0;
-      int iBareDim = -1;
-      if (!cDim && bTop && !pS->bGuard && (pS->mAccept & KS_GEMM_ACCEPT_GRID) && pS->nThread < 2 &&
-          ks_rw_is_integer_type(clang_getCursorType(var)))
-        cDim = bare_index(init, &cBare, &iBareDim);
-      if (cDim && pS->nThread < 2) {
-        pS->acBare[pS->nThread] = cBare;
-        pS->aiBareDim[pS->nThread] = iBareDim;
-      }
-      if (cDim && pS->nThread < 2) {
-        pS->abTile[pS->nThread] = !clang_Cursor_isNull(tileE);
-        pS->aTileE[pS->nThread] = tileE;
-        pS->aThread[pS->nThread] = var;
-        pS->acDim[pS->nThread++] = cDim;
-        continue;
-      }
-      enum CXTypeKind eT = clang_getCanonicalType(clang_getCursorType(var)).kind;
-      if (clang_Cursor_isNull(pS->acc) && (eT == CXType_Float || eT == CXType_Double) &&
-          is_zero_literal(pS->pTu, init)) {
-        pS->acc = var;
-        continue;
-      }
-      /* IDIOMS: `float acc = bias[col];` (an epilogue expression of row / col) */
-      if (clang_Cursor_isNull(pS->acc) && (eT == CXType_Float || eT == CXType_Double) &&
-          (pS->mAccept & KS_GEMM_ACCEPT_IDIOMS) && pS->nThread == 2 && !pS->bLoopSeen) {
-        int bAcc = 0;
-        const char *zWhy0 = pS->zWhy;
-        if (epi_expr(pS, init, &bAcc) && !bAcc) {
-          pS->acc = var;
-          pS->accInit = init;
-          continue;
-        }
-        pS->zWhy = zWhy0;
-      }
-      /* LINEAR: a row pointer `P + u * S` (u row or col, S pure), read in the k-loop */
-      CXCursor pl, pr, ps;
-      int bRowPtr = 0;
-      if ((pS->mAccept & KS_GEMM_ACCEPT_LINEAR) && pS->nThread == 2 && !pS->bLoopSeen && eT == CXType_Pointer &&
-          pS->nRowPtr < 4 && binop(strip(init), CXBinaryOperator_Add, &pl, &pr))
-        for (int iSwap = 0; iSwap < 2; iSwap++)
-          for (int t = 0; t < 2; t++) {
-            char *zCast = NULL;
-            if (ks_rw_param_of(pS->kernel, iSwap ? pr : pl) >= 0 &&
-                scaled_ref(iSwap ? pl : pr, pS->aThread[t], &ps, &zCast) && is_pure(pS->kernel, ps))
-              bRowPtr = 1;
-            free(zCast);
-          }
-      if (bRowPtr) {
-        pS->aRowPtr[pS->nRowPtr] = var;
-        pS->aRowPtrInit[pS->nRowPtr++] = init;
-        continue;
-      }
-      if (pS->pShape && !pS->bLoopSeen) {
-        int rc = batch_decl(pS, st, var, init);
-        if (rc > 0) continue;
-      }
-      /* IDIOMS, MODEL: `int idx = row * N + col;` under the guard: the model reads C[idx] through it. It goes
-       * with the body; what the rewrite keeps cannot read it (the epilogue reads no local but acc, row, col) */
-      if ((pS->mAccept & KS_GEMM_ACCEPT_IDIOMS) && pS->pShape && pS->bGuard && !pS->bLoopSeen && pS->nIdxTemp < 2 &&
-          ks_rw_is_integer_type(clang_getCursorType(var)) && ks_rw_pure_expr(init)) {
-        pS->aIdxTemp[pS->nIdxTemp++] = var;
-        continue;
-      }
-      return 0;
+      continue;
+    }
+    if (kind(st) == CXCursor_IfStmt && flat_guard_at(pS)) {
+      /* IDIOMS: the flat index bounded before its split */
+      ks_ast_kids f, rr;
+      int bRet = 0;
+      if (ks_ast_kids_get(st, &f) != 2) return stmt_fail(pS, st); /* no else */
+      if (kind(f.a[1]) == CXCursor_ReturnStmt) bRet = ks_ast_kids_get(f.a[1], &rr) == 0;
+      else if (kind(f.a[1]) != CXCursor_CompoundStmt) return stmt_fail(pS, st);
+      if (!flat_guard(pS, f.a[0], pS->aThread[0], bRet)) return stmt_fail(pS, st);
+      if (!bRet && !match_stmts(pS, f.a[1], 0)) return stmt_fail(pS, st);
+      continue;
+    }
+    if (kind(st) == CXCursor_ForStmt && bTop && !pS->bGuard && (pS->mAccept & KS_GEMM_ACCEPT_IDIOMS) &&
+        pS->nThread <= 1 && clang_Cursor_isNull(pS->acc)) {
+      int rc = stride_loop(pS, st);
+      if (rc < 0) return stmt_fail(pS, st);
+      if (rc > 0) continue;
     }
     if (kind(st) == CXCursor_IfStmt && !pS->bGuard && pS->nThread == 2) {
       ks_ast_kids f;
-      if (ks_ast_kids_get(st, &f) != 2) return 0; /* no else */
+      if (ks_ast_kids_get(st, &f) != 2) return stmt_fail(pS, st); /* no else */
       /* IDIOMS: the guard in two halves, nested ifs or two early returns */
       const int bHalfOk = (pS->mAccept & KS_GEMM_ACCEPT_IDIOMS) != 0;
       if (kind(f.a[1]) == CXCursor_ReturnStmt) {
         ks_ast_kids rr;
         if (ks_ast_kids_get(f.a[1], &rr) != 0 || !(guard_cond(pS, f.a[0], 1) || (bHalfOk && guard_half(pS, f.a[0], 1))))
-          return 0;
+          return stmt_fail(pS, st);
         continue;
       }
-      if (!guard_cond(pS, f.a[0], 0) && !(bHalfOk && guard_half(pS, f.a[0], 0))) return 0;
+      if (!guard_cond(pS, f.a[0], 0) && !(bHalfOk && guard_half(pS, f.a[0], 0))) return stmt_fail(pS, st);
       if (kind(f.a[1]) == CXCursor_CompoundStmt) {
-        if (!match_stmts(pS, f.a[1], 0)) return 0;
+        if (!match_stmts(pS, f.a[1], 0)) return stmt_fail(pS, st);
       } else {
-        return 0;
+        return stmt_fail(pS, st);
       }
       continue;
     }
@@ -1381,7 +1834,7 @@ static int match_stmts(gm_state *pS, CXCursor block, int bTop) {
     if (kind(st) == CXCursor_ForStmt && !pS->bLoopSeen &&
         (pS->bGuard || (bTop && pS->nThread == 2 && (pS->mAccept & KS_GEMM_ACCEPT_GRID))) &&
         (!clang_Cursor_isNull(pS->acc) || (pS->mAccept & KS_GEMM_ACCEPT_ACC_C))) {
-      if (!match_loop(pS, st)) return 0;
+      if (!match_loop(pS, st)) return stmt_fail(pS, st);
       pS->bLoopSeen = 1;
       continue;
     }
@@ -1394,7 +1847,7 @@ static int match_stmts(gm_state *pS, CXCursor block, int bTop) {
       continue;
     if (pS->bStoreSeen && (pS->mAccept & KS_GEMM_ACCEPT_LINEAR))
       pS->zWhy = "a statement follows the store";
-    return 0;
+    return stmt_fail(pS, st);
   }
   return 1;
 }
@@ -1524,11 +1977,70 @@ static int dual_fill(gm_state *pS, ks_gemm_match *pG) {
                          : stride_text(pS, pS->aSub2, pS->row, pS->kVar, sx2, &iX2);
   pG->zY2 = pS->bBTrans ? stride_text(pS, pS->bSub2, pS->col, pS->kVar, sy2, &iY2)
                          : stride_text(pS, pS->bSub2, pS->kVar, pS->col, sy2, &iY2);
-  if (!pG->zX2 || !pG->zY2 || (!clang_Cursor_isNull(sx2) && !is_pure(pS->kernel, sx2)) ||
-      (!clang_Cursor_isNull(sy2) && !is_pure(pS->kernel, sy2))) {
+  if (!pG->zX2 || !pG->zY2 || (!clang_Cursor_isNull(sx2) && !pure_of(pS, sx2)) ||
+      (!clang_Cursor_isNull(sy2) && !pure_of(pS, sy2))) {
     ks_rule_gemm_match_free(pG);
     return ks_rewrite_refuse(pS->p, "a stride of the second product of '%s' is not built from scalar parameters",
                              zKernel);
+  }
+  return KS_OK;
+}
+
+/* The refusal of a body that is not a naive GEMM: the reason when one is
+ * known, and the statement the match stopped at, by line and first words. */
+static int refuse_at(gm_state *pS, const char *zKernel) {
+  static const char zParts[] = "row/col from blockIdx*blockDim+threadIdx, a bounds guard, acc = 0, for k < K: acc += "
+                               "A[row*lda+k] * B[k*ldb+col], C[row*ldc+col] = acc, nothing else";
+  if (clang_Cursor_isNull(pS->failSt)) {
+    if (pS->zWhy) return ks_rewrite_refuse(pS->p, "kernel '%s' is not a naive GEMM this rule understands: %s", zKernel, pS->zWhy);
+    return ks_rewrite_refuse(pS->p, "kernel '%s' is not a naive GEMM this rule understands (%s)", zKernel, zParts);
+  }
+  unsigned nLine = 0;
+  clang_getSpellingLocation(clang_getRangeStart(clang_getCursorExtent(pS->failSt)), NULL, &nLine, NULL, NULL);
+  char *z = cursor_text(pS->pTu, pS->failSt);
+  size_t nZ = z ? strcspn(z, "\n{") : 0;
+  if (nZ > 60) nZ = 60;
+  while (nZ > 0 && z[nZ - 1] == ' ') nZ--;
+  int rc = pS->zWhy ? ks_rewrite_refuse(pS->p, "kernel '%s' is not a naive GEMM this rule understands: %s (line %u: `%.*s`)",
+                                        zKernel, pS->zWhy, nLine, (int)nZ, z ? z : "")
+                    : ks_rewrite_refuse(pS->p, "kernel '%s' is not a naive GEMM this rule understands: line %u, `%.*s`, is "
+                                               "none of its parts (%s)",
+                                        zKernel, nLine, (int)nZ, z ? z : "", zParts);
+  free(z);
+  return rc;
+}
+
+/* IDIOMS: the bounds of a flat guard `t < X * D` split into t / D and t % D:
+ * the quotient's X, the remainder's D. NULL, or why not. */
+static const char *flat_bounds(gm_state *pS, CXCursor *pmB, CXCursor *pnB) {
+  CXCursor x, y;
+  if (pS->nFlat != 2) return "bounds a flat index it does not split into t / D and t % D";
+  if (!binop(strip(pS->flatBound), CXBinaryOperator_Mul, &x, &y)) return "bounds its flat index by no product";
+  char *zX = ks_rw_squash_cursor(pS->pTu, x), *zY = ks_rw_squash_cursor(pS->pTu, y);
+  int bY = zY && pS->zFlatD && !strcmp(zY, pS->zFlatD), bX = !bY && zX && pS->zFlatD && !strcmp(zX, pS->zFlatD);
+  free(zX);
+  free(zY);
+  if (!bX && !bY) return "bounds its flat index t by a product without the divisor D of its split t / D, t % D (each "
+                         "output once only when t < rows * D)";
+  CXCursor dB = bY ? y : x, qB = bY ? x : y;
+  int bRowQuot = clang_equalCursors(pS->row, pS->flatQuot);
+  *pmB = bRowQuot ? qB : dB;
+  *pnB = bRowQuot ? dB : qB;
+  return NULL;
+}
+
+/* The parameters M and N are (iM, iN), IDIOMS: or the struct parameter whose
+ * member they are (`d.M`: zMMember "M"). 0, or KS_ENOMEM. */
+static int bounds_fill(gm_state *pS, ks_gemm_match *pG, CXCursor mB, CXCursor nB) {
+  CXCursor aB[2] = {mB, nB};
+  int *aiP[2] = {&pG->iM, &pG->iN};
+  char **azMem[2] = {&pG->zMMember, &pG->zNMember};
+  for (int t = 0; t < 2; t++) {
+    *aiP[t] = bound_param(pS->kernel, aB[t]);
+    if (*aiP[t] >= 0 || clang_Cursor_isNull(aB[t]) || !(pS->mAccept & KS_GEMM_ACCEPT_IDIOMS) ||
+        (*aiP[t] = member_param(pS->kernel, aB[t])) < 0)
+      continue;
+    if (!(*azMem[t] = name_of(strip(aB[t])))) return KS_ENOMEM;
   }
   return KS_OK;
 }
@@ -1574,16 +2086,14 @@ static int match_kernel(gm_state *pSt, ks_gemm_match *pG) {
   if (zMacroWhy) return ks_rewrite_refuse(p, "kernel '%s' is not a naive GEMM this rule understands: %s", zKernel, zMacroWhy);
   int bStmts = match_stmts(pSt, body, 1);
   if ((!bStmts || !pSt->bStoreSeen) && !pSt->zWhy && pSt->pShape) pSt->zWhy = fn_macro_why(pSt);
-  if ((!bStmts || !pSt->bStoreSeen) && pSt->zWhy)
-    return ks_rewrite_refuse(p, "kernel '%s' is not a naive GEMM this rule understands: %s", zKernel, pSt->zWhy);
-  if (!pSt->bStoreSeen)
-    return ks_rewrite_refuse(p, "kernel '%s' is not a naive GEMM this rule understands (row/col from blockIdx*blockDim+"
-                                "threadIdx, a bounds guard, acc = 0, for k < K: acc += A[row*lda+k] * B[k*ldb+col], "
-                                "C[row*ldc+col] = acc, nothing else)",
-                             zKernel);
+  if ((!bStmts || !pSt->bStoreSeen) && !pSt->zWhy) pSt->zWhy = pSt->zLoopWhy;
+  if (!bStmts || !pSt->bStoreSeen) return refuse_at(pSt, zKernel);
   /* The guard bounds row by M and col by N (GRID, no guard: what the launch covers). */
   CXCursor mB = clang_getNullCursor(), nB = clang_getNullCursor();
-  if (!pSt->bGuard) {
+  if (pSt->bFlatGuard) {
+    const char *zWhy = flat_bounds(pSt, &mB, &nB);
+    if (zWhy) return ks_rewrite_refuse(p, "'%s' %s", zKernel, zWhy);
+  } else if (!pSt->bGuard) {
     pG->bGrid = 1;
   } else if (clang_equalCursors(clang_getCursorReferenced(pSt->guardVar[0]), pSt->row) &&
       clang_equalCursors(clang_getCursorReferenced(pSt->guardVar[1]), pSt->col)) {
@@ -1626,7 +2136,7 @@ static int match_kernel(gm_state *pSt, ks_gemm_match *pG) {
   const char *zWhole = texts_whole(pSt, mB, nB);
   if (zWhole) return ks_rewrite_refuse(p, "kernel '%s': %s", zKernel, zWhole);
   for (int i = 0; i < 6; i++)
-    if (!(i != 2 && clang_Cursor_isNull(aExpr[i])) && !is_pure(kernel, aExpr[i])) /* null: from the model, or GRID */
+    if (!(i != 2 && clang_Cursor_isNull(aExpr[i])) && !pure_of(pSt, aExpr[i])) /* null: from the model, or GRID */
       return ks_rewrite_refuse(p, "a bound or stride of '%s' is not built from scalar parameters", zKernel);
   if (pSt->iC == pSt->iA || pSt->iC == pSt->iB || (pSt->bDual && (pSt->iC == pSt->iA2 || pSt->iC == pSt->iB2)))
     return ks_rewrite_refuse(p, "C is also an input of '%s'", zKernel);
@@ -1745,8 +2255,10 @@ static int match_kernel(gm_state *pSt, ks_gemm_match *pG) {
   pG->iA = pSt->iA;
   pG->iB = pSt->iB;
   pG->iC = pSt->iC;
-  pG->iM = bound_param(kernel, mB);
-  pG->iN = bound_param(kernel, nB);
+  if (bounds_fill(pSt, pG, mB, nB) < 0) {
+    ks_rule_gemm_match_free(pG);
+    return ks_error_set(KS_ENOMEM, "out of memory");
+  }
   pG->iK = bound_param(kernel, pSt->kBound);
   pG->zX = pSt->bATrans ? stride_text(pSt, pSt->aSub, pSt->kVar, pSt->row, sx, &pG->iX)
                         : stride_text(pSt, pSt->aSub, pSt->row, pSt->kVar, sx, &pG->iX);
@@ -1798,6 +2310,11 @@ int ks_rule_gemm_match_ex(ks_rewrite *p, unsigned mAccept, ks_gemm_match *pG) {
   st.aScaled = clang_getNullCursor();
   st.aScale2 = clang_getNullCursor();
   st.flatBase = clang_getNullCursor();
+  st.flatDiv = clang_getNullCursor();
+  st.flatQuot = clang_getNullCursor();
+  st.flatBound = clang_getNullCursor();
+  st.strideVar = clang_getNullCursor();
+  st.failSt = clang_getNullCursor();
   st.aScaled2 = clang_getNullCursor();
   st.cScale = clang_getNullCursor();
   st.kLoop = clang_getNullCursor();
@@ -1820,7 +2337,7 @@ void ks_rule_gemm_match_free(ks_gemm_match *pG) {
   char **az[] = {&pG->zM,       &pG->zN,       &pG->zK,      &pG->zX,      &pG->zY,     &pG->zZ,
                  &pG->zRowType, &pG->zColType, &pG->zKType, &pG->zACast, &pG->zBCast, &pG->zCCast,
                  &pG->zEpilogue, &pG->zStore,   &pG->zAccName, &pG->zRowName, &pG->zColName, &pG->zInit, &pG->zCScale, &pG->zAScale,
-                 &pG->zBatchDecls, &pG->zAPtr, &pG->zBPtr, &pG->zCPtr, &pG->zX2, &pG->zY2};
+                 &pG->zBatchDecls, &pG->zAPtr, &pG->zBPtr, &pG->zCPtr, &pG->zX2, &pG->zY2, &pG->zMMember, &pG->zNMember};
   for (size_t i = 0; i < sizeof az / sizeof az[0]; i++) {
     free(*az[i]);
     *az[i] = NULL;

@@ -13,7 +13,8 @@ memory (extern ks_smem[]) gets a static array of 227 KB (sm_90's maximum).
 Options: rowx, the original's rows on x (a column-major kernel: x over m, y
 over n, and the rewrite's grid over m x n likewise); batch=Z, a batched
 kernel: both grids get Z blocks along z and the buffers Z times the room.
-The original's macros, function-like ones included, come with it.
+The original's macros, function-like ones included, come with it, and its
+one-line struct definitions.
 grid: an unguarded kernel (sizes that are block multiples): the original runs
 on the blocks that fit in m x n (none past it), the rewrite gets the rows and
 columns they cover as its two new last arguments (ks_M, ks_N); blk=X,Y: the
@@ -24,7 +25,9 @@ ceil(m*n/T) blocks of T threads (a flat index split into row and column);
 bare: a block per row and a thread per column, the original on m blocks of n
 threads, the rewrite given ks_M = m, ks_N = n as its last arguments;
 rowgrid=T: a block row per output row, the original on ceil(n/T) x m blocks of
-T threads, the rewrite given ks_M = m, ks_N = n."""
+T threads, the rewrite given ks_M = m, ks_N = n; gs=G,T: a grid-stride
+loop over the outputs, the original on a fixed 1-D grid of G blocks of T
+threads (fewer threads than outputs on the larger sizes)."""
 import os
 import re
 import sys
@@ -43,6 +46,7 @@ square = "square" in opts
 flat = next((int(o[5:]) for o in opts if o.startswith("flat=")), 0)
 bare = "bare" in opts
 rowgrid = next((int(o[8:]) for o in opts if o.startswith("rowgrid=")), 0)
+gs = next((o[3:].split(",") for o in opts if o.startswith("gs=")), ["0", "0"])
 
 s = open(new, encoding="utf-8").read()
 i = s.index("#ifndef KS_GEMM_F32_CUH")
@@ -86,7 +90,8 @@ int main() {
     gC = c0; C = gC.data();
     const unsigned gx = (unsigned)(%(rowx)s ? m : n), gy = (unsigned)(%(rowx)s ? n : m), BX = %(bx)s, BY = %(by)s;
     const unsigned ox = %(grid)d ? gx / BX : (gx + BX - 1) / BX, oy = %(grid)d ? gy / BY : (gy + BY - 1) / BY;
-    if (%(rowgrid)d) launch({(unsigned)((n + %(rowgrid)d - 1) / %(rowgrid)d), (unsigned)m, Z}, {%(rowgrid)d, 1, 1}, call_orig);
+    if (%(gsg)s) launch({%(gsg)s, 1, Z}, {%(gst)s, 1, 1}, call_orig);
+    else if (%(rowgrid)d) launch({(unsigned)((n + %(rowgrid)d - 1) / %(rowgrid)d), (unsigned)m, Z}, {%(rowgrid)d, 1, 1}, call_orig);
     else if (%(bare)d) launch({(unsigned)m, 1, Z}, {(unsigned)n, 1, 1}, call_orig);
     else if (%(flat)d) launch({(unsigned)((m * n + %(flat)d - 1) / %(flat)d), 1, Z}, {%(flat)d, 1, 1}, call_orig);
     else launch({ox, oy, Z}, {BX, BY, 1}, call_orig);
@@ -108,7 +113,8 @@ int main() {
 
 main = MAIN % {"bm": bm, "bn": bn, "nt": nt, "name": name, "args": args, "batch": batch, "rowx": int(rowx),
                "grid": int(grid), "bx": blk[0], "by": blk[1], "targs": "<%s>" % tpl if tpl else "",
-               "gargs": ", ks_m, ks_n" if grid or bare or rowgrid else "", "square": int(square), "flat": flat, "bare": int(bare), "rowgrid": rowgrid}
+               "gargs": ", ks_m, ks_n" if grid or bare or rowgrid else "", "square": int(square), "flat": flat, "bare": int(bare), "rowgrid": rowgrid,
+               "gsg": gs[0], "gst": gs[1]}
 
 
 def cut(path, newname):
@@ -125,6 +131,9 @@ def cut(path, newname):
 # the original's one-line macros (a kernel may use them; the rewrite keeps them)
 defines = "".join(l + "\n" for l in open(orig, encoding="utf-8").read().split("\n")
                   if l.startswith("#define ") and not l.endswith("\\"))
+# and its one-line struct definitions (sizes passed in a struct: `struct Dims { int M, N, K; };`)
+defines += "".join(l + "\n" for l in open(orig, encoding="utf-8").read().split("\n")
+                   if re.match(r"struct \w+ \{.*\};$", l))
 # A rewrite on dynamic shared memory declares its array extern (the launches
 # pass its size, which the kernel's static_assert ties to config::SMEM): here
 # the block's shared memory is a static array of sm_90's 227 KB opt-in maximum.
