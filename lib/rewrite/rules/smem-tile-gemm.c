@@ -255,6 +255,15 @@ static int subscript(CXCursor kernel, CXCursor c, CXCursor *pIndex) {
 
 static int is_zero_literal(ks_tu *pTu, CXCursor c) {
   c = strip(c);
+  /* float(0), (float)0, static_cast<float>(0): a template's `T(0)` as its copy writes it */
+  if (kind(c) == CXCursor_CXXFunctionalCastExpr || kind(c) == CXCursor_CStyleCastExpr ||
+      kind(c) == CXCursor_CXXStaticCastExpr) {
+    enum CXTypeKind eT = clang_getCanonicalType(clang_getCursorType(c)).kind;
+    ks_ast_kids k;
+    int n = ks_ast_kids_get(c, &k);
+    if (eT != CXType_Float && eT != CXType_Double && eT != CXType_Int) return 0;
+    return n >= 1 && is_zero_literal(pTu, k.a[n - 1]);
+  }
   if (kind(c) != CXCursor_IntegerLiteral && kind(c) != CXCursor_FloatingLiteral) return 0;
   char *z = cursor_text(pTu, c);
   if (!z) return 0;
