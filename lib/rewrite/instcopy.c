@@ -78,29 +78,6 @@ static int read_params(mono_state *s, char **pzWhy) {
   return rc;
 }
 
-/* Is the launch at iAt inside a template (a host template's launch names
- * the kernel's arguments by its own parameters: no one instantiation)? */
-typedef struct in_tmpl {
-  ks_tu *pTu;
-  unsigned iAt;
-  int bIn;
-} in_tmpl;
-
-static enum CXChildVisitResult in_tmpl_visit(CXCursor c, CXCursor parent, CXClientData pData) {
-  (void)parent;
-  in_tmpl *p = pData;
-  enum CXCursorKind e = clang_getCursorKind(c);
-  unsigned s, t;
-  if (ks_ast_extent(p->pTu, c, &s, &t) != 0 || p->iAt < s || p->iAt >= t) return CXChildVisit_Continue;
-  if (e == CXCursor_FunctionTemplate || e == CXCursor_ClassTemplate ||
-      e == CXCursor_ClassTemplatePartialSpecialization) {
-    p->bIn = 1;
-    return CXChildVisit_Break;
-  }
-  return e == CXCursor_Namespace || e == CXCursor_ClassDecl || e == CXCursor_StructDecl ? CXChildVisit_Recurse
-                                                                                          : CXChildVisit_Continue;
-}
-
 /* A type the copy can name right after the template: a builtin, or one
  * declared before it (or in a header). */
 static int type_in_scope(mono_state *s, CXType t) {
@@ -187,10 +164,8 @@ static void params_clear(mono_param *a, int n) {
  * aOut[0..s->n) and their text into *pzKey ("float, 256"). 1 when read, 0
  * for a launch to leave alone (inside a template, another callee). */
 static int launch_inst(mono_state *s, const ks_launch *pL, mono_param *aOut, char **pzKey, char **pzWhy) {
-  in_tmpl it = {s->pTu, pL->iStart, 0};
   *pzKey = NULL;
-  ks_ast_visit_top(s->pTu, in_tmpl_visit, &it);
-  if (it.bIn) return 0;
+  if (ks_rw_enclosing_template(s->pTu, pL->iStart, NULL)) return 0; /* a host template's: no one instantiation */
   unsigned iName = pL->iStart;
   free(ks_rw_launch_targ(s->pTu, pL, 0, &iName));
   CXFile file = clang_getFile(s->pTu->pTu, s->pTu->zFile);

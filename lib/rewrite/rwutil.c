@@ -2211,3 +2211,35 @@ CXCursor ks_rw_cache_load_elem(CXCursor call) {
   a = ks_rw_strip(k[0]);
   return clang_getCursorKind(a) == CXCursor_ArraySubscriptExpr ? a : none;
 }
+
+/* ---- templates around a place ---- */
+
+typedef struct tmpl_find {
+  ks_tu *pTu;
+  unsigned iAt;
+  int bInTemplate;
+  CXCursor host;
+} tmpl_find;
+
+static enum CXChildVisitResult tmpl_find_visit(CXCursor c, CXCursor parent, CXClientData pData) {
+  (void)parent;
+  tmpl_find *f = pData;
+  enum CXCursorKind e = clang_getCursorKind(c);
+  unsigned s, t;
+  if (e != CXCursor_Namespace && e != CXCursor_LinkageSpec && e != CXCursor_UnexposedDecl &&
+      e != CXCursor_ClassTemplate && e != CXCursor_ClassTemplatePartialSpecialization && e != CXCursor_StructDecl &&
+      e != CXCursor_ClassDecl && e != CXCursor_FunctionTemplate)
+    return CXChildVisit_Continue;
+  if (ks_ast_extent(f->pTu, c, &s, &t) < 0 || f->iAt < s || f->iAt >= t) return CXChildVisit_Continue;
+  if (e == CXCursor_FunctionTemplate) f->host = c;
+  if (e == CXCursor_FunctionTemplate || e == CXCursor_ClassTemplate || e == CXCursor_ClassTemplatePartialSpecialization)
+    f->bInTemplate = 1;
+  return e == CXCursor_FunctionTemplate ? CXChildVisit_Break : CXChildVisit_Recurse;
+}
+
+int ks_rw_enclosing_template(ks_tu *pTu, unsigned iAt, CXCursor *pHost) {
+  tmpl_find f = {pTu, iAt, 0, clang_getNullCursor()};
+  ks_ast_visit_top(pTu, tmpl_find_visit, &f);
+  if (pHost) *pHost = f.host;
+  return f.bInTemplate;
+}

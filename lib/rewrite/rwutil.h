@@ -251,6 +251,11 @@ int ks_rw_launch_block_dims(ks_tu *pTu, const ks_launch *pL, long long aDim[3]);
  * gives fewer (deduced). *piName: offset of the kernel's name. */
 char *ks_rw_launch_targ(ks_tu *pTu, const ks_launch *pL, int iArg, unsigned *piName);
 
+/* Is main-file offset iAt inside a template (function or class), where a
+ * launch's template arguments may depend on its parameters? *pHost (may be
+ * NULL): the innermost function template holding it, or a null cursor. */
+int ks_rw_enclosing_template(ks_tu *pTu, unsigned iAt, CXCursor *pHost);
+
 /* The element a cache-hinted load reads: for `__ldg(&X[i])` (__ldca, __ldcg,
  * __ldcs, __ldlu, __ldcv; parentheses and implicit casts looked through) the
  * subscript X[i], else a null cursor. Such a load is a plain read of X[i]: a

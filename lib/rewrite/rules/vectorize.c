@@ -3243,32 +3243,6 @@ done:
 }
 
 
-/* The templates around main-file offset iAt: *pHost the innermost function
- * template whose body holds it (or null); returns whether any template
- * (function or class) does, where a launch's T may depend on its parameters. */
-typedef struct tmpl_find {
-  ks_tu *pTu;
-  unsigned iAt;
-  int bInTemplate;
-  CXCursor host;
-} tmpl_find;
-
-static enum CXChildVisitResult tmpl_find_visit(CXCursor c, CXCursor parent, CXClientData pData) {
-  (void)parent;
-  tmpl_find *f = pData;
-  enum CXCursorKind e = clang_getCursorKind(c);
-  unsigned s, t;
-  if (e != CXCursor_Namespace && e != CXCursor_LinkageSpec && e != CXCursor_UnexposedDecl &&
-      e != CXCursor_ClassTemplate && e != CXCursor_ClassTemplatePartialSpecialization && e != CXCursor_StructDecl &&
-      e != CXCursor_ClassDecl && e != CXCursor_FunctionTemplate)
-    return CXChildVisit_Continue;
-  if (ks_ast_extent(f->pTu, c, &s, &t) < 0 || f->iAt < s || f->iAt >= t) return CXChildVisit_Continue;
-  if (e == CXCursor_FunctionTemplate) f->host = c;
-  if (e == CXCursor_FunctionTemplate || e == CXCursor_ClassTemplate || e == CXCursor_ClassTemplatePartialSpecialization)
-    f->bInTemplate = 1;
-  return e == CXCursor_FunctionTemplate ? CXChildVisit_Break : CXChildVisit_Recurse;
-}
-
 /* Instantiations of host template `host` the file makes: a T that is its
  * type parameter zName gets each one's argument; refuse one whose size does
  * not divide 16. */
@@ -3320,15 +3294,15 @@ static int launch_elem_type(ks_rewrite *p, const vplan *pPlan, const ks_launch *
   CXFile file = clang_getFile(pTu->pTu, pTu->zFile);
   CXCursor c = clang_getCursor(pTu->pTu, clang_getLocationForOffset(pTu->pTu, file, iName));
   CXCursor spec = clang_getCursorReferenced(c);
-  tmpl_find f = {pTu, pL->iStart, 0, clang_getNullCursor()};
+  CXCursor host;
+  int bInTemplate = ks_rw_enclosing_template(pTu, pL->iStart, &host);
   *pzType = NULL;
   *pnSize = 0;
-  ks_ast_visit_top(pTu, tmpl_find_visit, &f);
-  if (f.bInTemplate && zArg && !clang_Cursor_isNull(f.host)) {
+  if (bInTemplate && zArg && !clang_Cursor_isNull(host)) {
     /* T as a host template's parameter: check the instantiations the file makes */
     CXCursor *aK = NULL;
     int nK = 0, iSeen = 0, iArg = -1;
-    ks_rw_children(f.host, &aK, &nK);
+    ks_rw_children(host, &aK, &nK);
     for (int i = 0; i < nK; i++) {
       enum CXCursorKind e = clang_getCursorKind(aK[i]);
       if (e != CXCursor_TemplateTypeParameter && e != CXCursor_NonTypeTemplateParameter &&
@@ -3340,10 +3314,10 @@ static int launch_elem_type(ks_rewrite *p, const vplan *pPlan, const ks_launch *
       iSeen++;
     }
     free(aK);
-    host_inst h = {pTu, f.host, iArg, 0, 0, NULL};
+    host_inst h = {pTu, host, iArg, 0, 0, NULL};
     if (iArg >= 0) ks_ast_visit_top(pTu, host_inst_visit, &h);
     if (h.zBad) {
-      char *zHost = ks_rw_spelling(f.host);
+      char *zHost = ks_rw_spelling(host);
       int rc = ks_rewrite_refuse(p, "%s:%u: %s is instantiated with %s = %s (%lld bytes), which its launch of the "
                                     "kernel at line %u passes on: 16 is not a multiple of its size, so it has no "
                                     "128-bit pack",
@@ -3355,7 +3329,7 @@ static int launch_elem_type(ks_rewrite *p, const vplan *pPlan, const ks_launch *
       return rc;
     }
   }
-  if (!f.bInTemplate && clang_getCursorKind(spec) == CXCursor_FunctionDecl &&
+  if (!bInTemplate && clang_getCursorKind(spec) == CXCursor_FunctionDecl &&
       clang_Cursor_getNumTemplateArguments(spec) > pPlan->iTParam &&
       clang_Cursor_getTemplateArgumentKind(spec, (unsigned)pPlan->iTParam) == CXTemplateArgumentKind_Type) {
     CXType t = clang_Cursor_getTemplateArgumentType(spec, (unsigned)pPlan->iTParam);
