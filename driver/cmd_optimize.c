@@ -33,7 +33,7 @@ static const char zUsage[] =
     "\n"
     "Options:\n"
     "  --rounds N        round budget (default 15); stops earlier when no skill is\n"
-    "                    left or the kernel is within 10% of its roofline\n"
+    "                    left or the kernel is within 5% of its roofline\n"
     "  --out DIR         run folder (default .kernelskill/runs/<task>-<time>/): the\n"
     "                    best source with provenance comments, journal.jsonl,\n"
     "                    report.md, speedup.svg, candidates/, evidence/\n"

@@ -43,7 +43,7 @@ typedef struct ks_loop_opts {
   FILE *pLog;                  /* progress lines; NULL: quiet */
   int nRuns;                   /* timed runs per review (0: the Reviewer's default) */
   int nTrials;                 /* correctness trials (0: the task's) */
-  double rRooflinePct;         /* stop at or above this share of the roofline (default 90) */
+  double rRooflinePct;         /* stop at or above this share of the roofline (default 95) */
   int nSweep;                  /* most sweep points of a parameterized rule per round (default 3) */
   const char *const *azSkillDirs; /* more skill folders (override built-ins) */
   int nSkillDirs;
@@ -58,7 +58,7 @@ typedef struct ks_loop_opts {
 #define KS_LOOP_OPTS_VERSION 1
 #define KS_LOOP_OPTS_INIT                                                                                   \
   {.version = KS_LOOP_OPTS_VERSION, .nRounds = 15, .zOutDir = 0, .bResume = 0, .pLog = 0, .nRuns = 0,       \
-   .nTrials = 0, .rRooflinePct = 90.0, .nSweep = 3, .azSkillDirs = 0, .nSkillDirs = 0, .xReview = 0,         \
+   .nTrials = 0, .rRooflinePct = 95.0, .nSweep = 3, .azSkillDirs = 0, .nSkillDirs = 0, .xReview = 0,         \
    .pReviewCtx = 0, .bNoFinal = 0, .pLlm = 0, .nMaxRepairs = 0, .pClock = 0}
 
 enum {

@@ -736,7 +736,7 @@ int ks_loop_run(const ks_task *pTask, const ks_loop_opts *pOpts, ks_loop_result 
   L.o = *pOpts;
   L.rTotal = 1.0;
   if (L.o.nSweep <= 0) L.o.nSweep = 3;
-  if (L.o.rRooflinePct <= 0) L.o.rRooflinePct = 90;
+  if (L.o.rRooflinePct <= 0) L.o.rRooflinePct = 95;
   if (!L.o.zOutDir) return ks_error_set(KS_EUSAGE, "no output folder given");
   L.zJournal = ks_path_join(L.o.zOutDir, "journal.jsonl");
   L.zCandDir = ks_path_join(L.o.zOutDir, "candidates");
