@@ -294,14 +294,20 @@ static int header_end(mono_state *s) {
   return -1;
 }
 
-/* The launch's callee as written, `k` or `k<float>`: [iStart, *piEnd). */
-static int callee_end(const ks_tu *pTu, const ks_launch *pL, const char *zKernel, unsigned *piEnd) {
+/* The launch's callee as written, `k`, `k<float>` or `ns::k<float>`: the
+ * kernel's name and its template arguments, [*piName, *piEnd). */
+static int callee_range(const ks_tu *pTu, const ks_launch *pL, const char *zKernel, unsigned *piName, unsigned *piEnd) {
   if (pL->iCfgStart < pL->iStart + 3) return -1;
   unsigned e = pL->iCfgStart - 3;
   while (e > pL->iStart && isspace((unsigned char)pTu->zSrc[e - 1])) e--;
   size_t n = strlen(zKernel);
-  if (e - pL->iStart < n || strncmp(pTu->zSrc + pL->iStart, zKernel, n) != 0) return -1;
-  if (e - pL->iStart > n && (pTu->zSrc[pL->iStart + n] != '<' || pTu->zSrc[e - 1] != '>')) return -1;
+  const char *z = pTu->zSrc;
+  unsigned i = pL->iStart;
+  for (unsigned q = pL->iStart; q + 1 < e && z[q] != '<'; q++) /* past the last `::` before any template argument */
+    if (z[q] == ':' && z[q + 1] == ':') i = q + 2;
+  if (e - i < n || strncmp(z + i, zKernel, n) != 0) return -1;
+  if (e - i > n && (z[i + n] != '<' || z[e - 1] != '>')) return -1;
+  *piName = i;
   *piEnd = e;
   return 0;
 }
@@ -336,13 +342,13 @@ static int redirect_launches(mono_state *s, const ks_launch *aL, int nL, mono_ed
     }
     if (!s->zKey) s->zKey = zKey;
     else free(zKey);
-    unsigned e;
-    if (callee_end(s->pTu, &aL[i], s->zKernel, &e) < 0) continue; /* written otherwise: the template's */
+    unsigned b, e;
+    if (callee_range(s->pTu, &aL[i], s->zKernel, &b, &e) < 0) continue; /* written otherwise: the template's */
     if (aL[i].iStart < s->iEnd) {
       *pzWhy = ks_strdup("a launch comes before the template's definition");
       return -1;
     }
-    aE[*pnE].iStart = aL[i].iStart;
+    aE[*pnE].iStart = b; /* a qualifier stays: the copy is in the template's namespace */
     aE[*pnE].iEnd = e;
     aE[*pnE].zText = NULL;
     (*pnE)++;
@@ -503,8 +509,8 @@ int ks_rewrite_instcopy(ks_tu *pTu, const char *zKernel, const char *zNote, ks_i
     }
     s.tmpl = d;
   }
-  if (clang_getCursorKind(clang_getCursorSemanticParent(s.tmpl)) != CXCursor_TranslationUnit) {
-    zWhy = ks_strdup("it is not at file scope");
+  if (!ks_rw_kernel_in_namespaces(s.tmpl)) { /* the copy goes beside it, in the same namespace */
+    zWhy = ks_strdup("it is not at file scope or in namespaces");
     goto done;
   }
   if (ks_ast_extent(pTu, s.tmpl, &s.iStart, &s.iEnd) != 0 || header_end(&s) < 0) {

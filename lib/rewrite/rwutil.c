@@ -1904,13 +1904,46 @@ done:
   return rc;
 }
 
+/* The namespace or linkage block at file scope that holds main-file offset
+ * iAt: its extent's start into *piStart; 0 when iAt is at file scope. */
+typedef struct outer_find {
+  ks_tu *pTu;
+  unsigned iAt, iStart;
+  int bFound;
+} outer_find;
+
+static enum CXChildVisitResult outer_find_visit(CXCursor c, CXCursor parent, CXClientData pData) {
+  (void)parent;
+  outer_find *f = pData;
+  enum CXCursorKind e = clang_getCursorKind(c);
+  unsigned s, t;
+  if (e != CXCursor_Namespace && e != CXCursor_LinkageSpec) return CXChildVisit_Continue;
+  if (ks_ast_extent(f->pTu, c, &s, &t) < 0 || f->iAt < s || f->iAt >= t) return CXChildVisit_Continue;
+  f->iStart = s;
+  f->bFound = 1;
+  return CXChildVisit_Break;
+}
+
+int ks_rw_kernel_in_namespaces(CXCursor kernel) {
+  for (CXCursor c = clang_getCursorSemanticParent(kernel);; c = clang_getCursorSemanticParent(c)) {
+    enum CXCursorKind e = clang_getCursorKind(c);
+    if (e == CXCursor_TranslationUnit) return 1;
+    if (e != CXCursor_Namespace && e != CXCursor_LinkageSpec) return 0;
+  }
+}
+
 int ks_rw_insert_shipped(ks_rewrite *p, unsigned iLine0, unsigned nIndent, const char *zGuard, const char *zName,
                          const char *zLabel, const char *zWhat, const char *zNote) {
   ks_tu *pTu = ks_rewrite_tu(p);
   ks_buf ins = KS_BUF_INIT, kn = KS_BUF_INIT;
   /* the header goes above the comments that belong to the kernel, so that an
-   * earlier rule's note stays attached to it */
-  unsigned iTop = ks_rewrite_comments_above(p, iLine0);
+   * earlier rule's note stays attached to it; for a kernel in a namespace (or
+   * an extern "C" block), above the outermost one, at file scope, where the
+   * header's includes and namespace may stand */
+  outer_find of = {pTu, iLine0, 0, 0};
+  ks_ast_visit_top(pTu, outer_find_visit, &of);
+  unsigned nIgnore = 0;
+  unsigned iTop = ks_rewrite_comments_above(p, of.bFound ? ks_rewrite_line_start(p, of.iStart, &nIgnore) : iLine0);
   int rc = ks_rw_shipped_block(p, zGuard, zName, zLabel, zWhat, &ins);
   char *zKn = rc >= 0 ? ks_rewrite_note_text(p, zNote) : NULL;
   if (rc >= 0 && !zKn) rc = ks_error_set(KS_ENOMEM, "out of memory");

@@ -214,7 +214,13 @@ int ks_rw_shipped_block(ks_rewrite *p, const char *zGuard, const char *zName, co
  * header's include guard, e.g. "#define KS_GEMM_F32_CUH"), a provenance note
  * saying zWhat and the header templates/<zName> of the data folder (zLabel
  * names it when it cannot be read); then the kernel's note zNote, made a
- * provenance comment (ks_rewrite_note_text), at the kernel's indentation. */
+ * provenance comment (ks_rewrite_note_text), at the kernel's indentation. A
+ * kernel in a namespace or extern "C" block gets the header above the
+ * outermost one, at file scope, and its note at iLine0. */
+/* Is the kernel at file scope, or inside namespaces and extern "C" blocks
+ * only (where ks_rw_insert_shipped puts a shipped header above the outermost
+ * one)? */
+int ks_rw_kernel_in_namespaces(CXCursor kernel);
 int ks_rw_insert_shipped(ks_rewrite *p, unsigned iLine0, unsigned nIndent, const char *zGuard, const char *zName,
                          const char *zLabel, const char *zWhat, const char *zNote);
 /* KS_OK when the launch passes as many arguments as the kernel has

@@ -1223,10 +1223,6 @@ static int cv_match_kernel(ks_rewrite *p, CXCursor kernel, ks_shape *pS, cv_matc
   return check_match(p, pS, pM);
 }
 
-static int at_file_scope(CXCursor kernel) {
-  return clang_getCursorKind(clang_getCursorSemanticParent(kernel)) == CXCursor_TranslationUnit;
-}
-
 /* A constant polynomial's value, or 0 when it is not one. */
 static long long poly_constant(const ks_poly *p) {
   return p->n == 1 && p->t[0].n == 0 ? p->t[0].coef : 0;
@@ -1341,8 +1337,8 @@ static int apply_conv_igemm(ks_rewrite *p) {
     return ks_rewrite_refuse(p, "kernel '%s' is not defined in the main file", zKernel);
   if (ks_rewrite_has_note(p, iKs, iKe, NULL))
     return ks_rewrite_already(p, "kernel '%s' already calls the convolution template", zKernel);
-  if (!at_file_scope(kernel))
-    return ks_rewrite_refuse(p, "kernel '%s' is not defined at file scope (inside a namespace or extern \"C\" block)",
+  if (!ks_rw_kernel_in_namespaces(kernel))
+    return ks_rewrite_refuse(p, "kernel '%s' is not defined at file scope or in namespaces (inside a class or a function)",
                              zKernel);
   CXCursor body = ks_rw_body(kernel);
   unsigned iBs, iBe;

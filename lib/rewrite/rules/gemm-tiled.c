@@ -153,13 +153,6 @@ static int tf32_arch(ks_rewrite *p, const gt_cfg *c, int bATrans, int bScaled, i
   return ks_rule_nvcc_flags_add(p, "-arch=sm_90a", &bChanged);
 }
 
-/* Where the kernel may be defined: at file scope (the template's #include
- * lines and namespace go above it). */
-static int at_file_scope(CXCursor kernel) {
-  CXCursor par = clang_getCursorSemanticParent(kernel);
-  return clang_getCursorKind(par) == CXCursor_TranslationUnit;
-}
-
 static char *param_name(CXCursor kernel, int i) {
   CXString s = clang_getCursorSpelling(ks_rw_param_at(kernel, i));
   char *z = ks_strdup(clang_getCString(s));
@@ -571,8 +564,8 @@ static int apply_gemm_tiled(ks_rewrite *p) {
     rc = ks_rewrite_refuse(p, "kernel '%s' is a double GEMM; the template is FP32 (smem-tile-gemm tiles double)", zKernel);
     goto done;
   }
-  if (!at_file_scope(kernel)) {
-    rc = ks_rewrite_refuse(p, "kernel '%s' is not defined at file scope (inside a namespace or extern \"C\" block)",
+  if (!ks_rw_kernel_in_namespaces(kernel)) {
+    rc = ks_rewrite_refuse(p, "kernel '%s' is not defined at file scope or in namespaces (inside a class or a function)",
                            zKernel);
     goto done;
   }

@@ -207,6 +207,20 @@ __global__ void bad_fma(const float *A, const float *B, float *C, int M, int N, 
   }
 }
 
+// a kernel in nested namespaces, launched by its qualified name from outside
+namespace mylib {
+namespace kernels {
+__global__ void mm_ns(const float *A, const float *B, float *C, int M, int N, int K) {
+  const int row = blockIdx.y * blockDim.y + threadIdx.y, col = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row < M && col < N) {
+    float s = 0.f;
+    for (int k = 0; k < K; ++k) s += A[row * K + k] * B[k * N + col];
+    C[row * N + col] = s;
+  }
+}
+}  // namespace kernels
+}  // namespace mylib
+
 void run(const float *A, const float *B, float *C, int M, int N, int K) {
   mm_flat<<<(M * N + 255) / 256, 256>>>(A, B, C, M, N, K);
   mm_flat_inline<<<(M * N + 127) / 128, 128>>>(A, B, C, M, N, K);
@@ -222,6 +236,7 @@ void run(const float *A, const float *B, float *C, int M, int N, int K) {
   mm_returns<<<g, b>>>(A, B, C, M, N, K);
   mm_ldg<<<g, b>>>(A, B, C, M, N, K);
   mm_zero_cast<<<g, b>>>(A, B, C, M, N, K);
+  mylib::kernels::mm_ns<<<g, b>>>(A, B, C, M, N, K);
   bad_idx_epi<<<g, b>>>(A, B, B, C, M, N, K);
   bad_flat_mod<<<(M * N + 255) / 256, 256>>>(A, B, C, M, N, K);
   bad_flat_store<<<(M * N + 255) / 256, 256>>>(A, B, C, M, N, K);
