@@ -22,6 +22,7 @@ typedef struct mono_param {
   char *zText;  /* what the copy writes for it: a type, a (value), or a typedef's name */
   char *zTypedef; /* "typedef unsigned char ks_k_T;\n" for types of several words, else NULL */
   char *zKey;   /* the argument as the instantiation's key reads it: "unsigned char", "256" */
+  int bBool;    /* a bool value parameter (written true / false) */
 } mono_param;
 
 typedef struct mono_state {
@@ -70,6 +71,7 @@ static int read_params(mono_state *s, char **pzWhy) {
         *pzWhy = ks_strdup("it has more than 8 template parameters");
         rc = -1;
       } else {
+        s->a[s->n].bBool = clang_getCanonicalType(clang_getCursorType(aK[i])).kind == CXType_Bool;
         s->a[s->n++].zName = ks_rw_spelling(aK[i]);
       }
     }
@@ -98,25 +100,13 @@ static int type_in_scope(mono_state *s, CXType t) {
 static int arg_text(mono_state *s, CXCursor spec, int i, mono_param *p, char **pzWhy) {
   enum CXTemplateArgumentKind e = clang_Cursor_getTemplateArgumentKind(spec, (unsigned)i);
   if (e == CXTemplateArgumentKind_Integral) {
-    CXCursor *aK = NULL;
-    int nK = 0, iSeen = 0, bBool = 0;
-    ks_rw_children(s->tmpl, &aK, &nK);
-    for (int k = 0; k < nK; k++) {
-      enum CXCursorKind ek = clang_getCursorKind(aK[k]);
-      if (ek != CXCursor_TemplateTypeParameter && ek != CXCursor_NonTypeTemplateParameter) continue;
-      if (iSeen++ == i) bBool = clang_getCanonicalType(clang_getCursorType(aK[k])).kind == CXType_Bool;
-    }
-    free(aK);
     ks_buf b = KS_BUF_INIT;
     long long v = clang_Cursor_getTemplateArgumentValue(spec, (unsigned)i);
-    if (bBool) ks_buf_puts(&b, v ? "true" : "false");
-    else ks_buf_printf(&b, "(%lld)", v);
-    p->zText = ks_buf_detach(&b);
-    p->zKey = bBool ? ks_strdup(v ? "true" : "false") : NULL;
-    if (!bBool) {
-      ks_buf_printf(&b, "%lld", v);
-      p->zKey = ks_buf_detach(&b);
-    }
+    if (s->a[i].bBool) ks_buf_puts(&b, v ? "true" : "false");
+    else ks_buf_printf(&b, "%lld", v);
+    p->zKey = ks_buf_detach(&b);
+    if (s->a[i].bBool) p->zText = ks_strdup(p->zKey ? p->zKey : "");
+    else ks_buf_printf(&b, "(%lld)", v), p->zText = ks_buf_detach(&b);
     return p->zText && p->zKey ? 0 : -1;
   }
   if (e != CXTemplateArgumentKind_Type) {
@@ -193,8 +183,8 @@ static char *copy_name(const mono_state *s) {
   int bSep = 1;
   for (const char *z = s->zKey; z && *z; z++) {
     int bId = isalnum((unsigned char)*z);
-    if (bId && bSep) { char ch_ = '_'; ks_buf_append(&b, &ch_, 1); }
-    if (bId) { char ch_ = *z; ks_buf_append(&b, &ch_, 1); }
+    if (bId && bSep) ks_buf_append(&b, "_", 1);
+    if (bId) ks_buf_append(&b, z, 1);
     else if (*z == '-') ks_buf_puts(&b, "_m"), bSep = 0;
     if (*z != '-') bSep = !bId;
   }
@@ -530,11 +520,8 @@ int ks_rewrite_instcopy(ks_tu *pTu, const char *zKernel, const char *zNote, ks_i
   if (!s.zNew) goto done;
   pOut->zKernel = ks_strdup(s.zNew);
   pOut->zInst = ks_strdup(s.zKey);
-  if (!clang_Cursor_isNull(ks_ast_find_kernel(pTu, s.zNew))) { /* made by an earlier round */
-    pOut->bExisting = 1;
-    rc = KS_OK;
-    goto done;
-  }
+  /* an earlier copy is found by its provenance (ks_rewrite_instcopy_existing):
+   * a kernel of this name the file has otherwise is the user's own */
   if (word_in(pTu->zSrc, pTu->nSrc, s.zNew)) {
     ks_buf b = KS_BUF_INIT;
     ks_buf_printf(&b, "the copy's name %s is taken in this file", s.zNew);

@@ -7,11 +7,10 @@
 #include "kernelskill/rewrite.h"
 
 typedef struct ks_instcopy {
-  char *zSrc;     /* the whole file with the copy and its launches, NULL when bExisting */
+  char *zSrc;     /* the whole file with the copy and its launches */
   size_t nSrc;
   char *zKernel;  /* the copy's name, `k_float` */
   char *zInst;    /* the instantiation's arguments, "float" */
-  int bExisting;  /* the file has the copy already (an earlier rewrite made it) */
   /* Lines, for messages about zSrc: the copy's nAdded lines follow line
    * iAtLine; the template's text from line iTmplLine is copied from the
    * copy's line nHead on (1-based, counted from iAtLine). */

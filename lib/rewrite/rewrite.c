@@ -418,31 +418,27 @@ static int apply_mono(ks_tu *pTu, const ks_rule *pRule, const ks_rewrite_opts *p
   else ks_buf_printf(&note, "rule:%s (copy for rule %s)", pRule->zId, pRule->zId);
   int rc = ks_rewrite_instcopy(pTu, pOpts->zKernel, ks_buf_cstr(&note), &m);
   if (rc == KS_EPRECOND) {
-    const char *zWhy = ks_error_msg();
-    if (strstr(zWhy, "not a template")) ks_error_set(KS_EPRECOND, "%s", zFirst);
-    else ks_error_set(KS_EPRECOND, "%s (and %s)", zFirst, zWhy);
+    ks_error_set(KS_EPRECOND, "%s (and %s)", zFirst, ks_error_msg());
     goto done;
   }
   if (rc < 0) goto done;
   ks_rewrite_opts o = *pOpts;
   o.zKernel = m.zKernel;
-  if (!m.bExisting) {
-    zOrig = malloc(nOrig + 1);
-    if (!zOrig) {
-      rc = ks_error_set(KS_ENOMEM, "out of memory");
-      goto done;
-    }
-    memcpy(zOrig, pTu->zSrc, nOrig);
-    if ((rc = ks_tu_reparse(pTu, m.zSrc, m.nSrc)) < 0) goto done;
+  zOrig = malloc(nOrig + 1);
+  if (!zOrig) {
+    rc = ks_error_set(KS_ENOMEM, "out of memory");
+    goto done;
   }
+  memcpy(zOrig, pTu->zSrc, nOrig);
+  if ((rc = ks_tu_reparse(pTu, m.zSrc, m.nSrc)) < 0) goto done;
   rc = apply_once(pTu, pRule, &o, pzOut, pnOut);
-  if (rc == KS_EPARSE && !m.bExisting) { /* the copy itself: a bug of ours, or a template only its use checks */
+  if (rc == KS_EPARSE) { /* the copy itself: a bug of ours, or a template only its use checks */
     char *zWhy = ks_rewrite_instcopy_lines(&m, pTu->zFile, ks_error_msg());
     rc = ks_error_set(KS_EPRECOND, "%s (and the copy of %s<%s> does not parse: %s)", zFirst, pOpts->zKernel, m.zInst,
                       zWhy ? zWhy : "");
     free(zWhy);
   } else if (rc == KS_EPRECOND) {
-    char *zSecond = m.bExisting ? ks_strdup(ks_error_msg()) : ks_rewrite_instcopy_lines(&m, pTu->zFile, ks_error_msg());
+    char *zSecond = ks_rewrite_instcopy_lines(&m, pTu->zFile, ks_error_msg());
     ks_error_set(KS_EPRECOND, "%s; and on %s<%s> as a kernel of its own: %s", zFirst, pOpts->zKernel, m.zInst,
                  zSecond ? zSecond : "");
     free(zSecond);

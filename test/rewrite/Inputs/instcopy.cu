@@ -67,6 +67,21 @@ struct late {
   __device__ late(int z = 0) : v((float)z) {}
 };
 
+// refused: the copy's name is the user's own kernel's
+template <typename T>
+__global__ void rowsum_taken(const T *in, T *out, int rows, int cols) {
+  int r = blockIdx.x * blockDim.x + threadIdx.x;
+  if (r < rows) {
+    T s = 0;
+    for (int c = 0; c < cols; c++) s += in[r * cols + c];
+    out[r] = s;
+  }
+}
+__global__ void rowsum_taken_float(const float *in, float *out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = in[i];
+}
+
 // in namespaces (an anonymous one inside a named one), launched by its
 // qualified name: the copy stays beside the template, the qualifier at the launch
 namespace ops {
@@ -92,4 +107,6 @@ void run_all(const float *fi, float *fo, const double *di, double *dout, const u
   launch_colsum_h<float>(fi, fo, rows, cols);
   rowsum_late<late><<<(rows + 127) / 128, 128>>>(li, lo, rows, cols);
   ops::rowmax_ns<float><<<(rows + 127) / 128, 128>>>(fi, fo, rows, cols);
+  rowsum_taken<float><<<(rows + 127) / 128, 128>>>(fi, fo, rows, cols);
+  rowsum_taken_float<<<(rows + 127) / 128, 128>>>(fi, fo, rows);
 }
