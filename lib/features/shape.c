@@ -1767,13 +1767,9 @@ static CXCursor get_kid(CXCursor c, int i) {
 
 /* Is s `d = d + step` (1) or `d = step + d` (2), d the loop's variable? 0 else. */
 static int loop_step_assign(CXCursor s, CXCursor d) {
-  if (clang_Cursor_isNull(d) || kind(s) != CXCursor_BinaryOperator ||
-      clang_getCursorBinaryOperatorKind(s) != CXBinaryOperator_Assign)
-    return 0;
-  CXCursor l = get_kid(s, 0), r = strip_parens(get_kid(s, 1));
-  if (clang_Cursor_isNull(l) || clang_Cursor_isNull(ref_decl(l)) || !clang_equalCursors(ref_decl(l), d) ||
-      kind(r) != CXCursor_BinaryOperator || clang_getCursorBinaryOperatorKind(r) != CXBinaryOperator_Add)
-    return 0;
+  if (clang_Cursor_isNull(d) || !is_assign_to(s, d)) return 0;
+  CXCursor r = strip_parens(get_kid(s, 1));
+  if (kind(r) != CXCursor_BinaryOperator || clang_getCursorBinaryOperatorKind(r) != CXBinaryOperator_Add) return 0;
   CXCursor r0 = get_kid(r, 0), r1 = get_kid(r, 1);
   if (!clang_Cursor_isNull(r0) && clang_equalCursors(ref_decl(r0), d)) return 1;
   if (!clang_Cursor_isNull(r1) && clang_equalCursors(ref_decl(r1), d)) return 2;
@@ -1818,15 +1814,15 @@ static void walk_for(sctx *pC, CXCursor c, int nDepth) {
     /* step */
     if (!clang_Cursor_isNull(part[2])) {
       CXCursor s = strip_parens(part[2]);
+      int iSum = 0;
       if (kind(s) == CXCursor_UnaryOperator) {
         enum CXUnaryOperatorKind op = clang_getCursorUnaryOperatorKind(s);
         pL->nStep = op == CXUnaryOperator_PreInc || op == CXUnaryOperator_PostInc ? 1
                     : op == CXUnaryOperator_PreDec || op == CXUnaryOperator_PostDec ? -1 : 0;
-      } else if (kind(s) == CXCursor_CompoundAssignOperator || loop_step_assign(s, d)) {
+      } else if (kind(s) == CXCursor_CompoundAssignOperator || (iSum = loop_step_assign(s, d)) != 0) {
         kids ks = get_kids(s);
         if (ks.n == 2) {
-          /* `i = i + step` reads as `i += step` */
-          int iSum = loop_step_assign(s, d);
+          /* `i = i + step` reads as `i += step` (iSum: which side d is) */
           CXCursor stepX = iSum ? get_kid(strip_parens(ks.a[1]), iSum == 1 ? 1 : 0) : ks.a[1];
           ks_poly st = eval(pC, stepX, nDepth + 1);
           long long v;
@@ -2071,6 +2067,11 @@ static int neighbour_step(const ks_shape *pS, const ks_poly *p, const ks_poly *d
   return 0;
 }
 
+/* Is a the variable of a per-thread loop (not a grid-stride one)? */
+static int thread_loop_atom(const ks_shape *pS, const ks_atom *a) {
+  return a->eKind == KS_ATOM_LOOP && a->iRef >= 0 && a->iRef < pS->nLoop && !pS->aLoop[a->iRef].bGridStride;
+}
+
 /* Does index p hold both loop atom iAtom's loop variable and a coordinate
  * of the thread's position, in different terms (oy * s + ky * d)? */
 static int position_plus_loop(const ks_shape *pS, const ks_poly *p) {
@@ -2080,7 +2081,7 @@ static int position_plus_loop(const ks_shape *pS, const ks_poly *p) {
     int bL = 0, bC = 0;
     for (int x = 0; x < m->n; x++) {
       const ks_atom *a = &pS->aAtom[m->a[x]];
-      if (a->eKind == KS_ATOM_LOOP && a->iRef >= 0 && a->iRef < pS->nLoop && !pS->aLoop[a->iRef].bGridStride) bL = 1;
+      if (thread_loop_atom(pS, a)) bL = 1;
       if (coord_bit(a)) bC = 1;
     }
     if (bL && !bC) bLoop = 1;
@@ -2096,9 +2097,8 @@ static int one_variant(const ks_shape *pS, const ks_mono *m, int bLoop) {
   int iAt = -1;
   for (int x = 0; x < m->n; x++) {
     const ks_atom *a = &pS->aAtom[m->a[x]];
-    int bL = a->eKind == KS_ATOM_LOOP && a->iRef >= 0 && a->iRef < pS->nLoop && !pS->aLoop[a->iRef].bGridStride;
     if (a->eKind == KS_ATOM_UNIFORM) continue;
-    if (iAt >= 0 || (bLoop ? !bL : !coord_bit(a))) return -1;
+    if (iAt >= 0 || (bLoop ? !thread_loop_atom(pS, a) : !coord_bit(a))) return -1;
     iAt = x;
   }
   return iAt;

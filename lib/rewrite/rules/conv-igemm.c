@@ -800,9 +800,9 @@ static int read_unchecked(const ks_shape *pS, cv_match *pM, const ks_poly *apIdx
   ks_poly cKx = poly_coef(pX, pM->aLoopAtom[2], &bOk), cKy = poly_coef(pX, pM->aLoopAtom[1], &bOk),
           cCi = poly_coef(pX, pM->aLoopAtom[0], &bOk);
   long long v;
+  const ks_poly *apOuter[2] = {&cCi, &cKy};
   for (int l = 0; l < 2; l++) { /* the column's loop (coefficient 1) is not the innermost: another sum order */
-    ks_poly c = poly_coef(pX, pM->aLoopAtom[l], &bOk);
-    if (poly_const_value(&c, &v) && v == 1)
+    if (poly_const_value(apOuter[l], &v) && v == 1)
       return *pzWhy = "no bound checks on the taps, and the loops do not nest ci, ky, kx (the input column's loop "
                       "is not the innermost): the template sums NCHW data in the order ci, ky, kx only, and another "
                       "order would change the results", -1;
@@ -993,7 +993,8 @@ static int match_loops(ks_rewrite *p, const ks_shape *pS, cv_match *pM) {
                                 "(alone, or inside one loop over the images)", zK);
   for (int i = 0; i < 3 + nB; i++) {
     const ks_shape_loop *pL = &pS->aLoop[i];
-    int bZero = pL->init.n == 0 || (pL->init.n == 1 && pL->init.t[0].n == 0 && pL->init.t[0].coef == 0);
+    long long vInit;
+    int bZero = poly_const_value(&pL->init, &vInit) && vInit == 0;
     if (pL->iAtom < 0 || pL->nStep != 1 || !bZero || !poly_of_params(pS, &pL->bound) || pL->bGridStride ||
         pL->bHasSync || (pL->bStoresGlobal && i >= nB))
       return ks_rewrite_refuse(p, "%s:%u: the loop over '%s' does not run from 0 by 1 to a bound of the parameters",
@@ -1225,7 +1226,8 @@ static int cv_match_kernel(ks_rewrite *p, CXCursor kernel, ks_shape *pS, cv_matc
 
 /* A constant polynomial's value, or 0 when it is not one. */
 static long long poly_constant(const ks_poly *p) {
-  return p->n == 1 && p->t[0].n == 0 ? p->t[0].coef : 0;
+  long long v;
+  return poly_const_value(p, &v) ? v : 0;
 }
 
 /* The geometry's initializer: the kernel's names (azArg NULL). */

@@ -532,10 +532,12 @@ static int apply_gemm_tiled(ks_rewrite *p) {
   char zWhyBuf[160];
   const char *zWhy;
   if (!zCfg) {
-    /* the default, or the 2-stage one where the GPU cannot give it its shared memory */
-    zCfg = bTf32 && (nSm == 0 || nSm == 90) ? GT_TF32_WGMMA_CONFIG : GT_DEFAULT_CONFIG;
-    if (parse_cfg(zCfg, &c) || check_smem(&c, bTf32, nSmemMax, nSm, zWhyBuf, sizeof zWhyBuf)) zCfg = GT_DEFAULT_CONFIG;
-    if (parse_cfg(zCfg, &c) || check_smem(&c, bTf32, nSmemMax, nSm, zWhyBuf, sizeof zWhyBuf)) zCfg = GT_SMALL_CONFIG;
+    /* the first default the GPU can give its shared memory (the 2-stage one last) */
+    const char *azTry[] = {bTf32 && (nSm == 0 || nSm == 90) ? GT_TF32_WGMMA_CONFIG : GT_DEFAULT_CONFIG,
+                           GT_DEFAULT_CONFIG};
+    for (int i = 0; i < 2 && !zCfg; i++)
+      if (!parse_cfg(azTry[i], &c) && !check_smem(&c, bTf32, nSmemMax, nSm, zWhyBuf, sizeof zWhyBuf)) zCfg = azTry[i];
+    if (!zCfg) zCfg = GT_SMALL_CONFIG;
   }
   if ((zWhy = parse_cfg(zCfg, &c))) return ks_rewrite_refuse(p, "config=%s: %s", zCfg, zWhy);
   if (bTf32 && (zWhy = check_tf32(&c))) return ks_rewrite_refuse(p, "config=%s: %s", zCfg, zWhy);

@@ -384,7 +384,7 @@ typedef struct gm_state {
   /* IDIOMS: the flat index bounded before its split, `if (t >= X * D) return;`,
    * `if (t < X * D) {..}`, or a grid-stride loop `for (t = PAR.x; t < X * D;
    * t += gridDim.x * blockDim.x)`: each t below X * D once (flat_guard) */
-  int bFlatGuard, bStrideLoop;
+  int bFlatGuard;
   CXCursor flatBound;         /* X * D */
   CXCursor strideVar;         /* `int stride = gridDim.x * blockDim.x;`, when one */
   /* GRID (else 0): */
@@ -1657,7 +1657,6 @@ static int stride_loop(gm_state *pS, CXCursor loop) {
     if (!pS->zWhy) pS->zWhy = "a grid-stride loop not bounded by `t < rows * columns`";
     return -1;
   }
-  pS->bStrideLoop = 1;
   return match_stmts(pS, k.a[3], 0) ? 1 : -1;
 }
 
@@ -1665,19 +1664,20 @@ static int stride_loop(gm_state *pS, CXCursor loop) {
  * 1 taken, 0 not. st: the declaration when var is all it declares (a kept
  * per-batch pointer keeps it whole), else a null cursor. */
 static int match_decl(gm_state *pS, CXCursor st, CXCursor var, CXCursor init, int bTop) {
+  const int bInt = ks_rw_is_integer_type(clang_getCursorType(var));
   if (clang_Cursor_isNull(init) && (pS->mAccept & KS_GEMM_ACCEPT_IDIOMS) && !pS->bLoopSeen &&
-      clang_Cursor_isNull(pS->kDecl) && ks_rw_is_integer_type(clang_getCursorType(var))) {
+      clang_Cursor_isNull(pS->kDecl) && bInt) {
     pS->kDecl = var; /* the k-loop's counter, declared before it */
     return 1;
   }
   if (clang_Cursor_isNull(init)) return 0;
-  char cDim = bTop && !pS->bGuard && ks_rw_is_integer_type(clang_getCursorType(var)) ? thread_dim(pS, init) : 0;
+  char cDim = bTop && !pS->bGuard && bInt ? thread_dim(pS, init) : 0;
   CXCursor tileE = clang_getNullCursor();
   if (!cDim && bTop && !pS->bGuard && (pS->mAccept & KS_GEMM_ACCEPT_GRID) && pS->nThread < 2 &&
-      ks_rw_is_integer_type(clang_getCursorType(var)))
+      bInt)
     cDim = tile_index(pS, init, &tileE);
   if (!cDim && ((bTop && !pS->bGuard) || (pS->bFlatGuard && !pS->bLoopSeen)) &&
-      (pS->mAccept & KS_GEMM_ACCEPT_IDIOMS) && ks_rw_is_integer_type(clang_getCursorType(var))) {
+      (pS->mAccept & KS_GEMM_ACCEPT_IDIOMS) && bInt) {
     const char *zWhy0 = pS->zWhy;
     cDim = flat_index(pS, var, init);
     if (!cDim && pS->zWhy != zWhy0) return 0; /* a split refused */
@@ -1685,13 +1685,11 @@ static int match_decl(gm_state *pS, CXCursor st, CXCursor var, CXCursor init, in
   char cBare = 0;
   int iBareDim = -1;
   if (!cDim && bTop && !pS->bGuard && (pS->mAccept & KS_GEMM_ACCEPT_GRID) && pS->nThread < 2 &&
-      ks_rw_is_integer_type(clang_getCursorType(var)))
+      bInt)
     cDim = bare_index(init, &cBare, &iBareDim);
   if (cDim && pS->nThread < 2) {
     pS->acBare[pS->nThread] = cBare;
     pS->aiBareDim[pS->nThread] = iBareDim;
-  }
-  if (cDim && pS->nThread < 2) {
     pS->abTile[pS->nThread] = !clang_Cursor_isNull(tileE);
     pS->aTileE[pS->nThread] = tileE;
     pS->aThread[pS->nThread] = var;
@@ -1700,7 +1698,7 @@ static int match_decl(gm_state *pS, CXCursor st, CXCursor var, CXCursor init, in
   }
   /* IDIOMS: `int stride = gridDim.x * blockDim.x;`, the step of a grid-stride loop (stride_loop) */
   if (!cDim && bTop && !pS->bGuard && (pS->mAccept & KS_GEMM_ACCEPT_IDIOMS) && clang_Cursor_isNull(pS->strideVar) &&
-      ks_rw_is_integer_type(clang_getCursorType(var)) && grid_step(init)) {
+      bInt && grid_step(init)) {
     pS->strideVar = var;
     return 1;
   }
@@ -1749,7 +1747,7 @@ static int match_decl(gm_state *pS, CXCursor st, CXCursor var, CXCursor init, in
   /* IDIOMS, MODEL: `int idx = row * N + col;` under the guard: the model reads C[idx] through it. It goes
    * with the body; what the rewrite keeps cannot read it (the epilogue reads no local but acc, row, col) */
   if ((pS->mAccept & KS_GEMM_ACCEPT_IDIOMS) && pS->pShape && pS->bGuard && !pS->bLoopSeen && pS->nIdxTemp < 2 &&
-      ks_rw_is_integer_type(clang_getCursorType(var)) && ks_rw_pure_expr(init)) {
+      bInt && ks_rw_pure_expr(init)) {
     pS->aIdxTemp[pS->nIdxTemp++] = var;
     return 1;
   }

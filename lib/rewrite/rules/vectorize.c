@@ -1221,8 +1221,6 @@ typedef struct ndscan {
   char *azLaneStmt[16]; /* ... such a clamp's in loops, at the loops' extreme counters:
                            `{ const int dx = -1; ks_all = ks_all && ((x + dx) >= (0)); }` */
   int nLaneStmt;
-  CXCursor aCondVar[4]; /* loop counters a clamp's condition may name (nd_cond_ok) */
-  int nCondVar;
   /* Locals declared in the body's loops that an index or a lanes' condition names (`int yy =
      min(max(y + dy, 0), h - 1);`, `int iy = row - R + j, ix = col - R + k;`): never written,
      signed integers computed from counters, the prelude and parameters (nd_local). Their
@@ -1389,6 +1387,15 @@ static int nd_skips_before(CXCursor b, CXCursor next, CXCursor *aCond, int *pn, 
   return rc;
 }
 
+/* Is c the body of for statement f (which runs on every trip; its condition
+ * and step are not that)? */
+static int nd_for_body(CXCursor f, CXCursor c) {
+  CXCursor aF[4];
+  if (clang_getCursorKind(f) != CXCursor_ForStmt) return 0;
+  int nF = ks_rw_kids(f, aF, 4);
+  return nF >= 1 && nF <= 4 && clang_equalCursors(aF[nF - 1], c);
+}
+
 /* Is the expression aAnc[j] evaluated on some paths of its walk's root only
  * (an if's branch, a conditional's arm, the right of && or ||, a switch,
  * after an `if (C) continue;` of a block around it)? */
@@ -1399,13 +1406,8 @@ static int nd_conditional(const CXCursor *aAnc, int j) {
     if (nd_skips_before(aAnc[k], aAnc[k + 1], aSkip, &nSkip, 1) != 0 || nSkip) return 1;
     enum CXCursorKind e = clang_getCursorKind(aAnc[k]);
     int bBranch = e == CXCursor_IfStmt || e == CXCursor_ConditionalOperator || e == CXCursor_SwitchStmt;
-    if (e == CXCursor_ForStmt) { /* its body runs on every trip; its condition and step are not that */
-      CXCursor *aF = NULL;
-      int nF = 0;
-      ks_rw_children(aAnc[k], &aF, &nF);
-      int bBody = nF > 0 && clang_equalCursors(aF[nF - 1], aAnc[k + 1]);
-      free(aF);
-      if (!bBody) return 1;
+    if (e == CXCursor_ForStmt) {
+      if (!nd_for_body(aAnc[k], aAnc[k + 1])) return 1;
       continue;
     }
     if (e == CXCursor_BinaryOperator) {
@@ -1420,6 +1422,7 @@ static int nd_conditional(const CXCursor *aAnc, int j) {
 
 static int nd_cond_ok(ndscan *s, CXCursor c);
 static unsigned nd_stmt_end(ks_tu *pTu, CXCursor c);
+
 static char *nd_text(ks_tu *pTu, unsigned iStart, unsigned iEnd);
 
 /* The one counter for statement f declares (`for (int dy = ...; ...)`) into
@@ -1481,17 +1484,18 @@ static int nd_local(ndscan *s, CXCursor d) {
       s->mNeedLoop |= s->aLoc[i].mLoop;
       return i;
     }
-  nd_decl_find f = {d, clang_getNullCursor()};
-  ks_rw_walk(ks_rw_body(s->kernel), nd_decl_find_visit, &f);
   CXCursor aV[2], aI[2];
   enum CXTypeKind eT = clang_getCanonicalType(clang_getCursorType(d)).kind; /* const int too */
-  int nV = clang_getCursorKind(f.st) == CXCursor_DeclStmt ? ks_rw_kids(f.st, aV, 2) : 0, nI = ks_rw_kids(d, aI, 2);
-  unsigned ds, de;
-  if (nV < 1 || nI < 1 || s->nLoc == 16 || ks_ast_extent(s->pTu, f.st, &ds, &de) < 0 || ds < s->iLeadEnd ||
-      (eT != CXType_Int && eT != CXType_Long && eT != CXType_LongLong))
-    return -1;
+  int nI = ks_rw_kids(d, aI, 2);
+  if (nI < 1 || s->nLoc == 16 || (eT != CXType_Int && eT != CXType_Long && eT != CXType_LongLong)) return -1;
   for (int w = 0; w < s->nWritten; w++)
     if (clang_equalCursors(d, s->aWritten[w])) return -1;
+  /* its declaration statement, after the leading ones (a walk of the body: the cheap tests first) */
+  nd_decl_find f = {d, clang_getNullCursor()};
+  ks_rw_walk(ks_rw_body(s->kernel), nd_decl_find_visit, &f);
+  int nV = clang_getCursorKind(f.st) == CXCursor_DeclStmt ? ks_rw_kids(f.st, aV, 2) : 0;
+  unsigned ds, de;
+  if (nV < 1 || ks_ast_extent(s->pTu, f.st, &ds, &de) < 0 || ds < s->iLeadEnd) return -1;
   CXCursor init = aI[nI - 1];
   int i = s->nLoc++, bClamp = 0, bSave = s->bLocals;
   unsigned mSave = s->mNeed;
@@ -1541,8 +1545,6 @@ static int nd_cond_ok(ndscan *s, CXCursor c) {
     if (eD == CXCursor_ParmDecl || eD == CXCursor_EnumConstantDecl) return 1;
     if (eD != CXCursor_VarDecl) return 0;
     if (nd_pre_index(s, d) >= 0) return 1;
-    for (int i = 0; i < s->nCondVar; i++)
-      if (clang_equalCursors(d, s->aCondVar[i])) return 1;
     unsigned ks, ke, ds, de;
     if (ks_ast_extent(s->pTu, s->kernel, &ks, &ke) == 0 && ks_ast_extent(s->pTu, d, &ds, &de) == 0 &&
         (ds < ks || ds >= ke)) /* declared outside the kernel */
@@ -1588,7 +1590,7 @@ static int nd_lane_conds(ndscan *s, const CXCursor *aAnc, int j, vacc *v) {
     enum CXCursorKind e = clang_getCursorKind(aAnc[k]);
     CXCursor aK[4];
     int nK = ks_rw_kids(aAnc[k], aK, 4), bNeg;
-    if (e == CXCursor_ForStmt && nK >= 1 && nK <= 4 && clang_equalCursors(aK[nK - 1], aAnc[k + 1])) {
+    if (nd_for_body(aAnc[k], aAnc[k + 1])) {
       bInLoop = 1; /* its body: every trip */
       continue;
     }
@@ -1613,8 +1615,9 @@ static int nd_lane_conds(ndscan *s, const CXCursor *aAnc, int j, vacc *v) {
       continue;
     /* outside loops, one naming a local declared after the leading declarations takes the loops'
        form (nd_add_loop_cond), which declares the local again */
-    int bLoopForm = bInLoop || (!nd_cond_ok(s, cond) && nd_cond_ok_locals(s, cond));
-    if (v->nCond == 4 || (!bLoopForm && !nd_cond_ok(s, cond))) return -1;
+    int bPlain = !bInLoop && nd_cond_ok(s, cond);
+    int bLoopForm = bInLoop || (!bPlain && nd_cond_ok_locals(s, cond));
+    if (v->nCond == 4 || (!bLoopForm && !bPlain)) return -1;
     v->abLoopCond[v->nCond] = (unsigned char)bLoopForm;
     v->aCond[v->nCond] = cond;
     v->abNeg[v->nCond++] = (unsigned char)bNeg;
@@ -2060,12 +2063,8 @@ static int nd_same_key(const ks_shape *pS, const ks_poly *a, const ks_poly *b) {
  * deeper (`if (A) { if (C) continue; }`, a bare block) would skip reads it
  * does not see. */
 static int nd_body_continue(CXCursor c, const CXCursor *aAnc, int nAnc) {
-  CXCursor aF[4];
-  if (nAnc < 2 || clang_getCursorKind(aAnc[nAnc - 1]) != CXCursor_CompoundStmt ||
-      clang_getCursorKind(aAnc[nAnc - 2]) != CXCursor_ForStmt || !nd_continue_if(c, NULL))
-    return 0;
-  int nF = ks_rw_kids(aAnc[nAnc - 2], aF, 4);
-  return nF >= 1 && nF <= 4 && clang_equalCursors(aF[nF - 1], aAnc[nAnc - 1]);
+  return nAnc >= 2 && clang_getCursorKind(aAnc[nAnc - 1]) == CXCursor_CompoundStmt &&
+         nd_for_body(aAnc[nAnc - 2], aAnc[nAnc - 1]) && nd_continue_if(c, NULL);
 }
 
 static int nd_jump_visit(CXCursor c, const CXCursor *aAnc, int nAnc, void *pArg) {
@@ -2417,7 +2416,7 @@ static int nd_row_pointer(ks_tu *pTu, CXCursor d, CXCursor init, ndscan *s, cons
     const ks_shape_ptr *q = &s->pShape->aPtr[i];
     if (!clang_equalCursors(q->decl, d)) continue;
     if ((*pzWhy = nd_row_pointer_why(s, q))) return -1;
-    if (q->bWritten || (q->off.bIrregular && !q->bClamped) || q->off.bIndirect || q->iParam < 0 ||
+    if ((q->off.bIrregular && !q->bClamped) || q->iParam < 0 ||
         q->iParam >= s->nP || !s->aP[q->iParam].bPointer || (!nd_ptr_init_pure(init) && !q->bClamped))
       return -1;
     if (nd_x_dep(pTu, init, s, pzWhy)) {
@@ -2741,10 +2740,8 @@ static void nd_put_arr_bases(ks_buf *pB, const ndscan *s, const ndwin *pW, int g
     char *zT = NULL, *zL = NULL;
     long long i0 = 0, n = 1;
     nd_loop(s, iLoop, &zT, &zL, &i0, &n);
-    if (c >= pW->nRow + a->t.nCol)
-      ks_buf_printf(pB, "%.*s        %s %s = (%s)(%lld);\n", nIn, zIn, zT, zL, zT, i0);
-    else if (c >= pW->nRow) {
-      kInit += a->t.aColC[c - pW->nRow] * i0;
+    if (c >= pW->nRow) { /* a column's loop, or one only the locals name: its first trip */
+      if (c < pW->nRow + a->t.nCol) kInit += a->t.aColC[c - pW->nRow] * i0;
       ks_buf_printf(pB, "%.*s        %s %s = (%s)(%lld);\n", nIn, zIn, zT, zL, zT, i0);
     } else if (c == 0 && pW->nRow == 2)
       ks_buf_printf(pB, "%.*s        %s %s = (%s)(%lld + ks_r / %lld);\n", nIn, zIn, zT, zL, zT, i0, pW->aRowTrip[1]);
