@@ -1924,6 +1924,14 @@ static enum CXChildVisitResult outer_find_visit(CXCursor c, CXCursor parent, CXC
   return CXChildVisit_Break;
 }
 
+unsigned ks_rw_file_scope_at(ks_rewrite *p, unsigned iLine0, unsigned iDefault) {
+  ks_tu *pTu = ks_rewrite_tu(p);
+  outer_find of = {pTu, iLine0, 0, 0};
+  ks_ast_visit_top(pTu, outer_find_visit, &of);
+  unsigned nIgnore = 0;
+  return of.bFound ? ks_rewrite_comments_above(p, ks_rewrite_line_start(p, of.iStart, &nIgnore)) : iDefault;
+}
+
 int ks_rw_kernel_in_namespaces(CXCursor kernel) {
   for (CXCursor c = clang_getCursorSemanticParent(kernel);; c = clang_getCursorSemanticParent(c)) {
     enum CXCursorKind e = clang_getCursorKind(c);
@@ -1940,10 +1948,7 @@ int ks_rw_insert_shipped(ks_rewrite *p, unsigned iLine0, unsigned nIndent, const
    * earlier rule's note stays attached to it; for a kernel in a namespace (or
    * an extern "C" block), above the outermost one, at file scope, where the
    * header's includes and namespace may stand */
-  outer_find of = {pTu, iLine0, 0, 0};
-  ks_ast_visit_top(pTu, outer_find_visit, &of);
-  unsigned nIgnore = 0;
-  unsigned iTop = ks_rewrite_comments_above(p, of.bFound ? ks_rewrite_line_start(p, of.iStart, &nIgnore) : iLine0);
+  unsigned iTop = ks_rw_file_scope_at(p, iLine0, ks_rewrite_comments_above(p, iLine0));
   int rc = ks_rw_shipped_block(p, zGuard, zName, zLabel, zWhat, &ins);
   char *zKn = rc >= 0 ? ks_rewrite_note_text(p, zNote) : NULL;
   if (rc >= 0 && !zKn) rc = ks_error_set(KS_ENOMEM, "out of memory");

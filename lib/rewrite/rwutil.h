@@ -217,6 +217,10 @@ int ks_rw_shipped_block(ks_rewrite *p, const char *zGuard, const char *zName, co
  * provenance comment (ks_rewrite_note_text), at the kernel's indentation. A
  * kernel in a namespace or extern "C" block gets the header above the
  * outermost one, at file scope, and its note at iLine0. */
+/* Where a file-scope block (a shipped header, host helpers) goes for code at
+ * iLine0: above the outermost namespace or extern "C" block holding it and the
+ * comments attached to that block; iDefault where iLine0 is at file scope. */
+unsigned ks_rw_file_scope_at(ks_rewrite *p, unsigned iLine0, unsigned iDefault);
 /* Is the kernel at file scope, or inside namespaces and extern "C" blocks
  * only (where ks_rw_insert_shipped puts a shipped header above the outermost
  * one)? */

@@ -365,7 +365,7 @@ static int clone_helper(fm_walk *pW, int iCall, unsigned iKernel, int *pbHeader)
   ks_tu *pTu = pW->pTu;
   fm_call *pCall = &pW->aCall[iCall];
   fm_walk h = {p, pTu, NULL, 0, 0, 0, 0, 0, NULL, 0, pW->iGuard, iKernel, KS_OK};
-  ks_buf ins = KS_BUF_INIT, text = KS_BUF_INIT, what = KS_BUF_INIT, note = KS_BUF_INIT;
+  ks_buf ins = KS_BUF_INIT, hdr = KS_BUF_INIT, text = KS_BUF_INIT, what = KS_BUF_INIT, note = KS_BUF_INIT;
   char zNew[256] = "";
   char *zNote = NULL;
   unsigned hS, hE;
@@ -406,8 +406,12 @@ static int clone_helper(fm_walk *pW, int iCall, unsigned iKernel, int *pbHeader)
   unsigned iPos = hS, iEnd;
   if ((rc = ks_buf_puts(&ins, bAtKernel ? "" : "\n\n")) < 0) goto done;
   if (h.bTanh && !*pbHeader) {
+    /* a helper in a namespace: the header at file scope, seen from every namespace */
+    unsigned iTop = ks_rw_file_scope_at(p, iAt, iAt);
     rc = ks_rw_shipped_block(p, KS_FM_GUARD, "ks_fastmath.cuh", "fast-math header",
-                             "the shipped fast-math helpers (share/kernelskill/templates/ks_fastmath.cuh)", &ins);
+                             "the shipped fast-math helpers (share/kernelskill/templates/ks_fastmath.cuh)",
+                             iTop == iAt ? &ins : &hdr);
+    if (rc >= 0 && hdr.n) rc = ks_rewrite_replace(p, iTop, iTop, hdr.z);
     if (rc < 0) goto done;
     *pbHeader = 1;
   }
@@ -448,6 +452,7 @@ done:
   free(h.aCall);
   free(zNote);
   ks_buf_free(&ins);
+  ks_buf_free(&hdr);
   ks_buf_free(&text);
   ks_buf_free(&what);
   ks_buf_free(&note);
@@ -486,6 +491,7 @@ static int apply_fast_math(ks_rewrite *p) {
   }
   if (w.bTanh && !bHeader) {
     unsigned iLine0 = ks_rewrite_line_start(p, kS, NULL);
+    iLine0 = ks_rw_file_scope_at(p, iLine0, iLine0); /* seen from every namespace */
     rc = ks_rw_shipped_block(p, KS_FM_GUARD, "ks_fastmath.cuh", "fast-math header",
                              "the shipped fast-math helpers (share/kernelskill/templates/ks_fastmath.cuh)", &text);
     if (rc >= 0 && text.n) rc = ks_rewrite_replace(p, iLine0, iLine0, text.z);

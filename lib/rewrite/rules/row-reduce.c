@@ -2778,7 +2778,9 @@ static int put_helpers(rr_state *pS) {
   ks_tu *pTu = pS->pTu;
   ks_buf helpers = KS_BUF_INIT;
   int rc = KS_OK;
-  unsigned iAt = ks_rewrite_comments_above(p, pS->iKs);
+  /* at file scope: a kernel in a namespace gets them above the outermost
+   * one, where a kernel of another namespace sees them too */
+  unsigned iAt = ks_rw_file_scope_at(p, pS->iKs, ks_rewrite_comments_above(p, pS->iKs));
   pS->iHelpersAt = iAt;
   /* the shipped header once per file (an earlier application may have put it there) */
   if (pS->bReduce && !strstr(pTu->zSrc, "#define KS_ROWREDUCE_CUH") && (rc = ks_buf_puts(&helpers, "\n")) >= 0)

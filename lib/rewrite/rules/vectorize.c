@@ -3415,6 +3415,7 @@ static int put_vec_header(ks_rewrite *p, CXCursor k) {
                              "the shipped vector pack helpers (share/kernelskill/templates/ks_vec.cuh)", &b);
   if (rc >= 0 && b.n) {
     unsigned iLine0 = ks_rewrite_line_start(p, ks0, NULL);
+    iLine0 = ks_rw_file_scope_at(p, iLine0, iLine0); /* seen from every namespace */
     rc = ks_rewrite_replace(p, iLine0, iLine0, ks_buf_cstr(&b));
   }
   ks_buf_free(&b);
