@@ -5,6 +5,7 @@
 #include "features/ast.h"
 #include "features/shape.h"
 #include "kernelskill/rewrite.h"
+#include "rewrite/blockdim.h"
 #include "rewrite/instcopy.h"
 
 #include <stdio.h>
@@ -402,6 +403,32 @@ int ks_rewrite_apply(ks_tu *pTu, const ks_rewrite_opts *pOpts, char **pzOut, siz
 
 static int apply_once(ks_tu *pTu, const ks_rule *pRule, const ks_rewrite_opts *pOpts, char **pzOut,
                       size_t *pnOut);
+static int apply_norm(ks_tu *pTu, const ks_rule *pRule, const ks_rewrite_opts *pOpts, char **pzOut, size_t *pnOut);
+
+/* Run the rule on zSrc (the file with an engine's edit: a template's copy,
+ * a constant read as blockDim; bNorm: the copy may get the second too), then
+ * parse pTu back to its own text. */
+static int apply_on(ks_tu *pTu, const char *zSrc, size_t nSrc, int bNorm, const ks_rule *pRule,
+                    const ks_rewrite_opts *pOpts, char **pzOut, size_t *pnOut) {
+  size_t nOrig = pTu->nSrc;
+  char *zOrig = malloc(nOrig + 1);
+  if (!zOrig) return ks_error_set(KS_ENOMEM, "out of memory");
+  memcpy(zOrig, pTu->zSrc, nOrig);
+  int rc = ks_tu_reparse(pTu, zSrc, nSrc);
+  if (rc >= 0) rc = bNorm ? apply_norm(pTu, pRule, pOpts, pzOut, pnOut) : apply_once(pTu, pRule, pOpts, pzOut, pnOut);
+  char *zMsg = ks_strdup(ks_error_msg());
+  int rcBack = ks_tu_reparse(pTu, zOrig, nOrig);
+  if (rcBack < 0 && rc >= 0) {
+    free(*pzOut);
+    *pzOut = NULL;
+    rc = rcBack;
+  } else if (zMsg && rc < 0) {
+    ks_error_set(rc, "%s", zMsg); /* the reparse cleared it */
+  }
+  free(zMsg);
+  free(zOrig);
+  return rc;
+}
 
 /* The rule refused kernel template zKernel: run it on the instantiation the
  * file launches, copied as a kernel of its own (instcopy.c). The first refusal
@@ -409,8 +436,6 @@ static int apply_once(ks_tu *pTu, const ks_rule *pRule, const ks_rewrite_opts *p
  * reasons are given); pTu is parsed back to its own text afterwards. */
 static int apply_mono(ks_tu *pTu, const ks_rule *pRule, const ks_rewrite_opts *pOpts, char **pzOut, size_t *pnOut) {
   char *zFirst = ks_strdup(ks_error_msg());
-  char *zOrig = NULL;
-  size_t nOrig = pTu->nSrc;
   ks_buf note = KS_BUF_INIT;
   ks_instcopy m;
   /* not "(rule ID)": the copy is not yet the rule's work (ks_rewrite_has_note) */
@@ -424,14 +449,7 @@ static int apply_mono(ks_tu *pTu, const ks_rule *pRule, const ks_rewrite_opts *p
   if (rc < 0) goto done;
   ks_rewrite_opts o = *pOpts;
   o.zKernel = m.zKernel;
-  zOrig = malloc(nOrig + 1);
-  if (!zOrig) {
-    rc = ks_error_set(KS_ENOMEM, "out of memory");
-    goto done;
-  }
-  memcpy(zOrig, pTu->zSrc, nOrig);
-  if ((rc = ks_tu_reparse(pTu, m.zSrc, m.nSrc)) < 0) goto done;
-  rc = apply_once(pTu, pRule, &o, pzOut, pnOut);
+  rc = apply_on(pTu, m.zSrc, m.nSrc, 1, pRule, &o, pzOut, pnOut);
   if (rc == KS_EPARSE) { /* the copy itself: a bug of ours, or a template only its use checks */
     char *zWhy = ks_rewrite_instcopy_lines(&m, pTu->zFile, ks_error_msg());
     rc = ks_error_set(KS_EPRECOND, "%s (and the copy of %s<%s> does not parse: %s)", zFirst, pOpts->zKernel, m.zInst,
@@ -444,22 +462,35 @@ static int apply_mono(ks_tu *pTu, const ks_rule *pRule, const ks_rewrite_opts *p
     free(zSecond);
   }
 done:
-  if (zOrig) {
-    char *zMsg = ks_strdup(ks_error_msg());
-    int rcBack = ks_tu_reparse(pTu, zOrig, nOrig);
-    if (rcBack < 0 && rc >= 0) {
-      free(*pzOut);
-      *pzOut = NULL;
-      rc = rcBack;
-    } else if (zMsg && rc < 0) {
-      ks_error_set(rc, "%s", zMsg); /* the reparse cleared it */
-    }
-    free(zMsg);
-  }
-  free(zOrig);
   free(zFirst);
   ks_buf_free(&note);
   ks_rewrite_instcopy_free(&m);
+  return rc;
+}
+
+/* The rule refused a kernel whose indices write the block size as a
+ * constant: run it with the constant read as blockDim where every launch
+ * proves them equal (blockdim.c). The first refusal stands when that does
+ * not apply (with the reason, where one product was found) or the rule
+ * refuses again (both reasons). */
+static int apply_blockdim(ks_tu *pTu, const ks_rule *pRule, const ks_rewrite_opts *pOpts, char **pzOut,
+                          size_t *pnOut) {
+  char *zFirst = ks_strdup(ks_error_msg());
+  ks_blockdim b;
+  ks_error_clear(); /* a product found but refused sets a reason; none found, none */
+  int rc = ks_rewrite_blockdim(pTu, pOpts->zKernel, &b);
+  if (rc == KS_EPRECOND) {
+    if (*ks_error_msg()) ks_error_set(KS_EPRECOND, "%s (and the block index's constant cannot be read as blockDim: %s)",
+                                      zFirst, ks_error_msg());
+    else ks_error_set(KS_EPRECOND, "%s", zFirst);
+  } else if (rc >= 0) {
+    char *zWhat = ks_strdup(b.zWhat);
+    rc = apply_on(pTu, b.zSrc, b.nSrc, 0, pRule, pOpts, pzOut, pnOut);
+    if (rc == KS_EPRECOND) ks_error_set(KS_EPRECOND, "%s; and with %s: %s", zFirst, zWhat, ks_error_msg());
+    free(zWhat);
+  }
+  free(zFirst);
+  ks_rewrite_blockdim_free(&b);
   return rc;
 }
 
@@ -470,15 +501,26 @@ int ks_rewrite_apply_rule(ks_tu *pTu, const ks_rule *pRule, const ks_rewrite_opt
   if (zCopy) {
     ks_rewrite_opts o = *pOpts;
     o.zKernel = zCopy;
-    int rc = apply_once(pTu, pRule, &o, pzOut, pnOut);
+    int rc = apply_norm(pTu, pRule, &o, pzOut, pnOut);
     free(zCopy);
     return rc;
   }
-  int rc = apply_once(pTu, pRule, pOpts, pzOut, pnOut);
+  int rc = apply_norm(pTu, pRule, pOpts, pzOut, pnOut);
   /* a rule that reads concrete kernels refuses a template: offer it the one instantiation launched */
   if (rc == KS_EPRECOND && !pTu->bBorrowed && pOpts && pOpts->zKernel &&
       clang_getCursorKind(ks_ast_find_kernel(pTu, pOpts->zKernel)) == CXCursor_FunctionTemplate)
     rc = apply_mono(pTu, pRule, pOpts, pzOut, pnOut);
+  return rc;
+}
+
+/* The rule on the kernel as written; where it refuses a kernel (not a
+ * template) whose indices name the block size as a constant, on those read
+ * as blockDim. */
+static int apply_norm(ks_tu *pTu, const ks_rule *pRule, const ks_rewrite_opts *pOpts, char **pzOut, size_t *pnOut) {
+  int rc = apply_once(pTu, pRule, pOpts, pzOut, pnOut);
+  if (rc == KS_EPRECOND && !pTu->bBorrowed && pOpts && pOpts->zKernel &&
+      clang_getCursorKind(ks_ast_find_kernel(pTu, pOpts->zKernel)) == CXCursor_FunctionDecl)
+    rc = apply_blockdim(pTu, pRule, pOpts, pzOut, pnOut);
   return rc;
 }
 

@@ -8,6 +8,7 @@ leaves a tail; every output must be bit-identical. __half is emulated with
 _Float16, __nv_bfloat16 with a truncating 16-bit type: both kernels see the
 same emulation, so this checks the rewrite, not the conversions."""
 import os
+import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -48,6 +49,7 @@ CASES = {
                       "o3[k] = w3[k] = k % 9 - 1;"),
     "digits_direct": (["float*", "float", "float"],
                       "K(b0, b1, b2, 3, n / 21, 7); K(b0, b1, b2, 2, n / 10, 5); K(b0, b1, b2, 1, -1, -(n - 3))"),
+    "saxpy_bs": (["float", "float*"], "K(b0, b1, 2.0f, n)"),
     "digits_peeled": (["float*", "float"],
                       "K(b0, b1, 3, n / 21, 7); K(b0, b1, 2, n / 10, 5); K(b0, b1, -1, -(n / 9), 9)"),
 }
@@ -60,6 +62,8 @@ def main():
     if name == "masked":
         types = types + ["float*"]
     src = cuda_emu.PRELUDE + TYPES + cuda_emu.LAUNCH_2D
+    # object-like macros the kernels may name (a block size: Inputs/blockdim.cu)
+    src += "".join(l for l in open(orig, encoding="utf-8") if re.match(r"#define \w+ ", l))
     # the pack types the rewrite defines before the kernel
     src += "".join(l for l in open(new, encoding="utf-8") if l.startswith("struct __align__(") and " ks_pack" in l)
     src += cuda_emu.kernel(orig, name, "k_orig") + "\n" + cuda_emu.kernel(new, name, "k_new") + "\n"
