@@ -83,6 +83,11 @@ def main():
     w = int(re.search(r"ks_x0 = .* \* (\d+);", new_text).group(1))
     if not re.search(r"\bks_gx\b", new_text):
         sys.exit("the rewrite of %s takes no ks_gx: this check expects the divided launch" % name)
+    # rows along y: the grid's y divided by the rows, the grid's y as written passed as ks_gy
+    m = re.search(r"ks_y0 = .* \* (\d+);", new_text)
+    ry = int(m.group(1)) if m else 1
+    if (ry > 1) != bool(re.search(r"\bks_gy\b", new_text)):
+        sys.exit("the rewrite of %s has rows along y without ks_gy, or ks_gy without rows" % name)
     src = cuda_emu.PRELUDE + TYPES + cuda_emu.LAUNCH_SEQ
     src += "".join(l for l in open(orig, encoding="utf-8") if l.startswith("#define "))  # BOX_R
     # __constant__ arrays (a mask with its initializer): the host's own
@@ -91,14 +96,19 @@ def main():
     orig_text = cuda_emu.kernel(orig, name, "k_orig")
     src += cuda_emu.device_functions(orig, orig_text)  # clamp helpers
     src += orig_text + "\n" + new_text + "\n"
-    src += "static int Wd, H, P;\nstatic unsigned gx;\n"
+    src += "static int Wd, H, P;\nstatic unsigned gx, gy;\n"
     src += "".join("static %s *b%d;\n" % (t, i) for i, t in enumerate(types))
     src += "static void run_orig() { auto K = k_orig; %s; }\n" % call
-    src += "static void run_new() { auto K = k_new; %s, gx); }\n" % call[:-1]
+    src += "static void run_new() { auto K = k_new; %s, gx%s); }\n" % (call[:-1], ", gy" if ry > 1 else "")
     src += "int main() {\n  int nBad = 0, nRuns = 0;\n"
     # 33 and 37: the last whole pack of a row (16 or 4 lanes) ends at the last column the guard lets in
-    src += "  const int aW[] = {37, 64, 13, 3, 70, 33}, aH[] = {5, 9, 3, 4, 6, 4};\n"
-    src += "  for (int off = 0; off < 2; off++) for (int sz = 0; sz < 6; sz++) for (int pad = 0; pad < 3; pad++) {\n"
+    # with rows along y, taller images too: rows of whole thread blocks away from the border take the
+    # vector path (a 5-row window needs y0 - 2 >= 0 and y0 + ry + 1 < H), with heights of no multiple
+    # of the rows and grids whose y the rows do not divide (21 rows: 6 blocks of 4, 3 of 8)
+    sizes = ([37, 64, 13, 3, 70, 33] + ([37, 70] if ry > 1 else []), [5, 9, 3, 4, 6, 4] + ([21, 19] if ry > 1 else []))
+    src += "  const int aW[] = {%s}, aH[] = {%s};\n" % (", ".join(map(str, sizes[0])), ", ".join(map(str, sizes[1])))
+    src += "  for (int off = 0; off < 2; off++) for (int sz = 0; sz < %d; sz++) for (int pad = 0; pad < 3; pad++) {\n" % (
+        len(sizes[0]))
     src += "    Wd = aW[sz]; H = aH[sz]; P = pad == 2 ? (Wd + 15) / 16 * 16 : Wd + pad * 3;\n"
     src += "    size_t n = (size_t)(H - 1) * P + Wd + off;\n"
     for i, t in enumerate(types):
@@ -112,14 +122,16 @@ def main():
         src += "".join("      b%d = o%d + off;\n" % (i, i) for i in range(len(types)))
         src += "      launch3(g, blk, run_orig);\n"
         src += "".join("      b%d = n%d + off;\n" % (i, i) for i in range(len(types)))
-        src += "      gx = g.x;\n      launch3({(g.x + %d) / %d, g.y, 1}, blk, run_new);\n    }\n" % (w - 1, w)
+        src += "      gx = g.x; gy = g.y;\n      launch3({(g.x + %d) / %d, (g.y + %d) / %d, 1}, blk, run_new);\n    }\n" % (
+            w - 1, w, ry - 1, ry)
     src += "    nRuns++;\n"
     for i, t in enumerate(types):
         src += ("    if (memcmp(o%d, n%d, n * sizeof(%s))) { nBad++; printf(\"differs: buffer %d off %%d W %%d H %%d "
                 "P %%d\\n\", off, Wd, H, P); }\n" % (i, i, t, i))
         src += "    free(o%d); free(n%d);\n" % (i, i)
     src += "  }\n"
-    src += "  printf(\"%s: %%s (%%d runs, %d lanes)\\n\", nBad ? \"DIFFERENT\" : \"equivalent\", nRuns);\n" % (name, w)
+    src += "  printf(\"%s: %%s (%%d runs, %d lanes%s)\\n\", nBad ? \"DIFFERENT\" : \"equivalent\", nRuns);\n" % (
+        name, w, ", %d rows" % ry if ry > 1 else "")
     src += "  return nBad != 0;\n}\n"
     cxx = os.environ.get("CXX", "c++")
     # -O0: a load the mutated window makes but no lane uses must still happen
