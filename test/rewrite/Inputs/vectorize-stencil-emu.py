@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """vectorize-stencil-emu.py ORIG REWRITTEN KERNEL -- CPU emulation check of
 rule vectorize on the stencils of Inputs/vectorize-stencil.cu, Inputs/vectorize-clamp.cu,
-Inputs/vectorize-loops.cu and Inputs/vectorize-forms.cu: the original
+Inputs/vectorize-loops.cu, Inputs/vectorize-forms.cu and Inputs/vectorize-rows.cu: the original
 kernel and the rewritten one (its launch as the rule gives it: the grid's x
-divided by the lanes, the grid's x as written passed last as ks_gx) run on the
+divided by the lanes, the grid's x as written passed last as ks_gx; with rows
+along y, the grid's y divided by the rows and passed as ks_gy) run on the
 same inputs, for several extents (a tail along x, a width below one pack),
 pitches (the width, 3 more, the next multiple of 16) and starts (aligned and one element
 off), and every output must be bit-identical. Each buffer is its own heap block
@@ -73,6 +74,16 @@ CASES = {
     "pad_or_rows": (["float", "float"], "K(b0, b1, Wd, H, P)"),
     "late_locals": (["float", "float"], "K(b0, b1, Wd, H, P)"),
     "late_index": (["float", "float"], "K(b0, b1, Wd, H, P)"),
+    # Inputs/vectorize-rows.cu: rows along y, and kernels that keep the form along x alone
+    "rows_blur5_clamp": (["float", "float"], "K(b0, b1, Wd, H, P)"),
+    "rows_mean5_skip": (["float", "float"], "K(b0, b1, Wd, H, P)"),
+    # the weights (25 floats read where the guard lets a thread in), a base image, a scale per row
+    "rows_conv5_bias": (["float"] * 5, "K(b0, b1, b2, b3, b4, Wd, H, P)"),
+    "rows_box5_u8": (["unsigned char", "unsigned char"], "K(b0, b1, Wd, H, P)"),
+    "xonly_block_row": (["float", "float"], "K(b0, b1, Wd, H, P)"),
+    "xonly_row_offset": (["float", "float"], "K(b0, b1, Wd, H, P)"),
+    "xonly_tid_y": (["float", "float"], "K(b0, b1, Wd, H, P)"),
+    "xonly_planes": (["float", "float"], "K(b0, b1, Wd, H, P)"),
 }
 
 
