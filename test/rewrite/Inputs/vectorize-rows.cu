@@ -126,6 +126,20 @@ __global__ void xonly_planes(const float* src, float* dst, int w, int h, int pit
   }
 }
 
+// Rows two apart (a dilated window): the index moves down two rows with the
+// counter but one with y, so a thread's rows share no window rows that way:
+// along x alone.
+__global__ void xonly_dilated(const float* src, float* dst, int w, int h, int pitch) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= 2 && x < w - 2 && y >= 4 && y < h - 4) {
+    float sum = 0.0f;
+    for (int i = -2; i <= 2; ++i)
+      for (int j = -2; j <= 2; ++j) sum += src[(y + 2 * i) * pitch + x + j];
+    dst[y * pitch + x] = sum;
+  }
+}
+
 // Declared before its definition: the launch keeps its grid, so neither x's
 // nor y's grid is divided; along x alone, threads past the x extent / 4 idle.
 __global__ void xonly_declared(const float* src, float* dst, int w, int h, int pitch);
@@ -151,5 +165,6 @@ void launch_rows(const float* in, const float* k, const float* base, const float
   xonly_row_offset<<<g, b>>>(in, out, w, h, pitch);
   xonly_tid_y<<<g, b>>>(in, out, w, h, pitch);
   xonly_planes<<<dim3((w + 31) / 32, (h + 7) / 8, 1), b>>>(in, out, w, h, pitch);
+  xonly_dilated<<<g, b>>>(in, out, w, h, pitch);
   xonly_declared<<<g, b>>>(in, out, w, h, pitch);
 }

@@ -84,6 +84,7 @@ CASES = {
     "xonly_row_offset": (["float", "float"], "K(b0, b1, Wd, H, P)"),
     "xonly_tid_y": (["float", "float"], "K(b0, b1, Wd, H, P)"),
     "xonly_planes": (["float", "float"], "K(b0, b1, Wd, H, P)"),
+    "xonly_dilated": (["float", "float"], "K(b0, b1, Wd, H, P)"),
 }
 
 
