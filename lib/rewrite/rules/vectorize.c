@@ -3327,14 +3327,17 @@ static int nd_rows_shift_ok(const ks_shape *pS, const ks_poly *q, int iLoop) {
 /* The rows each thread takes along y: 4 where every window is an array of
  * one row loop of 5 or more rows whose accesses move with y as with its
  * counter (nd_rows_shift_ok), the y index is the plain thread index read
- * nowhere else before the guard, and the launches take the new grid; else 1
- * (the form along x alone). Three-row windows stay at 1: those stencils
- * already reach about 90% of the DRAM bandwidth along x alone. */
+ * nowhere else before the guard, the launches take the new grid and a row
+ * has 4 lanes; else 1 (the form along x alone). Three-row windows stay at 1:
+ * those stencils already reach about 90% of the DRAM bandwidth along x alone.
+ * 16 lanes of bytes stay too: a 5x5 box on bytes took 128 registers on sm_90
+ * with 4 rows, 130 with 2, 56 along x alone (ptxas), and 8-bit stencils are
+ * bound by their arithmetic, not their loads. */
 static int nd_rows(const ndscan *s, const ndform *f, int W, int bAlias, const char *zKeep) {
   enum { RY = 4 };
   CXCursor aI[4];
   int nI;
-  if (zKeep || bAlias || !s->nWin || !f->iYEnd || s->bYRead || f->iYStart == f->iXStart) return 1;
+  if (W != 4 || zKeep || bAlias || !s->nWin || !f->iYEnd || s->bYRead || f->iYStart == f->iXStart) return 1;
   nI = ks_rw_kids(f->yDecl, aI, 4);
   if (nI < 1 || nI > 4 || !nd_rows_builtins_ok(s->kernel, aI[nI - 1])) return 1;
   for (int g = 0; g < s->nWin; g++) {

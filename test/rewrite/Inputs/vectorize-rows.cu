@@ -58,8 +58,9 @@ __global__ void rows_conv5_bias(const float* in, const float* k, const float* ba
   }
 }
 
-// Bytes: 16 lanes a row, clamped as in rows_blur5_clamp.
-__global__ void rows_box5_u8(const unsigned char* src, unsigned char* dst, int w, int h, int pitch) {
+// Bytes: 16 lanes a row, clamped as in rows_blur5_clamp; along x alone (4 rows
+// of 16 lanes took 128 registers).
+__global__ void xonly_box5_u8(const unsigned char* src, unsigned char* dst, int w, int h, int pitch) {
   int x = blockIdx.x * blockDim.x + threadIdx.x;
   int y = blockIdx.y * blockDim.y + threadIdx.y;
   if (x < w && y < h) {
@@ -160,7 +161,7 @@ void launch_rows(const float* in, const float* k, const float* base, const float
   rows_blur5_clamp<<<g, b>>>(in, out, w, h, pitch);
   rows_mean5_skip<<<g, b>>>(in, out, w, h, pitch);
   rows_conv5_bias<<<dim3((w + 31) / 32, (h + 7) / 8), b>>>(in, k, base, rs, out, w, h, pitch);
-  rows_box5_u8<<<g, b>>>(in8, out8, w, h, pitch);
+  xonly_box5_u8<<<g, b>>>(in8, out8, w, h, pitch);
   xonly_block_row<<<dim3((w + 31) / 32, h), dim3(32, 1)>>>(in, out, w, h, pitch);
   xonly_row_offset<<<g, b>>>(in, out, w, h, pitch);
   xonly_tid_y<<<g, b>>>(in, out, w, h, pitch);

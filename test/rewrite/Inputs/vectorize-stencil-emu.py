@@ -79,7 +79,7 @@ CASES = {
     "rows_mean5_skip": (["float", "float"], "K(b0, b1, Wd, H, P)"),
     # the weights (25 floats read where the guard lets a thread in), a base image, a scale per row
     "rows_conv5_bias": (["float"] * 5, "K(b0, b1, b2, b3, b4, Wd, H, P)"),
-    "rows_box5_u8": (["unsigned char", "unsigned char"], "K(b0, b1, Wd, H, P)"),
+    "xonly_box5_u8": (["unsigned char", "unsigned char"], "K(b0, b1, Wd, H, P)"),
     "xonly_block_row": (["float", "float"], "K(b0, b1, Wd, H, P)"),
     "xonly_row_offset": (["float", "float"], "K(b0, b1, Wd, H, P)"),
     "xonly_tid_y": (["float", "float"], "K(b0, b1, Wd, H, P)"),
