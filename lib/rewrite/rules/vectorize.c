@@ -1234,6 +1234,11 @@ typedef struct ndscan {
     unsigned long long mLoop; /* the loops (bits of ks_shape.aLoop) whose counters it names */
   } aLoc[16];
   int nLoc;
+  /* Rows along y (nd_rows): each thread also takes nRY consecutive y, its array
+   * windows holding nRows + nRY - 1 rows; 1 when off. bYRead: a prelude statement
+   * other than an x-derived one reads y (it would need the row's own y). */
+  int nRY;
+  int bYRead;
   int bLocals;               /* while checking a text: it may name such locals and any counter */
   unsigned mNeed;            /* ... those it named (aLoc bits) */
   unsigned long long mNeedLoop; /* ... and the loops whose counters it named */
@@ -2255,6 +2260,11 @@ typedef struct ndform {
   char *zGuard;                /* G as written */
   int bEarlyReturn;
   CXCursor guard;
+  /* The y index `T y = blockIdx.y * blockDim.y + threadIdx.y;` declared alone
+   * (else iYEnd 0): rows along y (nd_rows) replace it as x's is. */
+  unsigned iYStart, iYEnd;
+  char *zYInit, *zY, *zYType;
+  CXCursor yDecl;
 } ndform;
 
 static void nd_form_free(ndform *f) {
@@ -2262,6 +2272,9 @@ static void nd_form_free(ndform *f) {
   free(f->zX);
   free(f->zXType);
   free(f->zGuard);
+  free(f->zYInit);
+  free(f->zY);
+  free(f->zYType);
 }
 
 /* `return;` or `{ return; }`. */
@@ -2339,6 +2352,22 @@ static void nd_set_x(ks_tu *pTu, CXCursor st, CXCursor d, CXCursor init, ndform 
   clang_disposeString(t);
   if (pF->zXType && strncmp(pF->zXType, "const ", 6) == 0)
     memmove(pF->zXType, pF->zXType + 6, strlen(pF->zXType + 6) + 1);
+}
+
+/* The y index's declaration (rows along y, nd_rows). */
+static void nd_set_y(ks_tu *pTu, CXCursor st, CXCursor d, CXCursor init, ndform *pF) {
+  unsigned is, ie;
+  ks_ast_extent(pTu, init, &is, &ie);
+  ks_ast_extent(pTu, st, &pF->iYStart, &pF->iYEnd);
+  pF->iYEnd = nd_stmt_end(pTu, st);
+  pF->zYInit = nd_text(pTu, is, ie);
+  pF->zY = ks_rw_spelling(d);
+  pF->yDecl = d;
+  CXString t = clang_getTypeSpelling(clang_getCursorType(d));
+  pF->zYType = ks_strdup(clang_getCString(t));
+  clang_disposeString(t);
+  if (pF->zYType && strncmp(pF->zYType, "const ", 6) == 0)
+    memmove(pF->zYType, pF->zYType + 6, strlen(pF->zYType + 6) + 1);
 }
 
 /* Does value v (a prelude variable's initializer or assigned value) depend
@@ -2485,6 +2514,7 @@ static int nd_prelude(ks_tu *pTu, CXCursor k, CXCursor *aSt, int nSt, ndform *pF
     int iPre = nd_prelude_assign(aSt[i], s, &v);
     if (iPre >= 0) {
       s->abXDep[iPre] |= nd_x_dep(pTu, v, s, pzWhy);
+      s->bYRead |= pF->iYEnd && count_refs(aSt[i], pF->yDecl) > 0;
       continue;
     }
     if (clang_getCursorKind(aSt[i]) != CXCursor_DeclStmt) break;
@@ -2512,6 +2542,7 @@ static int nd_prelude(ks_tu *pTu, CXCursor k, CXCursor *aSt, int nSt, ndform *pF
     }
     CXCursor *aD = NULL;
     int nD = 0;
+    s->bYRead |= pF->iYEnd && count_refs(aSt[i], pF->yDecl) > 0;
     ks_rw_children(aSt[i], &aD, &nD);
     for (int d = 0; d < nD && !*pzWhy; d++) {
       CXCursor aI[4];
@@ -2536,6 +2567,8 @@ static int nd_prelude(ks_tu *pTu, CXCursor k, CXCursor *aSt, int nSt, ndform *pF
       if (iDim == 0 && s->iX < 0) {
         if (nD != 1) *pzWhy = "the x index is declared together with other variables";
         else nd_set_x(pTu, aSt[i], aD[d], init, pF, s);
+      } else if (iDim == 1 && nD == 1 && !pF->iYEnd) {
+        nd_set_y(pTu, aSt[i], aD[d], init, pF);
       } else if (!clang_Cursor_isNull(init))
         s->abXDep[s->nPre] = (iDim < 0 || iDim == 0) && nd_x_dep(pTu, init, s, pzWhy);
       s->nPre++;
@@ -2704,8 +2737,9 @@ static unsigned nd_derived_needed(const char *zSrc, const ndscan *s, const char 
 /* An array window's element for lane l of access a:
  * ks_w_<P>_w<g>[row][l + k - cMin + c * L ...], the row from its row loops'
  * counters. */
-static void nd_put_arr_elem(ks_buf *pB, const ndscan *s, const ndwin *pW, const vacc *a, int l) {
+static void nd_put_arr_elem(ks_buf *pB, const ndscan *s, const ndwin *pW, const vacc *a, int l, int ry) {
   ks_buf_printf(pB, "ks_w_%s_w%d[", s->aP[pW->iParam].zName, a->iWin);
+  if (s->nRY > 1) ks_buf_printf(pB, "%d + ", ry); /* output row ry: the window's rows from its own */
   if (pW->nRow == 0) ks_buf_printf(pB, "0");
   for (int r = 0; r < pW->nRow; r++) {
     ks_buf_printf(pB, "%s(int)((%s) - (%lld))", r ? " + " : "", s->pShape->aLoop[pW->aRow[r]].zVar, pW->aRowInit[r]);
@@ -2730,6 +2764,8 @@ static void nd_put_arr_bases(ks_buf *pB, const ndscan *s, const ndwin *pW, int g
   for (int i = 0; i < s->nLoc; i++)
     if (a->mLocal >> i & 1) mLoop |= s->aLoc[i].mLoop;
   ks_buf_printf(pB, "%.*s      for (int ks_r = 0; ks_r < %lld; ++ks_r) {\n", nIn, zIn, pW->nRows);
+  if (s->nRY > 1) /* output row ks_ry > 0 adds its last row only: the others are row ks_r + ks_ry of row 0 */
+    ks_buf_printf(pB, "%.*s        if (ks_ry > 0 && ks_r < %lld) continue;\n", nIn, zIn, pW->nRows - 1);
   for (int c = 0; c < pW->nRow + a->t.nCol + 64; c++) {
     int iLoop = c < pW->nRow ? pW->aRow[c] : c < pW->nRow + a->t.nCol ? a->t.aCol[c - pW->nRow] : -1;
     if (iLoop < 0) { /* one the locals name beside the index's: any trip will do, the first */
@@ -2756,8 +2792,8 @@ static void nd_put_arr_bases(ks_buf *pB, const ndscan *s, const ndwin *pW, int g
     nd_put_locals(pB, s, a->mLocal, " ");
     ks_buf_printf(pB, "\n");
   }
-  ks_buf_printf(pB, "%.*s        ks_p_%s_w%d[ks_r] = &%s[%.*s]", nIn, zIn, zN, g, a->zBase ? a->zBase : zN,
-                (int)(a->iSubEnd - a->iSubStart), zSrc + a->iSubStart);
+  ks_buf_printf(pB, "%.*s        ks_p_%s_w%d[ks_r%s] = &%s[%.*s]", nIn, zIn, zN, g, s->nRY > 1 ? " + ks_ry" : "",
+                a->zBase ? a->zBase : zN, (int)(a->iSubEnd - a->iSubStart), zSrc + a->iSubStart);
   long long d = pW->cMin - kInit;
   if (d) ks_buf_printf(pB, " %c %lld", d < 0 ? '-' : '+', d < 0 ? -d : d);
   ks_buf_printf(pB, ";\n%.*s      }\n", nIn, zIn);
@@ -2770,9 +2806,10 @@ static void nd_put_arr_fill(ks_buf *pB, const ndscan *s, const vplan *pPlan, con
   const char *zN = s->aP[pW->iParam].zName, *zT = s->aP[pW->iParam].zElemType, *zVec = pPlan->azVec[pW->iParam];
   int W = pPlan->nLanes;
   long long nCols = pW->cMax - pW->cMin + W, a0 = pW->cAnchor - pW->cMin, a1 = a0 + (long long)pW->nChunk * W;
-  ks_buf_printf(pB, "%.*s      %s ks_w_%s_w%d[%lld][%lld];\n", nIn, zIn, zT, zN, g, pW->nRows, nCols);
+  long long nRows = pW->nRows + s->nRY - 1;
+  ks_buf_printf(pB, "%.*s      %s ks_w_%s_w%d[%lld][%lld];\n", nIn, zIn, zT, zN, g, nRows, nCols);
   ks_buf_printf(pB, "%.*s      #pragma unroll\n%.*s      for (int ks_r = 0; ks_r < %lld; ++ks_r) {\n", nIn, zIn, nIn,
-                zIn, pW->nRows);
+                zIn, nRows);
   ks_buf_printf(pB, "%.*s        const %s *ks_b = ks_p_%s_w%d[ks_r];\n", nIn, zIn, zT, zN, g);
   if (pW->nChunk) {
     ks_buf_printf(pB, "%.*s        if ((unsigned long long)(const void *)(ks_b + %lld) %% %d == 0) {\n", nIn, zIn, a0,
@@ -2810,10 +2847,10 @@ static void nd_win_name(ks_buf *pB, const char *zVec, const char *zName, const n
 }
 
 /* Lane l's element of windowed access a. */
-static void nd_put_win_elem(ks_buf *pB, const ndscan *s, const vplan *pPlan, const vacc *a, int l) {
+static void nd_put_win_elem(ks_buf *pB, const ndscan *s, const vplan *pPlan, const vacc *a, int l, int ry) {
   const ndwin *pW = &s->aWin[a->iWin];
   if (pW->bArr) {
-    nd_put_arr_elem(pB, s, pW, a, l);
+    nd_put_arr_elem(pB, s, pW, a, l, ry);
     return;
   }
   nd_win_name(pB, pPlan->azVec[a->iParam], s->aP[a->iParam].zName, pW, a->iWin, a->t.k + l - pW->cAnchor,
@@ -2823,7 +2860,7 @@ static void nd_put_win_elem(ks_buf *pB, const ndscan *s, const vplan *pPlan, con
 /* Lane l's body: P[IDX] -> ks_v_P.<lane>, the leading declarations in
  * mSkip (bit v: s->aiLead[v]) left out. */
 static void nd_lane_text(ks_buf *pLane, const char *zSrc, const ndscan *s, const ndform *f, const vplan *pPlan, int l,
-                         unsigned mSkip, unsigned iEnd) {
+                         int ry, unsigned mSkip, unsigned iEnd) {
   unsigned iPos = f->iBodyStart;
   int iA = 0;
   ks_buf_clear(pLane);
@@ -2835,7 +2872,7 @@ static void nd_lane_text(ks_buf *pLane, const char *zSrc, const ndscan *s, const
     while (iA < s->n && s->a[iA].iStart < iPos) iA++;
     if (iA < s->n && s->a[iA].iStart < iNext) {
       ks_buf_append(pLane, zSrc + iPos, s->a[iA].iStart - iPos);
-      if (s->a[iA].iWin >= 0) nd_put_win_elem(pLane, s, pPlan, &s->a[iA], l);
+      if (s->a[iA].iWin >= 0) nd_put_win_elem(pLane, s, pPlan, &s->a[iA], l, ry);
       else put_lane(pLane, pPlan->azVec[s->a[iA].iParam], s->aP[s->a[iA].iParam].zName, l, NULL);
       iPos = s->a[iA++].iEnd;
       continue;
@@ -2849,10 +2886,10 @@ static void nd_lane_text(ks_buf *pLane, const char *zSrc, const ndscan *s, const
  * declarations nothing else in it reads (nor zAlso, when given), until none
  * is left: nvcc would warn of them. */
 static void nd_lane_text_used(ks_buf *pLane, const char *zSrc, const ndscan *s, const ndform *f, const vplan *pPlan,
-                              int l, unsigned iEnd, const char *zAlso) {
+                              int l, int ry, unsigned iEnd, const char *zAlso) {
   unsigned mSkip = 0;
   for (;;) {
-    nd_lane_text(pLane, zSrc, s, f, pPlan, l, mSkip, iEnd);
+    nd_lane_text(pLane, zSrc, s, f, pPlan, l, ry, mSkip, iEnd);
     const char *z = ks_buf_cstr(pLane);
     size_t n = strlen(z);
     unsigned mMore = 0;
@@ -2865,18 +2902,21 @@ static void nd_lane_text_used(ks_buf *pLane, const char *zSrc, const ndscan *s, 
   }
 }
 
-/* The body once per lane, each copy in its own block declaring its x. */
+/* The body once per lane of output row ry, each copy in its own block
+ * declaring its x (and, with rows along y, its y). */
 static void nd_put_lanes(ks_buf *pB, const char *zSrc, const ndscan *s, const ndform *f, const vplan *pPlan,
-                         int nIn, const char *zIn) {
+                         int ry, int nIn, const char *zIn) {
   ks_buf lane = KS_BUF_INIT;
   for (int l = 0; l < pPlan->nLanes; l++) {
-    nd_lane_text_used(&lane, zSrc, s, f, pPlan, l, f->iBodyEnd, NULL);
+    nd_lane_text_used(&lane, zSrc, s, f, pPlan, l, ry, f->iBodyEnd, NULL);
     const char *zL = ks_buf_cstr(&lane);
     size_t nL = strlen(zL);
     while (*zL == ' ' || *zL == '\n' || *zL == '\t') zL++, nL--;
     while (nL > 0 && (zL[nL - 1] == ' ' || zL[nL - 1] == '\n' || zL[nL - 1] == '\t')) nL--;
     ks_buf_printf(pB, "%.*s      {\n", nIn, zIn);
     unsigned mDer = nd_derived_needed(zSrc, s, zL, nL);
+    if (s->nRY > 1 && (mDer || nd_has_word(zL, nL, f->zY)))
+      ks_buf_printf(pB, "%.*s        %s %s = (%s)(ks_y0 + %d);\n", nIn, zIn, f->zYType, f->zY, f->zYType, ry);
     if (mDer || nd_has_word(zL, nL, f->zX)) /* the lane's own x, where the body still reads it */
       ks_buf_printf(pB, "%.*s        %s %s = (%s)(ks_x0 + %d);\n", nIn, zIn, f->zXType, f->zX, f->zXType, l);
     nd_put_derived(pB, zSrc, s, nIn, zIn, "        ", mDer);
@@ -2927,7 +2967,8 @@ static void nd_put_addresses(ks_buf *pB, const ndscan *s, const int *abUsed, int
     unsigned mLoc = i < 64 ? s->amIdxLocal[i] : 0; /* a local after the leading declarations: declared again */
     ks_buf_printf(pB, "%.*s      %s", nIn, zIn, mLoc ? "{ " : "");
     if (mLoc) nd_put_locals(pB, s, mLoc, " "), ks_buf_printf(pB, " ");
-    ks_buf_printf(pB, "ks_p_%s = &%s[%.*s];%s\n", s->aP[i].zName, s->azIdxBase[i] ? s->azIdxBase[i] : s->aP[i].zName,
+    ks_buf_printf(pB, "ks_p_%s%s = &%s[%.*s];%s\n", s->aP[i].zName, s->nRY > 1 ? "[ks_ry]" : "",
+                  s->azIdxBase[i] ? s->azIdxBase[i] : s->aP[i].zName,
                   (int)(s->aiIdx[i][1] - s->aiIdx[i][0]), zSrc + s->aiIdx[i][0], mLoc ? " }" : "");
   }
   for (int g = 0; g < s->nWin; g++) { /* the window's base: its representative's element moved to the anchor */
@@ -2953,7 +2994,7 @@ static void nd_put_lead(ks_buf *pB, const char *zSrc, const ndscan *s, const ndf
                         const char *zAddr, int nIn, const char *zIn) {
   ks_buf t = KS_BUF_INIT;
   if (s->iLeadEnd <= f->iBodyStart) return;
-  nd_lane_text_used(&t, zSrc, s, f, pPlan, 0, s->iLeadEnd, zAddr); /* pure declarations: no access to replace */
+  nd_lane_text_used(&t, zSrc, s, f, pPlan, 0, 0, s->iLeadEnd, zAddr); /* pure declarations: no access to replace */
   const char *z = ks_buf_cstr(&t);
   while (*z == ' ' || *z == '\n' || *z == '\t') z++;
   size_t n = strlen(z);
@@ -2962,22 +3003,24 @@ static void nd_put_lead(ks_buf *pB, const char *zSrc, const ndscan *s, const ndf
   ks_buf_free(&t);
 }
 
-/* The replacement of the guard and body: the lanes' guard, lane 0's
- * addresses, the alignment (and, where the body reads after a store, the
- * disjointness) test, vector loads, the body per lane, vector stores; else the
- * guard and body as written per lane. */
-static void nd_put_region(ks_buf *pB, ks_rewrite *p, const ndscan *s, const ndform *f, const vplan *pPlan,
-                          int bAliasGuard) {
-  const char *zSrc = ks_rewrite_source(p, NULL);
-  unsigned nIndent = 0;
-  unsigned iLine = ks_rewrite_line_start(p, f->iIfStart, &nIndent);
-  const char *zIn = zSrc + iLine;
-  int nIn = (int)nIndent, W = pPlan->nLanes;
+/* With rows along y, the declaration of output row zRow's y (`int y = (int)(ks_y0
+ * + ks_ry);`, with (void)y: a guard may not read it), at indent zPad. */
+static void nd_put_row_y(ks_buf *pB, const ndscan *s, const ndform *f, const char *zRow, int nIn, const char *zIn,
+                         const char *zPad) {
+  if (s->nRY > 1)
+    ks_buf_printf(pB, "%.*s%s%s %s = (%s)(ks_y0 + %s);\n%.*s%s(void)%s;\n", nIn, zIn, zPad, f->zYType, f->zY,
+                  f->zYType, zRow, nIn, zIn, zPad, f->zY);
+}
+
+/* The lanes' test: every lane (of every row) passes the guard and the
+ * conditions its neighbour reads need. */
+static void nd_put_lanes_test(ks_buf *pB, const char *zSrc, const ndscan *s, const ndform *f, int W, int nIn,
+                              const char *zIn) {
   const char *zNot = f->bEarlyReturn ? "!" : "";
-  ks_buf_printf(pB, "bool ks_vec = false;\n");
-  ks_buf_printf(pB, "%.*sif (ks_x0 + %d <= ks_nx) {\n", nIn, zIn, W);
   ks_buf_printf(pB, "%.*s  bool ks_all = true;\n", nIn, zIn);
+  if (s->nRY > 1) ks_buf_printf(pB, "%.*s  for (int ks_ry = 0; ks_ry < %d; ++ks_ry)\n", nIn, zIn, s->nRY);
   ks_buf_printf(pB, "%.*s  for (int ks_l = 0; ks_l < %d; ++ks_l) {\n", nIn, zIn, W);
+  nd_put_row_y(pB, s, f, "ks_ry", nIn, zIn, "    ");
   ks_buf_printf(pB, "%.*s    %s %s = (%s)(ks_x0 + ks_l);\n", nIn, zIn, f->zXType, f->zX, f->zXType);
   unsigned mDer = nd_derived_needed(zSrc, s, f->zGuard, strlen(f->zGuard));
   for (int i = 0; i < s->nLaneCond; i++) mDer |= nd_derived_needed(zSrc, s, s->azLaneCond[i], strlen(s->azLaneCond[i]));
@@ -2988,18 +3031,98 @@ static void nd_put_region(ks_buf *pB, ks_rewrite *p, const ndscan *s, const ndfo
   ks_buf_printf(pB, ";\n");
   for (int i = 0; i < s->nLaneStmt; i++) ks_buf_printf(pB, "%.*s    %s\n", nIn, zIn, s->azLaneStmt[i]);
   ks_buf_printf(pB, "%.*s  }\n", nIn, zIn);
+}
+
+/* The per-lane fallback: the guard and body as written for each x (and y)
+ * of the thread below the extent as written. */
+static void nd_put_fallback(ks_buf *pB, const char *zSrc, const ndscan *s, const ndform *f, int W, int nIn,
+                            const char *zIn) {
+  const char *zNot = f->bEarlyReturn ? "!" : "";
+  ks_buf_printf(pB, "%.*sif (!ks_vec) {\n", nIn, zIn);
+  if (s->nRY > 1)
+    ks_buf_printf(pB, "%.*s  for (long long ks_ry = 0; ks_ry < %d && ks_y0 + ks_ry < ks_ny; ++ks_ry)\n", nIn, zIn,
+                  s->nRY);
+  ks_buf_printf(pB, "%.*s  for (long long ks_l = 0; ks_l < %d && ks_x0 + ks_l < ks_nx; ++ks_l) {\n", nIn, zIn, W);
+  nd_put_row_y(pB, s, f, "ks_ry", nIn, zIn, "    ");
+  ks_buf_printf(pB, "%.*s    %s %s = (%s)(ks_x0 + ks_l);\n", nIn, zIn, f->zXType, f->zX, f->zXType);
+  nd_put_derived(pB, zSrc, s, nIn, zIn, "    ",
+                 nd_derived_needed(zSrc, s, f->zGuard, strlen(f->zGuard)) |
+                     nd_derived_needed(zSrc, s, zSrc + f->iBodyStart, f->iBodyEnd - f->iBodyStart));
+  ks_buf_printf(pB, "%.*s    if (%s(%s)) {\n%.*s      ", nIn, zIn, zNot, f->zGuard, nIn, zIn);
+  {
+    unsigned a = f->iBodyStart, b = f->iBodyEnd;
+    while (a < b && (zSrc[a] == ' ' || zSrc[a] == '\n' || zSrc[a] == '\t')) a++;
+    while (b > a && (zSrc[b - 1] == ' ' || zSrc[b - 1] == '\n' || zSrc[b - 1] == '\t')) b--;
+    ks_buf_append(pB, zSrc + a, b - a);
+  }
+  ks_buf_printf(pB, "\n%.*s    }\n%.*s  }\n%.*s}", nIn, zIn, nIn, zIn, nIn, zIn);
+}
+
+/* The vector path's loads of the buffers other than windows, the lanes and
+ * the stores, for output row ry (rows along y: each in its own block, at
+ * its row's addresses ks_p_<P>[ry]). */
+static void nd_put_row_body(ks_buf *pB, const char *zSrc, const ndscan *s, const ndform *f, const vplan *pPlan, int ry,
+                            int nIn, const char *zIn) {
+  char zR[24] = "";
+  if (s->nRY > 1) {
+    snprintf(zR, sizeof zR, "[%d]", ry);
+    ks_buf_printf(pB, "%.*s      {\n", nIn, zIn);
+  }
+  for (int i = 0; i < s->nP; i++) {
+    const char *zVec = pPlan->azVec[i];
+    const char *zN = s->aP[i].zName;
+    if (!pPlan->abUsed[i] || s->abStencil[i]) continue;
+    if (pPlan->abLoad[i] && s->vs.abNullTest[i])
+      ks_buf_printf(pB, "%.*s      const %s ks_v_%s = %s != nullptr ? *reinterpret_cast<const %s *>(ks_p_%s%s) : %s();\n",
+                    nIn, zIn, zVec, zN, zN, zVec, zN, zR, zVec);
+    else if (pPlan->abLoad[i])
+      ks_buf_printf(pB, "%.*s      %s%s ks_v_%s = *reinterpret_cast<const %s *>(ks_p_%s%s);\n", nIn, zIn,
+                    pPlan->abStore[i] ? "" : "const ", zVec, zN, zVec, zN, zR);
+    else
+      ks_buf_printf(pB, "%.*s      %s ks_v_%s;\n", nIn, zIn, zVec, zN);
+  }
+  nd_put_lanes(pB, zSrc, s, f, pPlan, ry, nIn, zIn);
+  for (int i = 0; i < s->nP; i++)
+    if (pPlan->abStore[i])
+      ks_buf_printf(pB, "%.*s      *reinterpret_cast<%s *>(ks_p_%s%s) = ks_v_%s;\n", nIn, zIn, pPlan->azVec[i],
+                    s->aP[i].zName, zR, s->aP[i].zName);
+  if (s->nRY > 1) ks_buf_printf(pB, "%.*s      }\n", nIn, zIn);
+}
+
+/* The replacement of the guard and body: the lanes' guard, lane 0's
+ * addresses, the alignment (and, where the body reads after a store, the
+ * disjointness) test, vector loads, the body per lane, vector stores; else the
+ * guard and body as written per lane. With rows along y (s->nRY > 1) the
+ * same for each of the thread's rows, the windows shared. */
+static void nd_put_region(ks_buf *pB, ks_rewrite *p, const ndscan *s, const ndform *f, const vplan *pPlan,
+                          int bAliasGuard) {
+  const char *zSrc = ks_rewrite_source(p, NULL);
+  unsigned nIndent = 0;
+  unsigned iLine = ks_rewrite_line_start(p, f->iIfStart, &nIndent);
+  const char *zIn = zSrc + iLine;
+  int nIn = (int)nIndent, W = pPlan->nLanes, R = s->nRY;
+  char zRows[24] = "";
+  if (R > 1) snprintf(zRows, sizeof zRows, "[%d]", R);
+  ks_buf_printf(pB, "bool ks_vec = false;\n");
+  ks_buf_printf(pB, "%.*sif (ks_x0 + %d <= ks_nx", nIn, zIn, W);
+  if (R > 1) ks_buf_printf(pB, " && ks_y0 + %d <= ks_ny", R);
+  ks_buf_printf(pB, ") {\n");
+  nd_put_lanes_test(pB, zSrc, s, f, W, nIn, zIn);
   ks_buf_printf(pB, "%.*s  if (ks_all) {\n", nIn, zIn);
   for (int i = 0; i < s->nP; i++)
     if (pPlan->abUsed[i] && !s->abStencil[i])
-      ks_buf_printf(pB, "%.*s    %s%s *ks_p_%s;\n", nIn, zIn, pPlan->abStore[i] ? "" : "const ", s->aP[i].zElemType,
-                    s->aP[i].zName);
+      ks_buf_printf(pB, "%.*s    %s%s *ks_p_%s%s;\n", nIn, zIn, pPlan->abStore[i] ? "" : "const ", s->aP[i].zElemType,
+                    s->aP[i].zName, zRows);
   for (int g = 0; g < s->nWin; g++) {
     ks_buf_printf(pB, "%.*s    const %s *ks_p_%s_w%d", nIn, zIn, s->aP[s->aWin[g].iParam].zElemType,
                   s->aP[s->aWin[g].iParam].zName, g);
-    if (s->aWin[g].bArr) ks_buf_printf(pB, "[%lld]", s->aWin[g].nRows);
+    if (s->aWin[g].bArr) ks_buf_printf(pB, "[%lld]", s->aWin[g].nRows + R - 1);
     ks_buf_printf(pB, ";\n");
   }
-  ks_buf_printf(pB, "%.*s    {\n%.*s      %s %s = (%s)ks_x0;\n", nIn, zIn, nIn, zIn, f->zXType, f->zX, f->zXType);
+  if (R > 1) ks_buf_printf(pB, "%.*s    for (int ks_ry = 0; ks_ry < %d; ++ks_ry) {\n", nIn, zIn, R);
+  else ks_buf_printf(pB, "%.*s    {\n", nIn, zIn);
+  nd_put_row_y(pB, s, f, "ks_ry", nIn, zIn, "      ");
+  ks_buf_printf(pB, "%.*s      %s %s = (%s)ks_x0;\n", nIn, zIn, f->zXType, f->zX, f->zXType);
   ks_buf lead = KS_BUF_INIT, addr = KS_BUF_INIT;
   nd_put_addresses(&addr, s, pPlan->abUsed, nIn, zIn, zSrc);
   nd_put_lead(&lead, zSrc, s, f, pPlan, ks_buf_cstr(&addr), nIn, zIn);
@@ -3015,49 +3138,23 @@ static void nd_put_region(ks_buf *pB, ks_rewrite *p, const ndscan *s, const ndfo
   int bFirst = 1;
   for (int i = 0; i < s->nP; i++) {
     if (!pPlan->abUsed[i] || s->abStencil[i]) continue;
-    ks_buf_printf(pB, "%s(unsigned long long)(const void *)ks_p_%s %% %d == 0", bFirst ? "" : " && ", s->aP[i].zName,
-                  pPlan->anAlign[i]);
-    bFirst = 0;
+    for (int r = 0; r < R; r++) {
+      char zR[24] = "";
+      if (R > 1) snprintf(zR, sizeof zR, "[%d]", r);
+      ks_buf_printf(pB, "%s(unsigned long long)(const void *)ks_p_%s%s %% %d == 0", bFirst ? "" : " && ",
+                    s->aP[i].zName, zR, pPlan->anAlign[i]);
+      bFirst = 0;
+    }
   }
   /* The windows' bases are tested where they are read (nd_put_win_loads;
    * an array's rows one by one in nd_put_arr_fill). */
   if (bFirst) ks_buf_printf(pB, "true");
-  if (bAliasGuard) put_apart(pB, pPlan, s->aP, s->nP, "ks_p_%s", nIn, zIn);
+  if (bAliasGuard) put_apart(pB, pPlan, s->aP, s->nP, "ks_p_%s", nIn, zIn); /* never with rows (nd_rows) */
   ks_buf_printf(pB, ";\n%.*s    if (ks_vec) {\n", nIn, zIn);
   nd_put_win_loads(pB, s, pPlan, nIn, zIn);
-  for (int i = 0; i < s->nP; i++) {
-    const char *zVec = pPlan->azVec[i];
-    const char *zN = s->aP[i].zName;
-    if (!pPlan->abUsed[i] || s->abStencil[i]) continue;
-    if (pPlan->abLoad[i] && s->vs.abNullTest[i])
-      ks_buf_printf(pB, "%.*s      const %s ks_v_%s = %s != nullptr ? *reinterpret_cast<const %s *>(ks_p_%s) : %s();\n",
-                    nIn, zIn, zVec, zN, zN, zVec, zN, zVec);
-    else if (pPlan->abLoad[i])
-      ks_buf_printf(pB, "%.*s      %s%s ks_v_%s = *reinterpret_cast<const %s *>(ks_p_%s);\n", nIn, zIn,
-                    pPlan->abStore[i] ? "" : "const ", zVec, zN, zVec, zN);
-    else
-      ks_buf_printf(pB, "%.*s      %s ks_v_%s;\n", nIn, zIn, zVec, zN);
-  }
-  nd_put_lanes(pB, zSrc, s, f, pPlan, nIn, zIn);
-  for (int i = 0; i < s->nP; i++)
-    if (pPlan->abStore[i])
-      ks_buf_printf(pB, "%.*s      *reinterpret_cast<%s *>(ks_p_%s) = ks_v_%s;\n", nIn, zIn, pPlan->azVec[i],
-                    s->aP[i].zName, s->aP[i].zName);
+  for (int r = 0; r < R; r++) nd_put_row_body(pB, zSrc, s, f, pPlan, r, nIn, zIn);
   ks_buf_printf(pB, "%.*s    }\n%.*s  }\n%.*s}\n", nIn, zIn, nIn, zIn, nIn, zIn);
-  ks_buf_printf(pB, "%.*sif (!ks_vec) {\n", nIn, zIn);
-  ks_buf_printf(pB, "%.*s  for (long long ks_l = 0; ks_l < %d && ks_x0 + ks_l < ks_nx; ++ks_l) {\n", nIn, zIn, W);
-  ks_buf_printf(pB, "%.*s    %s %s = (%s)(ks_x0 + ks_l);\n", nIn, zIn, f->zXType, f->zX, f->zXType);
-  nd_put_derived(pB, zSrc, s, nIn, zIn, "    ",
-                 nd_derived_needed(zSrc, s, f->zGuard, strlen(f->zGuard)) |
-                     nd_derived_needed(zSrc, s, zSrc + f->iBodyStart, f->iBodyEnd - f->iBodyStart));
-  ks_buf_printf(pB, "%.*s    if (%s(%s)) {\n%.*s      ", nIn, zIn, zNot, f->zGuard, nIn, zIn);
-  {
-    unsigned a = f->iBodyStart, b = f->iBodyEnd;
-    while (a < b && (zSrc[a] == ' ' || zSrc[a] == '\n' || zSrc[a] == '\t')) a++;
-    while (b > a && (zSrc[b - 1] == ' ' || zSrc[b - 1] == '\n' || zSrc[b - 1] == '\t')) b--;
-    ks_buf_append(pB, zSrc + a, b - a);
-  }
-  ks_buf_printf(pB, "\n%.*s    }\n%.*s  }\n%.*s}", nIn, zIn, nIn, zIn, nIn, zIn);
+  nd_put_fallback(pB, zSrc, s, f, W, nIn, zIn);
 }
 
 /* ---- the n-dimensional form's launches: the grid's x divided by W ----
@@ -3083,34 +3180,176 @@ static const char *nd_shrink_why(ks_rewrite *p, CXCursor k, char *zBuf, size_t n
   return ks_rw_new_param_why(p, k, zBuf, nBuf, paL, pnL);
 }
 
-/* The kernel's new last parameter and each launch with the divided grid. */
-static int nd_shrink_launches(ks_rewrite *p, CXCursor k, const ks_launch *aL, int nL, int W) {
+/* The y index's declaration becomes the thread's first row and the y extent
+ * as written (rows along y, nd_rows). */
+static int nd_replace_y(ks_rewrite *p, const ndform *f, int R) {
+  ks_buf b = KS_BUF_INIT;
+  unsigned nIndent = 0;
+  unsigned iLine = ks_rewrite_line_start(p, f->iYStart, &nIndent);
+  ks_buf_printf(&b, "const long long ks_y0 = (long long)(%s)(%s) * %d;\n%.*sconst long long ks_ny = (long long)ks_gy * "
+                    "blockDim.y;",
+                f->zYType, f->zYInit, R, (int)nIndent, ks_rewrite_source(p, NULL) + iLine);
+  int rc = ks_rewrite_replace(p, f->iYStart, f->iYEnd, ks_buf_cstr(&b));
+  ks_buf_free(&b);
+  return rc;
+}
+
+/* The kernel's new last parameters (ks_gx, and ks_gy with R rows along y)
+ * and each launch with the divided grid. */
+static int nd_shrink_launches(ks_rewrite *p, CXCursor k, const ks_launch *aL, int nL, int W, int R) {
   ks_tu *pTu = ks_rewrite_tu(p);
   const char *z = pTu->zSrc;
   ks_buf b = KS_BUF_INIT;
   unsigned ps, pe;
   int nArg = clang_Cursor_getNumArguments(k), rc;
   if ((rc = ks_ast_extent(pTu, clang_Cursor_getArgument(k, (unsigned)nArg - 1), &ps, &pe)) < 0) return rc;
-  if ((rc = ks_rewrite_replace(p, pe, pe, ", unsigned int ks_gx")) < 0) return rc;
+  if ((rc = ks_rewrite_replace(p, pe, pe, R > 1 ? ", unsigned int ks_gx, unsigned int ks_gy" : ", unsigned int ks_gx")) <
+      0)
+    return rc;
   for (int i = 0; i < nL && rc >= 0; i++) {
     const ks_launch *pL = &aL[i];
     unsigned gs = 0, ge = 0, e = pL->iEnd;
     ks_rw_cfg_slot(pTu, pL, 0, &gs, &ge);
     while (z[e] != ';') e++;
     ks_buf_clear(&b);
-    ks_buf_printf(&b, "{ const dim3 ks_g = (%.*s); %.*sdim3((ks_g.x + %d) / %d, ks_g.y, ks_g.z)%.*s%sks_g.x); }",
-                  (int)(ge - gs), z + gs, (int)(gs - pL->iStart), z + pL->iStart, W - 1, W,
-                  (int)(pL->iEnd - 1 - ge), z + ge, pL->nArgs ? ", " : "");
+    char zGy[48] = "ks_g.y";
+    if (R > 1) snprintf(zGy, sizeof zGy, "(ks_g.y + %d) / %d", R - 1, R);
+    ks_buf_printf(&b, "{ const dim3 ks_g = (%.*s); %.*sdim3((ks_g.x + %d) / %d, %s, ks_g.z)%.*s%sks_g.x%s); }",
+                  (int)(ge - gs), z + gs, (int)(gs - pL->iStart), z + pL->iStart, W - 1, W, zGy,
+                  (int)(pL->iEnd - 1 - ge), z + ge, pL->nArgs ? ", " : "", R > 1 ? ", ks_g.y" : "");
     rc = ks_rewrite_replace(p, pL->iStart, e + 1, ks_buf_cstr(&b));
     if (rc >= 0) {
       ks_buf_clear(&b);
-      ks_buf_printf(&b, "grid x / %d (each thread takes %d x); the grid's x as written goes to the kernel as ks_gx", W,
-                    W);
+      if (R > 1)
+        ks_buf_printf(&b,
+                      "grid x / %d, y / %d (each thread takes %d x of %d rows); the grid's x and y as written go to the "
+                      "kernel as ks_gx, ks_gy",
+                      W, R, W, R);
+      else
+        ks_buf_printf(&b, "grid x / %d (each thread takes %d x); the grid's x as written goes to the kernel as ks_gx",
+                      W, W);
       rc = ks_rewrite_note(p, pL->iStart, ks_buf_cstr(&b));
     }
   }
   ks_buf_free(&b);
   return rc;
+}
+
+/* ---- rows along y: each thread also takes nRY consecutive y ----
+ *
+ * A window read in a loop whose counter picks the row (`for (i = -2; i <= 2;
+ * ++i) ... in[(y + i) * w + x + j]`) moves down one row with y exactly as
+ * with the counter. A thread taking rows y0 .. y0 + nRY - 1 then needs the
+ * window's rows plus nRY - 1, each loaded once: row r of output row ry at
+ * counter i is window row ry + (i - i0). The launches' grid y is divided
+ * by nRY and the grid's y as written comes in as ks_gy, so the rows below
+ * ks_gy * blockDim.y are exactly those the original computed. */
+
+/* Reads of the built-ins per dimension and kind (ks_shape_builtin). */
+typedef struct nd_dim_count {
+  int an[3][4];
+} nd_dim_count;
+
+static int nd_dim_visit(CXCursor c, const CXCursor *aAnc, int nAnc, void *pArg) {
+  (void)aAnc;
+  (void)nAnc;
+  int d = -1, e = ks_shape_builtin(c, &d);
+  if (e >= 0 && e < 4 && d >= 0 && d < 3) ((nd_dim_count *)pArg)->an[d][e]++;
+  return 0;
+}
+
+static void nd_dim_reads(CXCursor c, nd_dim_count *pN) {
+  memset(pN, 0, sizeof *pN);
+  nd_dim_visit(c, NULL, 0, pN);
+  ks_rw_walk(c, nd_dim_visit, pN);
+}
+
+/* Does the kernel read threadIdx.y and blockIdx.y only in y's initializer,
+ * and neither gridDim.y (the divided grid changes it) nor any z built-in
+ * but blockDim.z? Another thread's row would see this thread's. */
+static int nd_rows_builtins_ok(CXCursor k, CXCursor yInit) {
+  nd_dim_count nK, nY;
+  nd_dim_reads(ks_rw_body(k), &nK);
+  nd_dim_reads(yInit, &nY);
+  return nY.an[1][KS_ATOM_TID] == 1 && nY.an[1][KS_ATOM_BID] == 1 &&
+         nK.an[1][KS_ATOM_TID] == 1 && nK.an[1][KS_ATOM_BID] == 1 && nK.an[1][KS_ATOM_GDIM] == 0 &&
+         nK.an[2][KS_ATOM_TID] == 0 && nK.an[2][KS_ATOM_BID] == 0 && nK.an[2][KS_ATOM_GDIM] == 0;
+}
+
+/* Monomial m less one occurrence of atom iAtom (it has one). */
+static ks_mono nd_mono_less(const ks_mono *m, int iAtom) {
+  ks_mono r = *m;
+  int j = 0;
+  for (int i = 0; i < m->n; i++)
+    if (m->a[i] != iAtom || j != i) r.a[j++] = m->a[i];
+  r.n = j;
+  return r;
+}
+
+/* Is index q's value at (y + 1, counter L) its value at (y, L + 1): its
+ * terms with the y index (PAR.y) and those with loop iLoop's counter the
+ * same once that factor is taken out, neither both in one term nor twice,
+ * and nothing else of y or z (a built-in, a digit) in it? */
+static int nd_rows_shift_ok(const ks_shape *pS, const ks_poly *q, int iLoop) {
+  int iY = -1, iL = iLoop >= 0 && iLoop < pS->nLoop ? pS->aLoop[iLoop].iAtom : -1, nY = 0, nL = 0;
+  ks_mono aY[KS_POLY_MAX], aL[KS_POLY_MAX];
+  for (int i = 0; i < pS->nAtom; i++)
+    if (pS->aAtom[i].eKind == KS_ATOM_PAR && pS->aAtom[i].iDim == 1) iY = i;
+  if (iY < 0 || iL < 0 || q->bIrregular || q->bIndirect) return 0;
+  for (int t = 0; t < q->n; t++) {
+    const ks_mono *m = &q->t[t];
+    int cY = 0, cL = 0;
+    for (int j = 0; j < m->n; j++) {
+      const ks_atom *a = &pS->aAtom[m->a[j]];
+      cY += m->a[j] == iY;
+      cL += m->a[j] == iL;
+      if (a->eKind == KS_ATOM_DERIVED || (a->eKind <= KS_ATOM_PAR && a->eKind != KS_ATOM_BDIM && a->iDim >= 1 &&
+                                          m->a[j] != iY))
+        return 0;
+    }
+    if (cY + cL > 1) return 0;
+    if (cY) aY[nY++] = nd_mono_less(m, iY);
+    if (cL) aL[nL++] = nd_mono_less(m, iL);
+  }
+  if (nY == 0 || nY != nL) return 0;
+  unsigned mUsed = 0;
+  for (int i = 0; i < nY; i++) {
+    int bFound = 0;
+    for (int j = 0; j < nL && !bFound; j++)
+      if (!(mUsed >> j & 1) && aY[i].coef == aL[j].coef && aY[i].n == aL[j].n &&
+          memcmp(aY[i].a, aL[j].a, sizeof(int) * (size_t)aY[i].n) == 0)
+        mUsed |= 1u << j, bFound = 1;
+    if (!bFound) return 0;
+  }
+  return 1;
+}
+
+/* The rows each thread takes along y: 4 where every window is an array of
+ * one row loop of 5 or more rows whose accesses move with y as with its
+ * counter (nd_rows_shift_ok), the y index is the plain thread index read
+ * nowhere else before the guard, the launches take the new grid and a row
+ * has 4 lanes; else 1 (the form along x alone). Three-row windows stay at 1:
+ * those stencils already reach about 90% of the DRAM bandwidth along x alone.
+ * 16 lanes of bytes stay too: a 5x5 box on bytes took 128 registers on sm_90
+ * with 4 rows, 130 with 2, 56 along x alone (ptxas), and 8-bit stencils are
+ * bound by their arithmetic, not their loads. */
+static int nd_rows(const ndscan *s, const ndform *f, int W, int bAlias, const char *zKeep) {
+  enum { RY = 4 };
+  CXCursor aI[4];
+  int nI;
+  if (W != 4 || zKeep || bAlias || !s->nWin || !f->iYEnd || s->bYRead || f->iYStart == f->iXStart) return 1;
+  nI = ks_rw_kids(f->yDecl, aI, 4);
+  if (nI < 1 || nI > 4 || !nd_rows_builtins_ok(s->kernel, aI[nI - 1])) return 1;
+  for (int g = 0; g < s->nWin; g++) {
+    const ndwin *pW = &s->aWin[g];
+    if (!pW->bArr || pW->nRow != 1 || pW->nRows < 5 || (pW->nRows + RY - 1) * (pW->cMax - pW->cMin + W) > 256)
+      return 1;
+  }
+  for (int i = 0; i < s->n; i++) {
+    const vacc *a = &s->a[i];
+    if (a->iWin >= 0 && !nd_rows_shift_ok(s->pShape, a->pIdx, s->aWin[a->iWin].aRow[0])) return 1;
+  }
+  return RY;
 }
 
 /* The rule on the n-dimensional form (zWhy1, zWhy2: why the 1-D and
@@ -3130,6 +3369,7 @@ static int apply_nd(ks_rewrite *p, CXCursor k, const char *zWhy1, const char *zW
   memset(&s, 0, sizeof s);
   memset(&plan, 0, sizeof plan);
   memset(&pw, 0, sizeof pw);
+  s.nRY = 1;
   if ((rc = ks_rw_params(pTu, k, &s.aP, &s.nP)) < 0) return rc;
   if (ks_shape_build(pTu, k, &pShape) < 0) {
     rc = ks_rewrite_refuse(p, "no kernel-shape model for the kernel");
@@ -3183,6 +3423,8 @@ static int apply_nd(ks_rewrite *p, CXCursor k, const char *zWhy1, const char *zW
     if (bFirst && (rc = put_pack_type(p, k, zV)) < 0) goto done;
   }
   const char *zKeep = nd_shrink_why(p, k, zKeepBuf, sizeof zKeepBuf, &aL, &nL);
+  s.nRY = nd_rows(&s, &f, plan.nLanes, bAlias, zKeep);
+  if (s.nRY > 1 && (rc = nd_replace_y(p, &f, s.nRY)) < 0) goto done;
   ks_buf_printf(&b, "const long long ks_x0 = (long long)(%s)(%s) * %d;\n", f.zXType, f.zXInit, plan.nLanes);
   {
     unsigned nIndent = 0;
@@ -3205,7 +3447,7 @@ static int apply_nd(ks_rewrite *p, CXCursor k, const char *zWhy1, const char *zW
   ks_buf_clear(&b);
   nd_put_region(&b, p, &s, &f, &plan, bAlias);
   if ((rc = ks_rewrite_replace(p, f.iIfStart, f.iRegionEnd, ks_buf_cstr(&b))) < 0) goto done;
-  if (!zKeep && (rc = nd_shrink_launches(p, k, aL, nL, plan.nLanes)) < 0) goto done;
+  if (!zKeep && (rc = nd_shrink_launches(p, k, aL, nL, plan.nLanes, s.nRY)) < 0) goto done;
   ks_buf_clear(&b);
   if (zKeep)
     ks_buf_printf(&b,
@@ -3222,6 +3464,10 @@ static int apply_nd(ks_rewrite *p, CXCursor k, const char *zWhy1, const char *zW
     ks_buf_printf(&b, "; a stencil: %d row%s of neighbours along x read once into registers (whole vectors, element "
                       "by element where a row is not aligned, and the elements either side)",
                   s.nWin, s.nWin > 1 ? "s" : "");
+  if (s.nRY > 1)
+    ks_buf_printf(&b, "; rows along y: %d rows per thread (the launches' grid y divided by %d, the rows below the y "
+                      "extent as written, ks_gy * blockDim.y), each window row loaded once for all of them",
+                  s.nRY, s.nRY);
   rc = ks_rewrite_note(p, f.iXStart, ks_buf_cstr(&b));
 done:
   for (int i = 0; i < 64; i++) free(s.azIdx[i]);

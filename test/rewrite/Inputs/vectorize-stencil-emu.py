@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """vectorize-stencil-emu.py ORIG REWRITTEN KERNEL -- CPU emulation check of
 rule vectorize on the stencils of Inputs/vectorize-stencil.cu, Inputs/vectorize-clamp.cu,
-Inputs/vectorize-loops.cu and Inputs/vectorize-forms.cu: the original
+Inputs/vectorize-loops.cu, Inputs/vectorize-forms.cu and Inputs/vectorize-rows.cu: the original
 kernel and the rewritten one (its launch as the rule gives it: the grid's x
-divided by the lanes, the grid's x as written passed last as ks_gx) run on the
+divided by the lanes, the grid's x as written passed last as ks_gx; with rows
+along y, the grid's y divided by the rows and passed as ks_gy) run on the
 same inputs, for several extents (a tail along x, a width below one pack),
 pitches (the width, 3 more, the next multiple of 16) and starts (aligned and one element
 off), and every output must be bit-identical. Each buffer is its own heap block
@@ -73,6 +74,17 @@ CASES = {
     "pad_or_rows": (["float", "float"], "K(b0, b1, Wd, H, P)"),
     "late_locals": (["float", "float"], "K(b0, b1, Wd, H, P)"),
     "late_index": (["float", "float"], "K(b0, b1, Wd, H, P)"),
+    # Inputs/vectorize-rows.cu: rows along y, and kernels that keep the form along x alone
+    "rows_blur5_clamp": (["float", "float"], "K(b0, b1, Wd, H, P)"),
+    "rows_mean5_skip": (["float", "float"], "K(b0, b1, Wd, H, P)"),
+    # the weights (25 floats read where the guard lets a thread in), a base image, a scale per row
+    "rows_conv5_bias": (["float"] * 5, "K(b0, b1, b2, b3, b4, Wd, H, P)"),
+    "xonly_box5_u8": (["unsigned char", "unsigned char"], "K(b0, b1, Wd, H, P)"),
+    "xonly_block_row": (["float", "float"], "K(b0, b1, Wd, H, P)"),
+    "xonly_row_offset": (["float", "float"], "K(b0, b1, Wd, H, P)"),
+    "xonly_tid_y": (["float", "float"], "K(b0, b1, Wd, H, P)"),
+    "xonly_planes": (["float", "float"], "K(b0, b1, Wd, H, P)"),
+    "xonly_dilated": (["float", "float"], "K(b0, b1, Wd, H, P)"),
 }
 
 
@@ -83,6 +95,11 @@ def main():
     w = int(re.search(r"ks_x0 = .* \* (\d+);", new_text).group(1))
     if not re.search(r"\bks_gx\b", new_text):
         sys.exit("the rewrite of %s takes no ks_gx: this check expects the divided launch" % name)
+    # rows along y: the grid's y divided by the rows, the grid's y as written passed as ks_gy
+    m = re.search(r"ks_y0 = .* \* (\d+);", new_text)
+    ry = int(m.group(1)) if m else 1
+    if (ry > 1) != bool(re.search(r"\bks_gy\b", new_text)):
+        sys.exit("the rewrite of %s has rows along y without ks_gy, or ks_gy without rows" % name)
     src = cuda_emu.PRELUDE + TYPES + cuda_emu.LAUNCH_SEQ
     src += "".join(l for l in open(orig, encoding="utf-8") if l.startswith("#define "))  # BOX_R
     # __constant__ arrays (a mask with its initializer): the host's own
@@ -91,14 +108,19 @@ def main():
     orig_text = cuda_emu.kernel(orig, name, "k_orig")
     src += cuda_emu.device_functions(orig, orig_text)  # clamp helpers
     src += orig_text + "\n" + new_text + "\n"
-    src += "static int Wd, H, P;\nstatic unsigned gx;\n"
+    src += "static int Wd, H, P;\nstatic unsigned gx, gy;\n"
     src += "".join("static %s *b%d;\n" % (t, i) for i, t in enumerate(types))
     src += "static void run_orig() { auto K = k_orig; %s; }\n" % call
-    src += "static void run_new() { auto K = k_new; %s, gx); }\n" % call[:-1]
+    src += "static void run_new() { auto K = k_new; %s, gx%s); }\n" % (call[:-1], ", gy" if ry > 1 else "")
     src += "int main() {\n  int nBad = 0, nRuns = 0;\n"
     # 33 and 37: the last whole pack of a row (16 or 4 lanes) ends at the last column the guard lets in
-    src += "  const int aW[] = {37, 64, 13, 3, 70, 33}, aH[] = {5, 9, 3, 4, 6, 4};\n"
-    src += "  for (int off = 0; off < 2; off++) for (int sz = 0; sz < 6; sz++) for (int pad = 0; pad < 3; pad++) {\n"
+    # with rows along y, taller images too: rows of whole thread blocks away from the border take the
+    # vector path (a 5-row window needs y0 - 2 >= 0 and y0 + ry + 1 < H), with heights of no multiple
+    # of the rows and grids whose y the rows do not divide (21 rows: 6 blocks of 4, 3 of 8; 15: 2 of 8)
+    sizes = ([37, 64, 13, 3, 70, 33] + ([37, 70] if ry > 1 else []), [5, 9, 3, 4, 6, 4] + ([21, 15] if ry > 1 else []))
+    src += "  const int aW[] = {%s}, aH[] = {%s};\n" % (", ".join(map(str, sizes[0])), ", ".join(map(str, sizes[1])))
+    src += "  for (int off = 0; off < 2; off++) for (int sz = 0; sz < %d; sz++) for (int pad = 0; pad < 3; pad++) {\n" % (
+        len(sizes[0]))
     src += "    Wd = aW[sz]; H = aH[sz]; P = pad == 2 ? (Wd + 15) / 16 * 16 : Wd + pad * 3;\n"
     src += "    size_t n = (size_t)(H - 1) * P + Wd + off;\n"
     for i, t in enumerate(types):
@@ -106,20 +128,26 @@ def main():
             t, i, t, t, i, t, t)
         src += "    for (size_t k = 0; k < n; k++) o%d[k] = n%d[k] = (%s)((k * 37 + %d * 11 + sz) %% 101) * (%s)%s;\n" % (
             i, i, t, i, t, "1" if "char" in t else "0.25")
-    for bx, by in ((32, 8), (8, 4)):
-        src += "    {\n      emu_u3 blk = {%d, %d, 1}, g = {(unsigned)(Wd + %d) / %d, (unsigned)(H + %d) / %d, 1};\n" % (
-            bx, by, bx - 1, bx, by - 1, by)
+    # (8, 4, 3): with rows along y, first (the outputs still hold the inputs' values), a band of 3 blocks
+    # of 4 rows whatever the height (a grid that covers fewer rows than the guard lets in): the rewrite
+    # must write exactly the rows below the extent as written
+    for bx, by, gyBand in (((8, 4, 3),) if ry > 1 else ()) + ((32, 8, 0), (8, 4, 0)):
+        src += "    {\n      emu_u3 blk = {%d, %d, 1}, g = {(unsigned)(Wd + %d) / %d, %s, 1};\n" % (
+            bx, by, bx - 1, bx, "%du" % gyBand if gyBand else "(unsigned)(H + %d) / %d" % (by - 1, by))
         src += "".join("      b%d = o%d + off;\n" % (i, i) for i in range(len(types)))
         src += "      launch3(g, blk, run_orig);\n"
         src += "".join("      b%d = n%d + off;\n" % (i, i) for i in range(len(types)))
-        src += "      gx = g.x;\n      launch3({(g.x + %d) / %d, g.y, 1}, blk, run_new);\n    }\n" % (w - 1, w)
+        src += "      gx = g.x; gy = g.y;\n      launch3({(g.x + %d) / %d, (g.y + %d) / %d, 1}, blk, run_new);\n" % (
+            w - 1, w, ry - 1, ry)
+        for i, t in enumerate(types):
+            src += ("      if (memcmp(o%d, n%d, n * sizeof(%s))) { nBad++; printf(\"differs: buffer %d off %%d W %%d H "
+                    "%%d P %%d block %d x %d\\n\", off, Wd, H, P); }\n" % (i, i, t, i, bx, by))
+        src += "    }\n"
     src += "    nRuns++;\n"
-    for i, t in enumerate(types):
-        src += ("    if (memcmp(o%d, n%d, n * sizeof(%s))) { nBad++; printf(\"differs: buffer %d off %%d W %%d H %%d "
-                "P %%d\\n\", off, Wd, H, P); }\n" % (i, i, t, i))
-        src += "    free(o%d); free(n%d);\n" % (i, i)
+    src += "".join("    free(o%d); free(n%d);\n" % (i, i) for i in range(len(types)))
     src += "  }\n"
-    src += "  printf(\"%s: %%s (%%d runs, %d lanes)\\n\", nBad ? \"DIFFERENT\" : \"equivalent\", nRuns);\n" % (name, w)
+    src += "  printf(\"%s: %%s (%%d runs, %d lanes%s)\\n\", nBad ? \"DIFFERENT\" : \"equivalent\", nRuns);\n" % (
+        name, w, ", %d rows" % ry if ry > 1 else "")
     src += "  return nBad != 0;\n}\n"
     cxx = os.environ.get("CXX", "c++")
     # -O0: a load the mutated window makes but no lane uses must still happen
