@@ -11,7 +11,8 @@
  * threads; a warp a WM x WN tile, its lanes arranged (WM/TM) x (WN/TN) (product
  * 32), each lane a TM x TN register tile made of 4 x 4 sub-tiles spread over
  * the warp tile (rows lr*4 + g*(WM/TM)*4, likewise columns), so that a warp's
- * shared reads are 16-byte vectors to consecutive or identical addresses. Both
+ * shared reads are 16-byte vectors to consecutive or identical addresses,
+ * identical for lanes paired as shared memory packs them (gemm_block). Both
  * operands sit in shared memory k-major ([k][m], [k][n], rows padded by 16
  * bytes): the inner product reads of A and B are ld.shared.v4 with no bank
  * conflict, and an operand that is contiguous along k in global memory (A
@@ -327,6 +328,13 @@ __device__ __forceinline__ float comp(const float4 &v, int q) { return q == 0 ? 
 #define KS_GEMM_JMAJOR_A 0
 #endif
 
+/* KS_GEMM_LANE_PAIRS = 0: lanes placed row-major in the warp tile (lr =
+ * lane / LC), the layout before the paired one gemm_block describes; kept
+ * for the A/B in bench/gemm/gemm_sweep.cu. */
+#ifndef KS_GEMM_LANE_PAIRS
+#define KS_GEMM_LANE_PAIRS 1
+#endif
+
 template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int STAGES> struct config {
   static constexpr int NWM = BM / WM, NWN = BN / WN;   /* warps per block */
   static constexpr int NT = NWM * NWN * 32;            /* threads per block */
@@ -390,7 +398,18 @@ __device__ __forceinline__ void gemm_block(int M, int N, int K, const float *__r
   const int m0 = bm * BM, n0 = bn * BN;
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const int wm0 = (warp / cfg::NWN) * WM, wn0 = (warp % cfg::NWN) * WN;
-  const int lr = lane / LC, lc = lane % LC;
+  /* The lane's place in the warp tile, row lr of LR, column lc of LC. In the
+   * k-major layout, bit 0 of the lane picks the row and bit 1 the column:
+   * lanes n and n^1 then read the same B vector and lanes n and n^2 the same
+   * A vector, the pairing for which shared memory packs a 16-byte read's
+   * return into 2 passes of the warp instead of 4 (it returns 128 bytes, a
+   * register of 32 lanes, a cycle); with lr = lane / LC, B's reads took 4.
+   * 8x8 tiles: a k-step's 2 + 2 reads took 4 + 8 passes of the SM's shared
+   * memory against 16 cycles of the SM's 4 schedulers for the warp's 64
+   * FFMAs, close to the limit; now 4 + 4. */
+  constexpr bool bPairLanes = !AM && !BNM && LR % 2 == 0 && LC % 2 == 0 && KS_GEMM_LANE_PAIRS;
+  const int lr = bPairLanes ? (lane & 1) | ((lane >> 2) % (LR / 2)) * 2 : lane / LC;
+  const int lc = bPairLanes ? ((lane >> 1) & 1) | ((lane >> 2) / (LR / 2)) * 2 : lane % LC;
   const bool bVecA = mVec & 1, bVecB = mVec & 2, bVecC = mVec & 4;
   /* the block-tile row of the thread's accumulator row i */
   auto row = [&](int i) { return AM ? wm0 + lr + i * LR : wm0 + (i / 4) * LR * 4 + lr * 4 + i % 4; };
