@@ -21,7 +21,8 @@
  * copied with cp.async (sm_80+, STAGES-1 tiles in flight), the others through
  * registers loaded before and stored after the current tile's products (a
  * register-staged double buffer; below sm_80 every operand goes that way).
- * Global loads are 16-byte vectors when the leading dimension is a multiple of
+ * The products of one k-step run while the next one's operands are read
+ * from shared memory (KS_GEMM_FRAG_PREFETCH, in gemm_block). Global loads are 16-byte vectors when the leading dimension is a multiple of
  * 4 and the pointer 16-byte aligned (checked by the launcher), else scalar;
  * tiles past M, N or K are predicated and zero-filled.
  *
