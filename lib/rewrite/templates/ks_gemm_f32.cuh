@@ -519,33 +519,32 @@ __device__ __forceinline__ void gemm_block(int M, int N, int K, const float *__r
       __syncthreads();
       fetch(f[0], 0, 0);
     }
-    for (int t = 0; t < nT; t++) {
+    for (int t = 0; t + 1 < nT; t++) { /* whole tiles (only the last may be partial) */
       /* tile tn goes to the stage of tile t-1, whose last reads came before
        * the previous barrier */
       const int s = t % STAGES, tn = t + STAGES - 1, sn = tn % STAGES;
       const bool bMore = tn < nT;
       if (bMore) load_tile(tn, sn);
       cp_async_commit();
-      if (t + 1 < nT) { /* a whole tile (only the last may be partial) */
 #pragma unroll
-        for (int kk = 0; kk < BK - 1; kk++) {
-          fetch(f[(kk + 1) % 2], s, kk + 1);
+      for (int kk = 0; kk < BK - 1; kk++) {
+        fetch(f[(kk + 1) % 2], s, kk + 1);
+        madd(f[kk % 2]);
+      }
+      if (bMore) store_tile(sn);
+      cp_async_wait<STAGES - 2>(); /* tile t+1 is in */
+      __syncthreads();
+      fetch(f[BK % 2], (t + 1) % STAGES, 0);
+      madd(f[(BK - 1) % 2]);
+    }
+    if (nT > 0) { /* the last tile: no product past K (no padding in the sums) */
+      const int s = (nT - 1) % STAGES, nK = K - (nT - 1) * BK;
+#pragma unroll
+      for (int kk = 0; kk < BK; kk++)
+        if (kk < nK) {
+          if (kk + 1 < BK) fetch(f[(kk + 1) % 2], s, kk + 1);
           madd(f[kk % 2]);
         }
-        if (bMore) store_tile(sn);
-        cp_async_wait<STAGES - 2>(); /* tile t+1 is in */
-        __syncthreads();
-        fetch(f[BK % 2], (t + 1) % STAGES, 0);
-        madd(f[(BK - 1) % 2]);
-      } else { /* the last tile: no product past K (no padding in the sums) */
-        const int nK = K - t * BK;
-#pragma unroll
-        for (int kk = 0; kk < BK; kk++)
-          if (kk < nK) {
-            if (kk + 1 < BK) fetch(f[(kk + 1) % 2], s, kk + 1);
-            madd(f[kk % 2]);
-          }
-      }
     }
   }
 
