@@ -22,9 +22,10 @@
  * registers loaded before and stored after the current tile's products (a
  * register-staged double buffer; below sm_80 every operand goes that way).
  * The products of one k-step run while the next one's operands are read
- * from shared memory (KS_GEMM_FRAG_PREFETCH, in gemm_block). Global loads are 16-byte vectors when the leading dimension is a multiple of
- * 4 and the pointer 16-byte aligned (checked by the launcher), else scalar;
- * tiles past M, N or K are predicated and zero-filled.
+ * from shared memory (KS_GEMM_FRAG_PREFETCH, in gemm_block). Global loads
+ * are 16-byte vectors when the leading dimension is a multiple of 4 and the
+ * pointer 16-byte aligned (checked by the launcher), else scalar; tiles past
+ * M, N or K are predicated and zero-filled.
  *
  * Bitwise contract: every output's k sum is sequential, k = 0, 1, ..., K-1,
  * `acc += a * b` starting from 0.0f, as in the naive one-thread-per-output
