@@ -47,7 +47,7 @@ warp-reduce|warp-reduce.c|"__shfl_down_sync(0xffffffffu, ks_v, ks_o)"|"__shfl_up
 smem-tile-gemm|../templates/ks_tilegemm.cuh|        const KT bk = t + r;|        const KT bk = t + r + 1;|rewrite/smem-tile-gemm.cu rewrite/smem-tile-gemm-linear.cu
 column-walk|../templates/ks_colwalk.cuh|if (ty < h) s[ty][tx] = op(s[ty][tx], s[ty + h][tx]);|if (ty < h) s[ty][tx] = op(s[ty][tx], s[ty + h - 1][tx]);|rewrite/column-walk.test
 conv-igemm|../templates/ks_conv_f32.cuh|for (int j = 0; j < TN; j++) acc[i][j] += a[i] * b[j];|for (int j = 0; j < TN; j++) acc[i][j] += a[i] * b[TN - 1 - j];|rewrite/conv-igemm.test
-gemm-tiled|../templates/ks_gemm_f32.cuh|          for (int j = 0; j < TN; j++) acc[i][j] += a[i] * b[j];|          for (int j = 0; j < TN; j++) acc[i][j] += a[i] * b[TN - 1 - j];|rewrite/gemm-tiled.test
+gemm-tiled|../templates/ks_gemm_f32.cuh|        else mac(acc[i][j], f.a[i], f.b[j]);|        else mac(acc[i][j], f.a[i], f.b[TN - 1 - j]);|rewrite/gemm-tiled.test
 ROWS
 )
 

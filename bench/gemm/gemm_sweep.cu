@@ -8,10 +8,36 @@
  * events around each launch, the median of --reps launches after 3 warm-ups.
  * Built with nvcc by bench/gemm/build.sh; prints to stdout only.
  *
- *   gemm_sweep [--sizes 1024,2048,4096,4000,8192x4096x1024] [--reps N] [--only NAME]
- *   (a size S is M = N = K = S; MxNxK row-major, C M x N)
+ *   gemm_sweep [--sizes 1024,2048,4096,4000,8192x4096x1024] [--reps N] [--only SUB[,SUB...]]
+ *   (a size S is M = N = K = S; MxNxK row-major, C M x N; --only: the variants
+ *   whose name holds any of the substrings)
+ *
+ * Variants named rowlanes_...: the same template built with KS_GEMM_LANE_PAIRS
+ * = 0 and KS_GEMM_FRAG_PREFETCH = 0 (lanes row-major in the warp tile, shared
+ * reads just before their products: the template before both); nopf_...:
+ * KS_GEMM_FRAG_PREFETCH = 0 alone; for an A/B in one run (the default, both
+ * on, has no prefix); ..._relu: the bias + ReLU epilogue (epi_bias_relu)
+ * instead of alpha/beta, checked bitwise against the naive kernel with the
+ * same epilogue (its ratio is against cuBLAS's product alone).
  *
  * Exit status: 0 all correct, 1 a mismatch, 2 usage or CUDA/cuBLAS error. */
+/* the template three times: ks_gemm (the defaults) and, renamed by the
+ * preprocessor, ks_gemm_rowlanes (neither the lane pairs nor the prefetch)
+ * and ks_gemm_nopf (no prefetch) */
+#define KS_GEMM_LANE_PAIRS 0
+#define KS_GEMM_FRAG_PREFETCH 0
+#define ks_gemm ks_gemm_rowlanes
+#include "../../lib/rewrite/templates/ks_gemm_f32.cuh"
+#undef ks_gemm
+#undef KS_GEMM_F32_CUH
+#undef KS_GEMM_LANE_PAIRS
+#define KS_GEMM_LANE_PAIRS 1
+#define ks_gemm ks_gemm_nopf
+#include "../../lib/rewrite/templates/ks_gemm_f32.cuh"
+#undef ks_gemm
+#undef KS_GEMM_F32_CUH
+#undef KS_GEMM_FRAG_PREFETCH
+#define KS_GEMM_FRAG_PREFETCH 1
 #include "../../lib/rewrite/templates/ks_gemm_f32.cuh"
 
 #include <algorithm>
@@ -67,8 +93,12 @@ struct variant {
   bool bTA, bTB;
   launch_fn fn;
   int nSmem, nThreads;
-  bool bTf32; /* tensor cores, TF32: not bitwise, timed against cuBLAS TF32 */
+  bool bTf32;  /* tensor cores, TF32: not bitwise, timed against cuBLAS TF32 */
+  bool bRelu; /* epi_bias_relu on g_pBias (the epi_linear argument unused) */
 };
+
+/* The bias of the _relu variants, N floats (device). */
+static const float *g_pBias;
 
 #define V(BM, BN, BK, WM, WN, TM, TN, S, TA, TB, G)                                                               \
   {#BM "x" #BN "x" #BK "_w" #WM "x" #WN "_t" #TM "x" #TN "_s" #S "_g" #G "_" #TA #TB, TA, TB,                     \
@@ -78,7 +108,30 @@ struct variant {
                                                                  0, G);                                           \
    },                                                                                                             \
    (int)ks_gemm::config<BM, BN, BK, WM, WN, TM, TN, S>::SMEM, ks_gemm::config<BM, BN, BK, WM, WN, TM, TN, S>::NT, \
-   false}
+   false, false}
+/* the same configuration in the template of namespace NS (ks_gemm_rowlanes,
+ * ks_gemm_nopf), the name prefixed with PRE */
+#define VNS(NS, PRE, BM, BN, BK, WM, WN, TM, TN, S, TA, TB, G)                                                    \
+  {PRE #BM "x" #BN "x" #BK "_w" #WM "x" #WN "_t" #TM "x" #TN "_s" #S "_g" #G "_" #TA #TB, TA, TB,                 \
+   [](int M, int N, int K, const float *A, long long lda, const float *B, long long ldb, float *C, long long ldc,  \
+      ks_gemm::epi_linear e) {                                                                                    \
+     return NS::gemm<BM, BN, BK, WM, WN, TM, TN, S, TA, TB>(M, N, K, A, lda, B, ldb, C, ldc,                      \
+                                                            NS::epi_linear{e.alpha, e.beta}, 0, 1, 0, 0, 0, G);   \
+   },                                                                                                             \
+   (int)ks_gemm::config<BM, BN, BK, WM, WN, TM, TN, S>::SMEM, ks_gemm::config<BM, BN, BK, WM, WN, TM, TN, S>::NT, \
+   false, false}
+#define VR(...) VNS(ks_gemm_rowlanes, "rowlanes_", __VA_ARGS__)
+#define VP(...) VNS(ks_gemm_nopf, "nopf_", __VA_ARGS__)
+/* bias + ReLU epilogue */
+#define VE(BM, BN, BK, WM, WN, TM, TN, S, TA, TB, G)                                                              \
+  {#BM "x" #BN "x" #BK "_w" #WM "x" #WN "_t" #TM "x" #TN "_s" #S "_g" #G "_" #TA #TB "_relu", TA, TB,             \
+   [](int M, int N, int K, const float *A, long long lda, const float *B, long long ldb, float *C, long long ldc,  \
+      ks_gemm::epi_linear) {                                                                                      \
+     return ks_gemm::gemm<BM, BN, BK, WM, WN, TM, TN, S, TA, TB>(M, N, K, A, lda, B, ldb, C, ldc,                 \
+                                                                 ks_gemm::epi_bias_relu{g_pBias}, 0, 1, 0, 0, 0, G); \
+   },                                                                                                             \
+   (int)ks_gemm::config<BM, BN, BK, WM, WN, TM, TN, S>::SMEM, ks_gemm::config<BM, BN, BK, WM, WN, TM, TN, S>::NT, \
+   false, true}
 #define VT(BM, BN, BK, WM, WN, S, TA, TB, G)                                                                      \
   {"tf32_" #BM "x" #BN "x" #BK "_w" #WM "x" #WN "_s" #S "_g" #G "_" #TA #TB, TA, TB,                              \
    [](int M, int N, int K, const float *A, long long lda, const float *B, long long ldb, float *C, long long ldc,  \
@@ -86,7 +139,8 @@ struct variant {
      return ks_gemm::gemm_tf32<BM, BN, BK, WM, WN, S, TA, TB>(M, N, K, A, lda, B, ldb, C, ldc, e, 0, 1, 0, 0, 0,  \
                                                               G);                                                 \
    },                                                                                                             \
-   (int)ks_gemm::config_tf32<BM, BN, BK, WM, WN, S>::SMEM, ks_gemm::config_tf32<BM, BN, BK, WM, WN, S>::NT, true}
+   (int)ks_gemm::config_tf32<BM, BN, BK, WM, WN, S>::SMEM, ks_gemm::config_tf32<BM, BN, BK, WM, WN, S>::NT, true, \
+   false}
 
 #define F false
 #define T true
@@ -125,6 +179,38 @@ static const variant aVar[] = {
     V(128, 128, 16, 32, 64, 8, 8, 2, T, F, 1),
     V(128, 128, 16, 32, 64, 8, 8, 2, T, F, 8),
     V(128, 128, 16, 32, 64, 8, 8, 2, T, T, 8),
+    /* the default configuration (128x128x16_w64x32_t8x8_s4) in every layout, its
+     * twins beside it (rowlanes_: the template before the paired lanes and the
+     * prefetch; nopf_: without the prefetch), and the candidates around it */
+    VR(128, 128, 16, 64, 32, 8, 8, 4, F, F, 8),
+    VP(128, 128, 16, 64, 32, 8, 8, 4, F, F, 8),
+    VR(128, 128, 16, 64, 32, 8, 8, 2, F, F, 8),
+    VP(128, 128, 16, 64, 32, 8, 8, 2, F, F, 8),
+    VR(128, 128, 16, 64, 32, 8, 8, 3, F, F, 8),
+    VP(128, 128, 16, 64, 32, 8, 8, 3, F, F, 8),
+    VR(128, 256, 16, 64, 64, 8, 16, 3, F, F, 8),
+    VP(128, 256, 16, 64, 64, 8, 16, 3, F, F, 8),
+    VR(128, 64, 16, 32, 32, 4, 8, 3, F, F, 8),
+    VP(128, 64, 16, 32, 32, 4, 8, 3, F, F, 8),
+    VR(128, 128, 8, 64, 32, 8, 8, 4, F, F, 8),
+    VP(128, 128, 8, 64, 32, 8, 8, 4, F, F, 8),
+    VP(128, 128, 8, 64, 32, 8, 8, 3, F, F, 8),
+    V(128, 128, 16, 32, 64, 8, 8, 4, F, F, 8),
+    V(128, 256, 16, 64, 64, 8, 16, 4, F, F, 8),
+    V(256, 128, 16, 64, 32, 8, 8, 4, F, F, 8),
+    V(128, 64, 16, 32, 32, 4, 8, 4, F, F, 8),
+    V(128, 128, 16, 64, 32, 8, 8, 4, F, T, 8),
+    VR(128, 128, 16, 64, 32, 8, 8, 4, F, T, 8),
+    VP(128, 128, 16, 64, 32, 8, 8, 4, F, T, 8),
+    V(128, 128, 8, 64, 32, 8, 8, 4, F, T, 8),
+    V(128, 128, 16, 64, 32, 8, 8, 4, T, F, 8),
+    VR(128, 128, 16, 64, 32, 8, 8, 4, T, F, 8),
+    VP(128, 128, 16, 64, 32, 8, 8, 4, T, F, 8),
+    V(128, 128, 16, 64, 32, 8, 8, 4, T, T, 8),
+    VR(128, 128, 16, 64, 32, 8, 8, 4, T, T, 8),
+    VP(128, 128, 16, 64, 32, 8, 8, 4, T, T, 8),
+    VE(128, 128, 16, 64, 32, 8, 8, 4, F, F, 8),
+    VE(128, 128, 16, 64, 32, 8, 8, 4, F, T, 8),
     /* TF32 on tensor cores */
     VT(128, 128, 16, 64, 32, 2, F, F, 8),
     VT(128, 128, 16, 64, 32, 3, F, F, 8),
@@ -215,12 +301,41 @@ static void naive_ref(int M, int N, int K, const float *A, long long lda, const 
   run_naive<TA, TB>(M, N, K, A, lda, B, ldb, C, ldc, e);
 }
 
+template <bool TA, bool TB>
+static void naive_ref(int M, int N, int K, const float *A, long long lda, const float *B, long long ldb, float *C,
+                      long long ldc, ks_gemm::epi_bias_relu e) {
+  run_naive<TA, TB>(M, N, K, A, lda, B, ldb, C, ldc, e);
+}
+
+/* bRelu: the bias + ReLU epilogue on g_pBias instead of e */
 static void naive_any(bool bTA, bool bTB, int M, int N, int K, const float *A, long long lda, const float *B,
-                      long long ldb, float *C, long long ldc, ks_gemm::epi_linear e) {
+                      long long ldb, float *C, long long ldc, ks_gemm::epi_linear e, bool bRelu = false) {
+  if (bRelu) {
+    ks_gemm::epi_bias_relu r = {g_pBias};
+    if (!bTA && !bTB) naive_ref<false, false>(M, N, K, A, lda, B, ldb, C, ldc, r);
+    else if (!bTA && bTB) naive_ref<false, true>(M, N, K, A, lda, B, ldb, C, ldc, r);
+    else if (bTA && !bTB) naive_ref<true, false>(M, N, K, A, lda, B, ldb, C, ldc, r);
+    else naive_ref<true, true>(M, N, K, A, lda, B, ldb, C, ldc, r);
+    return;
+  }
   if (!bTA && !bTB) naive_ref<false, false>(M, N, K, A, lda, B, ldb, C, ldc, e);
   else if (!bTA && bTB) naive_ref<false, true>(M, N, K, A, lda, B, ldb, C, ldc, e);
   else if (bTA && !bTB) naive_ref<true, false>(M, N, K, A, lda, B, ldb, C, ldc, e);
   else naive_ref<true, true>(M, N, K, A, lda, B, ldb, C, ldc, e);
+}
+
+/* Does the variant's name hold one of the comma-separated substrings of zOnly
+ * (NULL: every variant)? */
+static bool selected(const char *zName, const char *zOnly) {
+  if (!zOnly) return true;
+  for (const char *z = zOnly; *z;) {
+    const char *zEnd = strchr(z, ',');
+    size_t n = zEnd ? (size_t)(zEnd - z) : strlen(z);
+    for (const char *h = zName; n && *h; h++)
+      if (!strncmp(h, z, n)) return true;
+    z += n + (zEnd ? 1 : 0);
+  }
+  return false;
 }
 
 /* Correctness on awkward shapes: sizes not tile multiples, leading dimensions
@@ -241,7 +356,7 @@ static int check_edges(const variant &v, bufs &b) {
     /* offset by one element when padded: pointers not 16-byte aligned */
     const float *A = b.A + s.pad % 2, *B = b.B + s.pad % 2;
     CK(v.fn(s.M, s.N, s.K, A, lda, B, ldb, b.C, ldc, e));
-    naive_any(v.bTA, v.bTB, s.M, s.N, s.K, A, lda, B, ldb, b.R, ldc, e);
+    naive_any(v.bTA, v.bTB, s.M, s.N, s.K, A, lda, B, ldb, b.R, ldc, e, v.bRelu);
     CK(cudaDeviceSynchronize());
     long long nBit;
     double err;
@@ -303,7 +418,7 @@ int main(int argc, char **argv) {
     } else if (!strcmp(argv[i], "--only") && i + 1 < argc) {
       zOnly = argv[++i];
     } else {
-      printf("usage: gemm_sweep [--sizes 1024,2048,8192x4096x1024] [--reps N] [--only NAME-SUBSTRING]\n");
+      printf("usage: gemm_sweep [--sizes 1024,2048,8192x4096x1024] [--reps N] [--only SUBSTRING[,SUBSTRING...]]\n");
       return 2;
     }
   }
@@ -336,6 +451,14 @@ int main(int argc, char **argv) {
     CK(cudaMemcpy(b.B, h.data(), nEl * 4, cudaMemcpyHostToDevice));
     fill(h, 3);
     CK(cudaMemcpy(b.Q, h.data(), nEl * 4, cudaMemcpyHostToDevice));
+    /* the bias: values in [-1, 1), as many as the widest N */
+    float *pBias;
+    size_t nBias = 1024;
+    for (const dims &d : aD) nBias = std::max(nBias, (size_t)d.N);
+    fill(h, 4);
+    CK(cudaMalloc(&pBias, nBias * 4));
+    CK(cudaMemcpy(pBias, h.data(), nBias * 4, cudaMemcpyHostToDevice));
+    g_pBias = pBias;
   }
   cudaEvent_t e0, e1;
   CK(cudaEventCreate(&e0));
@@ -344,7 +467,7 @@ int main(int argc, char **argv) {
 
   printf("\n== edge shapes (FP32: bitwise against the naive kernel; TF32: within %g of it) ==\n", kTf32Tol);
   for (int iv = 0; iv < nVar; iv++) {
-    if (zOnly && !strstr(aVar[iv].zName, zOnly)) continue;
+    if (!selected(aVar[iv].zName, zOnly)) continue;
     int n = check_edges(aVar[iv], b);
     printf("  %-40s threads %4d smem %6d B: %s\n", aVar[iv].zName, aVar[iv].nThreads, aVar[iv].nSmem,
            n ? "FAIL" : "ok");
@@ -375,7 +498,7 @@ int main(int argc, char **argv) {
     };
     for (int iv = 0; iv < nVar; iv++) {
       const variant &v = aVar[iv];
-      if (zOnly && !strstr(v.zName, zOnly)) continue;
+      if (!selected(v.zName, zOnly)) continue;
       int iL = (v.bTA ? 2 : 0) + (v.bTB ? 1 : 0);
       const long long lda = v.bTA ? M : K, ldb = v.bTB ? K : N, ldc = N;
       if (iL != iCur) { /* cuBLAS FP32 and TF32 times and results, the naive reference */
@@ -399,8 +522,13 @@ int main(int argc, char **argv) {
       }
       float ms = time_it([&] { CK(v.fn(M, N, K, b.A, lda, b.B, ldb, b.C, ldc, e1x)); });
       long long nBit;
-      double err;
-      long long nBad = compare(M, N, ldc, b.C, b.R, b.Q, &nBit, &err, v.bTf32 ? kTf32Tol : 1e-2);
+      double err = 0;
+      if (v.bRelu) { /* R: the naive kernel with the epilogue, until the next layout's references */
+        naive_any(v.bTA, v.bTB, M, N, K, b.A, lda, b.B, ldb, b.R, ldc, e1x, true);
+        CK(cudaDeviceSynchronize());
+        iCur = -1;
+      }
+      long long nBad = compare(M, N, ldc, b.C, b.R, v.bRelu ? NULL : b.Q, &nBit, &err, v.bTf32 ? kTf32Tol : 1e-2);
       if (v.bTf32) nBad -= nBit; /* TF32: only the tolerance */
       float ref = aBlasMs[v.bTf32 ? 1 : 0][iL];
       printf("  %-40s %8.3f ms %7.2f TFLOP/s ratio %.3f (vs cuBLAS %s)  bitwise-vs-naive %s  max-rel-err %.2e%s\n",

@@ -11,7 +11,8 @@
  * threads; a warp a WM x WN tile, its lanes arranged (WM/TM) x (WN/TN) (product
  * 32), each lane a TM x TN register tile made of 4 x 4 sub-tiles spread over
  * the warp tile (rows lr*4 + g*(WM/TM)*4, likewise columns), so that a warp's
- * shared reads are 16-byte vectors to consecutive or identical addresses. Both
+ * shared reads are 16-byte vectors to consecutive or identical addresses,
+ * identical for lanes paired as shared memory packs them (gemm_block). Both
  * operands sit in shared memory k-major ([k][m], [k][n], rows padded by 16
  * bytes): the inner product reads of A and B are ld.shared.v4 with no bank
  * conflict, and an operand that is contiguous along k in global memory (A
@@ -20,9 +21,11 @@
  * copied with cp.async (sm_80+, STAGES-1 tiles in flight), the others through
  * registers loaded before and stored after the current tile's products (a
  * register-staged double buffer; below sm_80 every operand goes that way).
- * Global loads are 16-byte vectors when the leading dimension is a multiple of
- * 4 and the pointer 16-byte aligned (checked by the launcher), else scalar;
- * tiles past M, N or K are predicated and zero-filled.
+ * The products of one k-step run while the next one's operands are read
+ * from shared memory (KS_GEMM_FRAG_PREFETCH, in gemm_block). Global loads
+ * are 16-byte vectors when the leading dimension is a multiple of 4 and the
+ * pointer 16-byte aligned (checked by the launcher), else scalar; tiles past
+ * M, N or K are predicated and zero-filled.
  *
  * Bitwise contract: every output's k sum is sequential, k = 0, 1, ..., K-1,
  * `acc += a * b` starting from 0.0f, as in the naive one-thread-per-output
@@ -327,6 +330,20 @@ __device__ __forceinline__ float comp(const float4 &v, int q) { return q == 0 ? 
 #define KS_GEMM_JMAJOR_A 0
 #endif
 
+/* KS_GEMM_LANE_PAIRS = 0: lanes placed row-major in the warp tile (lr =
+ * lane / LC), the layout before the paired one gemm_block describes; kept
+ * for the A/B in bench/gemm/gemm_sweep.cu. */
+#ifndef KS_GEMM_LANE_PAIRS
+#define KS_GEMM_LANE_PAIRS 1
+#endif
+
+/* KS_GEMM_FRAG_PREFETCH = 0: each k-step's shared reads just before its
+ * products and the barrier at the top of each tile, as before the prefetch
+ * gemm_block describes; kept for the A/B in bench/gemm/gemm_sweep.cu. */
+#ifndef KS_GEMM_FRAG_PREFETCH
+#define KS_GEMM_FRAG_PREFETCH 1
+#endif
+
 template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int STAGES> struct config {
   static constexpr int NWM = BM / WM, NWN = BN / WN;   /* warps per block */
   static constexpr int NT = NWM * NWN * 32;            /* threads per block */
@@ -390,7 +407,18 @@ __device__ __forceinline__ void gemm_block(int M, int N, int K, const float *__r
   const int m0 = bm * BM, n0 = bn * BN;
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const int wm0 = (warp / cfg::NWN) * WM, wn0 = (warp % cfg::NWN) * WN;
-  const int lr = lane / LC, lc = lane % LC;
+  /* The lane's place in the warp tile, row lr of LR, column lc of LC. In the
+   * k-major layout, bit 0 of the lane picks the row and bit 1 the column:
+   * lanes n and n^1 then read the same B vector and lanes n and n^2 the same
+   * A vector, the pairing for which shared memory packs a 16-byte read's
+   * return into 2 passes of the warp instead of 4 (it returns 128 bytes, a
+   * register of 32 lanes, a cycle); with lr = lane / LC, B's reads took 4.
+   * 8x8 tiles: a k-step's 2 + 2 reads took 4 + 8 passes of the SM's shared
+   * memory against 16 cycles of the SM's 4 schedulers for the warp's 64
+   * FFMAs, close to the limit; now 4 + 4. */
+  constexpr bool bPairLanes = !AM && !BNM && LR % 2 == 0 && LC % 2 == 0 && KS_GEMM_LANE_PAIRS;
+  const int lr = bPairLanes ? (lane & 1) | ((lane >> 2) % (LR / 2)) * 2 : lane / LC;
+  const int lc = bPairLanes ? ((lane >> 1) & 1) | ((lane >> 2) / (LR / 2)) * 2 : lane % LC;
   const bool bVecA = mVec & 1, bVecB = mVec & 2, bVecC = mVec & 4;
   /* the block-tile row of the thread's accumulator row i */
   auto row = [&](int i) { return AM ? wm0 + lr + i * LR : wm0 + (i / 4) * LR * 4 + lr * 4 + i % 4; };
@@ -414,41 +442,123 @@ __device__ __forceinline__ void gemm_block(int M, int N, int K, const float *__r
     }
 
   const int nT = (K + BK - 1) / BK;
+  /* k-tile tn into stage sn: global loads (cp.async operands straight into
+   * shared memory), then the register-staged operands' stores */
+  auto load_tile = [&](int tn, int sn) {
+    la.load(A, lda, tn * BK, m0, K, M, bVecA, As + sn * cfg::AS);
+    lb.load(B, ldb, tn * BK, n0, K, N, bVecB, Bs + sn * cfg::BS);
+    if (D) {
+      la2.load(p2.A, p2.lda, tn * BK, m0, K, M, bVecA, As2 + sn * cfg::AS);
+      lb2.load(p2.B, p2.ldb, tn * BK, n0, K, N, bVecB, Bs2 + sn * cfg::BS);
+    }
+  };
+  auto store_tile = [&](int sn) {
+    la.store(As + sn * cfg::AS);
+    lb.store(Bs + sn * cfg::BS);
+    if (D) {
+      la2.store(As2 + sn * cfg::AS);
+      lb2.store(Bs2 + sn * cfg::BS);
+    }
+  };
 #pragma unroll
   for (int s = 0; s < STAGES - 1; s++) {
     if (s < nT) {
-      la.load(A, lda, s * BK, m0, K, M, bVecA, As + s * cfg::AS);
-      lb.load(B, ldb, s * BK, n0, K, N, bVecB, Bs + s * cfg::BS);
-      la.store(As + s * cfg::AS);
-      lb.store(Bs + s * cfg::BS);
-      if (D) {
-        la2.load(p2.A, p2.lda, s * BK, m0, K, M, bVecA, As2 + s * cfg::AS);
-        lb2.load(p2.B, p2.ldb, s * BK, n0, K, N, bVecB, Bs2 + s * cfg::BS);
-        la2.store(As2 + s * cfg::AS);
-        lb2.store(Bs2 + s * cfg::BS);
-      }
+      load_tile(s, s);
+      store_tile(s);
     }
     cp_async_commit();
   }
 
-  for (int t = 0; t < nT; t++) {
+  /* k-major path: the operands of one k-step (kk of the tile in stage s) as
+   * the thread's products use them, and those products */
+  struct frag {
+    float a[TM], b[TN], a2[D ? TM : 1], b2[D ? TN : 1];
+  };
+  auto fetch = [&](frag &f, int s, int kk) {
+    const float *as = As + s * cfg::AS + wm0 + lr * 4 + kk * SA, *bs = Bs + s * cfg::BS + wn0 + lc * 4 + kk * SB;
+#pragma unroll
+    for (int g = 0; g < TM / 4; g++)
+      *reinterpret_cast<float4 *>(&f.a[g * 4]) = *reinterpret_cast<const float4 *>(as + g * LR * 4);
+#pragma unroll
+    for (int i = 0; i < TM; i++) f.a[i] = scaleA(f.a[i]);
+#pragma unroll
+    for (int g = 0; g < TN / 4; g++)
+      *reinterpret_cast<float4 *>(&f.b[g * 4]) = *reinterpret_cast<const float4 *>(bs + g * LC * 4);
+    if (D) {
+      const float *as2 = As2 + (as - As), *bs2 = Bs2 + (bs - Bs);
+#pragma unroll
+      for (int g = 0; g < TM / 4; g++)
+        *reinterpret_cast<float4 *>(&f.a2[g * 4]) = *reinterpret_cast<const float4 *>(as2 + g * LR * 4);
+#pragma unroll
+      for (int i = 0; i < TM; i++) f.a2[i] = scaleA(f.a2[i]);
+#pragma unroll
+      for (int g = 0; g < TN / 4; g++)
+        *reinterpret_cast<float4 *>(&f.b2[g * 4]) = *reinterpret_cast<const float4 *>(bs2 + g * LC * 4);
+    }
+  };
+  auto madd = [&](const frag &f) {
+#pragma unroll
+    for (int i = 0; i < TM; i++)
+#pragma unroll
+      for (int j = 0; j < TN; j++) {
+        if (D) acc[i][j] += f.a[i] * f.b[j] + f.a2[i] * f.b2[j]; /* as the kernel sums them */
+        else mac(acc[i][j], f.a[i], f.b[j]);
+      }
+  };
+
+  /* KS_GEMM_FRAG_PREFETCH (k-major path): the operands of k-step kk + 1 are
+   * read while the products of kk run (two register sets), and the first of
+   * the next tile too: one barrier per tile, before the last k-step, once the
+   * register-staged operands of the tile STAGES-1 ahead are stored; the
+   * reads of the tile then start before its first products, not after a
+   * barrier that leaves every warp of the block waiting on shared memory. */
+  constexpr bool PF = !AM && !BNM && KS_GEMM_FRAG_PREFETCH;
+  if (PF) {
+    frag f[2];
+    if (nT > 0) {
+      cp_async_wait<STAGES - 2>();
+      __syncthreads();
+      fetch(f[0], 0, 0);
+    }
+    for (int t = 0; t + 1 < nT; t++) { /* whole tiles (only the last may be partial) */
+      /* tile tn goes to the stage of tile t-1, whose last reads came before
+       * the previous barrier */
+      const int s = t % STAGES, tn = t + STAGES - 1, sn = tn % STAGES;
+      const bool bMore = tn < nT;
+      if (bMore) load_tile(tn, sn);
+      cp_async_commit();
+#pragma unroll
+      for (int kk = 0; kk < BK - 1; kk++) {
+        fetch(f[(kk + 1) % 2], s, kk + 1);
+        madd(f[kk % 2]);
+      }
+      if (bMore) store_tile(sn);
+      cp_async_wait<STAGES - 2>(); /* tile t+1 is in */
+      __syncthreads();
+      fetch(f[BK % 2], (t + 1) % STAGES, 0);
+      madd(f[(BK - 1) % 2]);
+    }
+    if (nT > 0) { /* the last tile: no product past K (no padding in the sums) */
+      const int s = (nT - 1) % STAGES, nK = K - (nT - 1) * BK;
+#pragma unroll
+      for (int kk = 0; kk < BK; kk++)
+        if (kk < nK) {
+          if (kk + 1 < BK) fetch(f[(kk + 1) % 2], s, kk + 1);
+          madd(f[kk % 2]);
+        }
+    }
+  }
+
+  for (int t = 0; !PF && t < nT; t++) {
     cp_async_wait<STAGES - 2>();
     __syncthreads();
     const int tn = t + STAGES - 1, sn = tn % STAGES;
     const bool bMore = tn < nT;
-    if (bMore) {
-      la.load(A, lda, tn * BK, m0, K, M, bVecA, As + sn * cfg::AS);
-      lb.load(B, ldb, tn * BK, n0, K, N, bVecB, Bs + sn * cfg::BS);
-      if (D) {
-        la2.load(p2.A, p2.lda, tn * BK, m0, K, M, bVecA, As2 + sn * cfg::AS);
-        lb2.load(p2.B, p2.ldb, tn * BK, n0, K, N, bVecB, Bs2 + sn * cfg::BS);
-      }
-    }
+    if (bMore) load_tile(tn, sn);
     cp_async_commit();
 
     const float *as = As + (t % STAGES) * cfg::AS + (AM ? (wm0 + lr) * SA : wm0 + lr * 4);
     const float *bs = Bs + (t % STAGES) * cfg::BS + (BNM ? (wn0 + lc) * SB : wn0 + lc * 4);
-    const float *as2 = As2 + (t % STAGES) * cfg::AS + wm0 + lr * 4, *bs2 = Bs2 + (t % STAGES) * cfg::BS + wn0 + lc * 4;
     const int nK = K - t * BK; /* k left, from this tile on */
     const bool bFull = nK >= BK;
     if (BNM) {
@@ -505,37 +615,9 @@ __device__ __forceinline__ void gemm_block(int M, int N, int K, const float *__r
     } else {
       /* k = t*BK + kk: the products of one k, every output of the thread */
       auto step = [&](int kk) {
-        float a[TM], b[TN];
-#pragma unroll
-        for (int g = 0; g < TM / 4; g++)
-          *reinterpret_cast<float4 *>(&a[g * 4]) = *reinterpret_cast<const float4 *>(as + kk * SA + g * LR * 4);
-#pragma unroll
-        for (int i = 0; i < TM; i++) a[i] = scaleA(a[i]);
-#pragma unroll
-        for (int g = 0; g < TN / 4; g++)
-          *reinterpret_cast<float4 *>(&b[g * 4]) =
-              *reinterpret_cast<const float4 *>(bs + kk * (BN + 4) + g * LC * 4);
-        if (D) { /* acc += a1*b1 + a2*b2, as the kernel sums them */
-          float a2[TM], b2[TN];
-#pragma unroll
-          for (int g = 0; g < TM / 4; g++)
-            *reinterpret_cast<float4 *>(&a2[g * 4]) = *reinterpret_cast<const float4 *>(as2 + kk * SA + g * LR * 4);
-#pragma unroll
-          for (int i = 0; i < TM; i++) a2[i] = scaleA(a2[i]);
-#pragma unroll
-          for (int g = 0; g < TN / 4; g++)
-            *reinterpret_cast<float4 *>(&b2[g * 4]) =
-                *reinterpret_cast<const float4 *>(bs2 + kk * (BN + 4) + g * LC * 4);
-#pragma unroll
-          for (int i = 0; i < TM; i++)
-#pragma unroll
-            for (int j = 0; j < TN; j++) acc[i][j] += a[i] * b[j] + a2[i] * b2[j];
-        } else {
-#pragma unroll
-          for (int i = 0; i < TM; i++)
-#pragma unroll
-            for (int j = 0; j < TN; j++) mac(acc[i][j], a[i], b[j]);
-        }
+        frag f;
+        fetch(f, t % STAGES, kk);
+        madd(f);
       };
       if (bFull) {
 #pragma unroll
@@ -547,14 +629,7 @@ __device__ __forceinline__ void gemm_block(int M, int N, int K, const float *__r
       }
     }
 
-    if (bMore) {
-      la.store(As + sn * cfg::AS);
-      lb.store(Bs + sn * cfg::BS);
-      if (D) {
-        la2.store(As2 + sn * cfg::AS);
-        lb2.store(Bs2 + sn * cfg::BS);
-      }
-    }
+    if (bMore) store_tile(sn);
   }
   cp_async_wait<0>();
 
