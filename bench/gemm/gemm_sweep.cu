@@ -13,31 +13,29 @@
  *   whose name holds any of the substrings)
  *
  * Variants named rowlanes_...: the same template built with KS_GEMM_LANE_PAIRS
- * = 0 and KS_GEMM_FRAG_PREFETCH = 0 (lanes row-major in the warp tile, shared
- * reads just before their products: the template before both); nopf_...:
- * KS_GEMM_FRAG_PREFETCH = 0 alone; for an A/B in one run (the default, both
- * on, has no prefix); ..._relu: the bias + ReLU epilogue (epi_bias_relu)
+ * = 0 (lanes row-major in the warp tile: the template before the paired
+ * lanes); pf_...: KS_GEMM_FRAG_PREFETCH = 1 (the next k-step's shared reads
+ * during the current products); for an A/B in one run (the defaults, lane
+ * pairs on and the prefetch off, have no prefix); ..._relu: the bias + ReLU epilogue (epi_bias_relu)
  * instead of alpha/beta, checked bitwise against the naive kernel with the
  * same epilogue (its ratio is against cuBLAS's product alone).
  *
  * Exit status: 0 all correct, 1 a mismatch, 2 usage or CUDA/cuBLAS error. */
 /* the template three times: ks_gemm (the defaults) and, renamed by the
- * preprocessor, ks_gemm_rowlanes (neither the lane pairs nor the prefetch)
- * and ks_gemm_nopf (no prefetch) */
+ * preprocessor, ks_gemm_rowlanes (no lane pairs) and ks_gemm_pf (the
+ * prefetch) */
 #define KS_GEMM_LANE_PAIRS 0
-#define KS_GEMM_FRAG_PREFETCH 0
 #define ks_gemm ks_gemm_rowlanes
 #include "../../lib/rewrite/templates/ks_gemm_f32.cuh"
 #undef ks_gemm
 #undef KS_GEMM_F32_CUH
 #undef KS_GEMM_LANE_PAIRS
-#define KS_GEMM_LANE_PAIRS 1
-#define ks_gemm ks_gemm_nopf
+#define KS_GEMM_FRAG_PREFETCH 1
+#define ks_gemm ks_gemm_pf
 #include "../../lib/rewrite/templates/ks_gemm_f32.cuh"
 #undef ks_gemm
 #undef KS_GEMM_F32_CUH
 #undef KS_GEMM_FRAG_PREFETCH
-#define KS_GEMM_FRAG_PREFETCH 1
 #include "../../lib/rewrite/templates/ks_gemm_f32.cuh"
 
 #include <algorithm>
@@ -110,7 +108,7 @@ static const float *g_pBias;
    (int)ks_gemm::config<BM, BN, BK, WM, WN, TM, TN, S>::SMEM, ks_gemm::config<BM, BN, BK, WM, WN, TM, TN, S>::NT, \
    false, false}
 /* the same configuration in the template of namespace NS (ks_gemm_rowlanes,
- * ks_gemm_nopf), the name prefixed with PRE */
+ * ks_gemm_pf), the name prefixed with PRE */
 #define VNS(NS, PRE, BM, BN, BK, WM, WN, TM, TN, S, TA, TB, G)                                                    \
   {PRE #BM "x" #BN "x" #BK "_w" #WM "x" #WN "_t" #TM "x" #TN "_s" #S "_g" #G "_" #TA #TB, TA, TB,                 \
    [](int M, int N, int K, const float *A, long long lda, const float *B, long long ldb, float *C, long long ldc,  \
@@ -121,7 +119,7 @@ static const float *g_pBias;
    (int)ks_gemm::config<BM, BN, BK, WM, WN, TM, TN, S>::SMEM, ks_gemm::config<BM, BN, BK, WM, WN, TM, TN, S>::NT, \
    false, false}
 #define VR(...) VNS(ks_gemm_rowlanes, "rowlanes_", __VA_ARGS__)
-#define VP(...) VNS(ks_gemm_nopf, "nopf_", __VA_ARGS__)
+#define VP(...) VNS(ks_gemm_pf, "pf_", __VA_ARGS__)
 /* bias + ReLU epilogue */
 #define VE(BM, BN, BK, WM, WN, TM, TN, S, TA, TB, G)                                                              \
   {#BM "x" #BN "x" #BK "_w" #WM "x" #WN "_t" #TM "x" #TN "_s" #S "_g" #G "_" #TA #TB "_relu", TA, TB,             \
@@ -180,8 +178,8 @@ static const variant aVar[] = {
     V(128, 128, 16, 32, 64, 8, 8, 2, T, F, 8),
     V(128, 128, 16, 32, 64, 8, 8, 2, T, T, 8),
     /* the default configuration (128x128x16_w64x32_t8x8_s4) in every layout, its
-     * twins beside it (rowlanes_: the template before the paired lanes and the
-     * prefetch; nopf_: without the prefetch), and the candidates around it */
+     * twins beside it (rowlanes_: the template before the paired lanes; pf_:
+     * with the prefetch), and the candidates around it */
     VR(128, 128, 16, 64, 32, 8, 8, 4, F, F, 8),
     VP(128, 128, 16, 64, 32, 8, 8, 4, F, F, 8),
     VR(128, 128, 16, 64, 32, 8, 8, 2, F, F, 8),

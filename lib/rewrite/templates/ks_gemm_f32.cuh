@@ -21,8 +21,9 @@
  * copied with cp.async (sm_80+, STAGES-1 tiles in flight), the others through
  * registers loaded before and stored after the current tile's products (a
  * register-staged double buffer; below sm_80 every operand goes that way).
- * The products of one k-step run while the next one's operands are read
- * from shared memory (KS_GEMM_FRAG_PREFETCH, in gemm_block). Global loads
+ * A k-step's operands are read from shared memory just before its products
+ * (reading the next ones during them, KS_GEMM_FRAG_PREFETCH, measured
+ * slower on the H100). Global loads
  * are 16-byte vectors when the leading dimension is a multiple of 4 and the
  * pointer 16-byte aligned (checked by the launcher), else scalar; tiles past
  * M, N or K are predicated and zero-filled.
@@ -337,11 +338,14 @@ __device__ __forceinline__ float comp(const float4 &v, int q) { return q == 0 ? 
 #define KS_GEMM_LANE_PAIRS 1
 #endif
 
-/* KS_GEMM_FRAG_PREFETCH = 0: each k-step's shared reads just before its
- * products and the barrier at the top of each tile, as before the prefetch
- * gemm_block describes; kept for the A/B in bench/gemm/gemm_sweep.cu. */
+/* KS_GEMM_FRAG_PREFETCH = 1: the next k-step's shared reads issued during
+ * the current k-step's products (gemm_block). Off by default: on the H100
+ * (bench/results/2026-12-06h-h100/sgemm.txt, one run) it was slower at 4096
+ * NN (0.801x cuBLAS against 0.856x without it, both with the lane pairs) and
+ * in every layout, at 128 registers (the staged fragments spill in NT/TT);
+ * kept for the A/B in bench/gemm/gemm_sweep.cu (pf_ variants). */
 #ifndef KS_GEMM_FRAG_PREFETCH
-#define KS_GEMM_FRAG_PREFETCH 1
+#define KS_GEMM_FRAG_PREFETCH 0
 #endif
 
 template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int STAGES> struct config {
