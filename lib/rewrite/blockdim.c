@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "features/ast.h"
+#include "features/shape.h"
 #include "rewrite/rwutil.h"
 
 #define BD_MAX 16
@@ -113,7 +114,17 @@ static enum CXChildVisitResult find_products(CXCursor c, CXCursor parent, CXClie
 static int check_launches(ks_tu *pTu, const char *zKernel, const bd_walk *pW, int *pnL) {
   ks_launch *aL = NULL;
   int nL = 0;
-  int rc = ks_ast_launches(pTu, zKernel, &aL, &nL);
+  /* a use other than <<< >>> (cudaLaunchKernel, a function pointer) launches with a block not seen here */
+  ks_shape_use *aU = NULL;
+  int nU = 0, rc = ks_shape_uses(pTu, zKernel, &aU, &nU);
+  if (rc < 0) return rc;
+  for (int i = 0; i < nU && rc >= 0; i++)
+    if (aU[i].eKind != KS_USE_LAUNCH && aU[i].eKind != KS_USE_QUERY)
+      rc = ks_error_set(KS_EPRECOND, "%s:%u: '%s' is also used here (%s), with a block not written in a launch",
+                        pTu->zFile, aU[i].iLine, zKernel, aU[i].zHow ? aU[i].zHow : "reference");
+  ks_shape_uses_free(aU, nU);
+  if (rc < 0) return rc;
+  rc = ks_ast_launches(pTu, zKernel, &aL, &nL);
   if (rc < 0) return rc;
   if (nL == 0) rc = ks_error_set(KS_EPRECOND, "the file does not launch '%s'", zKernel);
   for (int i = 0; i < nL && rc >= 0; i++) {

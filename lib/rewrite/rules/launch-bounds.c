@@ -1,13 +1,17 @@
 /* launch-bounds.c — rule `launch-bounds`: add __launch_bounds__(B[, minBlocks])
  * to a kernel, B being the constant block size every launch site in the file
- * uses, so that ptxas can budget registers for exactly that block size. */
+ * uses, so that ptxas can budget registers for exactly that block size.
+ * max_regs=R asks for R registers a thread instead of naming minBlocks: the
+ * blocks of B threads that R registers let an SM's 65536 hold (what a
+ * profile's register count argues for; min_blocks is in blocks, which
+ * depend on B). */
 #include "rewrite/rwutil.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const azParams[] = {"threads", "min_blocks", 0};
+static const char *const azParams[] = {"threads", "min_blocks", "max_regs", 0};
 
 static int parse_count(const char *z, long long *pn) {
   char *zEnd;
@@ -26,9 +30,13 @@ static int apply(ks_rewrite *p) {
   long long nThreads = 0, nMin = 0;
   unsigned iStart, iEnd;
   if (ks_ast_extent(pTu, k, &iStart, &iEnd) < 0) return ks_rewrite_refuse(p, "the kernel is not in the main file");
-  const char *zMin = ks_rewrite_param(p, "min_blocks", NULL);
+  const char *zMin = ks_rewrite_param(p, "min_blocks", NULL), *zRegs = ks_rewrite_param(p, "max_regs", NULL);
+  long long nRegs = 0;
   if (zMin && parse_count(zMin, &nMin) < 0)
     return ks_error_set(KS_EUSAGE, "rule launch-bounds: min_blocks must be a positive integer, not '%s'", zMin);
+  if (zRegs && (parse_count(zRegs, &nRegs) < 0 || nRegs < 16 || nRegs > 255))
+    return ks_error_set(KS_EUSAGE, "rule launch-bounds: max_regs must be 16..255, not '%s'", zRegs);
+  if (zMin && zRegs) return ks_error_set(KS_EUSAGE, "rule launch-bounds: give min_blocks or max_regs, not both");
 
   /* The header: from the kernel's first token to its body. */
   CXCursor body = ks_rw_body(k);
@@ -88,8 +96,23 @@ static int apply(ks_rewrite *p) {
     rc = ks_rewrite_refuse(p, "the kernel's name is written through a macro; cannot place the attribute");
     goto done;
   }
-  char zAttr[96], zWhat[128];
-  if (nMin) {
+  char zAttr[96], zWhat[160];
+  if (nRegs) { /* whole blocks of nThreads within 65536 registers at nRegs a thread */
+    nMin = 65536 / (nRegs * nThreads);
+    if (nMin < 1) {
+      rc = ks_rewrite_refuse(p, "max_regs=%lld: one block of %lld threads already needs more than an SM's 65536 "
+                                "registers",
+                             nRegs, nThreads);
+      goto done;
+    }
+  }
+  if (nMin && nRegs) {
+    snprintf(zAttr, sizeof zAttr, "__launch_bounds__(%lld, %lld) ", nThreads, nMin);
+    snprintf(zWhat, sizeof zWhat,
+             "__launch_bounds__(%lld, %lld) for the launch's block size: %lld blocks of %lld threads in 65536 "
+             "registers, at most %lld registers a thread",
+             nThreads, nMin, nMin, nThreads, 65536 / (nMin * nThreads) > 255 ? 255 : 65536 / (nMin * nThreads));
+  } else if (nMin) {
     snprintf(zAttr, sizeof zAttr, "__launch_bounds__(%lld, %lld) ", nThreads, nMin);
     snprintf(zWhat, sizeof zWhat, "__launch_bounds__(%lld, %lld) for the launch's block size", nThreads, nMin);
   } else {
@@ -104,5 +127,7 @@ done:
 }
 
 const ks_rule ks_rule_launch_bounds = {
-    "launch-bounds", "__launch_bounds__(B[, minBlocks]) matching the launch sites' constant block size", azParams,
-    apply};
+    "launch-bounds",
+    "__launch_bounds__(B[, minBlocks]) matching the launch sites' constant block size (max_regs=R: the minBlocks "
+    "that R registers a thread allow)",
+    azParams, apply};

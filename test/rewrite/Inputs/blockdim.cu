@@ -59,6 +59,12 @@ __global__ void add_written_block(const float *x, float *y, int n) {
   if (i < n) y[i] = x[i] - 1.f;
 }
 
+// Refused: also launched through cudaLaunchKernel, whose block is not a <<< >>>'s.
+__global__ void add_api_launch(const float *x, float *y, int n) {
+  int i = blockIdx.x * BLOCK_SIZE + threadIdx.x;
+  if (i < n) y[i] = x[i] * 3.f;
+}
+
 void run(const float *x, float *y, int n, int rows, int cols, int w, int h) {
   saxpy_bs<<<(n + BLOCK_SIZE - 1) / BLOCK_SIZE, BLOCK_SIZE>>>(x, y, 2.f, n);
   scale_gs<<<264, dim3(kThreads)>>>(x, y, 0.5f, n);
@@ -71,4 +77,7 @@ void run(const float *x, float *y, int n, int rows, int cols, int w, int h) {
   dim3 b(128);
   if (n < 1024) b.x = 64;
   add_written_block<<<(n + 127) / 128, b>>>(x, y, n);
+  add_api_launch<<<(n + BLOCK_SIZE - 1) / BLOCK_SIZE, BLOCK_SIZE>>>(x, y, n);
+  void *args[] = {&x, &y, &n};
+  cudaLaunchKernel((const void *)add_api_launch, dim3((n + 127) / 128), dim3(128), args, 0, 0);
 }
