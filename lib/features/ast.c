@@ -274,14 +274,8 @@ static int is_launch(CXCursor c) { return !clang_Cursor_isNull(config_call(c)); 
 
 /* ---- a launch's block, dimension by dimension (ks_launch.aBlockDim) ---- */
 
-static int const_int(CXCursor c, long long *pV) {
-  CXEvalResult r = clang_Cursor_Evaluate(c);
-  if (!r) return 0;
-  int bOk = clang_EvalResult_getKind(r) == CXEval_Int;
-  if (bOk) *pV = clang_EvalResult_getAsLongLong(r);
-  clang_EvalResult_dispose(r);
-  return bOk && *pV > 0;
-}
+/* A positive integer constant: a block's dimension. */
+static int const_pos(CXCursor c, long long *pV) { return ks_ast_const_int(c, pV) && *pV > 0; }
 
 typedef struct ref_walk {
   ks_tu *pTu;
@@ -337,7 +331,7 @@ static int dims_of_dim3(const child_list *pKids, long long d[3]) {
   int n = 0;
   for (int i = 0; i < pKids->n; i++) {
     if (!clang_isExpression(clang_getCursorKind(pKids->a[i]))) continue; /* the TypeRef */
-    if (n == 3 || !const_int(pKids->a[i], &d[n])) return 0;
+    if (n == 3 || !const_pos(pKids->a[i], &d[n])) return 0;
     n++;
   }
   return n > 0;
@@ -363,7 +357,7 @@ static int block_dims_of(ks_tu *pTu, CXCursor c, CXCursor hostFn, long long d[3]
   if (nDepth > 8) return 0;
   enum CXCursorKind e = clang_getCursorKind(c);
   if (e == CXCursor_DeclRefExpr) return dims_of_var(pTu, clang_getCursorReferenced(c), hostFn, d, nDepth);
-  if (const_int(c, &d[0])) return 1; /* an integer: blockDim.x */
+  if (const_pos(c, &d[0])) return 1; /* an integer: blockDim.x */
   child_list kids = {{{0}}, 0};
   clang_visitChildren(c, collect_child, &kids);
   if (e == CXCursor_CallExpr) {

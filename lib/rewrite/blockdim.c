@@ -79,12 +79,7 @@ static int constant_operand(const ks_tu *pTu, CXCursor c, unsigned *piS, unsigne
     if (e - s == strlen(azBuiltin[i]) && strncmp(pTu->zSrc + s, azBuiltin[i], e - s) == 0) return 0;
   CXType t = clang_getCanonicalType(clang_getCursorType(c));
   if (clang_Type_getSizeOf(t) > 4) return 0;
-  CXEvalResult r = clang_Cursor_Evaluate(c);
-  if (!r) return 0;
-  int bOk = clang_EvalResult_getKind(r) == CXEval_Int;
-  if (bOk) *pV = clang_EvalResult_getAsLongLong(r);
-  clang_EvalResult_dispose(r);
-  return bOk && *pV > 0;
+  return ks_ast_const_int(c, pV) && *pV > 0;
 }
 
 static enum CXChildVisitResult find_products(CXCursor c, CXCursor parent, CXClientData pData) {
