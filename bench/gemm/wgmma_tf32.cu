@@ -191,6 +191,18 @@ __device__ __forceinline__ void wgmma_m64n128k8(float (&d)[64], uint64_t da, uin
                : "memory");
 }
 
+/* ---------------------------------------------------------------- epilogues (ks_gemm_f32.cuh's contract) */
+/* C[m][n] = epi(acc, m, n, &C[m][n]); epi may read C (beta * C). */
+struct epi_store {
+  __device__ __forceinline__ float operator()(float acc, int, int, const float *) const { return acc; }
+};
+struct epi_linear { /* alpha * acc + beta * C, C not read when beta == 0 */
+  float alpha, beta;
+  __device__ __forceinline__ float operator()(float acc, int, int, const float *pc) const {
+    return beta == 0.0f ? alpha * acc : fmaf(alpha, acc, beta * *pc);
+  }
+};
+
 /* ---------------------------------------------------------------- the GEMM kernel */
 template <int BN_, int WM_, int ST_> struct Cfg {
   static constexpr int BK = 32; /* floats: one 128-byte swizzle row */
@@ -227,10 +239,10 @@ __device__ __forceinline__ void tile_coords(int t, int tilesM, int tilesN, int G
   tn = r / gs;
 }
 
-template <int BN, int WM, int ST>
+template <int BN, int WM, int ST, class Epi>
 __global__ void __launch_bounds__(384, 1)
     gemm_tf32_ss(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtensorMap tmB, float *C,
-                 int M, int N, int K, long long ldc, int tilesM, int tilesN, int G) {
+                 int M, int N, int K, long long ldc, int tilesM, int tilesN, int G, Epi epi, int vec2) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   typedef Cfg<BN, WM, ST> c;
   extern __shared__ uint8_t smem_raw[];
@@ -316,7 +328,6 @@ __global__ void __launch_bounds__(384, 1)
 
       /* Epilogue. m64nNk8 accumulator layout: element j of a thread (warp w,
        * lane l) is row w*16 + l/4 + 8*((j/2)%2), column (j/4)*8 + (l%4)*2 + j%2. */
-      const bool vec2 = (ldc % 2) == 0;
 #pragma unroll
       for (int i = 0; i < c::MI; i++) {
         const int r0 = tm * c::BM + cw * WM + i * 64 + warp * 16 + lane / 4;
@@ -325,10 +336,11 @@ __global__ void __launch_bounds__(384, 1)
           const int r = r0 + 8 * ((j / 2) % 2), col = tn * BN + (j / 4) * 8 + (lane % 4) * 2;
           if (r < M) {
             float *p = C + (long long)r * ldc + col;
-            if (vec2 && col + 1 < N) *reinterpret_cast<float2 *>(p) = make_float2(acc[i][j], acc[i][j + 1]);
+            if (vec2 && col + 1 < N)
+              *reinterpret_cast<float2 *>(p) = make_float2(epi(acc[i][j], r, col, p), epi(acc[i][j + 1], r, col + 1, p + 1));
             else {
-              if (col < N) p[0] = acc[i][j];
-              if (col + 1 < N) p[1] = acc[i][j + 1];
+              if (col < N) p[0] = epi(acc[i][j], r, col, p);
+              if (col + 1 < N) p[1] = epi(acc[i][j + 1], r, col + 1, p + 1);
             }
           }
         }
@@ -336,7 +348,8 @@ __global__ void __launch_bounds__(384, 1)
     }
   }
 #else
-  (void)tmA, (void)tmB, (void)C, (void)M, (void)N, (void)K, (void)ldc, (void)tilesM, (void)tilesN, (void)G;
+  (void)tmA, (void)tmB, (void)C, (void)M, (void)N, (void)K, (void)ldc, (void)tilesM, (void)tilesN, (void)G, (void)epi,
+      (void)vec2;
 #endif
 }
 
@@ -387,20 +400,24 @@ __global__ void fill_uniform(float *p, long long n, uint32_t seed) {
   x ^= x >> 16, x *= 0x7feb352du, x ^= x >> 15, x *= 0x846ca68bu, x ^= x >> 16;
   p[i] = (float)(x >> 8) * (2.0f / 16777216.0f) - 1.0f; /* uniform [-1, 1) */
 }
-/* FP32 on CUDA cores, 16 x 16 shared tiles: C = A * B. */
-__global__ void ref_gemm(const float *A, const float *B, float *C, int M, int N, int K) {
+/* FP32 on CUDA cores, 16 x 16 shared tiles: C = alpha * A * B + beta * C (C not read when beta == 0). */
+__global__ void ref_gemm_ld(const float *A, long long lda, const float *B, long long ldb, float *C, long long ldc,
+                            int M, int N, int K, float alpha, float beta) {
   __shared__ float as[16][17], bs[16][17];
   const int tx = threadIdx.x, ty = threadIdx.y, m = blockIdx.y * 16 + ty, n = blockIdx.x * 16 + tx;
   float acc = 0.f;
   for (int k0 = 0; k0 < K; k0 += 16) {
-    as[ty][tx] = m < M && k0 + tx < K ? A[(long long)m * K + k0 + tx] : 0.f;
-    bs[ty][tx] = k0 + ty < K && n < N ? B[(long long)(k0 + ty) * N + n] : 0.f;
+    as[ty][tx] = m < M && k0 + tx < K ? A[(long long)m * lda + k0 + tx] : 0.f;
+    bs[ty][tx] = k0 + ty < K && n < N ? B[(long long)(k0 + ty) * ldb + n] : 0.f;
     __syncthreads();
 #pragma unroll
     for (int k = 0; k < 16; k++) acc = fmaf(as[ty][k], bs[k][tx], acc);
     __syncthreads();
   }
-  if (m < M && n < N) C[(long long)m * N + n] = acc;
+  if (m < M && n < N) {
+    float *pc = C + (long long)m * ldc + n;
+    *pc = beta == 0.f ? alpha * acc : fmaf(alpha, acc, beta * *pc);
+  }
 }
 __device__ unsigned int g_errbits;
 __global__ void max_rel_err(const float *x, const float *ref, long long n) {
@@ -470,11 +487,11 @@ template <int BN, int WM, int ST> struct Gemm {
     CK(cudaMalloc(&Bt, (size_t)N * ldk * 4));
     const bool padA = (K % 4) != 0 || ((uintptr_t)A % 16) != 0;
     if (padA) CK(cudaMalloc(&Ap, (size_t)M * ldk * 4));
-    tmA = make_map(padA ? Ap : A, M, K, padA ? ldk : K, c::BM);
+    tmA = make_map(padA ? Ap : A, M, K, padA ? ldk : K, c::BM); /* lda = K here */
     tmB = make_map(Bt, N, K, ldk, BN);
     tilesM = (M + c::BM - 1) / c::BM, tilesN = (N + BN - 1) / BN;
     grid = std::min(tilesM * tilesN, g_sms);
-    CK(cudaFuncSetAttribute(gemm_tf32_ss<BN, WM, ST>, cudaFuncAttributeMaxDynamicSharedMemorySize, c::SMEM));
+    CK(cudaFuncSetAttribute(gemm_tf32_ss<BN, WM, ST, epi_store>, cudaFuncAttributeMaxDynamicSharedMemorySize, c::SMEM));
   }
   ~Gemm() {
     cudaFree(Bt);
@@ -490,13 +507,86 @@ template <int BN, int WM, int ST> struct Gemm {
     }
   }
   void gemm(cudaStream_t st) {
-    gemm_tf32_ss<BN, WM, ST><<<grid, c::THREADS, c::SMEM, st>>>(tmA, tmB, C, M, N, K, N, tilesM, tilesN, G);
+    gemm_tf32_ss<BN, WM, ST><<<grid, c::THREADS, c::SMEM, st>>>(tmA, tmB, C, M, N, K, N, tilesM, tilesN, G,
+                                                                  epi_store(), N % 2 == 0);
   }
   void run(cudaStream_t st) {
     prep(st);
     gemm(st);
   }
 };
+
+/* The launcher as ks_gemm_f32.cuh would ship it: everything per call, on
+ * the caller's stream. C = epi(A * B) with any lda, ldb, ldc; the workspace
+ * (Bt, and a padded copy of A when TMA cannot read A as it lies: lda % 4 or
+ * A not 16-byte aligned) comes from cudaMallocAsync and goes back with
+ * cudaFreeAsync on the same stream; the tensor maps are encoded here (host
+ * only, ~us); the tile is 128x256 (4 stages) unless that leaves SMs without a
+ * tile, then 128x128 (6 stages). */
+template <int BN, int WM, int ST, class Epi>
+static cudaError_t launch_ss(const CUtensorMap &tA, const CUtensorMap &tB, float *C, int M, int N, int K,
+                             long long ldc, Epi epi, int vec2, int nSms, cudaStream_t st) {
+  typedef Cfg<BN, WM, ST> c;
+  static bool bAttr = false; /* per instantiation */
+  if (!bAttr) {
+    cudaError_t e = cudaFuncSetAttribute(gemm_tf32_ss<BN, WM, ST, Epi>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                         c::SMEM);
+    if (e != cudaSuccess) return e;
+    bAttr = true;
+  }
+  const int tilesM = (M + c::BM - 1) / c::BM, tilesN = (N + BN - 1) / BN;
+  const int grid = std::min(tilesM * tilesN, nSms);
+  gemm_tf32_ss<BN, WM, ST, Epi><<<grid, c::THREADS, c::SMEM, st>>>(tA, tB, C, M, N, K, ldc, tilesM, tilesN, 8, epi,
+                                                                    vec2);
+  return cudaGetLastError();
+}
+template <class Epi>
+static cudaError_t gemm_tf32_ss_launch(int M, int N, int K, const float *A, long long lda, const float *B,
+                                       long long ldb, float *C, long long ldc, Epi epi, cudaStream_t st = 0) {
+  if (M <= 0 || N <= 0) return cudaSuccess;
+  if (!g_encode) get_encode();
+  int dev = 0, nSms = 0;
+  cudaError_t e = cudaGetDevice(&dev);
+  if (e == cudaSuccess) e = cudaDeviceGetAttribute(&nSms, cudaDevAttrMultiProcessorCount, dev);
+  if (e != cudaSuccess) return e;
+  const int Kc = K > 0 ? K : 1; /* K = 0: maps of one column, no k-block loaded, C = epi(0) */
+  const long long ldk = (Kc + 3) / 4 * 4;
+  const bool padA = (lda % 4) != 0 || ((uintptr_t)A % 16) != 0;
+  const size_t nBt = (size_t)N * ldk, nAp = padA ? (size_t)M * ldk : 0;
+  /* The default pool gives its memory back at every synchronization unless its release
+   * threshold says otherwise (default 0): the workspace would be mapped again on each call
+   * (~100 us at 4096). Raise the threshold to the workspace's size (never lower it). */
+  const size_t nBytes = (nBt + nAp) * sizeof(float);
+  cudaMemPool_t pool;
+  e = cudaDeviceGetDefaultMemPool(&pool, dev);
+  if (e != cudaSuccess) return e;
+  uint64_t thr = 0;
+  e = cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &thr);
+  if (e == cudaSuccess && thr < nBytes) {
+    thr = nBytes;
+    e = cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &thr);
+  }
+  if (e != cudaSuccess) return e;
+  float *ws = nullptr;
+  e = cudaMallocAsync((void **)&ws, nBytes, st);
+  if (e != cudaSuccess) return e;
+  float *Bt = ws, *Ap = padA ? ws + nBt : nullptr; /* nBt * 4 bytes is a multiple of 16: Ap stays aligned */
+  if (K > 0) {
+    transpose_tf32<64><<<dim3((N + 63) / 64, (K + 63) / 64), 256, 0, st>>>(B, ldb, Bt, ldk, K, N);
+    if (padA) {
+      const long long n = (long long)M * K;
+      pad_rows<<<(unsigned)((n + 255) / 256), 256, 0, st>>>(A, lda, Ap, ldk, M, K);
+    }
+  }
+  const int vec2 = (ldc % 2) == 0 && ((uintptr_t)C % 8) == 0;
+  const bool small = (long long)((M + 127) / 128) * ((N + 255) / 256) < nSms;
+  const CUtensorMap tB = make_map(Bt, N, Kc, ldk, small ? 128 : 256);
+  const CUtensorMap tA = make_map(padA ? Ap : A, M, Kc, padA ? ldk : lda, 128);
+  e = small ? launch_ss<128, 64, 6>(tA, tB, C, M, N, K, ldc, epi, vec2, nSms, st)
+            : launch_ss<256, 64, 4>(tA, tB, C, M, N, K, ldc, epi, vec2, nSms, st);
+  cudaError_t e2 = cudaFreeAsync(ws, st);
+  return e != cudaSuccess ? e : e2;
+}
 
 template <class F> static float median_ms(F f, int reps) {
   cudaEvent_t e0, e1;
@@ -595,7 +685,8 @@ int main(int argc, char **argv) {
     CK(cudaMalloc(&x.Cb, nC * 4));
     fill_uniform<<<(unsigned)((nA + 255) / 256), 256>>>(x.A, nA, 1);
     fill_uniform<<<(unsigned)((nB + 255) / 256), 256>>>(x.B, nB, 2);
-    ref_gemm<<<dim3((sh.N + 15) / 16, (sh.M + 15) / 16), dim3(16, 16)>>>(x.A, x.B, x.R, sh.M, sh.N, sh.K);
+    ref_gemm_ld<<<dim3((sh.N + 15) / 16, (sh.M + 15) / 16), dim3(16, 16)>>>(x.A, sh.K, x.B, sh.N, x.R, sh.N, sh.M,
+                                                                            sh.N, sh.K, 1.f, 0.f);
     CK(cudaGetLastError());
     const float one = 1.f, zero = 0.f;
     auto cub = [&] {
@@ -626,7 +717,63 @@ int main(int argc, char **argv) {
       printf("  auto (%s): total %.4f ms %7.2f TFLOP/s ratio %.3f (cuBLAS ms / ours)\n",
              small ? "128x128_st6" : "128x256_st4", ta, fl / ta / 1e9, x.msCublas / ta);
     }
+    {
+      /* the per-call launcher (workspace from cudaMallocAsync, maps encoded per call, auto tile) */
+      CK(cudaMemset(x.C, 0xff, nC * 4));
+      CK(gemm_tf32_ss_launch(sh.M, sh.N, sh.K, x.A, sh.K, x.B, sh.N, x.C, sh.N, epi_store()));
+      CK(cudaDeviceSynchronize());
+      const float e = rel_err(x.C, x.R, nC), tol = std::max(2e-2f, 1.5f * x.errCublas);
+      const bool ok = e <= tol;
+      if (!ok) g_fail++;
+      printf("  launcher (per call)        max-rel-err %.3e (tol %.3e) %s", e, tol, ok ? "ok" : "FAIL");
+      if (sh.time) {
+        const float ms = median_ms(
+            [&] { CK(gemm_tf32_ss_launch(sh.M, sh.N, sh.K, x.A, sh.K, x.B, sh.N, x.C, sh.N, epi_store())); }, g_reps);
+        printf("  total %.4f ms %7.2f TFLOP/s ratio %.3f (cuBLAS ms / ours)", ms, fl / ms / 1e9, x.msCublas / ms);
+      }
+      printf("\n");
+      fflush(stdout);
+    }
     cudaFree(x.A), cudaFree(x.B), cudaFree(x.C), cudaFree(x.R), cudaFree(x.Cb);
+  }
+  /* The launcher on leading dimensions that are not the sizes (lda % 4 != 0: A padded; ldc odd: scalar
+   * stores), offset pointers, alpha / beta reading C, K = 0, 1 x 1 x 1. The whole C buffer is compared:
+   * a store past N (into the ldc padding) shows as an error too. */
+  {
+    struct G {
+      int M, N, K, offA, offB, offC;
+      long long lda, ldb, ldc;
+      float alpha, beta;
+    };
+    const G gs[] = {{517, 389, 259, 1, 3, 1, 262, 394, 390, 1.5f, 0.5f}, {300, 520, 96, 0, 0, 0, 100, 520, 521, 1.f, 0.f},
+                    {200, 100, 0, 0, 0, 0, 4, 100, 100, 2.f, -1.f},       {1, 1, 1, 0, 0, 0, 1, 1, 1, 1.f, 1.f},
+                    {4097, 4095, 1023, 0, 0, 0, 1024, 4096, 4095, 1.f, 0.25f}};
+    for (const G &q : gs) {
+      const long long nA = q.M * q.lda + 8, nB = (q.K > 0 ? q.K : 1) * q.ldb + 8, nC = q.M * q.ldc + 8;
+      float *A, *B, *C, *R;
+      CK(cudaMalloc(&A, nA * 4));
+      CK(cudaMalloc(&B, nB * 4));
+      CK(cudaMalloc(&C, nC * 4));
+      CK(cudaMalloc(&R, nC * 4));
+      fill_uniform<<<(unsigned)((nA + 255) / 256), 256>>>(A, nA, 3);
+      fill_uniform<<<(unsigned)((nB + 255) / 256), 256>>>(B, nB, 4);
+      fill_uniform<<<(unsigned)((nC + 255) / 256), 256>>>(C, nC, 5);
+      CK(cudaMemcpy(R, C, nC * 4, cudaMemcpyDeviceToDevice));
+      ref_gemm_ld<<<dim3((q.N + 15) / 16, (q.M + 15) / 16), dim3(16, 16)>>>(A + q.offA, q.lda, B + q.offB, q.ldb,
+                                                                           R + q.offC, q.ldc, q.M, q.N, q.K,
+                                                                           q.alpha, q.beta);
+      CK(gemm_tf32_ss_launch(q.M, q.N, q.K, A + q.offA, q.lda, B + q.offB, q.ldb, C + q.offC, q.ldc,
+                             epi_linear{q.alpha, q.beta}));
+      CK(cudaDeviceSynchronize());
+      const float e = rel_err(C, R, nC);
+      const bool ok = e <= 2e-2f;
+      if (!ok) g_fail++;
+      printf("== launcher M %d N %d K %d lda %lld ldb %lld ldc %lld offsets %d/%d/%d alpha %g beta %g: max-rel-err "
+             "%.3e (tol 2e-2) %s\n",
+             q.M, q.N, q.K, q.lda, q.ldb, q.ldc, q.offA, q.offB, q.offC, q.alpha, q.beta, e, ok ? "ok" : "FAIL");
+      fflush(stdout);
+      cudaFree(A), cudaFree(B), cudaFree(C), cudaFree(R);
+    }
   }
   cublasDestroy(h);
   printf("%s: %d check(s) failed\n", g_fail ? "FAIL" : "PASS", g_fail);
