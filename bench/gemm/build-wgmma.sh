@@ -9,4 +9,5 @@ mkdir -p "$(dirname "$out")"
 NVCC=${NVCC:-/usr/local/cuda/bin/nvcc}
 "$NVCC" -O3 -std=c++17 -arch=sm_90a -lineinfo -Xptxas -v "$here/wgmma_tf32.cu" -o "$out" -lcublas 2> "$out.ptxas.txt" || { cat "$out.ptxas.txt"; exit 1; }
 if grep -qi "serializ" "$out.ptxas.txt"; then grep -i "serializ" "$out.ptxas.txt"; echo "build-wgmma: ptxas serialized a wgmma" >&2; exit 1; fi
-grep -E "Function properties|registers|Compiling entry" "$out.ptxas.txt" | grep -B1 -A0 "registers" | grep -A1 gemm_tf32_ss || true
+# one line per GEMM kernel: registers and spills
+awk '/Compiling entry function/ {k=$0; sub(/.*function .\047?/, "", k); sub(/\047.*/, "", k)} /spill stores/ {s=$0} /Used [0-9]+ registers/ && k ~ /gemm_tf32_ss/ {sub(/^ +/, "", s); print k ": " $5 " registers, " s}' "$out.ptxas.txt"
