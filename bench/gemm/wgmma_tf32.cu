@@ -33,10 +33,12 @@
  *  4. Out of bounds: TMA zero-fills rows >= M (A), >= N (Bt) and columns >= K
  *     of both, so a partial tile or a K tail adds zeros; the epilogue stores
  *     straight from the accumulators with predication (float2 when ldc is even).
- *  5. Watchdog: every mbarrier wait traps after ~2 s of %globaltimer (checked
+ *  5. Watchdog: every mbarrier wait traps after 10 s of %globaltimer (checked
  *     every 2^16 tries) so a pipeline bug ends the job instead of hanging it.
- *  6. gemm_tf32_ss_launch: the launcher as ks_gemm_f32.cuh would ship it
- *     (epilogue functor, any lda/ldb/ldc, workspace by cudaMallocAsync).
+ *  6. The kernel, the transpose and pad kernels and the per-call launcher
+ *     (ks_gemm_sm90::gemm_tf32: epilogue functor, any lda/ldb/ldc, workspace
+ *     by cudaMallocAsync) live in lib/rewrite/templates/ks_gemm_tf32_sm90.cuh,
+ *     the header the gemm-tf32-sm90 rule ships, included here: one copy.
  *  Design 2 (gemm_tf32_ss_ld, the ld_* lines): no transpose pass and no TMA,
  *  the producer warpgroup writes B k-major itself; correct, not yet fast.
  *
@@ -60,6 +62,9 @@
 #include <algorithm>
 #include <vector>
 
+#include "../../lib/rewrite/templates/ks_gemm_tf32_sm90.cuh"
+using namespace ks_gemm_sm90; /* the shared kernel, helpers and launcher */
+
 #define CK(x)                                                                                      \
   do {                                                                                             \
     cudaError_t e_ = (x);                                                                          \
@@ -76,290 +81,6 @@
       exit(2);                                                                                     \
     }                                                                                              \
   } while (0)
-
-/* ---------------------------------------------------------------- device helpers */
-__device__ __forceinline__ uint32_t smem_u32(const void *p) { return (uint32_t)__cvta_generic_to_shared(p); }
-
-__device__ __forceinline__ void mbar_init(uint32_t bar, uint32_t count) {
-  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
-}
-__device__ __forceinline__ void mbar_expect_tx(uint32_t bar, uint32_t bytes) {
-  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(bytes) : "memory");
-}
-__device__ __forceinline__ void mbar_arrive(uint32_t bar) {
-  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
-}
-__device__ __forceinline__ uint64_t global_ns() {
-  uint64_t t;
-  asm volatile("mov.u64 %0, %%globaltimer;\n" : "=l"(t));
-  return t;
-}
-/* Wait for the phase of the given parity to complete. Watchdog: ~2 s, then trap. */
-__device__ __forceinline__ void mbar_wait(uint32_t bar, uint32_t parity) {
-  uint32_t done = 0, n = 0;
-  uint64_t t0 = 0;
-  for (;;) {
-    asm volatile("{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\nselp.u32 %0, 1, 0, p;\n}\n"
-                 : "=r"(done)
-                 : "r"(bar), "r"(parity)
-                 : "memory");
-    if (done) return;
-    if ((++n & 0xFFFF) == 0) {
-      const uint64_t t = global_ns();
-      if (t0 == 0) t0 = t;
-      else if (t - t0 > 2000000000ull) {
-        __trap(); /* no printf: a call here would make ptxas serialize the wgmmas (C7510) */
-      }
-    }
-  }
-}
-/* 2-D tile load global -> shared through the tensor map, completing on mbarrier bar. c0: inner (k), c1: row. */
-__device__ __forceinline__ void tma_load_2d(uint32_t dst, const CUtensorMap *map, uint32_t bar, int c0, int c1) {
-  asm volatile(
-      "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4}], [%2];\n" ::"r"(
-          dst),
-      "l"((uint64_t)map), "r"(bar), "r"(c0), "r"(c1)
-      : "memory");
-}
-__device__ __forceinline__ void tma_prefetch_desc(const CUtensorMap *map) {
-  asm volatile("prefetch.tensormap [%0];\n" ::"l"((uint64_t)map) : "memory");
-}
-__device__ __forceinline__ void wg_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
-__device__ __forceinline__ void wg_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
-template <int N> __device__ __forceinline__ void wg_wait() {
-  asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory");
-}
-/* Keep the compiler from moving accumulator reads/writes across the asynchronous wgmma. */
-template <int R> __device__ __forceinline__ void wg_pin(float (&d)[R]) {
-#pragma unroll
-  for (int i = 0; i < R; i++) asm volatile("" : "+f"(d[i])::"memory");
-}
-
-/* Shared-memory matrix descriptor for a K-major tile in the 128-byte swizzle
- * (rows of 128 bytes, 8-row atoms of 1024 bytes, the tile 1024-aligned):
- * start >> 4 in bits 0-13, LBO (unused for this layout, 1 by convention) in
- * 16-29, SBO = 1024 >> 4 in 32-45, base offset 0 (bits 49-51), swizzle mode
- * 1 (128B) in bits 62-63. */
-__device__ __forceinline__ uint64_t desc_sw128(uint32_t saddr) {
-  return (uint64_t)((saddr & 0x3FFFF) >> 4) | ((uint64_t)1 << 16) | ((uint64_t)(1024 >> 4) << 32) |
-         ((uint64_t)1 << 62);
-}
-
-/* D (64 x 256, fp32, in registers) += A (64 x 8, smem desc) * B (256 x 8, smem desc)^T, both k-major tf32. */
-__device__ __forceinline__ void wgmma_m64n256k8(float (&d)[128], uint64_t da, uint64_t db, int scd) {
-  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"
-               "wgmma.mma_async.sync.aligned.m64n256k8.f32.tf32.tf32 {"
-               "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
-               "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
-               "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
-               "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, "
-               "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, "
-               "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, "
-               "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, "
-               "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127"
-               "}, %128, %129, p, 1, 1;\n}\n"
-               : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
-                 "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
-                 "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
-                 "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
-                 "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
-                 "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
-                 "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
-                 "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]),
-                 "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]),
-                 "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]),
-                 "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]),
-                 "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]),
-                 "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]),
-                 "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]),
-                 "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]),
-                 "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
-               : "l"(da), "l"(db), "r"(scd)
-               : "memory");
-}
-
-/* D (64 x 128, fp32, in registers) += A (64 x 8, smem desc) * B (128 x 8, smem desc)^T, both k-major tf32. */
-__device__ __forceinline__ void wgmma_m64n128k8(float (&d)[64], uint64_t da, uint64_t db, int scd) {
-  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
-               "wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32 {"
-               "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
-               "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
-               "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
-               "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"
-               "}, %64, %65, p, 1, 1;\n}\n"
-               : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
-                 "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
-                 "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
-                 "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
-                 "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
-                 "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
-                 "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
-                 "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
-               : "l"(da), "l"(db), "r"(scd)
-               : "memory");
-}
-
-/* ---------------------------------------------------------------- epilogues (ks_gemm_f32.cuh's contract) */
-/* C[m][n] = epi(acc, m, n, &C[m][n]); epi may read C (beta * C). */
-struct epi_store {
-  __device__ __forceinline__ float operator()(float acc, int, int, const float *) const { return acc; }
-};
-struct epi_linear { /* alpha * acc + beta * C, C not read when beta == 0 */
-  float alpha, beta;
-  __device__ __forceinline__ float operator()(float acc, int, int, const float *pc) const {
-    return beta == 0.0f ? alpha * acc : fmaf(alpha, acc, beta * *pc);
-  }
-};
-
-/* ---------------------------------------------------------------- the GEMM kernel */
-template <int BN_, int WM_, int ST_> struct Cfg {
-  static constexpr int BK = 32; /* floats: one 128-byte swizzle row */
-  static constexpr int BN = BN_, WM = WM_, ST = ST_;
-  static constexpr int BM = 2 * WM;   /* two consumer warpgroups stacked along M */
-  static constexpr int MI = WM / 64;  /* m64 wgmmas per consumer per k8 */
-  static constexpr int NACC = BN / 2; /* accumulators per thread per m64 block */
-  static constexpr int A_BYTES = BM * BK * 4, B_BYTES = BN * BK * 4, STAGE = A_BYTES + B_BYTES;
-  static constexpr int SMEM = 1024 /* alignment slack */ + ST * STAGE + 2 * ST * 8;
-  static constexpr int THREADS = 384;
-  static_assert(BN == 128 || BN == 256, "BN");
-  static_assert(WM == 64 || WM == 128, "WM");
-  static_assert(MI * NACC <= 128, "accumulators");
-  static_assert(A_BYTES % 1024 == 0 && B_BYTES % 1024 == 0, "1024-byte aligned tiles");
-  static_assert(SMEM <= 227 * 1024, "shared memory");
-};
-
-template <int BN> struct Mma;
-template <> struct Mma<256> {
-  static __device__ __forceinline__ void run(float (&d)[128], uint64_t da, uint64_t db, int scd) {
-    wgmma_m64n256k8(d, da, db, scd);
-  }
-};
-template <> struct Mma<128> {
-  static __device__ __forceinline__ void run(float (&d)[64], uint64_t da, uint64_t db, int scd) {
-    wgmma_m64n128k8(d, da, db, scd);
-  }
-};
-
-/* Tile t -> (tm, tn): groups of G tile rows, walked column by column inside a group. */
-__device__ __forceinline__ void tile_coords(int t, int tilesM, int tilesN, int G, int &tm, int &tn) {
-  const int per = G * tilesN, g = t / per, first = g * G, gs = min(tilesM - first, G), r = t - g * per;
-  tm = first + r % gs;
-  tn = r / gs;
-}
-
-template <int BN, int WM, int ST, class Epi>
-__global__ void __launch_bounds__(384, 1)
-    gemm_tf32_ss(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtensorMap tmB, float *C,
-                 int M, int N, int K, long long ldc, int tilesM, int tilesN, int G, Epi epi, int vec2) {
-#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-  typedef Cfg<BN, WM, ST> c;
-  extern __shared__ uint8_t smem_raw[];
-  const uint32_t raw = smem_u32(smem_raw);
-  const uint32_t base = (raw + 1023u) & ~1023u; /* swizzled tiles must be 1024-aligned */
-  const uint32_t fullBar = base + ST * c::STAGE, emptyBar = fullBar + ST * 8;
-  const int wg = threadIdx.x / 128;
-  const int nK = (K + c::BK - 1) / c::BK, nTiles = tilesM * tilesN;
-
-  if (threadIdx.x == 0) {
-    for (int s = 0; s < ST; s++) {
-      mbar_init(fullBar + s * 8, 1);
-      mbar_init(emptyBar + s * 8, 8); /* lane 0 of each of the 8 consumer warps */
-    }
-    asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
-    asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
-  }
-  __syncthreads();
-
-  if (wg == 0) {
-    /* ---- producer ---- */
-    asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n");
-    if (threadIdx.x == 0) {
-      tma_prefetch_desc(&tmA);
-      tma_prefetch_desc(&tmB);
-      int s = 0;
-      uint32_t ph = 0;
-      for (int t = blockIdx.x; t < nTiles; t += gridDim.x) {
-        int tm, tn;
-        tile_coords(t, tilesM, tilesN, G, tm, tn);
-        for (int kb = 0; kb < nK; kb++) {
-          mbar_wait(emptyBar + s * 8, ph ^ 1); /* a fresh barrier counts as released */
-          const uint32_t fb = fullBar + s * 8, sa = base + s * c::STAGE;
-          mbar_expect_tx(fb, c::STAGE); /* out-of-bounds zero fill counts as bytes too */
-          tma_load_2d(sa, &tmA, fb, kb * c::BK, tm * c::BM);
-          tma_load_2d(sa + c::A_BYTES, &tmB, fb, kb * c::BK, tn * BN);
-          if (++s == ST) s = 0, ph ^= 1;
-        }
-      }
-    }
-  } else {
-    /* ---- consumers ---- */
-    asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n");
-    const int cw = wg - 1, tid = threadIdx.x % 128, warp = tid / 32, lane = tid % 32;
-    float acc[c::MI][c::NACC];
-#pragma unroll
-    for (int i = 0; i < c::MI; i++)
-#pragma unroll
-      for (int j = 0; j < c::NACC; j++) acc[i][j] = 0.f;
-    int s = 0;
-    uint32_t ph = 0;
-    for (int t = blockIdx.x; t < nTiles; t += gridDim.x) {
-      int tm, tn;
-      tile_coords(t, tilesM, tilesN, G, tm, tn);
-      int prev = -1;
-      for (int kb = 0; kb < nK; kb++) {
-        mbar_wait(fullBar + s * 8, ph);
-        const uint32_t sa = base + s * c::STAGE + cw * WM * 128, sb = base + s * c::STAGE + c::A_BYTES;
-#pragma unroll
-        for (int i = 0; i < c::MI; i++) wg_pin(acc[i]);
-        wg_fence();
-#pragma unroll
-        for (int k8 = 0; k8 < c::BK / 8; k8++) {
-          const uint64_t db = desc_sw128(sb + k8 * 32);
-#pragma unroll
-          for (int i = 0; i < c::MI; i++)
-            Mma<BN>::run(acc[i], desc_sw128(sa + i * 64 * 128 + k8 * 32), db, (kb | k8) != 0);
-        }
-        wg_commit();
-#pragma unroll
-        for (int i = 0; i < c::MI; i++) wg_pin(acc[i]);
-        wg_wait<1>(); /* the previous k-block's wgmmas are done: its stage can be refilled */
-#pragma unroll
-        for (int i = 0; i < c::MI; i++) wg_pin(acc[i]);
-        if (prev >= 0 && lane == 0) mbar_arrive(emptyBar + prev * 8);
-        prev = s;
-        if (++s == ST) s = 0, ph ^= 1;
-      }
-      wg_wait<0>();
-#pragma unroll
-      for (int i = 0; i < c::MI; i++) wg_pin(acc[i]);
-      if (prev >= 0 && lane == 0) mbar_arrive(emptyBar + prev * 8);
-
-      /* Epilogue. m64nNk8 accumulator layout: element j of a thread (warp w,
-       * lane l) is row w*16 + l/4 + 8*((j/2)%2), column (j/4)*8 + (l%4)*2 + j%2. */
-#pragma unroll
-      for (int i = 0; i < c::MI; i++) {
-        const int r0 = tm * c::BM + cw * WM + i * 64 + warp * 16 + lane / 4;
-#pragma unroll
-        for (int j = 0; j < c::NACC; j += 2) {
-          const int r = r0 + 8 * ((j / 2) % 2), col = tn * BN + (j / 4) * 8 + (lane % 4) * 2;
-          if (r < M) {
-            float *p = C + (long long)r * ldc + col;
-            if (vec2 && col + 1 < N)
-              *reinterpret_cast<float2 *>(p) = make_float2(epi(acc[i][j], r, col, p), epi(acc[i][j + 1], r, col + 1, p + 1));
-            else {
-              if (col < N) p[0] = epi(acc[i][j], r, col, p);
-              if (col + 1 < N) p[1] = epi(acc[i][j + 1], r, col + 1, p + 1);
-            }
-          }
-        }
-      }
-    }
-  }
-#else
-  (void)tmA, (void)tmB, (void)C, (void)M, (void)N, (void)K, (void)ldc, (void)tilesM, (void)tilesN, (void)G, (void)epi,
-      (void)vec2;
-#endif
-}
 
 /* ---------------------------------------------------------------- design 2: no transpose pass, no TMA
  * The same consumers; the producer warpgroup (all 128 threads) fills each
@@ -572,44 +293,6 @@ __global__ void __launch_bounds__(384, 1)
 #endif
 }
 
-/* ---------------------------------------------------------------- B -> Bt (k-contiguous), TF32-rounded */
-__device__ __forceinline__ float to_tf32(float x) {
-  uint32_t u;
-  asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(u) : "f"(x));
-  return __uint_as_float(u);
-}
-/* Bt[n][k] = tf32(B[k][n]): T x T tiles through shared memory (padded: no
- * bank conflicts), 32 x 8 threads, each warp access 128 contiguous bytes, T*T/256
- * independent loads per thread in flight. */
-template <int T>
-__global__ void __launch_bounds__(256) transpose_tf32(const float *__restrict__ B, long long ldb, float *__restrict__ Bt,
-                                                      long long ldk, int K, int N) {
-  __shared__ float t[T][T + 1];
-  const int n0 = blockIdx.x * T, k0 = blockIdx.y * T, tx = threadIdx.x % 32, ty = threadIdx.x / 32;
-#pragma unroll
-  for (int j = 0; j < T; j += 8)
-#pragma unroll
-    for (int i = 0; i < T; i += 32) {
-      const int k = k0 + ty + j, n = n0 + tx + i;
-      if (k < K && n < N) t[ty + j][tx + i] = B[(long long)k * ldb + n];
-    }
-  __syncthreads();
-#pragma unroll
-  for (int j = 0; j < T; j += 8)
-#pragma unroll
-    for (int i = 0; i < T; i += 32) {
-      const int n = n0 + ty + j, k = k0 + tx + i;
-      if (n < N && k < K) Bt[(long long)n * ldk + k] = to_tf32(t[tx + i][ty + j]);
-    }
-}
-/* A with a row stride TMA cannot take (not a multiple of 16 bytes) -> Ap (M x ldk). */
-__global__ void pad_rows(const float *__restrict__ A, long long lda, float *__restrict__ Ap, long long ldk, int M,
-                         int K) {
-  const long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= (long long)M * K) return;
-  const long long r = i / K, k = i % K;
-  Ap[r * ldk + k] = A[r * lda + k];
-}
 
 /* ---------------------------------------------------------------- reference and checks */
 __global__ void fill_uniform(float *p, long long n, uint32_t seed) {
@@ -661,30 +344,17 @@ static float rel_err(const float *x, const float *ref, long long n) {
 }
 
 /* ---------------------------------------------------------------- host: plans and launches */
-static PFN_cuTensorMapEncodeTiled_v12000 g_encode = nullptr;
 static void get_encode() {
-  cudaDriverEntryPointQueryResult q;
-  void *fn = nullptr;
-  CK(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000, cudaEnableDefault, &q));
-  if (q != cudaDriverEntryPointSuccess || !fn) {
+  if (!encode_fn()) {
     fprintf(stderr, "cuTensorMapEncodeTiled not found\n");
     exit(2);
   }
-  g_encode = (PFN_cuTensorMapEncodeTiled_v12000)fn;
 }
-/* rows x cols (cols contiguous, row stride ld floats), box 32 cols x boxRows, 128-byte swizzle, zero fill. */
-static CUtensorMap make_map(const float *p, long long rows, long long cols, long long ld, int boxRows) {
+/* The header's make_map, failing loudly. */
+static CUtensorMap map_or_die(const float *p, long long rows, long long cols, long long ld, int boxRows) {
   CUtensorMap m;
-  const cuuint64_t dims[2] = {(cuuint64_t)cols, (cuuint64_t)rows};
-  const cuuint64_t strides[1] = {(cuuint64_t)ld * 4};
-  const cuuint32_t box[2] = {32, (cuuint32_t)boxRows};
-  const cuuint32_t es[2] = {1, 1};
-  const CUresult r = g_encode(&m, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, (void *)p, dims, strides, box, es,
-                              CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
-                              CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-  if (r != CUDA_SUCCESS) {
-    fprintf(stderr, "cuTensorMapEncodeTiled failed (%d): rows %lld cols %lld ld %lld box %d\n", (int)r, rows, cols,
-            ld, boxRows);
+  if (!make_map(&m, p, rows, cols, ld, boxRows)) {
+    fprintf(stderr, "cuTensorMapEncodeTiled failed: rows %lld cols %lld ld %lld box %d\n", rows, cols, ld, boxRows);
     exit(2);
   }
   return m;
@@ -706,8 +376,8 @@ template <int BN, int WM, int ST> struct Gemm {
     CK(cudaMalloc(&Bt, (size_t)N * ldk * 4));
     const bool padA = (K % 4) != 0 || ((uintptr_t)A % 16) != 0;
     if (padA) CK(cudaMalloc(&Ap, (size_t)M * ldk * 4));
-    tmA = make_map(padA ? Ap : A, M, K, padA ? ldk : K, c::BM); /* lda = K here */
-    tmB = make_map(Bt, N, K, ldk, BN);
+    tmA = map_or_die(padA ? Ap : A, M, K, padA ? ldk : K, c::BM); /* lda = K here */
+    tmB = map_or_die(Bt, N, K, ldk, BN);
     tilesM = (M + c::BM - 1) / c::BM, tilesN = (N + BN - 1) / BN;
     grid = std::min(tilesM * tilesN, g_sms);
     CK(cudaFuncSetAttribute(gemm_tf32_ss<BN, WM, ST, epi_store>, cudaFuncAttributeMaxDynamicSharedMemorySize, c::SMEM));
@@ -734,78 +404,6 @@ template <int BN, int WM, int ST> struct Gemm {
     gemm(st);
   }
 };
-
-/* The launcher as ks_gemm_f32.cuh would ship it: everything per call, on
- * the caller's stream. C = epi(A * B) with any lda, ldb, ldc; the workspace
- * (Bt, and a padded copy of A when TMA cannot read A as it lies: lda % 4 or
- * A not 16-byte aligned) comes from cudaMallocAsync and goes back with
- * cudaFreeAsync on the same stream; the tensor maps are encoded here (host
- * only, ~us); the tile is 128x256 (4 stages) unless that leaves SMs without a
- * tile, then 128x128 (6 stages). */
-template <int BN, int WM, int ST, class Epi>
-static cudaError_t launch_ss(const CUtensorMap &tA, const CUtensorMap &tB, float *C, int M, int N, int K,
-                             long long ldc, Epi epi, int vec2, int nSms, cudaStream_t st) {
-  typedef Cfg<BN, WM, ST> c;
-  static bool bAttr = false; /* per instantiation */
-  if (!bAttr) {
-    cudaError_t e = cudaFuncSetAttribute(gemm_tf32_ss<BN, WM, ST, Epi>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                         c::SMEM);
-    if (e != cudaSuccess) return e;
-    bAttr = true;
-  }
-  const int tilesM = (M + c::BM - 1) / c::BM, tilesN = (N + BN - 1) / BN;
-  const int grid = std::min(tilesM * tilesN, nSms);
-  gemm_tf32_ss<BN, WM, ST, Epi><<<grid, c::THREADS, c::SMEM, st>>>(tA, tB, C, M, N, K, ldc, tilesM, tilesN, 8, epi,
-                                                                    vec2);
-  return cudaGetLastError();
-}
-template <class Epi>
-static cudaError_t gemm_tf32_ss_launch(int M, int N, int K, const float *A, long long lda, const float *B,
-                                       long long ldb, float *C, long long ldc, Epi epi, cudaStream_t st = 0) {
-  if (M <= 0 || N <= 0) return cudaSuccess;
-  if (!g_encode) get_encode();
-  int dev = 0, nSms = 0;
-  cudaError_t e = cudaGetDevice(&dev);
-  if (e == cudaSuccess) e = cudaDeviceGetAttribute(&nSms, cudaDevAttrMultiProcessorCount, dev);
-  if (e != cudaSuccess) return e;
-  const int Kc = K > 0 ? K : 1; /* K = 0: maps of one column, no k-block loaded, C = epi(0) */
-  const long long ldk = (Kc + 3) / 4 * 4;
-  const bool padA = (lda % 4) != 0 || ((uintptr_t)A % 16) != 0;
-  const size_t nBt = (size_t)N * ldk, nAp = padA ? (size_t)M * ldk : 0;
-  /* The default pool gives its memory back at every synchronization unless its release
-   * threshold says otherwise (default 0): the workspace would be mapped again on each call
-   * (~100 us at 4096). Raise the threshold to the workspace's size (never lower it). */
-  const size_t nBytes = (nBt + nAp) * sizeof(float);
-  cudaMemPool_t pool;
-  e = cudaDeviceGetDefaultMemPool(&pool, dev);
-  if (e != cudaSuccess) return e;
-  uint64_t thr = 0;
-  e = cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &thr);
-  if (e == cudaSuccess && thr < nBytes) {
-    thr = nBytes;
-    e = cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &thr);
-  }
-  if (e != cudaSuccess) return e;
-  float *ws = nullptr;
-  e = cudaMallocAsync((void **)&ws, nBytes, st);
-  if (e != cudaSuccess) return e;
-  float *Bt = ws, *Ap = padA ? ws + nBt : nullptr; /* nBt * 4 bytes is a multiple of 16: Ap stays aligned */
-  if (K > 0) {
-    transpose_tf32<64><<<dim3((N + 63) / 64, (K + 63) / 64), 256, 0, st>>>(B, ldb, Bt, ldk, K, N);
-    if (padA) {
-      const long long n = (long long)M * K;
-      pad_rows<<<(unsigned)((n + 255) / 256), 256, 0, st>>>(A, lda, Ap, ldk, M, K);
-    }
-  }
-  const int vec2 = (ldc % 2) == 0 && ((uintptr_t)C % 8) == 0;
-  const bool small = (long long)((M + 127) / 128) * ((N + 255) / 256) < nSms;
-  const CUtensorMap tB = make_map(Bt, N, Kc, ldk, small ? 128 : 256);
-  const CUtensorMap tA = make_map(padA ? Ap : A, M, Kc, padA ? ldk : lda, 128);
-  e = small ? launch_ss<128, 64, 6>(tA, tB, C, M, N, K, ldc, epi, vec2, nSms, st)
-            : launch_ss<256, 64, 4>(tA, tB, C, M, N, K, ldc, epi, vec2, nSms, st);
-  cudaError_t e2 = cudaFreeAsync(ws, st);
-  return e != cudaSuccess ? e : e2;
-}
 
 template <int BN, int WM, int ST> static float variant_ld(struct Ctx &x, const char *name, bool time);
 template <class F> static float median_ms(F f, int reps) {
@@ -971,7 +569,7 @@ int main(int argc, char **argv) {
     {
       /* the per-call launcher (workspace from cudaMallocAsync, maps encoded per call, auto tile) */
       CK(cudaMemset(x.C, 0xff, nC * 4));
-      CK(gemm_tf32_ss_launch(sh.M, sh.N, sh.K, x.A, sh.K, x.B, sh.N, x.C, sh.N, epi_store()));
+      CK(gemm_tf32(sh.M, sh.N, sh.K, x.A, sh.K, x.B, sh.N, x.C, sh.N, epi_store()));
       CK(cudaDeviceSynchronize());
       const float e = rel_err(x.C, x.R, nC), tol = std::max(2e-2f, 1.5f * x.errCublas);
       const bool ok = e <= tol;
@@ -979,7 +577,7 @@ int main(int argc, char **argv) {
       printf("  launcher (per call)        max-rel-err %.3e (tol %.3e) %s", e, tol, ok ? "ok" : "FAIL");
       if (sh.time) {
         const float ms = median_ms(
-            [&] { CK(gemm_tf32_ss_launch(sh.M, sh.N, sh.K, x.A, sh.K, x.B, sh.N, x.C, sh.N, epi_store())); }, g_reps);
+            [&] { CK(gemm_tf32(sh.M, sh.N, sh.K, x.A, sh.K, x.B, sh.N, x.C, sh.N, epi_store())); }, g_reps);
         printf("  total %.4f ms %7.2f TFLOP/s ratio %.3f (cuBLAS ms / ours)", ms, fl / ms / 1e9, x.msCublas / ms);
       }
       printf("\n");
@@ -1013,7 +611,7 @@ int main(int argc, char **argv) {
       ref_gemm_ld<<<dim3((q.N + 15) / 16, (q.M + 15) / 16), dim3(16, 16)>>>(A + q.offA, q.lda, B + q.offB, q.ldb,
                                                                            R + q.offC, q.ldc, q.M, q.N, q.K,
                                                                            q.alpha, q.beta);
-      CK(gemm_tf32_ss_launch(q.M, q.N, q.K, A + q.offA, q.lda, B + q.offB, q.ldb, C + q.offC, q.ldc,
+      CK(gemm_tf32(q.M, q.N, q.K, A + q.offA, q.lda, B + q.offB, q.ldb, C + q.offC, q.ldc,
                              epi_linear{q.alpha, q.beta}));
       CK(cudaDeviceSynchronize());
       const float e = rel_err(C, R, nC);
