@@ -2,7 +2,6 @@
  * expansions, kernel lookup, and host launch sites `k<<<...>>>(...)`. */
 #include "features/ast.h"
 
-#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -272,120 +271,6 @@ static long long launch_block_threads(CXCursor launch) {
 
 static int is_launch(CXCursor c) { return !clang_Cursor_isNull(config_call(c)); }
 
-/* ---- a launch's block, dimension by dimension (ks_launch.aBlockDim) ---- */
-
-/* A positive integer constant: a block's dimension. */
-static int const_pos(CXCursor c, long long *pV) { return ks_ast_const_int(c, pV) && *pV > 0; }
-
-typedef struct ref_walk {
-  ks_tu *pTu;
-  CXCursor decl;
-  int bWritten;
-} ref_walk;
-
-/* A reference that may write the variable: an assignment, ++ / --, its
- * address, or an argument of a call other than a launch's <<< >>> (a dim3&
- * parameter). Reading v.x / v.y / v.z, or v inside <<< >>>, does not. */
-static int ref_may_write(const char *z, unsigned nSrc, unsigned s, unsigned e) {
-  unsigned i = e;
-  while (i < nSrc && isspace((unsigned char)z[i])) i++;
-  if (i + 1 < nSrc && z[i] == '.' && strchr("xyz", z[i + 1]) && !(isalnum((unsigned char)z[i + 2]) || z[i + 2] == '_'))
-    for (i += 2; i < nSrc && isspace((unsigned char)z[i]);) i++;
-  if (i < nSrc && z[i] == '=' && z[i + 1] != '=') return 1;
-  if (i + 1 < nSrc && strchr("+-*/%&|^", z[i]) && z[i + 1] == '=') return 1;
-  if (i + 1 < nSrc && ((z[i] == '+' && z[i + 1] == '+') || (z[i] == '-' && z[i + 1] == '-'))) return 1;
-  if (i + 2 < nSrc && (z[i] == '<' || z[i] == '>') && z[i + 1] == z[i] && z[i + 2] == '=') return 1;
-  unsigned j = s;
-  while (j > 0 && isspace((unsigned char)z[j - 1])) j--;
-  if (j >= 1 && z[j - 1] == '&' && !(j >= 2 && z[j - 2] == '&')) return 1;
-  if (j >= 2 && ((z[j - 1] == '+' && z[j - 2] == '+') || (z[j - 1] == '-' && z[j - 2] == '-'))) return 1;
-  if (j >= 1 && (z[j - 1] == '(' || z[j - 1] == ',')) {
-    /* inside <<< >>>: a "<<<" before it with no ';' or ">>>" between */
-    for (unsigned k = j; k >= 3; k--) {
-      if (z[k - 1] == ';' || (z[k - 1] == '>' && z[k - 2] == '>' && z[k - 3] == '>')) return 1;
-      if (z[k - 1] == '<' && z[k - 2] == '<' && z[k - 3] == '<') return 0;
-    }
-    return 1;
-  }
-  return 0;
-}
-
-static enum CXChildVisitResult ref_walk_visit(CXCursor c, CXCursor parent, CXClientData pData) {
-  (void)parent;
-  ref_walk *pR = pData;
-  if (clang_getCursorKind(c) == CXCursor_DeclRefExpr && clang_equalCursors(clang_getCursorReferenced(c), pR->decl)) {
-    unsigned s, e;
-    if (ks_ast_extent(pR->pTu, c, &s, &e) < 0 ||
-        ref_may_write(pR->pTu->zSrc, (unsigned)pR->pTu->nSrc, s, e)) {
-      pR->bWritten = 1;
-      return CXChildVisit_Break;
-    }
-  }
-  return CXChildVisit_Recurse;
-}
-
-static int block_dims_of(ks_tu *pTu, CXCursor c, CXCursor hostFn, long long d[3], int nDepth);
-
-/* dim3(a, b, c): each argument a constant, the missing ones 1. */
-static int dims_of_dim3(const child_list *pKids, long long d[3]) {
-  int n = 0;
-  for (int i = 0; i < pKids->n; i++) {
-    if (!clang_isExpression(clang_getCursorKind(pKids->a[i]))) continue; /* the TypeRef */
-    if (n == 3 || !const_pos(pKids->a[i], &d[n])) return 0;
-    n++;
-  }
-  return n > 0;
-}
-
-/* A local dim3 of hostFn, never written: its initializer's dimensions. */
-static int dims_of_var(ks_tu *pTu, CXCursor decl, CXCursor hostFn, long long d[3], int nDepth) {
-  if (clang_getCursorKind(decl) != CXCursor_VarDecl || clang_Cursor_isNull(hostFn) ||
-      !clang_equalCursors(clang_getCursorSemanticParent(decl), hostFn))
-    return 0;
-  ref_walk r = {pTu, decl, 0};
-  clang_visitChildren(hostFn, ref_walk_visit, &r);
-  if (r.bWritten) return 0;
-  child_list init = {{{0}}, 0};
-  clang_visitChildren(decl, collect_child, &init);
-  for (int i = 0; i < init.n; i++)
-    if (clang_isExpression(clang_getCursorKind(init.a[i]))) return block_dims_of(pTu, init.a[i], hostFn, d, nDepth + 1);
-  return 0;
-}
-
-static int block_dims_of(ks_tu *pTu, CXCursor c, CXCursor hostFn, long long d[3], int nDepth) {
-  d[0] = d[1] = d[2] = 1;
-  if (nDepth > 8) return 0;
-  enum CXCursorKind e = clang_getCursorKind(c);
-  if (e == CXCursor_DeclRefExpr) return dims_of_var(pTu, clang_getCursorReferenced(c), hostFn, d, nDepth);
-  if (const_pos(c, &d[0])) return 1; /* an integer: blockDim.x */
-  child_list kids = {{{0}}, 0};
-  clang_visitChildren(c, collect_child, &kids);
-  if (e == CXCursor_CallExpr) {
-    CXString s = clang_getCursorSpelling(c);
-    int bDim3 = strcmp(clang_getCString(s), "dim3") == 0;
-    clang_disposeString(s);
-    if (bDim3 && kids.n >= 1) {
-      /* dim3(other_dim3): a copy */
-      if (kids.n == 1 && clang_getCanonicalType(clang_getCursorType(kids.a[0])).kind == CXType_Record)
-        return block_dims_of(pTu, kids.a[0], hostFn, d, nDepth + 1);
-      return dims_of_dim3(&kids, d);
-    }
-  }
-  int iExpr = -1, nExpr = 0;
-  for (int i = 0; i < kids.n; i++)
-    if (clang_isExpression(clang_getCursorKind(kids.a[i]))) iExpr = i, nExpr++;
-  if (nExpr == 1 && (e == CXCursor_UnexposedExpr || e == CXCursor_ParenExpr || e == CXCursor_CXXFunctionalCastExpr))
-    return block_dims_of(pTu, kids.a[iExpr], hostFn, d, nDepth + 1);
-  return 0;
-}
-
-static void launch_block_dims(ks_tu *pTu, CXCursor launch, CXCursor hostFn, long long d[3]) {
-  CXCursor cfg = config_call(launch);
-  if (clang_Cursor_isNull(cfg) || clang_Cursor_getNumArguments(cfg) < 2 ||
-      !block_dims_of(pTu, clang_Cursor_getArgument(cfg, 1), hostFn, d, 0))
-    d[0] = d[1] = d[2] = 0;
-}
-
 /* Split the <<< >>> text of a launch at top-level commas. */
 static void split_config(ks_tu *pTu, ks_launch *pL) {
   const char *z = pTu->zSrc;
@@ -468,7 +353,6 @@ static int record_launch(launch_walk *pW, CXCursor c, CXCursor parent) {
   ks_ast_line_col(pTu, iStart, &pL->iLine, NULL);
   split_config(pTu, pL);
   pL->nBlockThreads = launch_block_threads(c);
-  launch_block_dims(pTu, c, pW->hostFn, pL->aBlockDim);
   switch (clang_getCursorKind(parent)) {
   case CXCursor_CompoundStmt: case CXCursor_IfStmt: case CXCursor_ForStmt: case CXCursor_WhileStmt:
   case CXCursor_DoStmt: case CXCursor_LabelStmt: case CXCursor_CaseStmt: case CXCursor_DefaultStmt:

@@ -107,9 +107,6 @@ typedef struct ks_launch {
   char *zText;        /* the whole launch expression's text */
   char *azCfg[4];     /* grid, block, smem, stream: text, or NULL if absent */
   long long nBlockThreads; /* threads per block when constant (dim3 product), else 0 */
-  long long aBlockDim[3];   /* blockDim.x, .y, .z when all three are constant, else 0s: an integer,
-                               dim3(...) of constants, or a local dim3 never written after its
-                               initializer (ks_ast_block_dims) */
   int nArgs;          /* kernel arguments */
   char **azArg;       /* their text */
   int bStmt;          /* a whole statement: in a block, or an if / loop / case body (not in a

@@ -284,12 +284,6 @@ static cJSON *launch_json(const ks_tu *pTu, const ks_launch *pL) {
   for (int i = 0; i < 4; i++) cJSON_AddItemToObject(l, azCfg[i], str_or_null(pL->azCfg[i]));
   if (pL->nBlockThreads > 0) cJSON_AddNumberToObject(l, "block_threads", (double)pL->nBlockThreads);
   else cJSON_AddNullToObject(l, "block_threads");
-  if (pL->aBlockDim[0] > 0) {
-    const double aD[3] = {(double)pL->aBlockDim[0], (double)pL->aBlockDim[1], (double)pL->aBlockDim[2]};
-    cJSON_AddItemToObject(l, "block_dim", cJSON_CreateDoubleArray(aD, 3));
-  } else {
-    cJSON_AddNullToObject(l, "block_dim");
-  }
   cJSON *a = cJSON_AddArrayToObject(l, "args");
   for (int i = 0; i < pL->nArgs; i++) cJSON_AddItemToArray(a, str_or_null(pL->azArg[i]));
   cJSON_AddStringToObject(l, "text", pL->zText ? pL->zText : "");

@@ -4,9 +4,10 @@
  * every launch passes that block; rules recognise the index by blockDim
  * (the shape model's thread index) and refuse it. When a rule does, the engine
  * (rewrite.c) reads the constant as blockDim where the launches prove it
- * equal: each launch of the kernel in the file has a constant block (an
- * integer, dim3 of constants, a local dim3 never written) whose dimension is
- * the constant, and the constant appears nowhere else in the kernel (an
+ * equal: each launch of the kernel in the file has a constant block
+ * (ks_rw_launch_block_dims: an integer, dim3 of constants, or a local dim3 so
+ * initialized and only ever a whole launch argument) whose dimension is the
+ * constant, and the constant appears nowhere else in the kernel (an
  * array sized BLOCK_SIZE or a loop bound would not follow a rule that
  * changes the block). The edit keeps the file's lines. */
 #include "rewrite/blockdim.h"
@@ -123,14 +124,15 @@ static int check_launches(ks_tu *pTu, const char *zKernel, const bd_walk *pW, in
   if (rc < 0) return rc;
   if (nL == 0) rc = ks_error_set(KS_EPRECOND, "the file does not launch '%s'", zKernel);
   for (int i = 0; i < nL && rc >= 0; i++) {
-    if (aL[i].aBlockDim[0] <= 0) {
+    long long aDim[3];
+    if (ks_rw_launch_block_dims(pTu, &aL[i], aDim) < 0) {
       rc = ks_error_set(KS_EPRECOND, "%s:%u: the launch's block is not a constant", pTu->zFile, aL[i].iLine);
       break;
     }
     for (int j = 0; j < pW->n && rc >= 0; j++)
-      if (aL[i].aBlockDim[pW->a[j].iDim] != pW->a[j].v)
+      if (aDim[pW->a[j].iDim] != pW->a[j].v)
         rc = ks_error_set(KS_EPRECOND, "%s:%u: the launch's blockDim.%c is %lld, not %.*s (%lld)", pTu->zFile,
-                          aL[i].iLine, "xyz"[pW->a[j].iDim], aL[i].aBlockDim[pW->a[j].iDim],
+                          aL[i].iLine, "xyz"[pW->a[j].iDim], aDim[pW->a[j].iDim],
                           (int)(pW->a[j].iEnd - pW->a[j].iStart), pTu->zSrc + pW->a[j].iStart, pW->a[j].v);
   }
   *pnL = nL;

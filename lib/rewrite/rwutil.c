@@ -997,6 +997,12 @@ static enum CXChildVisitResult fn_find_visit(CXCursor c, CXCursor parent, CXClie
   return CXChildVisit_Continue;
 }
 
+CXCursor ks_rw_host_fn(ks_tu *pTu, unsigned iStart, unsigned iEnd) {
+  fn_find f = {pTu, iStart, iEnd, clang_getNullCursor()};
+  clang_visitChildren(clang_getTranslationUnitCursor(pTu->pTu), fn_find_visit, &f);
+  return f.fn;
+}
+
 /* Every reference to decl in fn is a plain read (its first non-paren parent
  * is an implicit conversion): nothing assigns it, increments it, takes its
  * address or binds a reference to it. */
@@ -1393,10 +1399,9 @@ int ks_rw_launch_covers(ks_tu *pTu, CXCursor kernel, const ks_rw_pointwise *pPw,
   if (!pL->azCfg[0] || !pL->azCfg[1] || ks_rw_cfg_slot(pTu, pL, 0, &gs, &ge) < 0 ||
       ks_rw_cfg_slot(pTu, pL, 1, &bs, &be) < 0)
     return 0;
-  fn_find f = {pTu, pL->iStart, pL->iEnd, clang_getNullCursor()};
-  clang_visitChildren(clang_getTranslationUnitCursor(pTu->pTu), fn_find_visit, &f);
-  if (clang_Cursor_isNull(f.fn)) return 0;
-  unsigned iHz = launch_horizon(pTu, f.fn, pL);
+  CXCursor fn = ks_rw_host_fn(pTu, pL->iStart, pL->iEnd);
+  if (clang_Cursor_isNull(fn)) return 0;
+  unsigned iHz = launch_horizon(pTu, fn, pL);
   if (ks_rw_tokens(pTu, gs, ge, &aG, &nG) < 0 || nG == 0) goto done;
   tok_span g = {aG, 0, nG};
   tok_strip_parens(&g);
@@ -1407,7 +1412,7 @@ int ks_rw_launch_covers(ks_tu *pTu, CXCursor kernel, const ks_rw_pointwise *pPw,
   /* The grid as written, or the stable local variable it names. */
   tok_span e = g;
   if (g.hi - g.lo == 1 && aG[g.lo].eKind == CXToken_Identifier) {
-    if (!var_init_span(pTu, f.fn, &g, g.lo, pL->iStart, iHz, &aV, &nV, &e)) goto done;
+    if (!var_init_span(pTu, fn, &g, g.lo, pL->iStart, iHz, &aV, &nV, &e)) goto done;
     bViaVar = 1;
     tok_strip_parens(&e);
   }
@@ -1469,7 +1474,7 @@ int ks_rw_launch_covers(ks_tu *pTu, CXCursor kernel, const ks_rw_pointwise *pPw,
   /* N may itself be a stable local (`long long n = (long long)rows * cols;`). */
   tok_span ninit = {NULL, 0, 0};
   if (nsp.hi - nsp.lo == 1 && nsp.a[nsp.lo].eKind == CXToken_Identifier &&
-      var_init_span(pTu, f.fn, &nsp, nsp.lo, pL->iStart, iHz, &aN, &nN, &ninit)) {
+      var_init_span(pTu, fn, &nsp, nsp.lo, pL->iStart, iHz, &aN, &nN, &ninit)) {
     tok_strip_parens(&ninit);
     zNinit = tok_squash(&ninit, ninit.lo, ninit.hi);
   }
@@ -1480,9 +1485,9 @@ int ks_rw_launch_covers(ks_tu *pTu, CXCursor kernel, const ks_rw_pointwise *pPw,
     if (!launch_arg_span(pTu, pL, pPw->iBoundParam, &aA, &nA, &sa)) goto done;
     zTarget = tok_squash(&sa, sa.lo, sa.hi);
     strip_parens(zTarget);
-    bArgsStable = span_stable(pTu, f.fn, &sa, sa.lo, sa.hi, iHz);
+    bArgsStable = span_stable(pTu, fn, &sa, sa.lo, sa.hi, iHz);
   } else {
-    zTarget = bound_at_launch(pTu, kernel, pPw, pL, f.fn, iHz, &bArgsStable);
+    zTarget = bound_at_launch(pTu, kernel, pPw, pL, fn, iHz, &bArgsStable);
   }
   if (!zTarget) goto done;
   int bDirect = strcmp(zNsq, zTarget) == 0;
@@ -1494,11 +1499,11 @@ int ks_rw_launch_covers(ks_tu *pTu, CXCursor kernel, const ks_rw_pointwise *pPw,
    * launch is evaluated there, as before. */
   if (bViaVar || bViaInit) {
     if (!bArgsStable) goto done;
-    if (bViaVar && !span_stable(pTu, f.fn, &e, e.lo, e.hi, iHz)) goto done;
-    if (bViaInit && !span_stable(pTu, f.fn, &ninit, ninit.lo, ninit.hi, iHz)) goto done;
+    if (bViaVar && !span_stable(pTu, fn, &e, e.lo, e.hi, iHz)) goto done;
+    if (bViaInit && !span_stable(pTu, fn, &ninit, ninit.lo, ninit.hi, iHz)) goto done;
     if (ks_rw_tokens(pTu, bs, be, &aBt, &nBt) < 0) goto done;
     tok_span sb = {aBt, 0, nBt};
-    if (!span_stable(pTu, f.fn, &sb, 0, nBt, iHz)) goto done;
+    if (!span_stable(pTu, fn, &sb, 0, nBt, iHz)) goto done;
   }
   bOk = 1;
   if (pPw->iBoundParam >= 0 && !bViaVar && bDirect) pOut->zN = ks_strdup(pL->azArg[pPw->iBoundParam]);
@@ -2129,6 +2134,17 @@ static int blk_consts(CXCursor c, long long aDim[3], CXCursor *pVar) {
     if (e == CXCursor_DeclRefExpr) {
       *pVar = clang_getCursorReferenced(c);
       return 0;
+    }
+    if (e == CXCursor_CXXFunctionalCastExpr) { /* `dim3(n)` written in the launch: the constructor it casts with */
+      CXCursor *aK, x = clang_getNullCursor();
+      int nK;
+      ks_rw_children(c, &aK, &nK);
+      for (int i = 0; i < nK; i++)
+        if (clang_isExpression(clang_getCursorKind(aK[i]))) x = aK[i];
+      free(aK);
+      if (clang_Cursor_isNull(x)) return -1;
+      c = x;
+      continue;
     }
     if (ks_rw_is_integer_type(clang_getCursorType(c))) {
       CXEvalResult r = clang_Cursor_Evaluate(c);

@@ -217,6 +217,9 @@ int ks_rw_shipped_block(ks_rewrite *p, const char *zGuard, const char *zName, co
  * provenance comment (ks_rewrite_note_text), at the kernel's indentation. A
  * kernel in a namespace or extern "C" block gets the header above the
  * outermost one, at file scope, and its note at iLine0. */
+/* The function definition whose body holds main-file range [iStart, iEnd)
+ * (a launch's host function), or a null cursor. */
+CXCursor ks_rw_host_fn(ks_tu *pTu, unsigned iStart, unsigned iEnd);
 /* Where a file-scope block (a shipped header, host helpers) goes for code at
  * iLine0: above the outermost namespace or extern "C" block holding it and the
  * comments attached to that block; iDefault where iLine0 is at file scope. */

@@ -21,30 +21,6 @@
 #define TS_GUARD "#define KS_GEMM_TF32_SM90_CUH"
 #define TS_CALL "ks_gemm_sm90::gemm_tf32("
 
-/* The start of the function definition holding [iStart, iEnd) (its first
- * line), or iStart when none. */
-typedef struct ts_fn {
-  ks_tu *pTu;
-  unsigned iStart, iEnd, iFn;
-} ts_fn;
-
-static enum CXChildVisitResult ts_find_fn(CXCursor c, CXCursor parent, CXClientData d) {
-  (void)parent;
-  ts_fn *pF = d;
-  enum CXCursorKind e = clang_getCursorKind(c);
-  if (!ks_ast_in_main_file(c)) return CXChildVisit_Continue;
-  if (e == CXCursor_Namespace || e == CXCursor_LinkageSpec || e == CXCursor_UnexposedDecl) return CXChildVisit_Recurse;
-  if ((e == CXCursor_FunctionDecl || e == CXCursor_CXXMethod || e == CXCursor_FunctionTemplate) &&
-      clang_isCursorDefinition(c)) {
-    unsigned s, t;
-    if (ks_ast_extent(pF->pTu, c, &s, &t) == 0 && s <= pF->iStart && pF->iEnd <= t) {
-      pF->iFn = s;
-      return CXChildVisit_Break;
-    }
-  }
-  return CXChildVisit_Continue;
-}
-
 /* Is the launch already the fallback of this rule's call: the call's text
  * before it with no ';' in between (every statement before it, the fallback
  * launch of another call included, ends at a ';')? */
@@ -132,9 +108,9 @@ static int ts_header(ks_rewrite *p, const ks_gemm_match *pG, const ks_launch *aL
   ks_tu *pTu = ks_rewrite_tu(p);
   unsigned iAt = pG->iKernelStart;
   for (int i = 0; i < nL; i++) {
-    ts_fn f = {pTu, aL[i].iStart, aL[i].iEnd, aL[i].iStart};
-    clang_visitChildren(clang_getTranslationUnitCursor(pTu->pTu), ts_find_fn, &f);
-    if (f.iFn < iAt) iAt = f.iFn;
+    CXCursor fn = ks_rw_host_fn(pTu, aL[i].iStart, aL[i].iEnd);
+    unsigned s, t;
+    if (!clang_Cursor_isNull(fn) && ks_ast_extent(pTu, fn, &s, &t) == 0 && s < iAt) iAt = s;
   }
   unsigned iLine0 = ks_rewrite_line_start(p, iAt, NULL);
   unsigned iTop = ks_rw_file_scope_at(p, iLine0, ks_rewrite_comments_above(p, iLine0));
