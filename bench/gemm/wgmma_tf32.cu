@@ -39,8 +39,10 @@
  *     (ks_gemm_sm90::gemm_tf32: epilogue functor, any lda/ldb/ldc, workspace
  *     by cudaMallocAsync) live in lib/rewrite/templates/ks_gemm_tf32_sm90.cuh,
  *     the header the gemm-tf32-sm90 rule ships, included here: one copy.
- *  Design 2 (gemm_tf32_ss_ld, the ld_* lines): no transpose pass and no TMA,
- *  the producer warpgroup writes B k-major itself; correct, not yet fast.
+ *  Design 2 (no transpose pass, no TMA: the producer warpgroup wrote B
+ *  k-major itself, A by cp.async) was correct but reached ~100 TFLOP/s at
+ *  4096 (its ld_* lines in bench/gemm/wgmma-h100-run3.txt): removed, its code
+ *  is in commit c457620.
  *
  * H100 (bench/gemm/wgmma-h100-run3.txt): 4096^3 0.39 ms with the transpose
  * (0.91x cuBLAS TF32's 0.356 ms; GEMM alone 0.345 ms, 398 TFLOP/s, 1.03x),
@@ -81,218 +83,6 @@ using namespace ks_gemm_sm90; /* the shared kernel, helpers and launcher */
       exit(2);                                                                                     \
     }                                                                                              \
   } while (0)
-
-/* ---------------------------------------------------------------- design 2: no transpose pass, no TMA
- * The same consumers; the producer warpgroup (all 128 threads) fills each
- * stage itself: A with 16-byte cp.async into the 128B-swizzled layout
- * (completion tracked on the stage's full barrier by
- * cp.async.mbarrier.arrive.noinc), B with plain 16-byte global loads
- * (issued before the wait for the free stage, so their latency hides behind
- * it), rounded to TF32 and stored transposed (k-major, swizzled) with 4-byte
- * st.shared: a warp stores 16 k x 8 n, 32 distinct banks. Full barrier:
- * 256 arrivals (128 cp.async + 128 after the stores and a proxy fence);
- * consumers fence.proxy.async after their wait (the cp.async data). Needs
- * no host-side tensor map and no workspace: the shape that fits
- * ks_gemm_f32.cuh's per-block contract. Correct on every shape, but slow on
- * the H100 (bench/gemm/wgmma-h100-run3.txt: ~100 TFLOP/s at 4096, against
- * ~400 for design 1's GEMM): one stage of B loads in flight per producer
- * thread makes the producer latency-bound. Next: B by cp.async into an
- * n-major staging buffer (many stages in flight, no registers), transposed
- * smem -> smem by the producer warps; or two stages of registers. */
-__device__ __forceinline__ void cp_async16(uint32_t dst, const float *src, int nSrc) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(nSrc) : "memory");
-}
-__device__ __forceinline__ void cp_async4(uint32_t dst, const float *src, int nSrc) {
-  asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(dst), "l"(src), "r"(nSrc) : "memory");
-}
-__device__ __forceinline__ void st_shared_f32(uint32_t a, float v) {
-  asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(a), "r"(__float_as_uint(v)) : "memory");
-}
-/* A 16-byte read-only load the compiler keeps in place (asm volatile: issued before the
- * wait for the free stage that follows it). */
-__device__ __forceinline__ float4 ldg_v4_early(const float *p) {
-  float4 v;
-  asm volatile("ld.global.nc.v4.f32 {%0, %1, %2, %3}, [%4];\n" : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w) : "l"(p));
-  return v;
-}
-__device__ __forceinline__ float tf32_rna(float x) {
-  uint32_t u;
-  asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(u) : "f"(x));
-  return __uint_as_float(u);
-}
-
-template <int BN, int WM, int ST, class Epi>
-__global__ void __launch_bounds__(384, 1)
-    gemm_tf32_ss_ld(const float *__restrict__ A, long long lda, const float *__restrict__ B, long long ldb, float *C,
-                    long long ldc, int M, int N, int K, int tilesM, int tilesN, int G, Epi epi, int flags) {
-#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-  typedef Cfg<BN, WM, ST> c;
-  extern __shared__ uint8_t smem_raw[];
-  const uint32_t raw = smem_u32(smem_raw);
-  const uint32_t base = (raw + 1023u) & ~1023u;
-  const uint32_t fullBar = base + ST * c::STAGE, emptyBar = fullBar + ST * 8;
-  const int wg = threadIdx.x / 128;
-  const int nK = (K + c::BK - 1) / c::BK, nTiles = tilesM * tilesN;
-  const bool vecA = flags & 1, vecB = flags & 2, vec2 = flags & 4;
-
-  if (threadIdx.x == 0) {
-    for (int s = 0; s < ST; s++) {
-      mbar_init(fullBar + s * 8, 256);
-      mbar_init(emptyBar + s * 8, 8);
-    }
-    asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
-    asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
-  }
-  __syncthreads();
-
-  if (wg == 0) {
-    /* registers: ptxas allocates each branch within its setmaxnreg (without it the consumers
-     * spill at the 168 of __launch_bounds__(384, 1)); the producer's 16 float4 need ~120 (at 96 it spilled,
-     * consumers fit in 192): 128*120 + 256*192 = 64512 */
-    asm volatile("setmaxnreg.dec.sync.aligned.u32 120;\n");
-    const int pt = threadIdx.x, lane = pt % 32, w = pt / 32;
-    constexpr int NB = BN / 16; /* float4 of B per thread per stage */
-    constexpr int NA = c::BM / 16; /* 16-byte chunks of A per thread per stage */
-    /* B: warp w, step j covers k rows (w%2)*16 + 0..15 and n columns (w/2 + 2j)*8 + 0..7; a lane
-     * loads 4 n of one k row (lane%16 the row, lane/16 the half) and stores them as 4 k-major
-     * elements: byte n*128 + ((k/4) ^ (n%8))*16 + (k%4)*4 of the stage's B tile (128B swizzle) */
-    const int kq = (w % 2) * 16 + lane % 16, nq = (w / 2) * 8 + (lane / 16) * 4;
-    uint32_t dstB[4];
-#pragma unroll
-    for (int q = 0; q < 4; q++) dstB[q] = (nq + q) * 128 + (((kq / 4) ^ ((nq + q) % 8)) * 16) + (kq % 4) * 4;
-    /* A: 16-byte chunk ch = pt%8 of rows ma + 16 j, at row*128 + (ch ^ (row%8))*16 */
-    const int ma = pt / 8, ch = pt % 8;
-
-    const uint32_t dstA = ma * 128 + ((ch ^ (ma % 8)) * 16);
-    int s = 0;
-    uint32_t ph = 0;
-    for (int t = blockIdx.x; t < nTiles; t += gridDim.x) {
-      int tm, tn;
-      tile_coords(t, tilesM, tilesN, G, tm, tn);
-      const int m0 = tm * c::BM, n0 = tn * BN;
-      for (int kb = 0; kb < nK; kb++) {
-        const int k0 = kb * c::BK;
-        /* B: this thread's k row is fixed (kq), its n runs nq + 16 j */
-        const int k = k0 + kq;
-        const float *srcB = B + (long long)k * ldb + n0 + nq;
-        float4 v[NB];
-        /* Interior rows: 16 unconditional loads, issued back to back. Per-load predicates with
-         * a zero default made ptxas join the paths with moves that wait for each load, one L2
-         * latency per load (the first H100 run of this kernel: 13-30 TFLOP/s). */
-        if (vecB && k < K && n0 + nq + 16 * (NB - 1) + 3 < N) {
-#pragma unroll
-          for (int j = 0; j < NB; j++) v[j] = ldg_v4_early(srcB + 16 * j);
-        } else {
-#pragma unroll
-          for (int j = 0; j < NB; j++) {
-            const int n = n0 + nq + 16 * j;
-            v[j] = make_float4(0.f, 0.f, 0.f, 0.f);
-            if (k < K) {
-              const float *src = srcB + 16 * j;
-              if (n < N) v[j].x = __ldg(src);
-              if (n + 1 < N) v[j].y = __ldg(src + 1);
-              if (n + 2 < N) v[j].z = __ldg(src + 2);
-              if (n + 3 < N) v[j].w = __ldg(src + 3);
-            }
-          }
-        }
-        mbar_wait(emptyBar + s * 8, ph ^ 1);
-        const uint32_t sa = base + s * c::STAGE, sb = sa + c::A_BYTES, fb = fullBar + s * 8;
-        /* A: this thread's 16-byte chunk ch of rows ma + 16 j */
-        const int gk = k0 + ch * 4;
-        const float *srcA = A + (long long)(m0 + ma) * lda + gk;
-#pragma unroll
-        for (int j = 0; j < NA; j++) {
-          const int gm = m0 + ma + 16 * j;
-          const uint32_t dst = sa + dstA + j * 16 * 128;
-          const float *src = srcA + (long long)(16 * j) * lda;
-          if (gm >= M || gk >= K) cp_async16(dst, A, 0);
-          else if (vecA && gk + 3 < K) cp_async16(dst, src, 16);
-          else {
-#pragma unroll
-            for (int q = 0; q < 4; q++) cp_async4(dst + q * 4, gk + q < K ? src + q : A, gk + q < K ? 4 : 0);
-          }
-        }
-        asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];\n" ::"r"(fb) : "memory");
-#pragma unroll
-        for (int j = 0; j < NB; j++) {
-          const float e[4] = {v[j].x, v[j].y, v[j].z, v[j].w};
-#pragma unroll
-          for (int q = 0; q < 4; q++) st_shared_f32(sb + dstB[q] + j * 16 * 128, tf32_rna(e[q]));
-        }
-        asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
-        mbar_arrive(fb);
-        if (++s == ST) s = 0, ph ^= 1;
-      }
-    }
-
-  } else {
-    asm volatile("setmaxnreg.inc.sync.aligned.u32 192;\n");
-    const int cw = wg - 1, tid = threadIdx.x % 128, warp = tid / 32, lane = tid % 32;
-    float acc[c::MI][c::NACC];
-#pragma unroll
-    for (int i = 0; i < c::MI; i++)
-#pragma unroll
-      for (int j = 0; j < c::NACC; j++) acc[i][j] = 0.f;
-    int s = 0;
-    uint32_t ph = 0;
-    for (int t = blockIdx.x; t < nTiles; t += gridDim.x) {
-      int tm, tn;
-      tile_coords(t, tilesM, tilesN, G, tm, tn);
-      int prev = -1;
-      for (int kb = 0; kb < nK; kb++) {
-        mbar_wait(fullBar + s * 8, ph);
-        asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); /* cp.async's writes -> wgmma's reads */
-        const uint32_t sa = base + s * c::STAGE + cw * WM * 128, sb = base + s * c::STAGE + c::A_BYTES;
-#pragma unroll
-        for (int i = 0; i < c::MI; i++) wg_pin(acc[i]);
-        wg_fence();
-#pragma unroll
-        for (int k8 = 0; k8 < c::BK / 8; k8++) {
-          const uint64_t db = desc_sw128(sb + k8 * 32);
-#pragma unroll
-          for (int i = 0; i < c::MI; i++)
-            Mma<BN>::run(acc[i], desc_sw128(sa + i * 64 * 128 + k8 * 32), db, (kb | k8) != 0);
-        }
-        wg_commit();
-#pragma unroll
-        for (int i = 0; i < c::MI; i++) wg_pin(acc[i]);
-        wg_wait<1>();
-#pragma unroll
-        for (int i = 0; i < c::MI; i++) wg_pin(acc[i]);
-        if (prev >= 0 && lane == 0) mbar_arrive(emptyBar + prev * 8);
-        prev = s;
-        if (++s == ST) s = 0, ph ^= 1;
-      }
-      wg_wait<0>();
-#pragma unroll
-      for (int i = 0; i < c::MI; i++) wg_pin(acc[i]);
-      if (prev >= 0 && lane == 0) mbar_arrive(emptyBar + prev * 8);
-#pragma unroll
-      for (int i = 0; i < c::MI; i++) {
-        const int r0 = tm * c::BM + cw * WM + i * 64 + warp * 16 + lane / 4;
-#pragma unroll
-        for (int j = 0; j < c::NACC; j += 2) {
-          const int r = r0 + 8 * ((j / 2) % 2), col = tn * BN + (j / 4) * 8 + (lane % 4) * 2;
-          if (r < M) {
-            float *p = C + (long long)r * ldc + col;
-            if (vec2 && col + 1 < N)
-              *reinterpret_cast<float2 *>(p) = make_float2(epi(acc[i][j], r, col, p), epi(acc[i][j + 1], r, col + 1, p + 1));
-            else {
-              if (col < N) p[0] = epi(acc[i][j], r, col, p);
-              if (col + 1 < N) p[1] = epi(acc[i][j + 1], r, col + 1, p + 1);
-            }
-          }
-        }
-      }
-    }
-  }
-#else
-  (void)A, (void)lda, (void)B, (void)ldb, (void)C, (void)ldc, (void)M, (void)N, (void)K, (void)tilesM, (void)tilesN,
-      (void)G, (void)epi, (void)flags;
-#endif
-}
-
 
 /* ---------------------------------------------------------------- reference and checks */
 __global__ void fill_uniform(float *p, long long n, uint32_t seed) {
@@ -405,7 +195,6 @@ template <int BN, int WM, int ST> struct Gemm {
   }
 };
 
-template <int BN, int WM, int ST> static float variant_ld(struct Ctx &x, const char *name, bool time);
 template <class F> static float median_ms(F f, int reps) {
   cudaEvent_t e0, e1;
   CK(cudaEventCreate(&e0));
@@ -473,35 +262,6 @@ template <int BN, int WM, int ST> static float variant(Ctx &x, const char *name,
   return tAll;
 }
 
-template <int BN, int WM, int ST> static float variant_ld(Ctx &x, const char *name, bool time) {
-  typedef Cfg<BN, WM, ST> c;
-  auto fn = gemm_tf32_ss_ld<BN, WM, ST, epi_store>;
-  CK(cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, c::SMEM));
-  const int tilesM = (x.M + c::BM - 1) / c::BM, tilesN = (x.N + BN - 1) / BN, grid = std::min(tilesM * tilesN, g_sms);
-  const int flags = (x.K % 4 == 0 ? 1 : 0) | (x.N % 4 == 0 ? 2 : 0) | (x.N % 2 == 0 ? 4 : 0); /* cudaMalloc'd: aligned */
-  auto go = [&] {
-    fn<<<grid, c::THREADS, c::SMEM>>>(x.A, x.K, x.B, x.N, x.C, x.N, x.M, x.N, x.K, tilesM, tilesN, 8, epi_store(), flags);
-  };
-  CK(cudaMemset(x.C, 0xff, (size_t)x.M * x.N * 4));
-  go();
-  CK(cudaGetLastError());
-  CK(cudaDeviceSynchronize());
-  const float e = rel_err(x.C, x.R, (long long)x.M * x.N), tol = std::max(2e-2f, 1.5f * x.errCublas);
-  const bool ok = e <= tol;
-  if (!ok) g_fail++;
-  printf("  %-26s %3dx%3dx32 st%d smem %6d B  max-rel-err %.3e (tol %.3e) %s\n", name, c::BM, BN, ST, c::SMEM, e, tol,
-         ok ? "ok" : "FAIL");
-  float ms = 0.f;
-  if (time) {
-    const double fl = 2.0 * x.M * x.N * x.K;
-    ms = median_ms(go, g_reps);
-    printf("  %-26s total %.4f ms %7.2f TFLOP/s ratio %.3f (cuBLAS ms / ours) (no transpose pass)\n", name, ms,
-           fl / ms / 1e9, x.msCublas / ms);
-  }
-  fflush(stdout);
-  return ms;
-}
-
 int main(int argc, char **argv) {
   bool quick = argc > 1 && !strcmp(argv[1], "--quick");
   cudaDeviceProp prop;
@@ -557,8 +317,6 @@ int main(int argc, char **argv) {
       t128 = variant<128, 64, 6>(x, "ss_128x128_st6", sh.time);
       if (sh.time && sh.M == 4096) variant<256, 64, 4>(x, "ss_128x256_st4_tr32", true, 32);
     }
-    variant_ld<256, 64, 4>(x, "ld_128x256_st4", sh.time);
-    if (!quick) variant_ld<128, 64, 6>(x, "ld_128x128_st6", sh.time);
     if (sh.time && !quick) {
       /* the launcher's choice: 128x256 unless that leaves SMs without a tile */
       const bool small = (long long)((sh.M + 127) / 128) * ((sh.N + 255) / 256) < g_sms;
