@@ -67,14 +67,7 @@
 #include "../../lib/rewrite/templates/ks_gemm_tf32_sm90.cuh"
 using namespace ks_gemm_sm90; /* the shared kernel, helpers and launcher */
 
-#define CK(x)                                                                                      \
-  do {                                                                                             \
-    cudaError_t e_ = (x);                                                                          \
-    if (e_ != cudaSuccess) {                                                                       \
-      fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_));          \
-      exit(2);                                                                                     \
-    }                                                                                              \
-  } while (0)
+#include "../common/cuda_check.cuh" /* CK */
 #define CKB(x)                                                                                     \
   do {                                                                                             \
     cublasStatus_t s_ = (x);                                                                       \
