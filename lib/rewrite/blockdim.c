@@ -18,7 +18,6 @@
 #include <string.h>
 
 #include "features/ast.h"
-#include "features/shape.h"
 #include "rewrite/rwutil.h"
 
 #define BD_MAX 16
@@ -111,15 +110,13 @@ static int check_launches(ks_tu *pTu, const char *zKernel, const bd_walk *pW, in
   ks_launch *aL = NULL;
   int nL = 0;
   /* a use other than <<< >>> (cudaLaunchKernel, a function pointer) launches with a block not seen here */
-  ks_shape_use *aU = NULL;
-  int nU = 0, rc = ks_shape_uses(pTu, zKernel, &aU, &nU);
+  unsigned iLine = 0;
+  char zHow[64];
+  int rc = ks_rw_other_use(pTu, zKernel, &iLine, zHow, sizeof zHow);
   if (rc < 0) return rc;
-  for (int i = 0; i < nU && rc >= 0; i++)
-    if (aU[i].eKind != KS_USE_LAUNCH && aU[i].eKind != KS_USE_QUERY)
-      rc = ks_error_set(KS_EPRECOND, "%s:%u: '%s' is also used here (%s), with a block not written in a launch",
-                        pTu->zFile, aU[i].iLine, zKernel, aU[i].zHow ? aU[i].zHow : "reference");
-  ks_shape_uses_free(aU, nU);
-  if (rc < 0) return rc;
+  if (rc > 0)
+    return ks_error_set(KS_EPRECOND, "%s:%u: '%s' is also used here (%s), with a block not written in a launch",
+                        pTu->zFile, iLine, zKernel, zHow);
   rc = ks_ast_launches(pTu, zKernel, &aL, &nL);
   if (rc < 0) return rc;
   if (nL == 0) rc = ks_error_set(KS_EPRECOND, "the file does not launch '%s'", zKernel);

@@ -1589,19 +1589,29 @@ void ks_rw_covers_free(ks_rw_cover *a, int n) {
   free(a);
 }
 
-int ks_rw_launch_contract(ks_rewrite *p, const char *zKernel) {
-  ks_tu *pTu = ks_rewrite_tu(p);
+int ks_rw_other_use(ks_tu *pTu, const char *zKernel, unsigned *piLine, char *zHow, size_t nHow) {
   ks_shape_use *aU = NULL;
   int nU = 0, rc = ks_shape_uses(pTu, zKernel, &aU, &nU);
   if (rc < 0) return rc;
-  for (int i = 0; i < nU && rc == KS_OK; i++) {
+  for (int i = 0; i < nU && rc == 0; i++) {
     if (aU[i].eKind == KS_USE_LAUNCH || aU[i].eKind == KS_USE_QUERY) continue;
-    rc = ks_rewrite_refuse(p, "%s:%u: '%s' is also used here (%s), which this rule cannot rewrite; it changes the "
-                              "kernel's launch contract, so every use must be a <<<>>> launch it can update",
-                           pTu->zFile, aU[i].iLine, zKernel, aU[i].zHow ? aU[i].zHow : "reference");
+    *piLine = aU[i].iLine;
+    snprintf(zHow, nHow, "%s", aU[i].zHow ? aU[i].zHow : "reference");
+    rc = 1;
   }
   ks_shape_uses_free(aU, nU);
   return rc;
+}
+
+int ks_rw_launch_contract(ks_rewrite *p, const char *zKernel) {
+  ks_tu *pTu = ks_rewrite_tu(p);
+  unsigned iLine = 0;
+  char zHow[64];
+  int rc = ks_rw_other_use(pTu, zKernel, &iLine, zHow, sizeof zHow);
+  if (rc <= 0) return rc;
+  return ks_rewrite_refuse(p, "%s:%u: '%s' is also used here (%s), which this rule cannot rewrite; it changes the "
+                              "kernel's launch contract, so every use must be a <<<>>> launch it can update",
+                           pTu->zFile, iLine, zKernel, zHow);
 }
 
 int ks_rw_kernel_launches(ks_rewrite *p, const char *zKernel, ks_launch **paOut, int *pnOut) {

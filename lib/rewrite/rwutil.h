@@ -31,6 +31,10 @@ int ks_rw_refuse_class(ks_rewrite *p, CXCursor kernel, int eClass);
  * the tools can rewrite (cudaLaunchKernel, a function pointer, a launch
  * through a macro): for rules that change its launch contract. */
 int ks_rw_launch_contract(ks_rewrite *p, const char *zKernel);
+/* The first use of kernel zKernel other than a <<<>>> launch or an attribute
+ * query (cudaLaunchKernel, a function pointer): 1 with its line and how
+ * ("cudaLaunchKernel", "address", ...), 0 when none, or an error. */
+int ks_rw_other_use(ks_tu *pTu, const char *zKernel, unsigned *piLine, char *zHow, size_t nHow);
 /* The kernel's launches in this file (after ks_rw_launch_contract); none is a refusal (for rules that
  * change the launch configuration with the kernel). */
 int ks_rw_kernel_launches(ks_rewrite *p, const char *zKernel, ks_launch **paOut, int *pnOut);
