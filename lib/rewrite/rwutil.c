@@ -2307,3 +2307,42 @@ int ks_rw_enclosing_template(ks_tu *pTu, unsigned iAt, CXCursor *pHost) {
   if (pHost) *pHost = f.host;
   return f.bInTemplate;
 }
+
+/* ---- where an #include goes (ks_rw_include_point, rwutil.h) ---- */
+
+typedef struct inc_find {
+  ks_tu *pTu;
+  const char *zHeader;
+  long iAfterLast;
+  long iFirstDecl;
+  int bHave;
+} inc_find;
+
+static enum CXChildVisitResult find_inc(CXCursor c, CXCursor parent, CXClientData d) {
+  (void)parent;
+  inc_find *pI = d;
+  if (!ks_ast_in_main_file(c)) return CXChildVisit_Continue;
+  unsigned s, e;
+  if (ks_ast_extent(pI->pTu, c, &s, &e) < 0) return CXChildVisit_Continue;
+  if (clang_getCursorKind(c) == CXCursor_InclusionDirective) {
+    CXString z = clang_getCursorSpelling(c);
+    if (strcmp(clang_getCString(z), pI->zHeader) == 0) pI->bHave = 1;
+    clang_disposeString(z);
+    while (e < pI->pTu->nSrc && pI->pTu->zSrc[e] != '\n') e++;
+    if (e < pI->pTu->nSrc) e++;
+    if ((long)e > pI->iAfterLast) pI->iAfterLast = (long)e;
+  } else if (clang_isDeclaration(clang_getCursorKind(c)) && (pI->iFirstDecl < 0 || (long)s < pI->iFirstDecl)) {
+    pI->iFirstDecl = (long)s;
+  }
+  return CXChildVisit_Continue;
+}
+
+unsigned ks_rw_include_point(ks_rewrite *p, const char *zHeader, int *pbHave) {
+  ks_tu *pTu = ks_rewrite_tu(p);
+  inc_find inc = {pTu, zHeader, -1, -1, 0};
+  clang_visitChildren(clang_getTranslationUnitCursor(pTu->pTu), find_inc, &inc);
+  *pbHave = inc.bHave;
+  long iAt = inc.iAfterLast >= 0 ? inc.iAfterLast : inc.iFirstDecl;
+  if (iAt < 0) iAt = 0;
+  return ks_rewrite_line_start(p, (unsigned)iAt, NULL);
+}

@@ -224,6 +224,10 @@ int ks_rw_shipped_block(ks_rewrite *p, const char *zGuard, const char *zName, co
 /* The function definition whose body holds main-file range [iStart, iEnd)
  * (a launch's host function), or a null cursor. */
 CXCursor ks_rw_host_fn(ks_tu *pTu, unsigned iStart, unsigned iEnd);
+/* Where `#include <zHeader>` goes: the start of the line after the main
+ * file's last #include (or of its first declaration's line, or 0); *pbHave:
+ * the file already includes zHeader (as spelled, "cooperative_groups/reduce.h"). */
+unsigned ks_rw_include_point(ks_rewrite *p, const char *zHeader, int *pbHave);
 /* Where a file-scope block (a shipped header, host helpers) goes for code at
  * iLine0: above the outermost namespace or extern "C" block holding it and the
  * comments attached to that block; iDefault where iLine0 is at file scope. */

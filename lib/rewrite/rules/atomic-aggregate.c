@@ -138,16 +138,11 @@ static int rewrite_call(ks_rewrite *p, ks_tu *pTu, const aa_call *pC, unsigned i
   return rc;
 }
 
-/* The cooperative_groups headers once, after the file's last #include above
- * the kernel (at the top if it has none). */
-static int put_includes(ks_rewrite *p, ks_tu *pTu, unsigned iKernel) {
-  if (strstr(pTu->zSrc, "<cooperative_groups/reduce.h>")) return KS_OK;
-  unsigned iAt = 0;
-  for (unsigned i = 0; i < iKernel; i++)
-    if ((i == 0 || pTu->zSrc[i - 1] == '\n') && strncmp(pTu->zSrc + i, "#include", 8) == 0) {
-      const char *zNl = strchr(pTu->zSrc + i, '\n');
-      iAt = zNl ? (unsigned)(zNl - pTu->zSrc) + 1 : (unsigned)pTu->nSrc;
-    }
+/* The cooperative_groups headers once, after the file's last #include. */
+static int put_includes(ks_rewrite *p) {
+  int bHave = 0;
+  unsigned iAt = ks_rw_include_point(p, "cooperative_groups/reduce.h", &bHave);
+  if (bHave) return KS_OK;
   return ks_rewrite_replace(p, iAt, iAt, "#include <cooperative_groups.h>\n#include <cooperative_groups/reduce.h>\n");
 }
 
@@ -212,7 +207,7 @@ static int apply(ks_rewrite *p) {
   if (rc >= 0 && nDone == 0)
     rc = ks_rewrite_refuse(p, "no atomic of kernel '%s' has one address for all its threads: %s", zKernel,
                            ks_buf_cstr(&why));
-  if (rc >= 0) rc = put_includes(p, pTu, iKs);
+  if (rc >= 0) rc = put_includes(p);
   ks_buf_free(&why);
   ks_shape_free(pS);
   return rc;

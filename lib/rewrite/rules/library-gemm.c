@@ -9,6 +9,7 @@
 #include "features/ast.h"
 #include "kernelskill/rewrite.h"
 #include "gemm_match.h"
+#include "rewrite/rwutil.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,34 +48,6 @@ static enum CXChildVisitResult find_fn(CXCursor c, CXCursor parent, CXClientData
       clang_visitChildren(c, find_stmt, pH);
       return CXChildVisit_Break;
     }
-  }
-  return CXChildVisit_Continue;
-}
-
-/* Where `#include <cublas_v2.h>` goes: after the main file's last #include
- * (or above its first declaration). *pbHave: it is already included. */
-typedef struct inc_find {
-  ks_tu *pTu;
-  long iAfterLast;
-  long iFirstDecl;
-  int bHave;
-} inc_find;
-
-static enum CXChildVisitResult find_inc(CXCursor c, CXCursor parent, CXClientData d) {
-  (void)parent;
-  inc_find *pI = d;
-  if (!ks_ast_in_main_file(c)) return CXChildVisit_Continue;
-  unsigned s, e;
-  if (ks_ast_extent(pI->pTu, c, &s, &e) < 0) return CXChildVisit_Continue;
-  if (clang_getCursorKind(c) == CXCursor_InclusionDirective) {
-    CXString z = clang_getCursorSpelling(c);
-    if (strcmp(clang_getCString(z), "cublas_v2.h") == 0) pI->bHave = 1;
-    clang_disposeString(z);
-    while (e < pI->pTu->nSrc && pI->pTu->zSrc[e] != '\n') e++;
-    if (e < pI->pTu->nSrc) e++;
-    if ((long)e > pI->iAfterLast) pI->iAfterLast = (long)e;
-  } else if (clang_isDeclaration(clang_getCursorKind(c)) && (pI->iFirstDecl < 0 || (long)s < pI->iFirstDecl)) {
-    pI->iFirstDecl = (long)s;
   }
   return CXChildVisit_Continue;
 }
@@ -157,13 +130,10 @@ static int apply_library_gemm(ks_rewrite *p) {
     if ((rc = ks_rewrite_note(p, pL->iStart, note.z)) < 0) goto done;
   }
   /* The header and the link flag. */
-  inc_find inc = {pTu, -1, -1, 0};
-  clang_visitChildren(clang_getTranslationUnitCursor(pTu->pTu), find_inc, &inc);
-  if (!inc.bHave) {
-    long iAt = inc.iAfterLast >= 0 ? inc.iAfterLast : inc.iFirstDecl;
-    if (iAt < 0) iAt = 0;
-    iAt = (long)ks_rewrite_line_start(p, (unsigned)iAt, NULL);
-    if ((rc = ks_rewrite_replace(p, (unsigned)iAt, (unsigned)iAt, "#include <cublas_v2.h>\n")) < 0) goto done;
+  int bHave = 0;
+  unsigned iAt = ks_rw_include_point(p, "cublas_v2.h", &bHave);
+  if (!bHave) {
+    if ((rc = ks_rewrite_replace(p, iAt, iAt, "#include <cublas_v2.h>\n")) < 0) goto done;
     if ((rc = ks_rewrite_note(p, (unsigned)iAt, "cuBLAS header")) < 0) goto done;
   }
   if ((rc = ks_rule_nvcc_flags_add(p, "-lcublas", &bFlag)) < 0) goto done;
