@@ -6,6 +6,7 @@
 #include "kernelskill/features.h"
 #include "kernelskill/journal.h"
 #include "kernelskill/skills.h"
+#include "kernelskill/task.h"
 
 #include <cjson/cJSON.h>
 #include <stdio.h>
@@ -31,7 +32,8 @@ static const char zUsage[] =
     "                    with --features for journal filtering)\n"
     "  --flags STR       compile flags that enter the source hash (default none)\n"
     "  --allow LIB       the task allows library LIB (cublas, cub); repeatable\n"
-    "  --task T.json     read the allowed libraries from a task file (\"libraries\")\n"
+    "  --task T.json     read task.* from a task file: the allowed libraries\n"
+    "                    (\"libraries\") and task.rtol (its outputs' tolerances)\n"
     "  --skills DIR      more skills (override built-in ones with the same id); repeatable\n"
     "  --top N           show the first N candidates (default 5; 0 = all)\n"
     "  --verbose         also list the skills whose conditions are false, with why\n"
@@ -52,25 +54,16 @@ static int allow_lib(ks_evidence *pEv, const char *zLib) {
   return KS_OK; /* other libraries: no skill asks about them yet */
 }
 
-static int read_task_libraries(const char *zTask, ks_evidence *pEv) {
-  char *zText = NULL;
-  size_t nText = 0;
-  int rc = ks_file_read(zTask, &zText, &nText);
-  if (rc < 0) return rc;
-  cJSON *pDoc = cJSON_ParseWithLength(zText, nText);
-  free(zText);
-  if (!cJSON_IsObject(pDoc)) {
-    cJSON_Delete(pDoc);
-    return ks_error_set(KS_EPARSE, "%s: not a JSON object", zTask);
-  }
-  cJSON *pLibs = cJSON_GetObjectItemCaseSensitive(pDoc, "libraries"), *pI;
-  if (pLibs && !cJSON_IsArray(pLibs)) rc = ks_error_set(KS_EINVAL, "%s: \"libraries\" should be an array of names", zTask);
-  cJSON_ArrayForEach(pI, pLibs) {
-    if (rc < 0) break;
-    if (!cJSON_IsString(pI)) rc = ks_error_set(KS_EINVAL, "%s: \"libraries\" should be an array of names", zTask);
-    else rc = allow_lib(pEv, pI->valuestring);
-  }
-  cJSON_Delete(pDoc);
+/* task.* from a task file: its libraries and tolerances (ks_evidence_set_task).
+ * Only the task is read, never its source: a source outside the task's folder
+ * is no risk here. */
+static int read_task(const char *zTask, ks_evidence *pEv) {
+  ks_task_load_opts lo = KS_TASK_LOAD_OPTS_INIT;
+  lo.bAllowOutside = 1;
+  ks_task *pTask = NULL;
+  int rc = ks_task_load_ex(zTask, &lo, &pTask);
+  if (rc >= 0) rc = ks_evidence_set_task(pEv, pTask);
+  ks_task_free(pTask);
   return rc;
 }
 
@@ -161,7 +154,7 @@ static int run_plan(int argc, char **argv) {
   }
   for (int i = 0; i < nAllow; i++)
     if ((rc = allow_lib(pEv, azAllow[i])) < 0) goto done;
-  if (zTask && (rc = read_task_libraries(zTask, pEv)) < 0) goto done;
+  if (zTask && (rc = read_task(zTask, pEv)) < 0) goto done;
   if ((rc = ks_evidence_derive(pEv)) < 0) goto done;
 
   ks_skills_opts so = KS_SKILLS_OPTS_INIT;

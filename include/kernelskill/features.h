@@ -72,6 +72,12 @@ int ks_features_text(ks_tu *pTu, const ks_features_opts *pOpts, ks_buf *pOut);
  * NULL with *pnOut 0 when zEntry is not defined here or uses no kernel. */
 int ks_features_entry_kernels(ks_tu *pTu, const char *zEntry, char ***pazOut, int *pnOut);
 
+/* 1 when kernel zName is KernelSkill's own: defined in a namespace named
+ * ks_* (the shipped templates a rewrite copies into a file, e.g.
+ * ks_gemm_sm90), so the planner does not plan it; else 0 (also when no
+ * kernel has that name). */
+int ks_features_kernel_shipped(ks_tu *pTu, const char *zName);
+
 /* A ks_tu from an AST file written by the clang that compiled the file (the
  * plugin serializes the translation unit it parsed), loaded by libclang's
  * deserializer instead of a second parse (lib/features/tu_share.c). */

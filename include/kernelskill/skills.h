@@ -93,6 +93,11 @@ int ks_evidence_add_json(ks_evidence *p, const char *zPrefix, const char *zJson,
 /* Compute derived.* from profile.* (and features.*), following Nsight
  * Compute's speed-of-light and occupancy rules (thresholds in docs/planner.md). */
 int ks_evidence_derive(ks_evidence *p);
+/* task.* from a task: the libraries it allows (task.allows_cublas,
+ * task.allows_cub) and task.rtol, the smallest rtol over its floating-point
+ * outputs (unset when it has none). */
+struct ks_task;
+int ks_evidence_set_task(ks_evidence *p, const struct ks_task *pTask);
 /* Append "name = value  (why)" lines for every set field with prefix
  * (NULL: all). */
 int ks_evidence_dump(const ks_evidence *p, const char *zPrefix, ks_buf *pOut);

@@ -37,19 +37,6 @@ static int add_refusal(round_plan *r, const ks_skill *pSkill, const char *zWhy) 
   return KS_OK;
 }
 
-static int allow_libs(const ks_task *pTask, ks_evidence *pEv) {
-  ks_value v = {KS_VAL_BOOL, 1, 0, NULL};
-  int rc = KS_OK;
-  for (int i = 0; rc == KS_OK && i < pTask->nLib; i++) {
-    const char *z = pTask->azLib[i];
-    if (!strcmp(z, "cublas") || !strcmp(z, "cublasLt") || !strcmp(z, "cublaslt"))
-      rc = ks_evidence_set(pEv, "task.allows_cublas", &v, "task allows cublas");
-    else if (!strcmp(z, "cub"))
-      rc = ks_evidence_set(pEv, "task.allows_cub", &v, "task allows cub");
-  }
-  return rc;
-}
-
 /* Is zHash the best or one of its ancestors (following accepted decisions)? */
 int is_ancestor(loop *L, const char *zHash) {
   if (!strcmp(zHash, L->azBest) || !strcmp(zHash, L->azSeed)) return 1;
@@ -171,12 +158,18 @@ static int kernel_order(loop *L, const char *zFeatures, const char *zEv, char **
     rc = ks_error_set(KS_ENOMEM, "out of memory");
     goto done;
   }
+  int nShipRan = 0;
   cJSON_ArrayForEach(pI, pK) {
     cJSON *pName = cJSON_GetObjectItemCaseSensitive(pI, "name");
     if (!cJSON_IsString(pName)) continue;
     cJSON *pProf = ev_profile(zEv, pName->valuestring);
     double r = json_num(pProf, "duration_us", -1);
     cJSON_Delete(pProf);
+    /* a shipped template's kernel (an accepted rewrite copied it in) is ours, already tuned */
+    if (ks_features_kernel_shipped(L->pTu, pName->valuestring)) {
+      nShipRan += r >= 0;
+      continue;
+    }
     int i = n;
     while (i > 0 && ar[i - 1] < r) {
       az[i] = az[i - 1];
@@ -188,8 +181,14 @@ static int kernel_order(loop *L, const char *zFeatures, const char *zEv, char **
     n++;
     nRan += r >= 0;
   }
+  /* Only shipped kernels ran: the time is in KernelSkill's own code (the
+   * user's kernel is a fallback that did not run): nothing to plan. */
+  if (!nRan && nShipRan) {
+    for (int i = 0; i < n; i++) free(az[i]), az[i] = NULL;
+    n = 0;
+  }
   /* The source's answer only when the profile has none (a walk of the TU). */
-  if (!nRan && L->pTask->zEntry && (rc = ks_features_entry_kernels(L->pTu, L->pTask->zEntry, &azUsed, &nUsed)) < 0)
+  if (!nRan && !nShipRan && L->pTask->zEntry && (rc = ks_features_entry_kernels(L->pTu, L->pTask->zEntry, &azUsed, &nUsed)) < 0)
     goto done;
   /* Keep the measured ones (sorted first), else those the entry uses; all
    * when that would keep none (the entry launches only a header's kernel). */
@@ -276,7 +275,7 @@ int plan_round(loop *L, int iRound, const char *zForceSkill, const char *zForceK
       if ((rc = ks_evidence_add_json(pEv, "profile", zProf, strlen(zProf), "evidence", NULL)) < 0) goto kernel_done;
     }
     ks_error_clear();
-    if ((rc = allow_libs(L->pTask, pEv)) < 0 || (rc = ks_evidence_derive(pEv)) < 0) goto kernel_done;
+    if ((rc = ks_evidence_set_task(pEv, L->pTask)) < 0 || (rc = ks_evidence_derive(pEv)) < 0) goto kernel_done;
     ks_plan_opts po = KS_PLAN_OPTS_INIT;
     po.zParent = L->azBest;
     po.pJournal = bDry ? NULL : L->pJ;

@@ -546,6 +546,20 @@ static enum CXChildVisitResult walk_refs(CXCursor c, CXCursor parent, CXClientDa
   return CXChildVisit_Recurse;
 }
 
+int ks_features_kernel_shipped(ks_tu *pTu, const char *zName) {
+  CXCursor c = ks_ast_find_kernel(pTu, zName);
+  if (clang_Cursor_isNull(c)) return 0;
+  for (c = clang_getCursorSemanticParent(c); !clang_Cursor_isNull(c) && !clang_isTranslationUnit(clang_getCursorKind(c));
+       c = clang_getCursorSemanticParent(c)) {
+    if (clang_getCursorKind(c) != CXCursor_Namespace) continue;
+    CXString s = clang_getCursorSpelling(c);
+    int bOurs = strncmp(clang_getCString(s), "ks_", 3) == 0;
+    clang_disposeString(s);
+    if (bOurs) return 1;
+  }
+  return 0;
+}
+
 int ks_features_entry_kernels(ks_tu *pTu, const char *zEntry, char ***pazOut, int *pnOut) {
   refs_walk w = {NULL, 0, 0, -1, KS_OK};
   char **azOut = NULL, **azSeen = NULL;

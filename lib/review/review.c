@@ -401,7 +401,10 @@ static int compile_one(review *rv, const char *zSource, const char *zTag, char *
   azArgv[n++] = zSo;
   azArgv[n++] = (char *)zSource;
   azArgv[n++] = zShim;
-  for (int i = 0; i < t->nLib && nLibs < 16; i++) azLibs[nLibs] = fmt("-l%s", t->azLib[i]), azArgv[n++] = azLibs[nLibs++];
+  for (int i = 0; i < t->nLib && nLibs < 16; i++) {
+    if (!strcmp(t->azLib[i], "cub")) continue; /* header-only, from the toolkit: nothing to link */
+    azLibs[nLibs] = fmt("-l%s", t->azLib[i]), azArgv[n++] = azLibs[nLibs++];
+  }
   /* A version compiled outside the seed's folder (the loop's run folder)
    * still finds the seed's local #includes. */
   char *zSrcDir = ks_path_dirname(zSource), *zIncDir = NULL;

@@ -122,6 +122,7 @@ static const ks_field_def aFields[] = {
     /* task.* — what the task's owner allows */
     {"task.allows_cublas", B, 0, "the task allows calling and linking cuBLAS"},
     {"task.allows_cub", B, 0, "the task allows CUB (header-only, from the toolkit)"},
+    {"task.rtol", N, 0, "the strictest relative tolerance over the task's floating-point outputs"},
     {0, 0, 0, 0}};
 
 #undef B

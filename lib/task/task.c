@@ -682,7 +682,7 @@ static int validate(vctx *v, const cJSON *pRoot) {
 
   const cJSON *pLibs = cJSON_GetObjectItemCaseSensitive(pRoot, "libraries");
   if (pLibs) {
-    static const char *const azKnown[] = {"cublas", "cublasLt", "cufft", "curand", "cusparse", "cusolver", NULL};
+    static const char *const azKnown[] = {"cublas", "cublasLt", "cufft", "curand", "cusparse", "cusolver", "cub", NULL};
     if (!cJSON_IsArray(pLibs)) return VFAIL(v, "libraries", "must be an array of names, not %s", json_kind(pLibs));
     t->azLib = calloc((size_t)cJSON_GetArraySize(pLibs) + 1, sizeof(char *));
     if (!t->azLib) return ks_error_set(KS_ENOMEM, "out of memory");
@@ -693,7 +693,7 @@ static int validate(vctx *v, const cJSON *pRoot) {
       if (!cJSON_IsString(q)) return VFAIL(v, zSub, "must be a string, not %s", json_kind(q));
       int bOk = 0;
       for (int m = 0; azKnown[m]; m++) bOk |= strcmp(q->valuestring, azKnown[m]) == 0;
-      if (!bOk) return VFAIL(v, zSub, "unknown library '%s' (known: cublas cublasLt cufft curand cusparse cusolver)", q->valuestring);
+      if (!bOk) return VFAIL(v, zSub, "unknown library '%s' (known: cublas cublasLt cufft curand cusparse cusolver cub)", q->valuestring);
       if (!(t->azLib[t->nLib++] = ks_strdup(q->valuestring))) return KS_ENOMEM;
     }
   }

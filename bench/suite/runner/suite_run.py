@@ -827,7 +827,7 @@ def main(argv=None):
                     "above --kernelskill's bin/)")
     ap.add_argument("--kernelskill", help="the kernelskill binary (default: BUILD/bin/kernelskill)")
     ap.add_argument("--tasks", help="comma-separated task names (default: all of bench/suite)")
-    ap.add_argument("--jobs", type=int, default=18, help="optimize processes at once (default 18: every task)")
+    ap.add_argument("--jobs", type=int, default=21, help="optimize processes at once (default 21: every task)")
     ap.add_argument("--gpus", type=int, default=0,
                     help="GPUs to spread the tasks over (default: every visible one); each task's loop and PyTorch "
                          "timing run on one GPU, under that GPU's lock")
