@@ -58,7 +58,7 @@ KERNEL gather(const int *__restrict__ idx, const float *__restrict__ x, float *_
 // CHECK: [[FILE]]:[[@LINE+5]]:17: remark: kernelskill: kernel 'matmul': bottleneck guess: memory (naive GEMM
 // CHECK: [[FILE]]:[[@LINE+4]]:17: remark: kernelskill: kernel 'matmul': consider cmp.register-blocking
 // CHECK: [[FILE]]:[[@LINE+3]]:17: remark: kernelskill: kernel 'matmul': consider mem.smem-tile-gemm
-// CHECK: [[FILE]]:[[@LINE+2]]:17: remark: kernelskill: kernel 'matmul': consider cmp.tensor-core-wgmma
+// CHECK: [[FILE]]:[[@LINE+2]]:17: remark: kernelskill: kernel 'matmul': consider cmp.tensor-core-mma
 // CHECK-NOT: remark: kernelskill
 __global__ void matmul(const float *A, const float *B, float *C, int N) {
   int row = blockIdx.y * blockDim.y + threadIdx.y;
