@@ -38,6 +38,11 @@ static const sweep_def aSweep[] = {{"block-size", "threads", {"128", "256", "512
                                       (bench/results/2026-12-05-run5); 32 comes fourth. */
                                    {"row-reduce", "threads", {"auto", "auto;resident=16", "256", "auto;resident=32", 0},
                                     0},
+                                   /* vectorize on stencils (the skill sets rows=auto; mem.vectorize-128 sets
+                                      nothing and is not swept): rows along y. Auto gives 4 rows to 5-row
+                                      windows of floats (blur5_local 61% -> 90% of DRAM bandwidth on the
+                                      H100) and none to 3-row windows or bytes, where the GPU decides. */
+                                   {"vectorize", "rows", {"auto", "4", "2", 0}, 1},
                                    {0, 0, {0}, 0}};
 
 static int param_is(const char *zKV, const char *zName) {

@@ -426,6 +426,18 @@ static void test_sweep(void **state) {
   assert_int_equal(an[1], 2);
   assert_string_equal(az[1][1], "resident=8");
   ks_loop_sweep_free(az, an, n);
+  /* vectorize: rows along y only where the skill sets rows (the stencil skill) */
+  const char *azRows[] = {"rows=auto"};
+  assert_int_equal(ks_loop_sweep("vectorize", azRows, 1, 3, &az, &an, &n), KS_OK);
+  assert_int_equal(n, 3);
+  assert_string_equal(az[0][0], "rows=auto");
+  assert_string_equal(az[1][0], "rows=4");
+  assert_string_equal(az[2][0], "rows=2");
+  ks_loop_sweep_free(az, an, n);
+  assert_int_equal(ks_loop_sweep("vectorize", NULL, 0, 3, &az, &an, &n), KS_OK);
+  assert_int_equal(n, 1);
+  assert_int_equal(an[0], 0);
+  ks_loop_sweep_free(az, an, n);
   const char *azFlags[] = {"flags=--use_fast_math"};
   assert_int_equal(ks_loop_sweep("nvcc-flags", azFlags, 1, 3, &az, &an, &n), KS_OK);
   assert_int_equal(n, 1);

@@ -44,6 +44,8 @@ typedef struct vacc {
   unsigned char abLoopCond[4]; /* aCond[i] is in a loop around it: required on every trip */
   ndterms t;             /* its terms along x: the index's constant, the loops (nd_windows) */
   int iLoop;             /* the innermost loop around it (ks_shape.aLoop), or -1 */
+  int iStk;              /* in a stack of rows (ndwin.bStk): its row there, and its */
+  long long kStk;        /* ... constant with that row's offset taken out */
 } vacc;
 
 typedef struct vscan {
@@ -1172,6 +1174,13 @@ typedef struct ndwin {
   int bArr;
   int aRow[2], nRow;         /* the row loops (ks_shape.aLoop) */
   long long aRowInit[2], aRowTrip[2], nRows;
+  /* A stack (bStk, with bArr and rows along y): the windows of one buffer at
+   * consecutive constant rows (`in[(y - 1) * w + x]`, `in[y * w + x]`, ...)
+   * as one array, row r read by access aiStkRep[r] whose window starts at
+   * acStkMin[r]; [cMin, cMax] are row 0's. */
+  int bStk;
+  int aiStkRep[16];
+  long long acStkMin[16];
 } ndwin;
 
 typedef struct ndscan {
@@ -2740,12 +2749,12 @@ static unsigned nd_derived_needed(const char *zSrc, const ndscan *s, const char 
 static void nd_put_arr_elem(ks_buf *pB, const ndscan *s, const ndwin *pW, const vacc *a, int l, int ry) {
   ks_buf_printf(pB, "ks_w_%s_w%d[", s->aP[pW->iParam].zName, a->iWin);
   if (s->nRY > 1) ks_buf_printf(pB, "%d + ", ry); /* output row ry: the window's rows from its own */
-  if (pW->nRow == 0) ks_buf_printf(pB, "0");
+  if (pW->nRow == 0) ks_buf_printf(pB, "%d", pW->bStk ? a->iStk : 0);
   for (int r = 0; r < pW->nRow; r++) {
     ks_buf_printf(pB, "%s(int)((%s) - (%lld))", r ? " + " : "", s->pShape->aLoop[pW->aRow[r]].zVar, pW->aRowInit[r]);
     if (r == 0 && pW->nRow == 2) ks_buf_printf(pB, " * %lld", pW->aRowTrip[1]);
   }
-  ks_buf_printf(pB, "][%lld", (long long)l + a->t.k - pW->cMin);
+  ks_buf_printf(pB, "][%lld", (long long)l + (pW->bStk ? a->kStk : a->t.k) - pW->cMin);
   for (int c = 0; c < a->t.nCol; c++) {
     ks_buf_printf(pB, " + (%lld) * (int)(%s)", a->t.aColC[c], s->pShape->aLoop[a->t.aCol[c]].zVar);
   }
@@ -2797,6 +2806,24 @@ static void nd_put_arr_bases(ks_buf *pB, const ndscan *s, const ndwin *pW, int g
   long long d = pW->cMin - kInit;
   if (d) ks_buf_printf(pB, " %c %lld", d < 0 ? '-' : '+', d < 0 ? -d : d);
   ks_buf_printf(pB, ";\n%.*s      }\n", nIn, zIn);
+}
+
+/* A stack's row bases (rows along y), in lane 0's address block of output
+ * row ks_ry: each row's window base at the first output row; at each later
+ * one only its last row's, the others being row 0's rows ks_ry further down. */
+static void nd_put_stk_bases(ks_buf *pB, const ndscan *s, const ndwin *pW, int g, int nIn, const char *zIn,
+                             const char *zSrc) {
+  const char *zN = s->aP[pW->iParam].zName;
+  for (int r = 0; r < pW->nRows; r++) {
+    const vacc *a = &s->a[pW->aiStkRep[r]];
+    int bLast = r == pW->nRows - 1;
+    long long d = pW->acStkMin[r] - a->t.k;
+    ks_buf_printf(pB, "%.*s      %sks_p_%s_w%d[%d%s] = &%s[%.*s]", nIn, zIn, bLast ? "" : "if (ks_ry == 0) ", zN, g, r,
+                  bLast ? " + ks_ry" : "", a->zBase ? a->zBase : zN, (int)(a->iSubEnd - a->iSubStart),
+                  zSrc + a->iSubStart);
+    if (d) ks_buf_printf(pB, " %c %lld", d < 0 ? '-' : '+', d < 0 ? -d : d);
+    ks_buf_printf(pB, ";\n");
+  }
 }
 
 /* An array window's loads: per row, the whole vectors (when the row is
@@ -2976,6 +3003,10 @@ static void nd_put_addresses(ks_buf *pB, const ndscan *s, const int *abUsed, int
     const vacc *a = &s->a[pW->iRep];
     const char *zN = s->aP[pW->iParam].zName;
     long long d = pW->cAnchor - a->t.k;
+    if (pW->bStk) {
+      nd_put_stk_bases(pB, s, pW, g, nIn, zIn, zSrc);
+      continue;
+    }
     if (pW->bArr) {
       nd_put_arr_bases(pB, s, pW, g, nIn, zIn, zSrc);
       continue;
@@ -3324,32 +3355,209 @@ static int nd_rows_shift_ok(const ks_shape *pS, const ks_poly *q, int iLoop) {
   return 1;
 }
 
-/* The rows each thread takes along y: 4 where every window is an array of
- * one row loop of 5 or more rows whose accesses move with y as with its
- * counter (nd_rows_shift_ok), the y index is the plain thread index read
- * nowhere else before the guard, the launches take the new grid and a row
- * has 4 lanes; else 1 (the form along x alone). Three-row windows stay at 1:
- * those stencils already reach about 90% of the DRAM bandwidth along x alone.
- * 16 lanes of bytes stay too: a 5x5 box on bytes took 128 registers on sm_90
- * with 4 rows, 130 with 2, 56 along x alone (ptxas), and 8-bit stencils are
- * bound by their arithmetic, not their loads. */
-static int nd_rows(const ndscan *s, const ndform *f, int W, int bAlias, const char *zKeep) {
-  enum { RY = 4 };
+/* The y index's atom (PAR.y) in the kernel-shape model, or -1. */
+static int nd_y_atom(const ks_shape *pS) {
+  for (int i = 0; i < pS->nAtom; i++)
+    if (pS->aAtom[i].eKind == KS_ATOM_PAR && pS->aAtom[i].iDim == 1) return i;
+  return -1;
+}
+
+/* Index q's terms with the y index, y taken out: the monomials aC (*pnC) and
+ * the sum of the constant ones (*pkC), the row's step. 0 where a term has y
+ * twice, or q has something else of y or z (a built-in, a digit), or no y. */
+static int nd_y_cofactor(const ks_shape *pS, const ks_poly *q, int iY, ks_mono *aC, int *pnC, long long *pkC) {
+  *pnC = 0;
+  *pkC = 0;
+  if (iY < 0 || q->bIrregular || q->bIndirect) return 0;
+  for (int t = 0; t < q->n; t++) {
+    const ks_mono *m = &q->t[t];
+    int cY = 0;
+    for (int j = 0; j < m->n; j++) {
+      const ks_atom *a = &pS->aAtom[m->a[j]];
+      cY += m->a[j] == iY;
+      if (a->eKind == KS_ATOM_DERIVED || (a->eKind <= KS_ATOM_PAR && a->eKind != KS_ATOM_BDIM && a->iDim >= 1 &&
+                                          m->a[j] != iY))
+        return 0;
+    }
+    if (cY > 1) return 0;
+    if (!cY) continue;
+    ks_mono r = nd_mono_less(m, iY);
+    if (r.n == 0) *pkC += r.coef;
+    else aC[(*pnC)++] = r;
+  }
+  return *pnC > 0 || *pkC != 0;
+}
+
+/* The coefficient of q's term with m's atoms (0: none). */
+static long long nd_coef_of(const ks_poly *q, const ks_mono *m) {
+  for (int t = 0; t < q->n; t++)
+    if (q->t[t].n == m->n && memcmp(q->t[t].a, m->a, sizeof(int) * (size_t)m->n) == 0) return q->t[t].coef;
+  return 0;
+}
+
+/* Window g's row from window g0 of the same buffer, both at constant rows:
+ * *pd, not 0, such that g's elements are g0's at y + *pd, the same columns
+ * (its index less g0's is *pd times y's cofactor, its constants shifted by
+ * as much). 0, or -1 where there is none. */
+static int nd_win_row(const ndscan *s, int g0, int g, int iY, long long *pd) {
+  const ndwin *p0 = &s->aWin[g0], *pW = &s->aWin[g];
+  const ks_poly *q0 = s->a[p0->iRep].pIdx, *q = s->a[pW->iRep].pIdx;
+  ks_mono aC[KS_POLY_MAX];
+  int nC = 0, nD = 0;
+  long long kC = 0, d = 0;
+  if (!nd_y_cofactor(s->pShape, q0, iY, aC, &nC, &kC)) return -1;
+  for (int t = 0; t < q->n; t++) nD += q->t[t].n > 0 && q->t[t].coef != nd_coef_of(q0, &q->t[t]);
+  for (int t = 0; t < q0->n; t++) nD += q0->t[t].n > 0 && nd_coef_of(q, &q0->t[t]) == 0;
+  if (nC) { /* the terms that differ: d times the cofactor's, no other */
+    long long c = nd_coef_of(q, &aC[0]) - nd_coef_of(q0, &aC[0]);
+    if (nD != nC || c % aC[0].coef) return -1;
+    d = c / aC[0].coef;
+    for (int i = 0; i < nC; i++)
+      if (nd_coef_of(q, &aC[i]) - nd_coef_of(q0, &aC[i]) != d * aC[i].coef) return -1;
+  } else { /* a constant pitch: the rows apart in the constants */
+    if (nD || (pW->cMin - p0->cMin) % kC) return -1;
+    d = (pW->cMin - p0->cMin) / kC;
+  }
+  if (!d || pW->cMin - p0->cMin != d * kC || pW->cMax - p0->cMax != d * kC) return -1;
+  *pd = d;
+  return 0;
+}
+
+/* Rows along y where the windows are read at constant rows, no loops: a
+ * buffer's windows at consecutive rows, each the same columns, are one stack
+ * (ndwin.bStk) whose row ry + r output row ry reads at its row r. A refusal
+ * reason, or NULL; with bApply, the windows merged (each buffer's at its first
+ * window's place). */
+static const char *nd_stack(ndscan *s, int R, int W, int bApply) {
+  int iY = nd_y_atom(s->pShape), ai0[16], aiTo[16], nNew = 0;
+  long long aD[16], akC[16], aMin[16], aMax[16];
+  ks_mono aC[KS_POLY_MAX];
+  ndwin aNew[16];
+  for (int g = 0; g < s->nWin; g++) {
+    int g0 = 0, nC = 0;
+    while (s->aWin[g0].iParam != s->aWin[g].iParam) g0++;
+    ai0[g] = g0;
+    aD[g] = 0;
+    if (g == g0 && !nd_y_cofactor(s->pShape, s->a[s->aWin[g].iRep].pIdx, iY, aC, &nC, &akC[g]))
+      return "a neighbour's index does not move down one row with y (y once, times the row's pitch)";
+    if (g != g0 && nd_win_row(s, g0, g, iY, &aD[g]) < 0)
+      return "a buffer's neighbours along x at two rows are not the same columns of rows a constant apart";
+    aMin[g0] = g == g0 || aD[g] < aMin[g0] ? aD[g] : aMin[g0];
+    aMax[g0] = g == g0 || aD[g] > aMax[g0] ? aD[g] : aMax[g0];
+  }
+  for (int g = 0; g < s->nWin; g++) {
+    int n = 0;
+    if (ai0[g] != g) continue;
+    for (int h = g; h < s->nWin; h++)
+      for (int h2 = h + 1; h2 < s->nWin && ai0[h] == g; h2++)
+        if (ai0[h2] == g && aD[h2] == aD[h]) return "two windows of a buffer are at one row";
+    for (int h = g; h < s->nWin; h++) n += ai0[h] == g;
+    if (aMax[g] - aMin[g] + 1 != n) return "a buffer's neighbours are at rows with a gap between them";
+    if ((n + R - 1) * (s->aWin[g].cMax - s->aWin[g].cMin + W) > 256)
+      return "a buffer's rows for all the thread's output rows need more than 256 registers a thread";
+  }
+  if (!bApply) return NULL;
+  for (int g = 0; g < s->nWin; g++) { /* each buffer's stack: its lowest row's window, then the rows */
+    int g0 = ai0[g];
+    if (g0 == g) {
+      aiTo[g] = nNew++;
+      for (int h = g; h < s->nWin; h++)
+        if (ai0[h] == g && aD[h] == aMin[g]) aNew[aiTo[g]] = s->aWin[h];
+      ndwin *pN = &aNew[aiTo[g]];
+      pN->bArr = pN->bStk = 1;
+      pN->nRow = 0;
+      pN->nRows = aMax[g] - aMin[g] + 1;
+    }
+    aiTo[g] = aiTo[g0];
+    aNew[aiTo[g]].aiStkRep[aD[g] - aMin[g0]] = s->aWin[g].iRep;
+    aNew[aiTo[g]].acStkMin[aD[g] - aMin[g0]] = s->aWin[g].cMin;
+  }
+  for (int i = 0; i < s->n; i++) {
+    vacc *a = &s->a[i];
+    if (a->iWin < 0) continue;
+    int g = a->iWin, g0 = ai0[g];
+    a->iStk = (int)(aD[g] - aMin[g0]);
+    a->kStk = a->t.k - (aD[g] - aMin[g0]) * akC[g0];
+    a->iWin = aiTo[g];
+  }
+  memcpy(s->aWin, aNew, sizeof aNew[0] * (size_t)nNew);
+  s->nWin = nNew;
+  return NULL;
+}
+
+/* Why the thread's outputs cannot take R rows along y, or NULL: the y index
+ * is the plain thread index read nowhere else before the guard, and every
+ * window is either an array of one row loop whose accesses move with y as
+ * with its counter (nd_rows_shift_ok) or read at constant rows (nd_stack). */
+static const char *nd_rows_why(ndscan *s, const ndform *f, int W, int bAlias, int R) {
   CXCursor aI[4];
-  int nI;
-  if (W != 4 || zKeep || bAlias || !s->nWin || !f->iYEnd || s->bYRead || f->iYStart == f->iXStart) return 1;
+  int nI, nArr = 0;
+  if (bAlias) return "a buffer is read after a store through another (no disjointness test per row)";
+  if (!s->nWin) return "no buffer is read at neighbouring indices along x (no window for the rows to share)";
+  if (!f->iYEnd || f->iYStart == f->iXStart)
+    return "the y index is not declared alone as the global thread index (`int y = blockIdx.y * blockDim.y + "
+           "threadIdx.y;`)";
+  if (s->bYRead) return "a statement before the guard reads the y index (each row would need its own)";
   nI = ks_rw_kids(f->yDecl, aI, 4);
-  if (nI < 1 || nI > 4 || !nd_rows_builtins_ok(s->kernel, aI[nI - 1])) return 1;
+  if (nI < 1 || nI > 4 || !nd_rows_builtins_ok(s->kernel, aI[nI - 1]))
+    return "the y index is not blockIdx.y * blockDim.y + threadIdx.y, or the kernel reads threadIdx.y or "
+           "blockIdx.y elsewhere, gridDim.y or a z built-in other than blockDim.z";
+  for (int g = 0; g < s->nWin; g++) nArr += s->aWin[g].bArr;
+  if (!nArr) return nd_stack(s, R, W, 0);
   for (int g = 0; g < s->nWin; g++) {
     const ndwin *pW = &s->aWin[g];
-    if (!pW->bArr || pW->nRow != 1 || pW->nRows < 5 || (pW->nRows + RY - 1) * (pW->cMax - pW->cMin + W) > 256)
-      return 1;
+    if (!pW->bArr || pW->nRow != 1)
+      return "a neighbourhood is not read in one loop whose counter picks the row (nor every one at constant rows)";
+    if ((pW->nRows + R - 1) * (pW->cMax - pW->cMin + W) > 256)
+      return "a window's rows for all the thread's output rows need more than 256 registers a thread";
   }
   for (int i = 0; i < s->n; i++) {
     const vacc *a = &s->a[i];
-    if (a->iWin >= 0 && !nd_rows_shift_ok(s->pShape, a->pIdx, s->aWin[a->iWin].aRow[0])) return 1;
+    if (a->iWin >= 0 && !nd_rows_shift_ok(s->pShape, a->pIdx, s->aWin[a->iWin].aRow[0]))
+      return "a neighbour's index does not move down one row with y as with its row loop's counter";
   }
-  return RY;
+  return NULL;
+}
+
+/* The rows each thread takes along y (*pR), from the parameter rows (nForce:
+ * 0 auto, else the rows; a refusal where they cannot be). Auto: 4 where
+ * every window is an array of one row loop of 5 or more rows and a row has 4
+ * lanes (nd_rows_why); else 1 (the form along x alone). Three-row windows
+ * stay at 1 there: those stencils reached about 90% of the DRAM bandwidth
+ * along x alone. 16 lanes of bytes stay too: a 5x5 box on bytes took 128
+ * registers on sm_90 with 4 rows, 130 with 2, 56 along x alone (ptxas), and
+ * 8-bit stencils are bound by their arithmetic, not their loads. rows=N
+ * leaves that choice to a measurement (the loop's sweep). */
+static int nd_rows(ks_rewrite *p, ndscan *s, const ndform *f, int W, int bAlias, const char *zKeep, int nForce,
+                   int *pR) {
+  const char *zWhy;
+  *pR = 1;
+  if (!nForce) {
+    if (W != 4 || zKeep) return KS_OK;
+    for (int g = 0; g < s->nWin; g++)
+      if (!s->aWin[g].bArr || s->aWin[g].nRow != 1 || s->aWin[g].nRows < 5) return KS_OK;
+    if (!nd_rows_why(s, f, W, bAlias, 4)) *pR = 4;
+    return KS_OK;
+  }
+  if (nForce == 1) return KS_OK;
+  if (zKeep) return ks_rewrite_refuse(p, "rows=%d: the launches keep their grid (%s)", nForce, zKeep);
+  if ((zWhy = nd_rows_why(s, f, W, bAlias, nForce))) return ks_rewrite_refuse(p, "rows=%d: %s", nForce, zWhy);
+  if (!s->aWin[0].bArr) nd_stack(s, nForce, W, 1);
+  *pR = nForce;
+  return KS_OK;
+}
+
+/* The rule's parameter rows: auto (*pn 0, the default) or the rows along y
+ * each thread of a stencil takes, 1 to 4. */
+static int rows_param(ks_rewrite *p, int *pn) {
+  const char *z = ks_rewrite_param(p, "rows", "auto");
+  long n = 0;
+  *pn = 0;
+  if (strcmp(z, "auto") == 0) return KS_OK;
+  if (ks_rw_int_param(p, "vectorize", "rows", "auto", 1, 4, &n) < 0)
+    return ks_error_set(KS_EUSAGE, "rule vectorize: rows must be auto or 1..4, not '%s'", z);
+  *pn = (int)n;
+  return KS_OK;
 }
 
 /* The rule on the n-dimensional form (zWhy1, zWhy2: why the 1-D and
@@ -3362,7 +3570,7 @@ static int apply_nd(ks_rewrite *p, CXCursor k, const char *zWhy1, const char *zW
   ks_shape *pShape = NULL;
   ks_buf b = KS_BUF_INIT;
   ks_rw_pointwise pw;
-  int rc = KS_OK, bAlias = 0, nL = 0;
+  int rc = KS_OK, bAlias = 0, nL = 0, nRows = 0;
   ks_launch *aL = NULL;
   char zKeepBuf[400];
   memset(&f, 0, sizeof f);
@@ -3370,6 +3578,7 @@ static int apply_nd(ks_rewrite *p, CXCursor k, const char *zWhy1, const char *zW
   memset(&plan, 0, sizeof plan);
   memset(&pw, 0, sizeof pw);
   s.nRY = 1;
+  if ((rc = rows_param(p, &nRows)) < 0) return rc;
   if ((rc = ks_rw_params(pTu, k, &s.aP, &s.nP)) < 0) return rc;
   if (ks_shape_build(pTu, k, &pShape) < 0) {
     rc = ks_rewrite_refuse(p, "no kernel-shape model for the kernel");
@@ -3415,6 +3624,8 @@ static int apply_nd(ks_rewrite *p, CXCursor k, const char *zWhy1, const char *zW
       s.aiLead[s.nLead][1] = s.aLoc[i].iEnd;
       s.azLead[s.nLead++] = ks_rw_spelling(s.aLoc[i].var);
     }
+  const char *zKeep = nd_shrink_why(p, k, zKeepBuf, sizeof zKeepBuf, &aL, &nL);
+  if ((rc = nd_rows(p, &s, &f, plan.nLanes, bAlias, zKeep, nRows, &s.nRY)) < 0) goto done;
   for (int i = 0; i < s.nP; i++) {
     const char *zV = plan.abUsed[i] ? plan.azVec[i] : NULL;
     int bFirst = zV && strncmp(zV, "ks_pack", 7) == 0;
@@ -3422,8 +3633,6 @@ static int apply_nd(ks_rewrite *p, CXCursor k, const char *zWhy1, const char *zW
       if (plan.abUsed[m] && strcmp(plan.azVec[m], zV) == 0) bFirst = 0;
     if (bFirst && (rc = put_pack_type(p, k, zV)) < 0) goto done;
   }
-  const char *zKeep = nd_shrink_why(p, k, zKeepBuf, sizeof zKeepBuf, &aL, &nL);
-  s.nRY = nd_rows(&s, &f, plan.nLanes, bAlias, zKeep);
   if (s.nRY > 1 && (rc = nd_replace_y(p, &f, s.nRY)) < 0) goto done;
   ks_buf_printf(&b, "const long long ks_x0 = (long long)(%s)(%s) * %d;\n", f.zXType, f.zXInit, plan.nLanes);
   {
@@ -3460,10 +3669,12 @@ static int apply_nd(ks_rewrite *p, CXCursor k, const char *zWhy1, const char *zW
                   "%s loads/stores along x (%d elements per thread; the launches' grid x divided by %d, the lanes "
                   "below the x extent as written, ks_gx * blockDim.x), alignment%s guard, scalar fallback",
                   plan.bMixed ? "mixed-width" : plan.zVec, plan.nLanes, plan.nLanes, bAlias ? " and disjointness" : "");
+  int nWinRows = 0; /* a stack of rows (nd_stack) counts each of its rows */
+  for (int g = 0; g < s.nWin; g++) nWinRows += s.aWin[g].bStk ? (int)s.aWin[g].nRows : 1;
   if (s.nWin)
     ks_buf_printf(&b, "; a stencil: %d row%s of neighbours along x read once into registers (whole vectors, element "
                       "by element where a row is not aligned, and the elements either side)",
-                  s.nWin, s.nWin > 1 ? "s" : "");
+                  nWinRows, nWinRows > 1 ? "s" : "");
   if (s.nRY > 1)
     ks_buf_printf(&b, "; rows along y: %d rows per thread (the launches' grid y divided by %d, the rows below the y "
                       "extent as written, ks_gy * blockDim.y), each window row loaded once for all of them",
@@ -3724,7 +3935,15 @@ static int apply(ks_rewrite *p) {
   memset(&s, 0, sizeof s);
   memset(&plan, 0, sizeof plan);
   int bNd = 0;
+  int nRows = 0;
+  if ((rc = rows_param(p, &nRows)) < 0) goto done;
   if ((rc = match_kernel(p, &k, &pw, &bNd)) < 0 || bNd) goto done;
+  if (nRows > 1) { /* a 1-D or grid-stride form: no y to take rows along */
+    rc = ks_rewrite_refuse(p, "rows=%d: rows along y need the n-dimensional form (a thread per (x, y)); the kernel "
+                              "takes the 1-D or grid-stride form",
+                           nRows);
+    goto done;
+  }
   if ((rc = ks_rw_require_class(p, k, KS_CLASS_MAP)) < 0) goto done;
   if ((rc = ks_rw_params(pTu, k, &aP, &nP)) < 0) goto done;
   if ((rc = ks_shape_build(pTu, k, &pShape)) < 0) goto done;
@@ -3805,6 +4024,10 @@ done:
   return rc;
 }
 
+static const char *const azParams[] = {"rows", NULL};
+
 const ks_rule ks_rule_vectorize = {
-    "vectorize", "pointwise kernel: 128-bit loads/stores (float4, int4, double2), alignment guard, scalar tail", 0,
-    apply};
+    "vectorize",
+    "pointwise kernel: 128-bit loads/stores (float4, int4, double2), alignment guard, scalar tail; on a 2-D stencil "
+    "rows=auto|1..4 output rows along y per thread (auto: 4 for windows of 5 or more rows of 4-byte elements)",
+    azParams, apply};

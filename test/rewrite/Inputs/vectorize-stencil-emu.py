@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """vectorize-stencil-emu.py ORIG REWRITTEN KERNEL -- CPU emulation check of
 rule vectorize on the stencils of Inputs/vectorize-stencil.cu, Inputs/vectorize-clamp.cu,
-Inputs/vectorize-loops.cu, Inputs/vectorize-forms.cu and Inputs/vectorize-rows.cu: the original
+Inputs/vectorize-loops.cu, Inputs/vectorize-forms.cu, Inputs/vectorize-rows.cu and
+Inputs/vectorize-rows-param.cu: the original
 kernel and the rewritten one (its launch as the rule gives it: the grid's x
 divided by the lanes, the grid's x as written passed last as ks_gx; with rows
 along y, the grid's y divided by the rows and passed as ks_gy) run on the
@@ -85,6 +86,9 @@ CASES = {
     "xonly_tid_y": (["float", "float"], "K(b0, b1, Wd, H, P)"),
     "xonly_planes": (["float", "float"], "K(b0, b1, Wd, H, P)"),
     "xonly_dilated": (["float", "float"], "K(b0, b1, Wd, H, P)"),
+    # Inputs/vectorize-rows-param.cu: rows along y forced by the parameter rows=N
+    "rp_sobel_u8": (["unsigned char", "unsigned char"], "K(b1, b0, Wd, H, P)"),
+    "rp_box3_loops": (["float", "float"], "K(b0, b1, Wd, H, P)"),
 }
 
 
