@@ -58,6 +58,10 @@ static const char zUsage[] =
     "  --runs N          timed runs per review (Reviewer default 100, at least 50)\n"
     "  --trials N        correctness trials per review (default: the task's)\n"
     "  --sweep N         most parameter values a rule is tried at per round (default 3)\n"
+    "  --tuning FILE|off the tuning memory: sweep winners kept across runs, tried\n"
+    "                    first on a similar shape (same rule, GPU, shape class and\n"
+    "                    launch size to a power of two); default: $KS_TUNING if\n"
+    "                    set, else .kernelskill/tuning.jsonl\n"
     "  --skills DIR      more skills (override built-in ones with the same id); repeatable\n"
     "  --report-only     rewrite report.md and speedup.svg of --out from its journal\n"
     "  --json            the result (or the dry run) as JSON on stdout\n"
@@ -127,8 +131,15 @@ static int write_back(const ks_task *pTask, const char *zBestPath, FILE *pLog) {
   return rc;
 }
 
+/* The tuning memory's file: --tuning, else $KS_TUNING, else the default; NULL: off. */
+static const char *tuning_path(const char *zOpt) {
+  const char *z = zOpt ? zOpt : getenv("KS_TUNING");
+  if (!z || !z[0]) z = ".kernelskill/tuning.jsonl";
+  return strcmp(z, "off") == 0 ? NULL : z;
+}
+
 static int run_optimize(int argc, char **argv) {
-  const char *zTaskPath = NULL, *zOut = NULL, *zLlm = NULL, *zStore = NULL;
+  const char *zTaskPath = NULL, *zOut = NULL, *zLlm = NULL, *zStore = NULL, *zTuning = NULL;
   const char *azDirs[MAX_DIRS];
   int nDirs = 0, nRounds = 0, nRuns = 0, nTrials = 0, nSweep = 0;
   int bWriteBack = 0, bResume = 0, bJson = 0, bQuiet = 0, bDry = 0, bReportOnly = 0, bCommit = 0;
@@ -147,6 +158,7 @@ static int run_optimize(int argc, char **argv) {
       {.zName = "--out", .eKind = KS_CLI_STR, .pVar = &zOut, .zNeeds = "a folder", .bNonEmpty = 1},
       {.zName = "--store", .eKind = KS_CLI_STR, .pVar = &zStore, .zNeeds = "a folder", .bNonEmpty = 1},
       {.zName = "--llm", .eKind = KS_CLI_STR, .pVar = &zLlm, .zNeeds = "'off' or a URL", .bNonEmpty = 1},
+      {.zName = "--tuning", .eKind = KS_CLI_STR, .pVar = &zTuning, .zNeeds = "a file or 'off'", .bNonEmpty = 1},
       KS_CLI_LIST_OPT("--skills", azDirs, &nDirs, MAX_DIRS, "a folder", "at most %d --skills folders"),
       {0}};
   int ec = ks_cli_parse(&ks_cmd_optimize, argc, argv, 1, aOpts, &zTaskPath, "task", NULL);
@@ -209,6 +221,7 @@ static int run_optimize(int argc, char **argv) {
   lo.nRuns = nRuns;
   lo.nTrials = nTrials;
   if (nSweep) lo.nSweep = nSweep;
+  lo.zTuning = tuning_path(zTuning);
   lo.azSkillDirs = azDirs;
   lo.nSkillDirs = nDirs;
   lo.pLog = bQuiet ? NULL : stderr;

@@ -68,7 +68,8 @@ int ks_journal_append_candidate(const char *zPath, const ks_journal_entry *pEntr
  * Besides "candidate": "start" (task, seed hash, budget), "review" (round 0:
  * the seed), "plan" (round, parent, ranked skills with reasons, the chosen
  * skill and its sweep), "decision" (round, parent, best after the round),
- * "stop" (why the loop ended), "final" (best against the seed). */
+ * "stop" (why the loop ended), "final" (best against the seed); and "tuned"
+ * (a sweep winner, in the tuning memory's file: loop.h ks_tuning_record). */
 const char *const *ks_journal_events(void);
 
 /* Members of a record's JSON that this module does not keep as fields.

@@ -53,13 +53,15 @@ typedef struct ks_loop_opts {
   ks_llm *pLlm;                /* LLM agents (the caller's client); NULL: offline */
   int nMaxRepairs;             /* Diagnoser repairs per LLM candidate (0: KS_AGENT_MAX_REPAIRS) */
   const ks_clock *pClock;      /* the journal's "seconds"; NULL: the monotonic clock */
+  const char *zTuning;         /* the tuning memory (JSON Lines, "tuned" records); NULL: off */
 } ks_loop_opts;
 
 #define KS_LOOP_OPTS_VERSION 1
 #define KS_LOOP_OPTS_INIT                                                                                   \
   {.version = KS_LOOP_OPTS_VERSION, .nRounds = 15, .zOutDir = 0, .bResume = 0, .pLog = 0, .nRuns = 0,       \
    .nTrials = 0, .rRooflinePct = 95.0, .nSweep = 3, .azSkillDirs = 0, .nSkillDirs = 0, .xReview = 0,         \
-   .pReviewCtx = 0, .bNoFinal = 0, .pLlm = 0, .nMaxRepairs = 0, .pClock = 0}
+   .pReviewCtx = 0, .bNoFinal = 0, .pLlm = 0, .nMaxRepairs = 0, .pClock = 0,     \
+   .zTuning = 0}
 
 enum {
   KS_LOOP_DONE = 0,       /* ran to the end; the result is correct (maybe no faster) */
@@ -100,6 +102,50 @@ int ks_loop_dry_run(const ks_task *pTask, const ks_loop_opts *pOpts, int bJson, 
 int ks_loop_sweep(const char *zRule, const char *const *azSkillParams, int nSkillParams, int nMax,
                   char ****pazSets, int **panParams, int *pnSets);
 void ks_loop_sweep_free(char ***azSets, int *anParams, int nSets);
+
+/* ks_loop_sweep with options. zFirst: a value tried first (the tuning
+ * memory's winner), then the skill's own, then the table's; used only when
+ * the sweep table lists it for the swept parameter or it is the skill's own
+ * value, else ignored (it may come from a file). */
+typedef struct ks_sweep_opts {
+  unsigned version;
+  const char *zFirst;
+} ks_sweep_opts;
+
+#define KS_SWEEP_OPTS_VERSION 1
+#define KS_SWEEP_OPTS_INIT {.version = KS_SWEEP_OPTS_VERSION, .zFirst = 0}
+
+int ks_loop_sweep_ex(const char *zRule, const char *const *azSkillParams, int nSkillParams, int nMax,
+                     const ks_sweep_opts *pOpts, char ****pazSets, int **panParams, int *pnSets);
+
+/* ---- the tuning memory (docs/optimize.md, "Tuning memory") ----
+ * Sweep winners kept across runs in a JSON Lines file of "tuned" records
+ * (the journal's format, ks_journal_append): the first guess of a later
+ * sweep of the same rule on a similar shape.
+ *
+ * The key of similar shapes: "RULE|PARAM|GPU|SHAPE_CLASS|threads~2^K", GPU
+ * the evidence's gpu.name, K = round(log2(grid_size * block_size)) of
+ * zKernel's profile in zEvidence. NULL (nothing to key on) without either. */
+char *ks_tuning_key(const char *zRule, const char *zParam, const char *zEvidence, const char *zKernel,
+                    const char *zShapeClass);
+
+/* The last "tuned" record of zPath with key zKey whose value the sweep of
+ * zRule (with the skill's parameters) may take: *pzValue and *pzFrom
+ * ("path:line") malloc'd, or both NULL. A missing file is an empty memory; a
+ * malformed one, and records with a value the sweep does not list, are
+ * warnings appended to pWarn ("path:line: ..."), never errors. */
+int ks_tuning_lookup(const char *zPath, const char *zKey, const char *zRule, const char *const *azSkillParams,
+                     int nSkillParams, char **pzValue, char **pzFrom, ks_buf *pWarn);
+
+/* One winner, appended to zPath (its folder created) as a "tuned" record. */
+typedef struct ks_tuning_rec {
+  const char *zKey, *zRule, *zParam, *zValue;
+  const char *zTask, *zGpu; /* may be NULL */
+  int bHasSpeedup;          /* rSpeedup: the winner over the sweep's first value */
+  double rSpeedup;
+} ks_tuning_rec;
+
+int ks_tuning_record(const char *zPath, const ks_tuning_rec *pRec);
 
 /* Insert evidence and gain into an accepted change's provenance comments:
  * "// kernelskill: SKILL (rule R, round N) what" becomes

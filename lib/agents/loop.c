@@ -462,9 +462,13 @@ static int run_round(loop *L, int iRound, int *pbStop, char **pzStop) {
   if (iPlan >= 0) {
     zForce = ks_journal_entry_string(&L->pJ->a[iPlan], "chosen");
     zForceKernel = ks_journal_entry_string(&L->pJ->a[iPlan], "kernel");
+    L->zResumeTuning = ks_journal_entry_member(&L->pJ->a[iPlan], "tuning"); /* the first guess it planned */
     say(L, "round %d: resuming %s", iRound, zForce ? zForce : "?");
   }
-  if ((rc = plan_round(L, iRound, zForce, zForceKernel, 0, &r)) < 0) goto done;
+  rc = plan_round(L, iRound, zForce, zForceKernel, 0, &r);
+  free(L->zResumeTuning);
+  L->zResumeTuning = NULL;
+  if (rc < 0) goto done;
   if (iPlan < 0 && (rc = write_refusals(L, iRound, &r)) < 0) goto done;
   if (!r.pSkill) {
     *pbStop = 1;
@@ -481,6 +485,7 @@ static int run_round(loop *L, int iRound, int *pbStop, char **pzStop) {
     cJSON_AddStringToObject(pRec, "chosen", r.pSkill->zId);
     if (r.pSkill->zRule) cJSON_AddStringToObject(pRec, "rule", r.pSkill->zRule);
     if (r.bLlm) cJSON_AddStringToObject(pRec, "agent", "optimizer");
+    tune_plan_json(&r, pRec);
     cJSON *pSweep = cJSON_AddArrayToObject(pRec, "sweep");
     for (int i = 0; i < r.nCand; i++) {
       cJSON *pO = cJSON_CreateObject();
@@ -498,6 +503,9 @@ static int run_round(loop *L, int iRound, int *pbStop, char **pzStop) {
   } else {
     say(L, "round %d/%d: %s on %s (rule %s, %d candidate%s)", iRound, L->o.nRounds, r.pSkill->zId, r.zKernel,
         r.pSkill->zRule, r.nCand, r.nCand == 1 ? "" : "s");
+    if (r.zFirst)
+      say(L, "round %d: first guess %s=%s from the tuning memory (%s)", iRound, r.zTuneParam, r.zFirst,
+          r.zFirstFrom ? r.zFirstFrom : "?");
     aOut = calloc((size_t)r.nCand + 1, sizeof *aOut);
     if (!aOut) {
       rc = ks_error_set(KS_ENOMEM, "out of memory");
@@ -547,6 +555,7 @@ static int run_round(loop *L, int iRound, int *pbStop, char **pzStop) {
   }
   L->iRound = iRound;
   if (iWin >= 0) {
+    tune_record(L, &r, aOut, iWin);
     char zHash[17];
     memcpy(zHash, r.aCand[iWin].azHash, 17);
     if ((rc = load_best(L, zHash)) < 0) {

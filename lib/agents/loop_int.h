@@ -1,6 +1,7 @@
 /* loop_int.h — internal to the agent loop's files (loop.c, loop_plan.c,
- * loop_llm.c, loop_gen.c, loop_dry.c): the loop's state, a round's plan and
- * candidates, and the functions they share (hidden: not exported). */
+ * loop_llm.c, loop_gen.c, loop_dry.c, sweep.c, tuning.c): the loop's state, a
+ * round's plan and candidates, and the functions they share (hidden: not
+ * exported). */
 #ifndef KS_AGENTS_LOOP_INT_H
 #define KS_AGENTS_LOOP_INT_H
 
@@ -47,6 +48,8 @@ typedef struct loop {
   char *zEntryDecl;  /* the same as a declaration, for prompts */
   ks_review_result *pSeedRev; /* the generated seed's review, reused by round 0 */
   ks_task gen;       /* the task with the generated seed as its source */
+  char *zResumeTuning; /* a resumed round: its plan record's "tuning" (JSON), or NULL */
+  int bTuneWarned;     /* the tuning memory's warning was said (once a run) */
 } loop;
 
 KS_HIDDEN void say(loop *L, const char *zFmt, ...)
@@ -70,6 +73,8 @@ typedef struct cand {
   int nRequests;
   char *zModel, *zReply;
   char *zUnparsed; /* LLM code clang cannot parse: its errors; never compiled (KS_UNPARSED_WHY) */
+  const char *zSweepValue; /* the sweep value it was made at (the table's or the skill's), or NULL */
+  int iSweep;              /* its index in the sweep */
 } cand;
 
 /* Why LLM code clang cannot parse gets no review (its verdict: compile_error). */
@@ -95,6 +100,12 @@ typedef struct round_plan {
   char **azKernels;  /* the best's kernels (what LLM code must keep) */
   int nKernels;
   char *zEvidence;   /* the chosen kernel's features and profile, for the Optimizer */
+  /* The tuning memory (tuning.c), for the chosen skill's sweep. */
+  const char *zTuneParam; /* the swept parameter, or NULL */
+  char *zTuneKey;         /* the key of similar shapes, or NULL: no lookup, no record */
+  char *zFirst;           /* the first guess it gave, or NULL */
+  char *zFirstFrom;       /* "file:line" of that record */
+  int bResumed;           /* a resumed round: the plan record's first guess, no lookup */
 } round_plan;
 
 typedef struct outcome {
@@ -103,6 +114,12 @@ typedef struct outcome {
   double rUs;      /* candidate median */
   char *zEv;       /* evidence JSON */
 } outcome;
+
+/* The most values a sweep has: the first guess, the skill's own and the table's. */
+#define KS_SWEEP_MAX_VALUES 8
+
+KS_HIDDEN int sweep_values(const char *zRule, const char *const *azSkillParams, int nSkillParams,
+                              const char *zFirst, const char **azVal, const char **pzParam);
 
 KS_HIDDEN double json_num(const cJSON *p, const char *zKey, double rDefault);
 
@@ -138,6 +155,15 @@ KS_HIDDEN int evaluated(loop *L, const char *zHash);
 KS_HIDDEN int save_reply(loop *L, const char *zStem, const char *zText, char **pzRel);
 
 KS_HIDDEN int llm_branch(loop *L, int iRound, round_plan *r, outcome **paOut);
+
+/* The tuning memory's first guess for pSkill's sweep on zKernel (zFeatures:
+ * its features summary) into r; warnings said, never errors (but ENOMEM). */
+KS_HIDDEN int tune_first(loop *L, const ks_skill *pSkill, const char *zKernel, const char *zFeatures,
+                         round_plan *r);
+/* The plan record's "tuning" member: key, parameter, first guess and its record. */
+KS_HIDDEN void tune_plan_json(const round_plan *r, cJSON *pRec);
+/* Remember the accepted aCand[iWin] of a swept rule (a warning if it cannot). */
+KS_HIDDEN void tune_record(loop *L, const round_plan *r, const outcome *aOut, int iWin);
 
 KS_HIDDEN int seed_from_spec(loop *L, char **pzPath);
 

@@ -23,6 +23,9 @@ void round_plan_free(round_plan *r) {
   free(r->zKernel);
   free(r->zClass);
   free(r->zPlanText);
+  free(r->zTuneKey);
+  free(r->zFirst);
+  free(r->zFirstFrom);
   cJSON_Delete(r->pRanked);
   memset(r, 0, sizeof *r);
 }
@@ -48,13 +51,17 @@ int is_ancestor(loop *L, const char *zHash) {
   return 0;
 }
 
-/* Try one skill: its rule over the sweep. Adds candidates (new hashes) to r,
- * or returns the reason there are none in *pzWhy (malloc'd). */
-static int try_skill(loop *L, const ks_skill *pSkill, const char *zKernel, int iRound, round_plan *r, char **pzWhy) {
+/* Try one skill: its rule over the sweep, the tuning memory's first guess
+ * first (zFeatures: the kernel's features summary, for its key). Adds
+ * candidates (new hashes) to r, or returns the reason there are none in
+ * *pzWhy (malloc'd). */
+static int try_skill(loop *L, const ks_skill *pSkill, const char *zKernel, const char *zFeatures, int iRound,
+                     round_plan *r, char **pzWhy) {
   int rc = KS_OK;
   char ***azSets = NULL;
   int *anParams = NULL, nSets = 0;
   *pzWhy = NULL;
+  if ((rc = tune_first(L, pSkill, zKernel, zFeatures, r)) < 0) return rc; /* cleared for a skill without a sweep */
   if (!pSkill->zRule) {
     long nBudget = L->o.pLlm ? ks_llm_token_budget(L->o.pLlm) : 0;
     if (!L->o.pLlm)
@@ -70,8 +77,12 @@ static int try_skill(loop *L, const ks_skill *pSkill, const char *zKernel, int i
     *pzWhy = fmt("rewrite rule '%s' is not in this build", pSkill->zRule);
     return KS_OK;
   }
-  rc = ks_loop_sweep(pSkill->zRule, (const char *const *)pSkill->azParams, pSkill->nParams, L->o.nSweep, &azSets,
-                     &anParams, &nSets);
+  ks_sweep_opts so = KS_SWEEP_OPTS_INIT;
+  so.zFirst = r->zFirst;
+  const char *const *azOwn = (const char *const *)pSkill->azParams;
+  const char *azVal[KS_SWEEP_MAX_VALUES];
+  sweep_values(pSkill->zRule, azOwn, pSkill->nParams, so.zFirst, azVal, NULL); /* the sets' values, in order */
+  rc = ks_loop_sweep_ex(pSkill->zRule, azOwn, pSkill->nParams, L->o.nSweep, &so, &azSets, &anParams, &nSets);
   if (rc < 0) return rc;
   ks_buf why = KS_BUF_INIT;
   int nSeen = 0;
@@ -128,6 +139,8 @@ static int try_skill(loop *L, const ks_skill *pSkill, const char *zKernel, int i
     c->zSrc = zNew;
     c->nSrc = nNew;
     c->iRecorded = iRec;
+    c->zSweepValue = azVal[s];
+    c->iSweep = s;
     c->azParams = azSets[s];
     c->nParams = anParams[s];
     azSets[s] = NULL;
@@ -254,7 +267,8 @@ int plan_round(loop *L, int iRound, const char *zForceSkill, const char *zForceK
       goto done;
     }
     char *zWhy = NULL;
-    if ((rc = try_skill(L, pSkill, zForceKernel, iRound, r, &zWhy)) < 0) goto done;
+    r->bResumed = 1;
+    if ((rc = try_skill(L, pSkill, zForceKernel, NULL, iRound, r, &zWhy)) < 0) goto done;
     r->zKernel = ks_strdup(zForceKernel);
     if (r->nCand || r->bLlm) r->pSkill = pSkill;
     else rc = add_refusal(r, pSkill, zWhy);
@@ -294,7 +308,7 @@ int plan_round(loop *L, int iRound, const char *zForceSkill, const char *zForceK
       const ks_plan_item *it = &pPlan->a[i];
       if (it->eStatus != KS_PLAN_CANDIDATE) continue;
       char *zWhy = NULL;
-      if ((rc = try_skill(L, it->pSkill, zKernel, iRound, r, &zWhy)) < 0) goto kernel_done;
+      if ((rc = try_skill(L, it->pSkill, zKernel, zSummary, iRound, r, &zWhy)) < 0) goto kernel_done;
       if (r->nCand || r->bLlm) {
         if (r->bLlm)
           r->zEvidence = fmt("features of %s: %s\nprofile: %s", zKernel, zSummary, zProf ? zProf : "(not measured)");

@@ -1,5 +1,7 @@
-/* sweep.c — the parameter sweeps of the agent loop (ks_loop_sweep): the values a
- * parameterized rule is tried at inside one round. */
+/* sweep.c — the parameter sweeps of the agent loop (ks_loop_sweep,
+ * ks_loop_sweep_ex): the values a parameterized rule is tried at inside one
+ * round, a first guess (the tuning memory's, tuning.c) first when the table
+ * lists it. */
 #include "agents/loop_int.h"
 
 /* ---- sweeps --------------------------------------------------------------- */
@@ -59,11 +61,17 @@ void ks_loop_sweep_free(char ***azSets, int *anParams, int nSets) {
   free(anParams);
 }
 
-int ks_loop_sweep(const char *zRule, const char *const *azSkillParams, int nSkillParams, int nMax, char ****pazSets,
-                  int **panParams, int *pnSets) {
+/* The values of the sweep of zRule for the skill's parameters, in the order
+ * they are tried: zFirst when the table lists it for the swept parameter or it
+ * is the skill's own (never other text: it may come from a file), then the
+ * skill's own, then the table's, no duplicates. The pointers are the table's
+ * or the skill's, never zFirst. Returns their count; one NULL value (the
+ * skill's parameters as they are) when the rule is not swept. */
+int sweep_values(const char *zRule, const char *const *azSkillParams, int nSkillParams, const char *zFirst,
+                    const char **azVal, const char **pzParam) {
   const sweep_def *d = NULL;
   const char *zOwn = NULL;
-  if (nMax < 1) nMax = 1;
+  int nVal = 0;
   for (int i = 0; zRule && aSweep[i].zRule && !d; i++) {
     if (strcmp(aSweep[i].zRule, zRule) != 0) continue;
     const char *zGiven = NULL;
@@ -73,16 +81,40 @@ int ks_loop_sweep(const char *zRule, const char *const *azSkillParams, int nSkil
     d = &aSweep[i];
     zOwn = zGiven;
   }
-  /* The values: the skill's own first, then the table's, no duplicates. */
-  const char *azVal[9];
-  int nVal = 0;
+  if (pzParam) *pzParam = d ? d->zParam : NULL;
   if (!d) {
-    azVal[nVal++] = NULL; /* one set: the skill's parameters as they are */
-  } else {
-    if (zOwn) azVal[nVal++] = zOwn;
-    for (int i = 0; d->azValues[i] && nVal < 8; i++)
-      if (!zOwn || strcmp(zOwn, d->azValues[i]) != 0) azVal[nVal++] = d->azValues[i];
+    azVal[0] = NULL;
+    return 1;
   }
+  const char *azAll[KS_SWEEP_MAX_VALUES];
+  int nAll = 0;
+  if (zOwn) azAll[nAll++] = zOwn;
+  for (int i = 0; d->azValues[i] && nAll < KS_SWEEP_MAX_VALUES; i++) azAll[nAll++] = d->azValues[i];
+  for (int i = 0; zFirst && i < nAll; i++)
+    if (!strcmp(azAll[i], zFirst)) {
+      azVal[nVal++] = azAll[i];
+      break;
+    }
+  for (int i = 0; i < nAll; i++) {
+    int bDup = 0;
+    for (int k = 0; k < nVal && !bDup; k++) bDup = !strcmp(azVal[k], azAll[i]);
+    if (!bDup) azVal[nVal++] = azAll[i];
+  }
+  return nVal;
+}
+
+int ks_loop_sweep(const char *zRule, const char *const *azSkillParams, int nSkillParams, int nMax, char ****pazSets,
+                  int **panParams, int *pnSets) {
+  return ks_loop_sweep_ex(zRule, azSkillParams, nSkillParams, nMax, NULL, pazSets, panParams, pnSets);
+}
+
+int ks_loop_sweep_ex(const char *zRule, const char *const *azSkillParams, int nSkillParams, int nMax,
+                     const ks_sweep_opts *pOpts, char ****pazSets, int **panParams, int *pnSets) {
+  if (pOpts && pOpts->version != KS_SWEEP_OPTS_VERSION)
+    return ks_error_set(KS_EUSAGE, "ks_sweep_opts: unsupported version %u", pOpts->version);
+  if (nMax < 1) nMax = 1;
+  const char *azVal[KS_SWEEP_MAX_VALUES], *zParam = NULL;
+  int nVal = sweep_values(zRule, azSkillParams, nSkillParams, pOpts ? pOpts->zFirst : NULL, azVal, &zParam);
   if (nVal > nMax) nVal = nMax;
   char ***azSets = calloc((size_t)nVal, sizeof *azSets);
   int *anParams = calloc((size_t)nVal, sizeof *anParams);
@@ -98,8 +130,8 @@ int ks_loop_sweep(const char *zRule, const char *const *azSkillParams, int nSkil
     const char *zExtra = azVal[s] ? strchr(azVal[s], ';') : NULL;
     int nOwn = zExtra ? (int)(zExtra - azVal[s]) : azVal[s] ? (int)strlen(azVal[s]) : 0;
     for (int k = 0; k < nSkillParams; k++) {
-      if (d && azVal[s] && param_is(azSkillParams[k], d->zParam)) {
-        azSets[s][n] = fmt("%s=%.*s", d->zParam, nOwn, azVal[s]);
+      if (zParam && azVal[s] && param_is(azSkillParams[k], zParam)) {
+        azSets[s][n] = fmt("%s=%.*s", zParam, nOwn, azVal[s]);
         bSet = 1;
       } else {
         azSets[s][n] = ks_strdup(azSkillParams[k]);
@@ -107,8 +139,8 @@ int ks_loop_sweep(const char *zRule, const char *const *azSkillParams, int nSkil
       if (!azSets[s][n++]) goto oom;
       anParams[s] = n;
     }
-    if (d && azVal[s] && !bSet) {
-      if (!(azSets[s][n++] = fmt("%s=%.*s", d->zParam, nOwn, azVal[s]))) goto oom;
+    if (zParam && azVal[s] && !bSet) {
+      if (!(azSets[s][n++] = fmt("%s=%.*s", zParam, nOwn, azVal[s]))) goto oom;
     }
     anParams[s] = n;
     /* the value's own extra parameters (at most 3), each unless the skill sets it */

@@ -347,7 +347,7 @@ done:
 
 /* ---- the loop's records ---------------------------------------------------- */
 
-static const char *const azEvents[] = {"start", "review", "plan", "candidate", "decision", "stop", "final", 0};
+static const char *const azEvents[] = {"start", "review", "plan", "candidate", "decision", "stop", "final", "tuned", 0};
 
 const char *const *ks_journal_events(void) { return azEvents; }
 

@@ -29,6 +29,10 @@ typedef struct fake {
   int nHashes;
   int nTwice;          /* hashes reviewed more than once (must stay 0) */
   double rSeedRoof;    /* > 0: the seed's share of its roofline, as its evidence gives it */
+  const char *zTuning; /* the tuning memory (NULL: off) */
+  int bGpu;            /* the evidence names its GPU (what a tuning key needs) */
+  const char *zSkills; /* a folder of more skills, or NULL */
+  int nSweep;          /* --sweep (0: the default) */
 } fake;
 
 static int count(const char *z, const char *zNeedle) {
@@ -55,15 +59,16 @@ static char *read_all(const char *zPath) {
   return z;
 }
 
-static char *evidence(double rUs, const char *zVerdict, double rRoof) {
+static char *evidence(double rUs, const char *zVerdict, double rRoof, int bGpu) {
   char *z = malloc(1024);
   if (rRoof <= 0) rRoof = 100 * 20 / rUs;
   snprintf(z, 1024,
-           "{\"ks_evidence\":1,\"kernels\":[{\"name\":\"scale_kernel\",\"profile\":{\"duration_us\":%g,"
+           "{\"ks_evidence\":1,%s\"kernels\":[{\"name\":\"scale_kernel\",\"profile\":{\"duration_us\":%g,"
            "\"dram_pct\":%g,\"sm_pct\":20,\"l2_pct\":50,\"achieved_occupancy_pct\":85,"
            "\"theoretical_occupancy_pct\":100,\"block_size\":256,\"grid_size\":262144,\"num_sms\":132,"
            "\"registers\":16,\"launches\":1,\"stall_long_scoreboard\":0.4}}],\"roofline\":{\"roofline_pct\":%g},\"verdict\":\"%s\"}",
-           rUs, 70.0 * 100 / rUs > 95 ? 95 : 70.0 * 100 / rUs, rRoof, zVerdict);
+           bGpu ? "\"gpu\":{\"name\":\"Fake GPU\",\"cc\":\"9.0\"}," : "", rUs,
+           70.0 * 100 / rUs > 95 ? 95 : 70.0 * 100 / rUs, rRoof, zVerdict);
   return z;
 }
 
@@ -79,7 +84,7 @@ static int fake_review(void *pCtx, const ks_task *pTask, const ks_review_opts *p
                                       : "correct");
     r->bTimed = !f->bSeedWrong;
     r->seed.rMedianUs = r->seed2.rMedianUs = rBase;
-    r->zEvidence = evidence(rBase, "ok", f->rSeedRoof);
+    r->zEvidence = evidence(rBase, "ok", f->rSeedRoof, f->bGpu);
     *ppRes = r;
     return KS_OK;
   }
@@ -112,7 +117,7 @@ static int fake_review(void *pCtx, const ks_task *pTask, const ks_review_opts *p
     r->rThresholdPct = 1.0;
     r->eVerdict = r->rSpeedup > 1.01 ? KS_VERDICT_ACCEPTED : r->rSpeedup < 1 / 1.01 ? KS_VERDICT_SLOWER : KS_VERDICT_NOISE;
     r->zReason = strdup("fake timing");
-    r->zEvidence = evidence(rCand, ks_verdict_name(r->eVerdict), 0);
+    r->zEvidence = evidence(rCand, ks_verdict_name(r->eVerdict), 0, f->bGpu);
   }
   free(zCand);
   *ppRes = r;
@@ -152,6 +157,11 @@ static ks_loop_result *run(ks_task *pTask, fake *f, const char *zOut, int bResum
   o.nRounds = nRounds;
   o.xReview = fake_review;
   o.pReviewCtx = f;
+  o.zTuning = f->zTuning;
+  const char *azDirs[] = {f->zSkills};
+  o.azSkillDirs = f->zSkills ? azDirs : NULL;
+  o.nSkillDirs = f->zSkills ? 1 : 0;
+  if (f->nSweep) o.nSweep = f->nSweep;
   o.pLog = getenv("KS_TEST_VERBOSE") ? stderr : NULL;
   ks_loop_result *pRes = NULL;
   int rc = ks_loop_run(pTask, &o, &pRes);
@@ -446,6 +456,302 @@ static void test_sweep(void **state) {
   ks_loop_sweep_free(az, an, n);
 }
 
+/* The tuning memory's first guess goes first; a value the table does not list never does. */
+static void test_sweep_ex(void **state) {
+  (void)state;
+  char ***az = NULL;
+  int *an = NULL, n = 0;
+  ks_sweep_opts so = KS_SWEEP_OPTS_INIT;
+  so.zFirst = "128x64x16_w32x32_t4x8_s3";
+  assert_int_equal(ks_loop_sweep_ex("gemm-tiled", NULL, 0, 3, &so, &az, &an, &n), KS_OK);
+  assert_int_equal(n, 3);
+  assert_string_equal(az[0][0], "config=128x64x16_w32x32_t4x8_s3");
+  assert_string_equal(az[1][0], "config=128x128x16_w64x32_t8x8_s4");
+  assert_string_equal(az[2][0], "config=128x128x16_w64x32_t8x8_s2");
+  ks_loop_sweep_free(az, an, n);
+  /* --sweep 1: only the first guess */
+  assert_int_equal(ks_loop_sweep_ex("gemm-tiled", NULL, 0, 1, &so, &az, &an, &n), KS_OK);
+  assert_int_equal(n, 1);
+  assert_string_equal(az[0][0], "config=128x64x16_w32x32_t4x8_s3");
+  ks_loop_sweep_free(az, an, n);
+  /* then the skill's own, then the table's, no duplicates */
+  const char *azOwn[] = {"threads=128"};
+  so.zFirst = "512";
+  assert_int_equal(ks_loop_sweep_ex("block-size", azOwn, 1, 8, &so, &az, &an, &n), KS_OK);
+  assert_int_equal(n, 3);
+  assert_string_equal(az[0][0], "threads=512");
+  assert_string_equal(az[1][0], "threads=128");
+  assert_string_equal(az[2][0], "threads=256");
+  ks_loop_sweep_free(az, an, n);
+  /* the skill's own value is a valid first guess even where the table lacks it */
+  const char *azOdd[] = {"threads=64"};
+  so.zFirst = "64";
+  assert_int_equal(ks_loop_sweep_ex("block-size", azOdd, 1, 2, &so, &az, &an, &n), KS_OK);
+  assert_string_equal(az[0][0], "threads=64");
+  assert_string_equal(az[1][0], "threads=128");
+  ks_loop_sweep_free(az, an, n);
+  /* hostile: not in the table, not the skill's: ignored, the plain sweep */
+  so.zFirst = "128;flags=--evil";
+  assert_int_equal(ks_loop_sweep_ex("block-size", azOwn, 1, 8, &so, &az, &an, &n), KS_OK);
+  assert_int_equal(n, 3);
+  assert_string_equal(az[0][0], "threads=128");
+  assert_int_equal(an[0], 1);
+  ks_loop_sweep_free(az, an, n);
+  /* a value with its own extra parameter keeps it */
+  const char *azRow[] = {"threads=auto"};
+  so.zFirst = "auto;resident=16";
+  assert_int_equal(ks_loop_sweep_ex("row-reduce", azRow, 1, 2, &so, &az, &an, &n), KS_OK);
+  assert_int_equal(n, 2);
+  assert_int_equal(an[0], 2);
+  assert_string_equal(az[0][1], "resident=16");
+  assert_string_equal(az[1][0], "threads=auto");
+  assert_int_equal(an[1], 1);
+  ks_loop_sweep_free(az, an, n);
+  /* a rule without a sweep: the skill's parameters as they are */
+  const char *azFlags[] = {"flags=--use_fast_math"};
+  so.zFirst = "--evil";
+  assert_int_equal(ks_loop_sweep_ex("nvcc-flags", azFlags, 1, 3, &so, &az, &an, &n), KS_OK);
+  assert_int_equal(n, 1);
+  assert_string_equal(az[0][0], "flags=--use_fast_math");
+  ks_loop_sweep_free(az, an, n);
+  so.version = 99;
+  assert_int_equal(ks_loop_sweep_ex("gemm-tiled", NULL, 0, 3, &so, &az, &an, &n), KS_EUSAGE);
+  ks_error_clear();
+}
+
+static const char zTuneEv[] =
+    "{\"ks_evidence\":1,\"gpu\":{\"name\":\"NVIDIA H100\"},\"kernels\":[{\"name\":\"mm\",\"profile\":"
+    "{\"duration_us\":10,\"block_size\":256,\"grid_size\":4096}}]}";
+
+static void append_line(const char *zPath, const char *zLine) {
+  FILE *f = fopen(zPath, "a");
+  assert_non_null(f);
+  fputs(zLine, f);
+  fclose(f);
+}
+
+static void test_tuning_memory(void **state) {
+  (void)state;
+  make_task();
+  /* the key: rule, param, GPU, shape class, threads to a power of two (4096 * 256 = 2^20) */
+  char *zKey = ks_tuning_key("gemm-tiled", "config", zTuneEv, "mm", "gemm");
+  assert_non_null(zKey);
+  assert_string_equal(zKey, "gemm-tiled|config|NVIDIA H100|gemm|threads~2^20");
+  char *z = ks_tuning_key("gemm-tiled", "config", zTuneEv, "other_kernel", "gemm");
+  assert_null(z); /* no profile of the kernel */
+  assert_null(ks_tuning_key("gemm-tiled", "config", "{\"kernels\":[{\"name\":\"mm\",\"profile\":{\"block_size\":256,"
+                                                    "\"grid_size\":4096}}]}", "mm", "gemm")); /* no GPU name */
+  assert_null(ks_tuning_key("gemm-tiled", "config", NULL, "mm", "gemm"));
+  char zPath[600];
+  snprintf(zPath, sizeof zPath, "%s/mem/tuning.jsonl", zDir); /* the folder is made */
+  char *zV = NULL, *zFrom = NULL;
+  ks_buf warn = KS_BUF_INIT;
+  /* a missing file is an empty memory, no warning */
+  assert_int_equal(ks_tuning_lookup(zPath, zKey, "gemm-tiled", NULL, 0, &zV, &zFrom, &warn), KS_OK);
+  assert_null(zV);
+  assert_int_equal(warn.n, 0);
+  ks_tuning_rec t = {.zKey = zKey, .zRule = "gemm-tiled", .zParam = "config",
+                     .zValue = "128x128x16_w64x32_t8x8_s2", .zTask = "sgemm", .zGpu = "NVIDIA H100",
+                     .bHasSpeedup = 1, .rSpeedup = 1.04};
+  assert_int_equal(ks_tuning_record(zPath, &t), KS_OK);
+  t.zValue = "128x64x16_w32x32_t4x8_s3";
+  assert_int_equal(ks_tuning_record(zPath, &t), KS_OK);
+  t.zKey = "gemm-tiled|config|NVIDIA H100|gemm|threads~2^24"; /* another shape: not ours */
+  t.zValue = "128x128x16_w64x32_t8x8_s4";
+  assert_int_equal(ks_tuning_record(zPath, &t), KS_OK);
+  ks_journal *pJ = NULL;
+  assert_int_equal(ks_journal_read(zPath, &pJ), KS_OK); /* the journal reads it */
+  assert_int_equal(pJ->n, 3);
+  assert_string_equal(pJ->a[0].zEvent, "tuned");
+  assert_true(pJ->a[0].bHasSpeedup && fabs(pJ->a[0].rSpeedup - 1.04) < 1e-12);
+  char *zGpu = ks_journal_entry_string(&pJ->a[0], "gpu"), *zTask = ks_journal_entry_string(&pJ->a[0], "task");
+  assert_string_equal(zGpu, "NVIDIA H100");
+  assert_string_equal(zTask, "sgemm");
+  free(zGpu);
+  free(zTask);
+  ks_buf chk = KS_BUF_INIT;
+  assert_int_equal(ks_journal_check(pJ, &chk), 0);
+  ks_buf_free(&chk);
+  ks_journal_free(pJ);
+  /* the last record of this key wins; the other key's is ignored */
+  assert_int_equal(ks_tuning_lookup(zPath, zKey, "gemm-tiled", NULL, 0, &zV, &zFrom, &warn), KS_OK);
+  assert_string_equal(zV, "128x64x16_w32x32_t4x8_s3");
+  char zWant[700];
+  snprintf(zWant, sizeof zWant, "%s:2", zPath);
+  assert_string_equal(zFrom, zWant);
+  free(zV);
+  free(zFrom);
+  /* a hostile value under our key (not in the table): ignored with a warning, the one before it used */
+  char zLine[1024];
+  snprintf(zLine, sizeof zLine,
+           "{\"ks_journal\":1,\"event\":\"tuned\",\"rule\":\"gemm-tiled\",\"param\":\"config\","
+           "\"value\":\"128x64x16;flags=-Xptxas\",\"key\":\"%s\"}\n", zKey);
+  append_line(zPath, zLine);
+  assert_int_equal(ks_tuning_lookup(zPath, zKey, "gemm-tiled", NULL, 0, &zV, &zFrom, &warn), KS_OK);
+  assert_string_equal(zV, "128x64x16_w32x32_t4x8_s3");
+  assert_string_equal(zFrom, zWant);
+  assert_non_null(strstr(ks_buf_cstr(&warn), ":4: tuned value '128x64x16;flags=-Xptxas' is not one"));
+  free(zV);
+  free(zFrom);
+  ks_buf_clear(&warn);
+  /* a malformed line: a warning naming path:line, no first guess, no error */
+  append_line(zPath, "{\"ks_journal\":1,\"event\":\"tuned\",\"rule\":7}\n");
+  append_line(zPath, "not json\n");
+  assert_int_equal(ks_tuning_lookup(zPath, zKey, "gemm-tiled", NULL, 0, &zV, &zFrom, &warn), KS_OK);
+  assert_null(zV);
+  assert_null(zFrom);
+  snprintf(zWant, sizeof zWant, "%s:5:", zPath);
+  assert_non_null(strstr(ks_buf_cstr(&warn), zWant));
+  assert_non_null(strstr(ks_buf_cstr(&warn), "the tuning memory is not used"));
+  ks_buf_free(&warn);
+  free(zKey);
+}
+
+/* Across runs: a swept rule's accepted value is recorded, and the next run on
+ * the same shape tries it first and says so in its plan record. A round
+ * resumed after a kill keeps the first guess it planned. */
+/* A skill of the block-size rule planned first: its sweep (128, 256, 512)
+ * has a winner in this fixture (512 threads, 1.02x). */
+static void block_size_skill(char *zSkills, size_t n) {
+  char zPath[700];
+  snprintf(zSkills, n, "%s/skills", zDir);
+  assert_int_equal(ks_dir_make(zSkills), KS_OK);
+  snprintf(zPath, sizeof zPath, "%s/occupancy-launch", zSkills);
+  assert_int_equal(ks_dir_make(zPath), KS_OK);
+  snprintf(zPath, sizeof zPath, "%s/occupancy-launch/test.block-size.json", zSkills);
+  const char *z =
+      "{\"id\": \"test.block-size\", \"version\": 1, \"title\": \"Block size (test)\",\n"
+      " \"category\": \"occupancy-launch\", \"summary\": \"A swept rule for the tuning memory's test.\",\n"
+      " \"when\": \"features.pointwise\", \"priority\": 100, \"gain\": 1.1,\n"
+      " \"effect\": {\"profile.duration_us\": \"down\"},\n"
+      " \"rewrite\": {\"rule\": \"block-size\", \"params\": {\"threads\": \"128\"}},\n"
+      " \"risks\": [\"none: a test\"], \"references\": [\"test_loop.c\"]}\n";
+  assert_int_equal(ks_file_write_atomic(zPath, z, strlen(z)), KS_OK);
+}
+
+static void test_tuning_loop(void **state) {
+  (void)state;
+  make_task();
+  ks_task *pTask = load_task();
+  char zTune[512], zOut[600], zSkills[600];
+  snprintf(zTune, sizeof zTune, "%s/tuning.jsonl", zDir);
+  block_size_skill(zSkills, sizeof zSkills);
+  fake f = {0};
+  f.zTuning = zTune;
+  f.bGpu = 1;
+  f.zSkills = zSkills;
+  snprintf(zOut, sizeof zOut, "%s/first", zDir);
+  ks_loop_result *p = run(pTask, &f, zOut, 0, 8, KS_OK);
+  ks_loop_result_free(p);
+  ks_journal *pT = NULL;
+  assert_int_equal(ks_journal_read(zTune, &pT), KS_OK);
+  assert_true(pT->n >= 1);
+  int iRec = ks_journal_find(pT, "tuned", -1, NULL);
+  assert_true(iRec >= 0);
+  char *zValue = ks_journal_entry_string(&pT->a[iRec], "value");
+  char *zKey = ks_journal_entry_string(&pT->a[iRec], "key");
+  assert_non_null(strstr(zKey, "|Fake GPU|"));
+  assert_non_null(strstr(zKey, "|threads~2^26"));
+  /* only accepted winners: the first run's decision for that rule accepted that value */
+  ks_journal *pJ = journal(zOut);
+  int bFound = 0;
+  for (int i = 0; i < pJ->n; i++) {
+    const ks_journal_entry *e = &pJ->a[i];
+    if (strcmp(e->zEvent, "decision") || strcmp(e->zVerdict, "accepted") || !e->zRule) continue;
+    char *zParams = ks_journal_entry_member(e, "params");
+    if (!strcmp(e->zRule, pT->a[iRec].zRule) && strstr(zParams, zValue)) bFound = 1;
+    free(zParams);
+  }
+  assert_true(bFound);
+  ks_journal_free(pJ);
+  /* the second run: the plan of that rule names the record */
+  fake g = {0};
+  g.zTuning = zTune;
+  g.bGpu = 1;
+  g.zSkills = zSkills;
+  snprintf(zOut, sizeof zOut, "%s/second", zDir);
+  p = run(pTask, &g, zOut, 0, 8, KS_OK);
+  ks_loop_result_free(p);
+  pJ = journal(zOut);
+  int iPlan = -1;
+  for (int i = 0; i < pJ->n && iPlan < 0; i++) {
+    char *zT = ks_journal_entry_member(&pJ->a[i], "tuning");
+    if (!strcmp(pJ->a[i].zEvent, "plan") && zT && strstr(zT, "\"first\"")) iPlan = i;
+    free(zT);
+  }
+  assert_true(iPlan >= 0);
+  char *zT = ks_journal_entry_member(&pJ->a[iPlan], "tuning");
+  char zFrom[700];
+  snprintf(zFrom, sizeof zFrom, "\"from\":\"%s:%d\"", zTune, pT->a[iRec].iLine);
+  assert_non_null(strstr(zT, zFrom));
+  assert_non_null(strstr(zT, zValue));
+  /* its sweep starts with the remembered value */
+  char *zSweep = ks_journal_entry_member(&pJ->a[iPlan], "sweep");
+  const char *zFirstParams = strstr(zSweep, "\"params\"");
+  assert_non_null(zFirstParams);
+  assert_non_null(strstr(zFirstParams, zValue));
+  assert_true(strstr(zFirstParams, zValue) < strstr(zFirstParams + 1, "\"hash\""));
+  free(zSweep);
+  zSweep = NULL;
+  free(zT);
+  zT = NULL;
+  check_invariants(pJ);
+  ks_journal_free(pJ);
+  /* killed at round 1's first review (--sweep 1: the remembered value only),
+   * then the memory changes; the resumed round reviews what it planned */
+  fake h = {0};
+  h.zTuning = zTune;
+  h.bGpu = 1;
+  h.zSkills = zSkills;
+  h.nSweep = 1;
+  h.nCalls = h.nDieAfter = 1;
+  snprintf(zOut, sizeof zOut, "%s/killed", zDir);
+  assert_null(run(pTask, &h, zOut, 0, 8, KS_EIO));
+  char zLine[1024];
+  snprintf(zLine, sizeof zLine,
+           "{\"ks_journal\":1,\"event\":\"tuned\",\"rule\":\"block-size\",\"param\":\"threads\","
+           "\"value\":\"128\",\"key\":\"%s\"}\n", zKey);
+  append_line(zTune, zLine);
+  h.nDieAfter = 0;
+  p = run(pTask, &h, zOut, 1, 0, KS_OK);
+  ks_loop_result_free(p);
+  assert_int_equal(h.nTwice, 0);
+  pJ = journal(zOut);
+  check_invariants(pJ);
+  int iCand = ks_journal_find(pJ, "candidate", 1, NULL);
+  assert_true(iCand >= 0);
+  char *zParams = ks_journal_entry_member(&pJ->a[iCand], "params");
+  char zWantParams[300];
+  snprintf(zWantParams, sizeof zWantParams, "{\"threads\":\"%s\"}", zValue);
+  assert_string_equal(zParams, zWantParams);
+  free(zParams);
+  zSweep = ks_journal_entry_member(&pJ->a[ks_journal_find(pJ, "plan", 1, NULL)], "sweep");
+  assert_non_null(strstr(zSweep, pJ->a[iCand].zHash));
+  free(zSweep);
+  ks_journal_free(pJ);
+  /* the same with the memory off on resume: still the planned first guess */
+  h.nCalls = h.nDieAfter = 1;
+  snprintf(zOut, sizeof zOut, "%s/killed-off", zDir);
+  assert_null(run(pTask, &h, zOut, 0, 8, KS_EIO));
+  h.nDieAfter = 0;
+  h.zTuning = NULL;
+  p = run(pTask, &h, zOut, 1, 0, KS_OK);
+  ks_loop_result_free(p);
+  pJ = journal(zOut);
+  int iPlan1 = ks_journal_find(pJ, "plan", 1, NULL);
+  zT = ks_journal_entry_member(&pJ->a[iPlan1], "tuning");
+  assert_non_null(strstr(zT, zValue)); /* the resumed run above recorded its winner last */
+  free(zT);
+  zParams = ks_journal_entry_member(&pJ->a[ks_journal_find(pJ, "candidate", 1, NULL)], "params");
+  assert_string_equal(zParams, zWantParams); /* not the skill's own 128 */
+  free(zParams);
+  ks_journal_free(pJ);
+  ks_journal_free(pT);
+  free(zValue);
+  free(zKey);
+  ks_task_free(pTask);
+}
+
 static void test_annotate(void **state) {
   (void)state;
   const char *zSrc = "  // kernelskill: mem.vectorize-128 (rule vectorize, round 3) float4 loads, scalar tail\n"
@@ -522,7 +828,9 @@ static void test_diagnose(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_sweep),          cmocka_unit_test(test_annotate),
+      cmocka_unit_test(test_sweep),          cmocka_unit_test(test_sweep_ex),
+      cmocka_unit_test(test_tuning_memory),  cmocka_unit_test(test_tuning_loop),
+      cmocka_unit_test(test_annotate),
       cmocka_unit_test(test_journal_check),  cmocka_unit_test(test_diagnose),
       cmocka_unit_test(test_full_run),       cmocka_unit_test(test_seed_fails),
       cmocka_unit_test(test_roofline_stop),
