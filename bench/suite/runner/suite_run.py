@@ -230,6 +230,15 @@ class Job:
 
 # ---- one task's record ---------------------------------------------------------
 
+def skill_text(d):
+    """An accepted decision's skill with the parameters its candidate was made with
+    (the sweep's winner, e.g. gemm-tiled's config), as the journal recorded them."""
+    params = d.get("params")
+    if not isinstance(params, dict) or not params:
+        return d.get("skill", "?")
+    return "%s (%s)" % (d.get("skill", "?"), ", ".join("%s=%s" % (k, v) for k, v in sorted(params.items())))
+
+
 def collect(name, run_dir, stdout_path, rc, seconds, killed):
     """The task's record from the optimize JSON (when it printed one), the
     journal and the evidence files of the run folder."""
@@ -251,7 +260,7 @@ def collect(name, run_dir, stdout_path, rc, seconds, killed):
         best_hash = res["best_hash"]
     final = next((r for r in reversed(ev.get("final", [])) if r.get("hash") == best_hash), None)
     stop = (ev.get("stop") or [{}])[-1]
-    rec.update(rounds=len(decisions), accepted=len(accepted), skills=", ".join(d.get("skill", "?") for d in accepted),
+    rec.update(rounds=len(decisions), accepted=len(accepted), skills=", ".join(skill_text(d) for d in accepted),
                stop=stop.get("reason") or (res or {}).get("stop"), seed_hash=seed_hash, best_hash=best_hash)
     seed_ok = review is not None and review.get("verdict") in CORRECT
     if review is not None and not seed_ok:
