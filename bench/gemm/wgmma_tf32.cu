@@ -105,6 +105,13 @@ __global__ void ref_gemm_ld(const float *A, long long lda, const float *B, long 
   }
 }
 __device__ unsigned int g_errbits;
+/* Bt[n*ldbt + k] = B[k*ldb + n]: B given N x K for gemm_tf32_nt. */
+__global__ void ref_transpose(const float *B, long long ldb, float *Bt, long long ldbt, int K, int N) {
+  const long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= (long long)K * N) return;
+  const long long k = i / N, n = i % N;
+  Bt[n * ldbt + k] = B[k * ldb + n];
+}
 __global__ void max_rel_err(const float *x, const float *ref, long long n) {
   const long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
   float e = 0.f;
@@ -350,7 +357,11 @@ int main(int argc, char **argv) {
                     {4097, 4095, 1023, 0, 0, 0, 1024, 4096, 4095, 1.f, 0.25f}};
     for (const G &q : gs) {
       const long long nA = q.M * q.lda + 8, nB = (q.K > 0 ? q.K : 1) * q.ldb + 8, nC = q.M * q.ldc + 8;
-      float *A, *B, *C, *R;
+      float *A, *B, *C, *R, *C0, *Bt;
+      const long long ldbt = (q.K > 0 ? q.K : 1) + (q.ldb - q.N); /* B's padding, on its k rows */
+      const long long nBt = q.N * ldbt + 8;
+      CK(cudaMalloc(&C0, nC * 4));
+      CK(cudaMalloc(&Bt, nBt * 4));
       CK(cudaMalloc(&A, nA * 4));
       CK(cudaMalloc(&B, nB * 4));
       CK(cudaMalloc(&C, nC * 4));
@@ -359,6 +370,11 @@ int main(int argc, char **argv) {
       fill_uniform<<<(unsigned)((nB + 255) / 256), 256>>>(B, nB, 4);
       fill_uniform<<<(unsigned)((nC + 255) / 256), 256>>>(C, nC, 5);
       CK(cudaMemcpy(R, C, nC * 4, cudaMemcpyDeviceToDevice));
+      CK(cudaMemcpy(C0, C, nC * 4, cudaMemcpyDeviceToDevice));
+      CK(cudaMemset(Bt, 0, nBt * 4));
+      if (q.K > 0)
+        ref_transpose<<<(unsigned)(((long long)q.K * q.N + 255) / 256), 256>>>(B + q.offB, q.ldb, Bt + q.offB, ldbt,
+                                                                            q.K, q.N);
       ref_gemm_ld<<<dim3((q.N + 15) / 16, (q.M + 15) / 16), dim3(16, 16)>>>(A + q.offA, q.lda, B + q.offB, q.ldb,
                                                                            R + q.offC, q.ldc, q.M, q.N, q.K,
                                                                            q.alpha, q.beta);
@@ -372,7 +388,16 @@ int main(int argc, char **argv) {
              "%.3e (tol 2e-2) %s\n",
              q.M, q.N, q.K, q.lda, q.ldb, q.ldc, q.offA, q.offB, q.offC, q.alpha, q.beta, e, ok ? "ok" : "FAIL");
       fflush(stdout);
-      cudaFree(A), cudaFree(B), cudaFree(C), cudaFree(R);
+      /* the same GEMM with B given N x K (gemm_tf32_nt: B copied TF32-rounded, no transpose), C from its start */
+      CK(gemm_tf32_nt(q.M, q.N, q.K, A + q.offA, q.lda, Bt + q.offB, ldbt, C0 + q.offC, q.ldc,
+                      epi_linear{q.alpha, q.beta}));
+      CK(cudaDeviceSynchronize());
+      const float eNt = rel_err(C0, R, nC);
+      const bool okNt = eNt <= 2e-2f;
+      if (!okNt) g_fail++;
+      printf("   launcher_nt (B N x K, ldb %lld): max-rel-err %.3e (tol 2e-2) %s\n", ldbt, eNt, okNt ? "ok" : "FAIL");
+      fflush(stdout);
+      cudaFree(A), cudaFree(B), cudaFree(C), cudaFree(R), cudaFree(C0), cudaFree(Bt);
     }
   }
   cublasDestroy(h);

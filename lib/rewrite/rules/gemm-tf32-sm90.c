@@ -14,21 +14,32 @@
 #include "gemm_match.h"
 #include "rewrite/rwutil.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define TS_GUARD "#define KS_GEMM_TF32_SM90_CUH"
-#define TS_CALL "ks_gemm_sm90::gemm_tf32("
+#define TS_CALL "ks_gemm_sm90::gemm_tf32(" /* B given N x K: gemm_tf32_nt( */
+#define TS_ENTRY "ks_gemm_sm90::gemm_tf32" /* either entry */
+#define TS_MAXP 64                         /* kernel parameters an epilogue may read */
+
+/* The epilogue as a functor: which kernel parameters it reads (members, in
+ * parameter order, set from the launch's arguments), its struct's name. */
+typedef struct ts_epi {
+  int nP;
+  int aiP[TS_MAXP];
+  char zName[160];
+} ts_epi;
 
 /* Is the launch already the fallback of this rule's call: the call's text
  * before it with no ';' in between (every statement before it, the fallback
  * launch of another call included, ends at a ';')? */
 static int ts_wrapped(ks_tu *pTu, const ks_launch *pL) {
-  size_t nCall = strlen(TS_CALL);
+  size_t nCall = strlen(TS_ENTRY);
   for (unsigned i = pL->iStart; i-- > 0;) {
     if (pTu->zSrc[i] == ';') return 0;
-    if (i + nCall <= pL->iStart && memcmp(pTu->zSrc + i, TS_CALL, nCall) == 0) return 1;
+    if (i + nCall <= pL->iStart && memcmp(pTu->zSrc + i, TS_ENTRY, nCall) == 0) return 1;
   }
   return 0;
 }
@@ -44,10 +55,160 @@ static int ts_has_effect(const char *z) {
   return 0;
 }
 
+/* Names an epilogue may use besides the kernel's parameters, accumulator,
+ * row and column: C++ keywords of declarations and statements, and CUDA math
+ * functions (callable in the functor's device operator as in the kernel). */
+static const char *const ts_azType[] = {"float", "int", "const", "unsigned", "long", "short", "signed", "double",
+                                        "bool", "auto", "size_t", NULL};
+static const char *const ts_azKeyword[] = {"if", "else", "return", "true", "false", NULL};
+static const char *const ts_azMath[] = {"fmaxf", "fminf", "fmax", "fmin", "max", "min", "expf", "__expf", "exp",
+                                        "logf", "__logf", "tanhf", "tanh", "sqrtf", "sqrt", "rsqrtf", "fabsf", "fabs",
+                                        "erff", "erf", "powf", "__fdividef", "fmaf", "__saturatef", "copysignf", NULL};
+
+static int ts_in(const char *const *az, const char *z, size_t n) {
+  for (; *az; az++)
+    if (strlen(*az) == n && memcmp(*az, z, n) == 0) return 1;
+  return 0;
+}
+
+/* Index of the kernel parameter named z[0..n), or -1. */
+static int ts_param_index(CXCursor kernel, const char *z, size_t n) {
+  int nArg = clang_Cursor_getNumArguments(kernel);
+  for (int i = 0; i < nArg; i++) {
+    CXString s = clang_getCursorSpelling(ks_rw_param_at(kernel, i));
+    const char *zP = clang_getCString(s);
+    int b = zP && strlen(zP) == n && memcmp(zP, z, n) == 0;
+    clang_disposeString(s);
+    if (b) return i;
+  }
+  return -1;
+}
+
+/* One name of an epilogue: a parameter (recorded), the accumulator, row,
+ * column, a keyword, a local the epilogue declares (the name after a type's keyword),
+ * a CUDA math function called; anything else refuses. */
+static int ts_epi_name(ks_rewrite *p, CXCursor kernel, const char *zKernel, const ks_gemm_match *pG, ts_epi *pE,
+                       const char *z, size_t n, int bCall, int bAfterType, ks_buf *pLocals) {
+  int i = ts_param_index(kernel, z, n);
+  if (bCall) {
+    if (ts_in(ts_azMath, z, n)) return KS_OK;
+    return ks_rewrite_refuse(p, "the epilogue of '%s' calls '%.*s', not a CUDA math function the TF32 GEMM's functor "
+                                "takes",
+                             zKernel, (int)n, z);
+  }
+  if (i >= 0) {
+    int j = 0;
+    while (j < pE->nP && pE->aiP[j] != i) j++;
+    if (j == pE->nP) {
+      if (pE->nP == TS_MAXP) return ks_rewrite_refuse(p, "the epilogue of '%s' reads too many parameters", zKernel);
+      while (j > 0 && pE->aiP[j - 1] > i) pE->aiP[j] = pE->aiP[j - 1], j--; /* parameter order */
+      pE->aiP[j] = i;
+      pE->nP++;
+    }
+    return KS_OK;
+  }
+  const char *azOwn[] = {pG->zAccName, pG->zRowName, pG->zColName};
+  for (size_t k = 0; k < 3; k++)
+    if (azOwn[k] && strlen(azOwn[k]) == n && memcmp(azOwn[k], z, n) == 0) return KS_OK;
+  if (ts_in(ts_azType, z, n) || ts_in(ts_azKeyword, z, n)) return KS_OK;
+  /* locals: " name " in pLocals */
+  ks_buf key = KS_BUF_INIT;
+  int rc = ks_buf_printf(&key, " %.*s ", (int)n, z);
+  if (rc >= 0 && pLocals->z && strstr(pLocals->z, key.z)) rc = 1;
+  else if (rc >= 0 && bAfterType) rc = ks_buf_printf(pLocals, "%s", key.z) < 0 ? -1 : 1;
+  ks_buf_free(&key);
+  if (rc < 0) return rc;
+  if (rc == 1) return KS_OK;
+  return ks_rewrite_refuse(p, "the epilogue of '%s' reads '%.*s', neither a kernel parameter, the accumulator, the "
+                              "output's row or column, nor a local it declares: the TF32 GEMM's functor sees only those",
+                           zKernel, (int)n, z);
+}
+
+/* Scan zText's names (numbers, members after '.' or '->' skipped). */
+static int ts_epi_text(ks_rewrite *p, CXCursor kernel, const char *zKernel, const ks_gemm_match *pG, ts_epi *pE,
+                       const char *zText, ks_buf *pLocals) {
+  int bPrevType = 0; /* the previous token a type's keyword: this name a local declared */
+  for (const char *q = zText; q && *q;) {
+    if (isdigit((unsigned char)*q) || (*q == '.' && isdigit((unsigned char)q[1]))) {
+      while (isalnum((unsigned char)*q) || *q == '.' || *q == '_' ||
+             ((*q == '+' || *q == '-') && (q[-1] == 'e' || q[-1] == 'E')))
+        q++;
+      bPrevType = 0;
+      continue;
+    }
+    if (!isalpha((unsigned char)*q) && *q != '_') {
+      if (*q == '"' || *q == '\'' || *q == '#')
+        return ks_rewrite_refuse(p, "the epilogue of '%s' has a literal or directive the TF32 GEMM's functor does not "
+                                    "take",
+                                 zKernel);
+      if (!isspace((unsigned char)*q) && *q != '*') bPrevType = 0;
+      q++;
+      continue;
+    }
+    const char *z = q;
+    while (isalnum((unsigned char)*q) || *q == '_') q++;
+    const char *r = q;
+    while (isspace((unsigned char)*r)) r++;
+    const char *b = z;
+    while (b > zText && isspace((unsigned char)b[-1])) b--;
+    int bMember = b > zText && (b[-1] == '.' || (b[-1] == '>' && b - 1 > zText && b[-2] == '-'));
+    int rc = bMember ? KS_OK
+                     : ts_epi_name(p, kernel, zKernel, pG, pE, z, (size_t)(q - z), *r == '(', bPrevType, pLocals);
+    if (rc < 0) return rc;
+    bPrevType = !bMember && ts_in(ts_azType, z, (size_t)(q - z));
+  }
+  return KS_OK;
+}
+
+/* The epilogue's parameters into *pE, or the refusal. */
+static int ts_epi_scan(ks_rewrite *p, CXCursor kernel, const char *zKernel, const ks_gemm_match *pG, ts_epi *pE) {
+  ks_buf locals = KS_BUF_INIT;
+  int rc = ks_buf_printf(&locals, " ");
+  if (rc >= 0) rc = ts_epi_text(p, kernel, zKernel, pG, pE, pG->zEpilogue, &locals);
+  if (rc >= 0) rc = ts_epi_text(p, kernel, zKernel, pG, pE, pG->zStore, &locals);
+  ks_buf_free(&locals);
+  if (rc >= 0) snprintf(pE->zName, sizeof pE->zName, "ks_epi_%s", zKernel);
+  return rc < 0 ? rc : KS_OK;
+}
+
+/* The functor at file scope: the parameters it reads as members (their
+ * declared types), operator() the header's epilogue contract (acc, row, col,
+ * &C[row][col]) on the kernel's names, its statements and stored value as
+ * written (C read at its own element through the member C, as the kernel's
+ * thread read it before its store). */
+static int ts_epi_struct(const ks_gemm_match *pG, CXCursor kernel, const char *zKernel, const ts_epi *pE,
+                         ks_buf *pB) {
+  int rc = ks_buf_printf(pB,
+                         "/* The epilogue of '%s' for ks_gemm_sm90::gemm_tf32 (the header's contract: the stored\n"
+                         "   value from the sum, row, column and C's own element), as the kernel wrote it. */\n"
+                         "struct %s {\n",
+                         zKernel, pE->zName);
+  for (int i = 0; rc >= 0 && i < pE->nP; i++) {
+    CXCursor prm = ks_rw_param_at(kernel, pE->aiP[i]);
+    CXString t = clang_getTypeSpelling(clang_getCursorType(prm)), n = clang_getCursorSpelling(prm);
+    rc = ks_buf_printf(pB, "  %s %s;\n", clang_getCString(t), clang_getCString(n));
+    clang_disposeString(t);
+    clang_disposeString(n);
+  }
+  if (rc >= 0)
+    rc = ks_buf_printf(pB, "  __device__ __forceinline__ float operator()(float %s, %s %s, %s %s, const float *) const {\n",
+                       pG->zAccName, pG->zRowType, pG->zRowName, pG->zColType, pG->zColName);
+  for (const char *z = pG->zEpilogue; rc >= 0 && z && *z;) {
+    const char *zNl = strchr(z, '\n');
+    int n = zNl ? (int)(zNl - z) : (int)strlen(z);
+    rc = ks_buf_printf(pB, "    %.*s\n", n, z);
+    z += n + (zNl != NULL);
+  }
+  if (rc >= 0)
+    rc = ks_buf_printf(pB, "    (void)%s, (void)%s;\n    return %s;\n  }\n};\n\n", pG->zRowName, pG->zColName,
+                       pG->zStore);
+  return rc;
+}
+
 /* The launch's checks: a statement of its own (the replacement is a block),
  * one argument per parameter, no argument or stream evaluated for an effect. */
 static int ts_check_launch(ks_rewrite *p, const ks_launch *pL, CXCursor kernel, const char *zKernel,
-                           const ks_gemm_match *pG) {
+                           const ks_gemm_match *pG, const ts_epi *pE) {
   ks_tu *pTu = ks_rewrite_tu(p);
   unsigned iSemi = pL->iEnd;
   while (iSemi < pTu->nSrc && (pTu->zSrc[iSemi] == ' ' || pTu->zSrc[iSemi] == '\t')) iSemi++;
@@ -64,6 +225,12 @@ static int ts_check_launch(ks_rewrite *p, const ks_launch *pL, CXCursor kernel, 
                                   "call and its fallback would both evaluate it",
                                pTu->zFile, pL->iLine, pL->azArg[aiUsed[i]], zKernel);
   }
+  for (int i = 0; i < pE->nP; i++) {
+    if (ts_has_effect(pL->azArg[pE->aiP[i]]))
+      return ks_rewrite_refuse(p, "%s:%u: argument '%s' of the launch of '%s' assigns, increments or decrements: the "
+                                  "call and its fallback would both evaluate it",
+                               pTu->zFile, pL->iLine, pL->azArg[pE->aiP[i]], zKernel);
+  }
   if (pL->azCfg[3] && ts_has_effect(pL->azCfg[3]))
     return ks_rewrite_refuse(p, "%s:%u: the stream '%s' of the launch of '%s' assigns, increments or decrements",
                              pTu->zFile, pL->iLine, pL->azCfg[3], zKernel);
@@ -71,9 +238,9 @@ static int ts_check_launch(ks_rewrite *p, const ks_launch *pL, CXCursor kernel, 
 }
 
 /* Launch pL (checked) becomes `{ if (gemm_tf32(...) != cudaSuccess) launch; }` with its note. */
-static int ts_rewrite_launch(ks_rewrite *p, const ks_launch *pL, const ks_gemm_match *pG) {
+static int ts_rewrite_launch(ks_rewrite *p, const ks_launch *pL, const ks_gemm_match *pG, const ts_epi *pE) {
   ks_tu *pTu = ks_rewrite_tu(p);
-  ks_buf text = KS_BUF_INIT;
+  ks_buf text = KS_BUF_INIT, epi = KS_BUF_INIT;
   unsigned iSemi = pL->iEnd;
   while (iSemi < pTu->nSrc && pTu->zSrc[iSemi] != ';') iSemi++;
   unsigned nIndent = 0;
@@ -81,30 +248,42 @@ static int ts_rewrite_launch(ks_rewrite *p, const ks_launch *pL, const ks_gemm_m
   char zI[64];
   snprintf(zI, sizeof zI, "%.*s", (int)(nIndent < 60 ? nIndent : 60), pTu->zSrc + iLine0);
   char **a = pL->azArg;
-  int rc = ks_buf_printf(&text,
+  /* the functor's members from the launch's arguments, in its member order */
+  int rc = pG->zStore ? ks_buf_printf(&epi, "%s{", pE->zName) : ks_buf_printf(&epi, "ks_gemm_sm90::epi_store{");
+  for (int i = 0; rc >= 0 && i < pE->nP; i++) rc = ks_buf_printf(&epi, "%s(%s)", i ? ", " : "", a[pE->aiP[i]]);
+  if (rc >= 0) rc = ks_buf_printf(&epi, "}");
+  if (rc >= 0)
+    rc = ks_buf_printf(&text,
                          "{\n"
                          "%s  /* TF32 on sm_90a tensor cores; declined (not sm_90a, not compute capability 9.0, an\n"
                          "%s     error): the original kernel. */\n"
-                         "%s  if (" TS_CALL "(%s), (%s), (%s), (%s), (%s), (%s), (%s), (%s), (%s),\n"
-                         "%s                              ks_gemm_sm90::epi_store{}, %s) != cudaSuccess)\n"
+                         "%s  if (" TS_ENTRY "%s((%s), (%s), (%s), (%s), (%s), (%s), (%s), (%s), (%s),\n"
+                         "%s                              %s, %s) != cudaSuccess)\n"
                          "%s    %.*s;\n"
                          "%s}",
-                         zI, zI, zI, a[pG->iM], a[pG->iN], a[pG->iK], a[pG->iA], a[pG->iX], a[pG->iB], a[pG->iY],
-                         a[pG->iC], a[pG->iZ], zI, pL->azCfg[3] ? pL->azCfg[3] : "0", zI,
+                         zI, zI, zI, pG->bBTrans ? "_nt" : "", a[pG->iM], a[pG->iN], a[pG->iK], a[pG->iA], a[pG->iX],
+                         a[pG->iB], a[pG->iY], a[pG->iC], a[pG->iZ], zI, epi.z, pL->azCfg[3] ? pL->azCfg[3] : "0", zI,
                          (int)(pL->iEnd - pL->iStart), pTu->zSrc + pL->iStart, zI);
   if (rc >= 0) rc = ks_rewrite_replace(p, pL->iStart, iSemi + 1, text.z);
+  ks_buf note = KS_BUF_INIT;
   if (rc >= 0)
-    rc = ks_rewrite_note(p, pL->iStart,
-                         "ks_gemm_sm90::gemm_tf32 computes in TF32 on sm_90 tensor cores (TMA + wgmma, sm_90a; "
-                         "operands rounded to TF32, FP32 sums: not bitwise the original, within the task's "
-                         "tolerance only), original launch as fallback");
+    rc = ks_buf_printf(&note,
+                       "ks_gemm_sm90::gemm_tf32 computes in TF32 on sm_90 tensor cores (TMA + wgmma, sm_90a; "
+                       "operands rounded to TF32, FP32 sums: not bitwise the original, within the task's "
+                       "tolerance only), original launch as fallback%s%s",
+                       pG->bBTrans ? "; B given N x K (gemm_tf32_nt: no transpose)" : "",
+                       pG->zStore ? "; the kernel's epilogue as a functor" : "");
+  if (rc >= 0) rc = ks_rewrite_note(p, pL->iStart, note.z);
+  ks_buf_free(&note);
   ks_buf_free(&text);
+  ks_buf_free(&epi);
   return rc;
 }
 
 /* The shipped header once, at file scope above the kernel or the first
  * function launching it, whichever comes first; -arch=sm_90a recorded. */
-static int ts_header(ks_rewrite *p, const ks_gemm_match *pG, const ks_launch *aL, int nL) {
+static int ts_header(ks_rewrite *p, const ks_gemm_match *pG, const ks_launch *aL, int nL, CXCursor kernel,
+                     const char *zKernel, const ts_epi *pE) {
   ks_tu *pTu = ks_rewrite_tu(p);
   unsigned iAt = pG->iKernelStart;
   for (int i = 0; i < nL; i++) {
@@ -118,6 +297,8 @@ static int ts_header(ks_rewrite *p, const ks_gemm_match *pG, const ks_launch *aL
   int bChanged = 0;
   int rc = ks_rw_shipped_block(p, TS_GUARD, "ks_gemm_tf32_sm90.cuh", "Hopper TF32 GEMM header",
                                "the shipped Hopper TF32 GEMM (share/kernelskill/templates/ks_gemm_tf32_sm90.cuh)", &ins);
+  /* the epilogue's functor below the header: file scope, above every launch */
+  if (rc >= 0 && pG->zStore) rc = ts_epi_struct(pG, kernel, zKernel, pE, &ins);
   if (rc >= 0 && ins.n) rc = ks_rewrite_replace(p, iTop, iTop, ins.z);
   ks_buf_free(&ins);
   if (rc >= 0) rc = ks_rule_nvcc_flags_add(p, "-arch=sm_90a", &bChanged);
@@ -128,9 +309,11 @@ static int apply_gemm_tf32_sm90(ks_rewrite *p) {
   ks_tu *pTu = ks_rewrite_tu(p);
   const char *zKernel = ks_rewrite_kernel_name(p);
   ks_gemm_match g;
+  ts_epi epi;
   ks_launch *aL = NULL;
   int nL = 0, nTodo = 0, rc;
   memset(&g, 0, sizeof g);
+  memset(&epi, 0, sizeof epi);
   if ((rc = ks_ast_launches(pTu, zKernel, &aL, &nL)) < 0) return rc;
   for (int i = 0; i < nL; i++) nTodo += !ts_wrapped(pTu, &aL[i]);
   if (nL > 0 && nTodo == 0) {
@@ -138,7 +321,9 @@ static int apply_gemm_tf32_sm90(ks_rewrite *p) {
                             pTu->zFile, aL[0].iLine, zKernel);
     goto done;
   }
-  if ((rc = ks_rule_gemm_match(p, &g)) < 0) goto done;
+  /* B given transposed (nn.Linear's weight) and an epilogue, C read at the
+   * output's own element included (beta * C) */
+  if ((rc = ks_rule_gemm_match_ex(p, KS_GEMM_ACCEPT_LINEAR | KS_GEMM_ACCEPT_OWN_C, &g)) < 0) goto done;
   if (g.bDouble) {
     rc = ks_rewrite_refuse(p, "'%s' is a double-precision GEMM: the TF32 tensor-core GEMM takes fp32 operands only",
                            zKernel);
@@ -155,11 +340,12 @@ static int apply_gemm_tf32_sm90(ks_rewrite *p) {
     goto done;
   }
   CXCursor kernel = ks_ast_find_kernel(pTu, zKernel);
+  if (g.zStore && (rc = ts_epi_scan(p, kernel, zKernel, &g, &epi)) < 0) goto done;
   for (int i = 0; i < nL; i++)
-    if (!ts_wrapped(pTu, &aL[i]) && (rc = ts_check_launch(p, &aL[i], kernel, zKernel, &g)) < 0) goto done;
+    if (!ts_wrapped(pTu, &aL[i]) && (rc = ts_check_launch(p, &aL[i], kernel, zKernel, &g, &epi)) < 0) goto done;
   for (int i = 0; i < nL; i++)
-    if (!ts_wrapped(pTu, &aL[i]) && (rc = ts_rewrite_launch(p, &aL[i], &g)) < 0) goto done;
-  rc = ts_header(p, &g, aL, nL);
+    if (!ts_wrapped(pTu, &aL[i]) && (rc = ts_rewrite_launch(p, &aL[i], &g, &epi)) < 0) goto done;
+  rc = ts_header(p, &g, aL, nL, kernel, zKernel, &epi);
 done:
   ks_rule_gemm_match_free(&g);
   ks_ast_launches_free(aL, nL);

@@ -12,6 +12,11 @@
  *   cuBLAS TF32 with the transpose below included (the GEMM alone 1.03x),
  *   2048^3 0.95x, 1024^3 1.28x.
  *
+ *   ks_gemm_sm90::gemm_tf32_nt(M, N, K, A, lda, B, ldb, C, ldc, epi, stream):
+ *   the same with B given transposed, N x K (B[n*ldb + k], ldb >= K: the
+ *   layout of nn.Linear's weight); B is then already k-contiguous and is only
+ *   copied, TF32-rounded the same way, into the workspace (no transpose).
+ *
  * Why: a naive or CUDA-core GEMM is far from the H100's tensor cores; wgmma
  * (sm_90a only) with both operands in shared memory, fed by TMA, gets within
  * ~10% of cuBLAS without a library dependency.
@@ -389,6 +394,20 @@ __global__ void __launch_bounds__(256) transpose_tf32(const float *__restrict__ 
   (void)B, (void)ldb, (void)Bt, (void)ldk, (void)K, (void)N;
 #endif
 }
+/* B given N x K -> Bt (N x ldk), rounded to TF32 like transpose_tf32's output
+ * (A is read as it lies; keeping B's rounding keeps the numerics of the NN
+ * path, within the tolerance the rule is applied under). */
+static __global__ void round_rows(const float *__restrict__ B, long long ldb, float *__restrict__ Bt, long long ldk,
+                                  int N, int K) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  const long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= (long long)N * K) return;
+  const long long n = i / K, k = i % K;
+  Bt[n * ldk + k] = to_tf32(B[n * ldb + k]);
+#else
+  (void)B, (void)ldb, (void)Bt, (void)ldk, (void)N, (void)K;
+#endif
+}
 /* A with a row stride TMA cannot take (not a multiple of 16 bytes) -> Ap (M x ldk). */
 static __global__ void pad_rows(const float *__restrict__ A, long long lda, float *__restrict__ Ap, long long ldk,
                                 int M, int K) {
@@ -499,10 +518,11 @@ static inline cudaError_t keep_pool(int dev, size_t nBytes) {
   return e;
 }
 
+/* bNK: B given N x K (B[n*ldb + k]), else K x N (B[k*ldb + n]). */
 template <class Epi>
 static cudaError_t gemm_tf32_run(int M, int N, int K, const float *A, long long lda, const float *B, long long ldb,
-                                 float *C, long long ldc, Epi epi, cudaStream_t st) {
-  if (M <= 0 || N <= 0 || K < 0 || lda < K || ldb < N || ldc < N) return cudaErrorNotSupported;
+                                 bool bNK, float *C, long long ldc, Epi epi, cudaStream_t st) {
+  if (M <= 0 || N <= 0 || K < 0 || lda < K || ldb < (bNK ? K : N) || ldc < N) return cudaErrorNotSupported;
   int dev = 0, nSms = 0;
   cudaError_t e = device_ok(&dev, &nSms);
   if (e == cudaSuccess) e = set_smem<Epi>();
@@ -523,7 +543,11 @@ static cudaError_t gemm_tf32_run(int M, int N, int K, const float *A, long long 
     return cudaErrorNotSupported; /* nothing launched */
   }
   if (K > 0) {
-    transpose_tf32<64><<<dim3((N + 63) / 64, (K + 63) / 64), 256, 0, st>>>(B, ldb, Bt, ldk, K, N);
+    if (bNK) {
+      const long long n = (long long)N * K;
+      round_rows<<<(unsigned)((n + 255) / 256), 256, 0, st>>>(B, ldb, Bt, ldk, N, K);
+    } else
+      transpose_tf32<64><<<dim3((N + 63) / 64, (K + 63) / 64), 256, 0, st>>>(B, ldb, Bt, ldk, K, N);
     if (padA) {
       const long long n = (long long)M * K;
       pad_rows<<<(unsigned)((n + 255) / 256), 256, 0, st>>>(A, lda, Ap, ldk, M, K);
@@ -543,8 +567,17 @@ template <class Epi>
 static cudaError_t gemm_tf32(int M, int N, int K, const float *A, long long lda, const float *B, long long ldb,
                              float *C, long long ldc, Epi epi, cudaStream_t stream = 0) {
   const cudaError_t prior = cudaPeekAtLastError();
-  const cudaError_t e = gemm_tf32_run(M, N, K, A, lda, B, ldb, C, ldc, epi, stream);
+  const cudaError_t e = gemm_tf32_run(M, N, K, A, lda, B, ldb, false, C, ldc, epi, stream);
   if (e != cudaSuccess && prior == cudaSuccess) (void)cudaGetLastError(); /* the caller's fallback sees a clean slate */
+  return e;
+}
+/* The same with B given N x K (B[n*ldb + k], ldb >= K): no transpose. */
+template <class Epi>
+static cudaError_t gemm_tf32_nt(int M, int N, int K, const float *A, long long lda, const float *B, long long ldb,
+                                float *C, long long ldc, Epi epi, cudaStream_t stream = 0) {
+  const cudaError_t prior = cudaPeekAtLastError();
+  const cudaError_t e = gemm_tf32_run(M, N, K, A, lda, B, ldb, true, C, ldc, epi, stream);
+  if (e != cudaSuccess && prior == cudaSuccess) (void)cudaGetLastError();
   return e;
 }
 } /* namespace ks_gemm_sm90 */

@@ -1,5 +1,5 @@
 // Input of test/rewrite/gemm-tf32-sm90.test: naive GEMMs for the rule
-// gemm-tf32-sm90 (sgemm_ld: rewritten; the others: refused).
+// gemm-tf32-sm90 (sgemm_ld, sgemm_relu, sgemm_bt: rewritten; the others: refused).
 // kernelskill-flags: -O3
 #include <cuda_runtime.h>
 #include <stdio.h>
@@ -26,7 +26,7 @@ __global__ void dgemm(const double *A, const double *B, double *C, int M, int N,
   }
 }
 
-// A ReLU epilogue: the plain matcher refuses it (the call stores the sum).
+// A ReLU epilogue: rewritten, the epilogue a functor of no member.
 __global__ void sgemm_relu(const float *A, const float *B, float *C, int M, int N, int K) {
   int row = blockIdx.y * blockDim.y + threadIdx.y;
   int col = blockIdx.x * blockDim.x + threadIdx.x;
@@ -37,7 +37,7 @@ __global__ void sgemm_relu(const float *A, const float *B, float *C, int M, int 
   }
 }
 
-// B given transposed (N x K): refused.
+// B given transposed (N x K): rewritten to gemm_tf32_nt.
 __global__ void sgemm_bt(const float *A, const float *B, float *C, int M, int N, int K) {
   int row = blockIdx.y * blockDim.y + threadIdx.y;
   int col = blockIdx.x * blockDim.x + threadIdx.x;
