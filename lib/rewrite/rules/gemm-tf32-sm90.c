@@ -8,7 +8,12 @@
  * copied once at file scope above the kernel (or the first function launching
  * it) and -arch=sm_90a recorded in the kernelskill-flags line. TF32 is not
  * bitwise FP32: the planner applies it only where the task's tolerance admits
- * TF32 (skills/compute/cmp.tensor-core-wgmma.json, docs/rules/gemm-tf32-sm90.md). */
+ * TF32 (skills/compute/cmp.tensor-core-wgmma.json, docs/rules/gemm-tf32-sm90.md).
+ * B given N x K (nn.Linear's weight) calls gemm_tf32_nt (no transpose); an
+ * epilogue (bias, ReLU, alpha/beta reading C at its own element: the matcher's
+ * LINEAR and OWN_C forms) becomes a functor at file scope below the header
+ * (the call is host code: no extended lambda), its members the parameters it
+ * reads, set from the launch's arguments. */
 #include "features/ast.h"
 #include "kernelskill/rewrite.h"
 #include "gemm_match.h"

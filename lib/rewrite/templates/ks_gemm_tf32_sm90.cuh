@@ -53,7 +53,7 @@
  * cudaFuncGetAttributes, says which; -arch=sm_80 or sm_90 builds compile and
  * always decline); the driver has no cuTensorMapEncodeTiled; M <= 0, N <= 0,
  * K < 0, or a leading dimension below its row's length (lda < K, ldb < N,
- * ldc < N); a tensor map the driver refuses. K == 0 gives C = epi(0). A
+ * ldb < K for gemm_tf32_nt, ldc < N); a tensor map the driver refuses. K == 0 gives C = epi(0). A
  * runtime error it met and returns is cleared from cudaGetLastError when
  * none was pending before the call. */
 #ifndef KS_GEMM_TF32_SM90_CUH
