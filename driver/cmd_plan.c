@@ -46,14 +46,6 @@ static const char zUsage[] =
 
 extern const ks_cmd ks_cmd_plan;
 
-static int allow_lib(ks_evidence *pEv, const char *zLib) {
-  ks_value v = {KS_VAL_BOOL, 1, 0, NULL};
-  if (strcmp(zLib, "cublas") == 0 || strcmp(zLib, "cublasLt") == 0 || strcmp(zLib, "cublaslt") == 0)
-    return ks_evidence_set(pEv, "task.allows_cublas", &v, "task allows cublas");
-  if (strcmp(zLib, "cub") == 0) return ks_evidence_set(pEv, "task.allows_cub", &v, "task allows cub");
-  return KS_OK; /* other libraries: no skill asks about them yet */
-}
-
 /* task.* from a task file: its libraries and tolerances (ks_evidence_set_task).
  * Only the task is read, never its source: a source outside the task's folder
  * is no risk here. */
@@ -153,7 +145,7 @@ static int run_plan(int argc, char **argv) {
     if ((rc = ks_evidence_add_json(pEv, "profile", zProf, strlen(zProf), zProfile, NULL)) < 0) goto done;
   }
   for (int i = 0; i < nAllow; i++)
-    if ((rc = allow_lib(pEv, azAllow[i])) < 0) goto done;
+    if ((rc = ks_evidence_allow_lib(pEv, azAllow[i])) < 0) goto done;
   if (zTask && (rc = read_task(zTask, pEv)) < 0) goto done;
   if ((rc = ks_evidence_derive(pEv)) < 0) goto done;
 

@@ -97,6 +97,9 @@ int ks_evidence_derive(ks_evidence *p);
  * task.allows_cub) and task.rtol, the smallest rtol over its floating-point
  * outputs (unset when it has none). */
 struct ks_task;
+/* task.allows_cublas (cublas, cublasLt) or task.allows_cub (cub) for one
+ * library the task allows; other names set nothing. */
+int ks_evidence_allow_lib(ks_evidence *p, const char *zLib);
 int ks_evidence_set_task(ks_evidence *p, const struct ks_task *pTask);
 /* Append "name = value  (why)" lines for every set field with prefix
  * (NULL: all). */

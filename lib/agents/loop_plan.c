@@ -201,7 +201,8 @@ static int kernel_order(loop *L, const char *zFeatures, const char *zEv, char **
     n = 0;
   }
   /* The source's answer only when the profile has none (a walk of the TU). */
-  if (!nRan && !nShipRan && L->pTask->zEntry && (rc = ks_features_entry_kernels(L->pTu, L->pTask->zEntry, &azUsed, &nUsed)) < 0)
+  if (!nRan && !nShipRan && L->pTask->zEntry &&
+      (rc = ks_features_entry_kernels(L->pTu, L->pTask->zEntry, &azUsed, &nUsed)) < 0)
     goto done;
   /* Keep the measured ones (sorted first), else those the entry uses; all
    * when that would keep none (the entry launches only a header's kernel). */

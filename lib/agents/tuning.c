@@ -63,17 +63,6 @@ int ks_tuning_lookup(const char *zPath, const char *zKey, const char *zRule, con
   return rc;
 }
 
-/* The folder that holds zPath, created when missing (.kernelskill/). */
-static int make_parent(const char *zPath) {
-  const char *zSlash = strrchr(zPath, '/');
-  if (!zSlash || zSlash == zPath) return KS_OK;
-  char *zDir = fmt("%.*s", (int)(zSlash - zPath), zPath);
-  if (!zDir) return ks_error_set(KS_ENOMEM, "out of memory");
-  int rc = ks_dir_exists(zDir) ? KS_OK : ks_dir_make(zDir);
-  free(zDir);
-  return rc;
-}
-
 int ks_tuning_record(const char *zPath, const ks_tuning_rec *p) {
   int rc = KS_OK;
   char *z = NULL;
@@ -94,8 +83,11 @@ int ks_tuning_record(const char *zPath, const ks_tuning_rec *p) {
     rc = ks_error_set(KS_ENOMEM, "out of memory");
     goto done;
   }
-  if ((rc = make_parent(zPath)) < 0) goto done;
-  rc = ks_journal_append(zPath, z);
+  /* the folder that holds it, created when missing (.kernelskill/) */
+  char *zDir = ks_path_dirname(zPath);
+  rc = zDir ? ks_dir_make(zDir) : ks_error_set(KS_ENOMEM, "out of memory");
+  free(zDir);
+  if (rc >= 0) rc = ks_journal_append(zPath, z);
 done:
   free(z);
   cJSON_Delete(pRec);

@@ -9,16 +9,17 @@
 #include <stdio.h>
 #include <string.h>
 
-int ks_evidence_set_task(ks_evidence *p, const ks_task *pTask) {
+int ks_evidence_allow_lib(ks_evidence *p, const char *zLib) {
   const ks_value yes = {KS_VAL_BOOL, 1, 0, NULL};
+  if (!strcmp(zLib, "cublas") || !strcmp(zLib, "cublasLt") || !strcmp(zLib, "cublaslt"))
+    return ks_evidence_set(p, "task.allows_cublas", &yes, "task allows cublas");
+  if (!strcmp(zLib, "cub")) return ks_evidence_set(p, "task.allows_cub", &yes, "task allows cub");
+  return KS_OK; /* other libraries: no skill asks about them yet */
+}
+
+int ks_evidence_set_task(ks_evidence *p, const ks_task *pTask) {
   int rc = KS_OK;
-  for (int i = 0; rc == KS_OK && i < pTask->nLib; i++) {
-    const char *z = pTask->azLib[i];
-    if (!strcmp(z, "cublas") || !strcmp(z, "cublasLt") || !strcmp(z, "cublaslt"))
-      rc = ks_evidence_set(p, "task.allows_cublas", &yes, "task allows cublas");
-    else if (!strcmp(z, "cub"))
-      rc = ks_evidence_set(p, "task.allows_cub", &yes, "task allows cub");
-  }
+  for (int i = 0; rc == KS_OK && i < pTask->nLib; i++) rc = ks_evidence_allow_lib(p, pTask->azLib[i]);
   /* The output a lower-precision path must satisfy first: the smallest rtol
    * of the floating-point outputs (an integer output is exact: no rtol). */
   double rMin = -1;

@@ -19,7 +19,6 @@
 #include "gemm_match.h"
 #include "rewrite/rwutil.h"
 
-#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,120 +59,12 @@ static int ts_has_effect(const char *z) {
   return 0;
 }
 
-/* Names an epilogue may use besides the kernel's parameters, accumulator,
- * row and column: C++ keywords of declarations and statements, and CUDA math
- * functions (callable in the functor's device operator as in the kernel). */
-static const char *const ts_azType[] = {"float", "int", "const", "unsigned", "long", "short", "signed", "double",
-                                        "bool", "auto", "size_t", NULL};
-static const char *const ts_azKeyword[] = {"if", "else", "return", "true", "false", NULL};
-static const char *const ts_azMath[] = {"fmaxf", "fminf", "fmax", "fmin", "max", "min", "expf", "__expf", "exp",
-                                        "logf", "__logf", "tanhf", "tanh", "sqrtf", "sqrt", "rsqrtf", "fabsf", "fabs",
-                                        "erff", "erf", "powf", "__fdividef", "fmaf", "__saturatef", "copysignf", NULL};
-
-static int ts_in(const char *const *az, const char *z, size_t n) {
-  for (; *az; az++)
-    if (strlen(*az) == n && memcmp(*az, z, n) == 0) return 1;
-  return 0;
-}
-
-/* Index of the kernel parameter named z[0..n), or -1. */
-static int ts_param_index(CXCursor kernel, const char *z, size_t n) {
-  int nArg = clang_Cursor_getNumArguments(kernel);
-  for (int i = 0; i < nArg; i++) {
-    CXString s = clang_getCursorSpelling(ks_rw_param_at(kernel, i));
-    const char *zP = clang_getCString(s);
-    int b = zP && strlen(zP) == n && memcmp(zP, z, n) == 0;
-    clang_disposeString(s);
-    if (b) return i;
-  }
-  return -1;
-}
-
-/* One name of an epilogue: a parameter (recorded), the accumulator, row,
- * column, a keyword, a local the epilogue declares (the name after a type's keyword),
- * a CUDA math function called; anything else refuses. */
-static int ts_epi_name(ks_rewrite *p, CXCursor kernel, const char *zKernel, const ks_gemm_match *pG, ts_epi *pE,
-                       const char *z, size_t n, int bCall, int bAfterType, ks_buf *pLocals) {
-  int i = ts_param_index(kernel, z, n);
-  if (bCall) {
-    if (ts_in(ts_azMath, z, n)) return KS_OK;
-    return ks_rewrite_refuse(p, "the epilogue of '%s' calls '%.*s', not a CUDA math function the TF32 GEMM's functor "
-                                "takes",
-                             zKernel, (int)n, z);
-  }
-  if (i >= 0) {
-    int j = 0;
-    while (j < pE->nP && pE->aiP[j] != i) j++;
-    if (j == pE->nP) {
-      if (pE->nP == TS_MAXP) return ks_rewrite_refuse(p, "the epilogue of '%s' reads too many parameters", zKernel);
-      while (j > 0 && pE->aiP[j - 1] > i) pE->aiP[j] = pE->aiP[j - 1], j--; /* parameter order */
-      pE->aiP[j] = i;
-      pE->nP++;
-    }
-    return KS_OK;
-  }
-  const char *azOwn[] = {pG->zAccName, pG->zRowName, pG->zColName};
-  for (size_t k = 0; k < 3; k++)
-    if (azOwn[k] && strlen(azOwn[k]) == n && memcmp(azOwn[k], z, n) == 0) return KS_OK;
-  if (ts_in(ts_azType, z, n) || ts_in(ts_azKeyword, z, n)) return KS_OK;
-  /* locals: " name " in pLocals */
-  ks_buf key = KS_BUF_INIT;
-  int rc = ks_buf_printf(&key, " %.*s ", (int)n, z);
-  if (rc >= 0 && pLocals->z && strstr(pLocals->z, key.z)) rc = 1;
-  else if (rc >= 0 && bAfterType) rc = ks_buf_printf(pLocals, "%s", key.z) < 0 ? -1 : 1;
-  ks_buf_free(&key);
-  if (rc < 0) return rc;
-  if (rc == 1) return KS_OK;
-  return ks_rewrite_refuse(p, "the epilogue of '%s' reads '%.*s', neither a kernel parameter, the accumulator, the "
-                              "output's row or column, nor a local it declares: the TF32 GEMM's functor sees only those",
-                           zKernel, (int)n, z);
-}
-
-/* Scan zText's names (numbers, members after '.' or '->' skipped). */
-static int ts_epi_text(ks_rewrite *p, CXCursor kernel, const char *zKernel, const ks_gemm_match *pG, ts_epi *pE,
-                       const char *zText, ks_buf *pLocals) {
-  int bPrevType = 0; /* the previous token a type's keyword: this name a local declared */
-  for (const char *q = zText; q && *q;) {
-    if (isdigit((unsigned char)*q) || (*q == '.' && isdigit((unsigned char)q[1]))) {
-      while (isalnum((unsigned char)*q) || *q == '.' || *q == '_' ||
-             ((*q == '+' || *q == '-') && (q[-1] == 'e' || q[-1] == 'E')))
-        q++;
-      bPrevType = 0;
-      continue;
-    }
-    if (!isalpha((unsigned char)*q) && *q != '_') {
-      if (*q == '"' || *q == '\'' || *q == '#')
-        return ks_rewrite_refuse(p, "the epilogue of '%s' has a literal or directive the TF32 GEMM's functor does not "
-                                    "take",
-                                 zKernel);
-      if (!isspace((unsigned char)*q) && *q != '*') bPrevType = 0;
-      q++;
-      continue;
-    }
-    const char *z = q;
-    while (isalnum((unsigned char)*q) || *q == '_') q++;
-    const char *r = q;
-    while (isspace((unsigned char)*r)) r++;
-    const char *b = z;
-    while (b > zText && isspace((unsigned char)b[-1])) b--;
-    int bMember = b > zText && (b[-1] == '.' || (b[-1] == '>' && b - 1 > zText && b[-2] == '-'));
-    int rc = bMember ? KS_OK
-                     : ts_epi_name(p, kernel, zKernel, pG, pE, z, (size_t)(q - z), *r == '(', bPrevType, pLocals);
-    if (rc < 0) return rc;
-    bPrevType = !bMember && ts_in(ts_azType, z, (size_t)(q - z));
-  }
-  return KS_OK;
-}
-
-/* The epilogue's parameters into *pE, or the refusal. */
-static int ts_epi_scan(ks_rewrite *p, CXCursor kernel, const char *zKernel, const ks_gemm_match *pG, ts_epi *pE) {
-  ks_buf locals = KS_BUF_INIT;
-  int rc = ks_buf_printf(&locals, " ");
-  if (rc >= 0) rc = ts_epi_text(p, kernel, zKernel, pG, pE, pG->zEpilogue, &locals);
-  if (rc >= 0) rc = ts_epi_text(p, kernel, zKernel, pG, pE, pG->zStore, &locals);
-  ks_buf_free(&locals);
-  if (rc >= 0) snprintf(pE->zName, sizeof pE->zName, "ks_epi_%s", zKernel);
-  return rc < 0 ? rc : KS_OK;
+/* The epilogue's parameters (the matcher's mEpiParams, walked on the AST), in
+ * parameter order, and the functor's name. */
+static void ts_epi_params(const ks_gemm_match *pG, const char *zKernel, ts_epi *pE) {
+  for (int i = 0; i < TS_MAXP; i++)
+    if (pG->mEpiParams >> i & 1) pE->aiP[pE->nP++] = i;
+  snprintf(pE->zName, sizeof pE->zName, "ks_epi_%s", zKernel);
 }
 
 /* The functor at file scope: the parameters it reads as members (their
@@ -223,18 +114,14 @@ static int ts_check_launch(ks_rewrite *p, const ks_launch *pL, CXCursor kernel, 
                              pTu->zFile, pL->iLine, zKernel);
   int rc = ks_rw_launch_arity(p, pL, kernel, zKernel);
   if (rc < 0) return rc;
-  const int aiUsed[] = {pG->iM, pG->iN, pG->iK, pG->iA, pG->iX, pG->iB, pG->iY, pG->iC, pG->iZ};
-  for (size_t i = 0; i < sizeof aiUsed / sizeof aiUsed[0]; i++) {
+  /* the arguments the call passes: the GEMM's, then the functor's members */
+  int aiUsed[9 + TS_MAXP] = {pG->iM, pG->iN, pG->iK, pG->iA, pG->iX, pG->iB, pG->iY, pG->iC, pG->iZ}, nUsed = 9;
+  for (int i = 0; i < pE->nP; i++) aiUsed[nUsed++] = pE->aiP[i];
+  for (int i = 0; i < nUsed; i++) {
     if (ts_has_effect(pL->azArg[aiUsed[i]]))
       return ks_rewrite_refuse(p, "%s:%u: argument '%s' of the launch of '%s' assigns, increments or decrements: the "
                                   "call and its fallback would both evaluate it",
                                pTu->zFile, pL->iLine, pL->azArg[aiUsed[i]], zKernel);
-  }
-  for (int i = 0; i < pE->nP; i++) {
-    if (ts_has_effect(pL->azArg[pE->aiP[i]]))
-      return ks_rewrite_refuse(p, "%s:%u: argument '%s' of the launch of '%s' assigns, increments or decrements: the "
-                                  "call and its fallback would both evaluate it",
-                               pTu->zFile, pL->iLine, pL->azArg[pE->aiP[i]], zKernel);
   }
   if (pL->azCfg[3] && ts_has_effect(pL->azCfg[3]))
     return ks_rewrite_refuse(p, "%s:%u: the stream '%s' of the launch of '%s' assigns, increments or decrements",
@@ -345,7 +232,7 @@ static int apply_gemm_tf32_sm90(ks_rewrite *p) {
     goto done;
   }
   CXCursor kernel = ks_ast_find_kernel(pTu, zKernel);
-  if (g.zStore && (rc = ts_epi_scan(p, kernel, zKernel, &g, &epi)) < 0) goto done;
+  if (g.zStore) ts_epi_params(&g, zKernel, &epi);
   for (int i = 0; i < nL; i++)
     if (!ts_wrapped(pTu, &aL[i]) && (rc = ts_check_launch(p, &aL[i], kernel, zKernel, &g, &epi)) < 0) goto done;
   for (int i = 0; i < nL; i++)

@@ -26,6 +26,7 @@ typedef struct ks_gemm_match {
   char *zStore;                /* the stored expression as written, when not just the accumulator */
   char *zAccName, *zRowName, *zColName; /* the kernel's names, for zEpilogue/zStore (set with either) */
   int bEpiRow, bEpiCol;        /* zEpilogue/zStore read row / col */
+  unsigned long long mEpiParams; /* bit i: zEpilogue/zStore read kernel parameter i (i < 64) */
   /* Only with KS_GEMM_ACCEPT_TRANS_A / KS_GEMM_ACCEPT_ACC_C (else 0): */
   int bATrans;                 /* A given transposed: A[k*lda + row] (zX its row stride, zACast on k) */
   int bInitC;                  /* the k-loop accumulates into C[row*ldc + col] itself (no accumulator, no store) */

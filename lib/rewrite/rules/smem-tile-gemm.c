@@ -331,6 +331,7 @@ typedef struct gm_state {
   CXCursor storeVal;          /* the stored expression */
   unsigned mEpiThread;        /* bit t: the epilogue or store reads aThread[t] */
   unsigned long long mEpiRead; /* bit i: the epilogue or store reads parameter array i */
+  unsigned long long mEpiParams; /* bit i: the epilogue or store names parameter i (any use) */
   int bATrans;                /* A[k * lda + row] (TRANS_A) */
   int bAccC;                  /* the k-loop accumulates into C[row * ldc + col] (ACC_C) */
   /* The readings of the k-loop's product (A and B, row and col): the store's
@@ -1027,6 +1028,28 @@ static enum CXChildVisitResult epi_visit(CXCursor c, CXCursor parent, CXClientDa
   pW->bBad = 1;
   if (!pS->zWhy) pS->zWhy = "the epilogue has an expression this rule does not understand";
   return CXChildVisit_Break;
+}
+
+/* ks_rw_walk visitor: every kernel parameter an epilogue statement or the
+ * stored value names, into mEpiParams (what a copy of them elsewhere needs). */
+static int epi_param_visit(CXCursor c, const CXCursor *aAnc, int nAnc, void *pArg) {
+  (void)aAnc, (void)nAnc;
+  gm_state *pS = pArg;
+  int iP = kind(c) == CXCursor_DeclRefExpr ? ks_rw_param_of(pS->kernel, c) : -1;
+  if (iP >= 0 && iP < 64) pS->mEpiParams |= 1ull << iP;
+  return 0;
+}
+
+/* The parameters the epilogue statements and the stored value name (each
+ * root visited too: ks_rw_walk starts below it). */
+static unsigned long long epi_params(gm_state *pS) {
+  for (int i = 0; i <= pS->nEpi; i++) {
+    CXCursor root = i < pS->nEpi ? pS->aEpi[i] : pS->storeVal;
+    if (clang_Cursor_isNull(root)) continue;
+    epi_param_visit(root, NULL, 0, pS);
+    ks_rw_walk(root, epi_param_visit, pS);
+  }
+  return pS->mEpiParams;
 }
 
 /* Is e an epilogue expression? *pbAcc: it reads the accumulator. */
@@ -2252,6 +2275,7 @@ static int match_kernel(gm_state *pSt, ks_gemm_match *pG) {
     pG->zAccName = name_of(pSt->acc);
     pG->zRowName = name_of(pSt->row);
     pG->zColName = name_of(pSt->col);
+    pG->mEpiParams = epi_params(pSt);
     for (int t = 0; t < 2; t++)
       if (pSt->mEpiThread >> t & 1) {
         if (clang_equalCursors(pSt->aThread[t], pSt->row)) pG->bEpiRow = 1;
