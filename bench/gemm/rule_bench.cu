@@ -116,7 +116,10 @@ int main(int argc, char **argv) {
   const struct { const char *z; nn_fn f; } aNN[] = {{"default (s4)", sgemm_default_forward},
                                                     {"128x128x16 s2", sgemm_s2_forward},
                                                     {"128x128x16 s3", sgemm_s3_forward},
-                                                    {"128x64x16 s3", sgemm_128x64_s3_forward}};
+                                                    {"128x64x16 s3", sgemm_128x64_s3_forward},
+                                                    {"pack w32x64 s2", sgemm_pk_s2_forward},
+                                                    {"pack s4", sgemm_pk_s4_forward},
+                                                    {"pack 128x64x16 s3", sgemm_pk_128x64_s3_forward}};
   const int aSize[] = {1024, 2048, 4096};
   for (int n : aSize) {
     size_t nn = (size_t)n * n;
@@ -153,7 +156,10 @@ int main(int argc, char **argv) {
   const struct { const char *z; nt_fn f; } aNT[] = {{"default (s4)", bias_relu_default_forward},
                                                     {"128x128x16 s2", bias_relu_s2_forward},
                                                     {"128x128x16 s3", bias_relu_s3_forward},
-                                                    {"128x64x16 s3", bias_relu_128x64_s3_forward}};
+                                                    {"128x64x16 s3", bias_relu_128x64_s3_forward},
+                                                    {"pack w32x64 s2", bias_relu_pk_s2_forward},
+                                                    {"pack s4", bias_relu_pk_s4_forward},
+                                                    {"pack 128x64x16 s3", bias_relu_pk_128x64_s3_forward}};
   {
     const int m = 8192, n = 4096, k = 1024;
     std::vector<float> hX((size_t)m * k), hW((size_t)n * k), hBias(n);

@@ -16,8 +16,8 @@ out=$2
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cp "$here/rule_naive.cu" "$tmp/f.cu"
-step() { # KERNEL [CONFIG]
-  if [ -n "$2" ]; then "$ks" rewrite "$tmp/f.cu" --kernel "$1" --rule gemm-tiled --param "config=$2" -o "$tmp/g.cu"
+step() { # KERNEL [CONFIG [PACK]]
+  if [ -n "$2" ]; then "$ks" rewrite "$tmp/f.cu" --kernel "$1" --rule gemm-tiled --param "config=$2" --param "pack=${3:-off}" -o "$tmp/g.cu"
   else "$ks" rewrite "$tmp/f.cu" --kernel "$1" --rule gemm-tiled -o "$tmp/g.cu"; fi
   mv "$tmp/g.cu" "$tmp/f.cu"
 }
@@ -26,5 +26,8 @@ for p in sgemm bias_relu; do
   step ${p}_s2 128x128x16_w64x32_t8x8_s2
   step ${p}_s3 128x128x16_w64x32_t8x8_s3
   step ${p}_128x64_s3 128x64x16_w32x32_t4x8_s3
+  step ${p}_pk_s2 128x128x16_w32x64_t8x8_s2 on
+  step ${p}_pk_s4 128x128x16_w64x32_t8x8_s4 on
+  step ${p}_pk_128x64_s3 128x64x16_w32x32_t4x8_s3 on
 done
 cp "$tmp/f.cu" "$out"

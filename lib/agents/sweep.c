@@ -21,13 +21,16 @@ static const sweep_def aSweep[] = {{"block-size", "threads", {"128", "256", "512
                                    {"coarsen", "factor", {"2", "4", "8", 0}, 0},
                                    {"smem-tile-gemm", "regs", {"2", "4", "8", 0}, 1},
                                    {"smem-tile-gemm", "tile", {"16", "32", 0, 0}, 0},
-                                   /* gemm-tiled: 2 stages beat 4 on square NN GEMMs, 4 the others (B
-                                      transposed); 128x64 tiles win at 1024. On the H200, seven timings
-                                      (bench/gemm/h200-run5.txt, 2026-12-06; ranges over them): NN 4096 s2 0.851-0.872x
-                                      cublasSgemm, s3 0.841-0.862x, s4 0.814-0.831x; NT bias+ReLU s4
-                                      0.807-0.830x, s3 0.804-0.827x, s2 0.788-0.813x. */
+                                   /* gemm-tiled (the skill gives s2): the 4-stage block with packed operands
+                                      (A and/or B copied transposed before the launch, both tiles on
+                                      cp.async) next, then 128x64 tiles (the fastest at 1024). rule_bench on
+                                      the H100 (bench/gemm/h100-run7.txt), ratio to cublasSgemm: 4096 NN
+                                      packed s4 0.875x, packed w32x64 s2 0.865x, s2 0.850x, s4 0.824x; 2048
+                                      s2 0.866x, packed 0.75x (the copy's fixed cost); 1024 128x64 s3 0.885x;
+                                      NT bias+ReLU packed s4 0.873x, s4 0.837x, s2 0.793x. */
                                    {"gemm-tiled", "config",
-                                    {"128x128x16_w64x32_t8x8_s4", "128x128x16_w64x32_t8x8_s2", "128x64x16_w32x32_t4x8_s3", 0},
+                                    {"128x128x16_w64x32_t8x8_s4;pack=on", "128x64x16_w32x32_t4x8_s3",
+                                     "128x128x16_w32x64_t8x8_s2;pack=on", "128x128x16_w64x32_t8x8_s4", 0},
                                     0},
                                    {"conv-igemm", "config",
                                     {"64x128x16_w32x64_t8x8_s3", "64x256x16_w32x64_t8x8_s2", "64x128x8_w32x64_t8x8_s4", 0},

@@ -466,8 +466,12 @@ static void test_sweep_ex(void **state) {
   assert_int_equal(ks_loop_sweep_ex("gemm-tiled", NULL, 0, 3, &so, &az, &an, &n), KS_OK);
   assert_int_equal(n, 3);
   assert_string_equal(az[0][0], "config=128x64x16_w32x32_t4x8_s3");
+  /* a value with a parameter of its own: pack=on beside the config */
+  assert_int_equal(an[1], 2);
   assert_string_equal(az[1][0], "config=128x128x16_w64x32_t8x8_s4");
-  assert_string_equal(az[2][0], "config=128x128x16_w64x32_t8x8_s2");
+  assert_string_equal(az[1][1], "pack=on");
+  assert_string_equal(az[2][0], "config=128x128x16_w32x64_t8x8_s2");
+  assert_string_equal(az[2][1], "pack=on");
   ks_loop_sweep_free(az, an, n);
   /* --sweep 1: only the first guess */
   assert_int_equal(ks_loop_sweep_ex("gemm-tiled", NULL, 0, 1, &so, &az, &an, &n), KS_OK);

@@ -244,6 +244,10 @@ static int to_tf32(ks_rewrite *p, const char *zSrc, unsigned iStart, unsigned iE
     else if (!strncmp(z, zCall, sizeof zCall - 1)) zT = z;
   for (const char *z = zK; z + sizeof zCfgT - 1 <= zKEnd && !zC; z++)
     if (!strncmp(z, zCfgT, sizeof zCfgT - 1)) zC = z;
+  for (const char *z = zK; z + 5 <= zKEnd; z++)
+    if (!strncmp(z, "ks_pk", 5))
+      return ks_rewrite_refuse(p, "kernel '%s' reads packed operands (pack=on); math=tf32 takes the unpacked form",
+                               zKernel);
   gt_cfg c, c2;
   char zTA[8], zTB[8];
   int nT = 0, nC = 0;
@@ -441,14 +445,14 @@ static int launch_extents(ks_rewrite *p, const ks_gemm_match *pG, const ks_launc
   return KS_OK;
 }
 
-/* GRID: the kernel's new parameters ks_M, ks_N (the rows and columns its
- * launches covered), after its last parameter. */
-static int grid_params(ks_rewrite *p, CXCursor kernel) {
+/* The kernel's new parameters zText (GRID: ", int ks_M, int ks_N", the rows
+ * and columns its launches covered; PACK: the workspace), after its last. */
+static int new_params(ks_rewrite *p, CXCursor kernel, const char *zText) {
   unsigned ps, pe;
   int n = ks_rw_param_count(kernel), rc;
   if (n <= 0) return ks_rewrite_refuse(p, "the kernel has no parameters the new ones could follow");
   if ((rc = ks_ast_extent(ks_rewrite_tu(p), ks_rw_param_at(kernel, n - 1), &ps, &pe)) < 0) return rc;
-  return ks_rewrite_replace(p, pe, pe, ", int ks_M, int ks_N");
+  return ks_rewrite_replace(p, pe, pe, zText);
 }
 
 /* GRID: launch `K<<<G, B, ...>>>(args);` becomes `{ const dim3 ks_g = (G),
@@ -510,6 +514,119 @@ static int dual_smem(ks_rewrite *p, const char *zKernel, const char *zCfg, int b
                            zCfg, *pnSmem, nSmemMax);
 }
 
+/* PACK (pack=on): the operands contiguous along k (A unless given
+ * transposed, B when given transposed) are copied before each launch into a
+ * workspace, transposed (ks_gemm::pack), and the kernel reads them there with
+ * both tiles on cp.async; without a workspace it takes the path as written.
+ * The copies run in host code at every launch: sizes and leading dimensions
+ * must be parameters the launches pass (no grid-derived extents, batches,
+ * struct members or second products). *pbA, *pbB: which operands; KS_OK or a
+ * refusal. */
+static int pack_check(ks_rewrite *p, const ks_gemm_match *pG, int bTf32, int bParams, int *pbA, int *pbB) {
+  *pbA = !pG->bATrans;
+  *pbB = pG->bBTrans;
+  if (bTf32) return ks_rewrite_refuse(p, "pack=on: the FP32 path only (math=fp32)");
+  if (!*pbA && !*pbB)
+    return ks_rewrite_refuse(p, "pack=on: A is given K x M and B K x N, already contiguous along m and n: nothing to pack");
+  const char *zWhy = bParams         ? "its rows and columns come from the launch's grid"
+                     : pG->bBatch    ? "it is batched on blockIdx.z"
+                     : pG->bDual     ? "it sums two products per k"
+                     : pG->zMMember || pG->zNMember ? "its sizes are members of a struct"
+                     : pG->iM < 0 || pG->iN < 0 || pG->iK < 0 ? "M, N and K are not each one parameter"
+                     : (*pbA && pG->iX < 0) || (*pbB && pG->iY < 0) ? "a packed operand's leading dimension is not one parameter"
+                                                                    : NULL;
+  if (zWhy)
+    return ks_rewrite_refuse(p, "pack=on: the operands' copies run at each launch, from the arguments it passes, but %s",
+                             zWhy);
+  return KS_OK;
+}
+
+/* PACK: launch pL (`K<<<G, B, S, st>>>(args);`, a statement of its own)
+ * becomes `{ float *ks_pk = ks_gemm::pack<PA, PB>(A, lda, B, ldb, M, N, K,
+ * st); K<<<cfg>>>(args, ks_pk); ks_gemm::pack_release(ks_pk, st); }`, the
+ * arguments it evaluates twice free of effects. */
+static int pack_launch(ks_rewrite *p, const ks_launch *pL, const ks_gemm_match *pG, const char *zKernel,
+                       const char *zCfg, int bPA, int bPB) {
+  ks_tu *pTu = ks_rewrite_tu(p);
+  const char *z = pTu->zSrc, *zS = pL->azCfg[3] ? pL->azCfg[3] : "0";
+  unsigned iSemi = pL->iEnd;
+  while (iSemi < pTu->nSrc && (z[iSemi] == ' ' || z[iSemi] == '\t')) iSemi++;
+  if (!pL->bStmt || iSemi >= pTu->nSrc || z[iSemi] != ';')
+    return ks_rewrite_refuse(p, "%s:%u: the launch of '%s' is not a statement of its own; pack=on puts the operands' "
+                                "copies before it",
+                             pTu->zFile, pL->iLine, zKernel);
+  const int ai[] = {pG->iM, pG->iN, pG->iK, pG->iA, pG->iB, bPA ? pG->iX : -1, bPB ? pG->iY : -1};
+  for (size_t i = 0; i < sizeof ai / sizeof ai[0]; i++)
+    if (ai[i] >= 0 && !ks_rw_arg_pure(pL->azArg[ai[i]]))
+      return ks_rewrite_refuse(p, "%s:%u: argument '%s' of the launch of '%s' may have an effect; pack=on evaluates it "
+                                  "again for the operands' copies",
+                               pTu->zFile, pL->iLine, pL->azArg[ai[i]], zKernel);
+  if (!ks_rw_arg_pure(zS))
+    return ks_rewrite_refuse(p, "%s:%u: the stream '%s' of the launch of '%s' may have an effect; pack=on uses it "
+                                "three times",
+                             pTu->zFile, pL->iLine, zS, zKernel);
+  char **a = pL->azArg;
+  ks_buf b = KS_BUF_INIT;
+  int rc = ks_buf_printf(&b,
+                         "{ float *ks_pk = ks_gemm::pack<%s, %s>((%s), (long long)(%s), (%s), (long long)(%s), "
+                         "(int)(%s), (int)(%s), (int)(%s), (%s)); %.*s%s%.*s, ks_pk); "
+                         "ks_gemm::pack_release(ks_pk, (%s)); }",
+                         bPA ? "true" : "false", bPB ? "true" : "false", a[pG->iA], bPA ? a[pG->iX] : "0", a[pG->iB],
+                         bPB ? a[pG->iY] : "0", a[pG->iM], a[pG->iN], a[pG->iK], zS,
+                         (int)(pL->iCfgStart - pL->iStart), z + pL->iStart, zCfg,
+                         (int)(pL->iEnd - 1 - pL->iCfgEnd), z + pL->iCfgEnd, zS);
+  if (rc >= 0) rc = ks_rewrite_replace(p, pL->iStart, iSemi + 1, ks_buf_cstr(&b));
+  ks_buf_free(&b);
+  return rc;
+}
+
+/* One gemm_block call (the body's, or PACK's two: the packed path and the
+ * path as written) at indent zI. */
+typedef struct gt_call {
+  const char *zTArgs, *zM, *zN, *zK, *zA, *zLda, *zB, *zLdb, *zC, *zLdc, *zVecMore, *zInit;
+  int bTf32, bTA, bTB, bCold; /* bCold: gemm_block_cold (not inlined) */
+} gt_call;
+
+static int emit_call(ks_buf *pB, const char *zI, const gt_call *c) {
+  return ks_buf_printf(
+      pB,
+      "%sks_gemm::gemm_block%s<%s, %s, %s>(\n"
+      "%s    (int)(%s), (int)(%s), (int)(%s), %s, (long long)(%s), %s, (long long)(%s), %s, (long long)(%s), ks_epi,\n"
+      "%s    ks_gemm::vec_mask(%s, (%s), %s, (%s), %s, (%s))%s, ks_smem, (int)blockIdx.y, (int)blockIdx.x%s);\n",
+      zI, c->bTf32 ? "_tf32" : c->bCold ? "_cold" : "", c->zTArgs, c->bTA ? "true" : "false", c->bTB ? "true" : "false", zI, c->zM, c->zN,
+      c->zK, c->zA, c->zLda, c->zB, c->zLdb, c->zC, c->zLdc, zI, c->zA, c->zLda, c->zB, c->zLdb, c->zC, c->zLdc,
+      c->zVecMore, c->zInit);
+}
+
+/* The body's call: as written, or (PACK) the packed path when the launch
+ * passed a workspace and the path as written when it did not. */
+static int emit_calls(ks_buf *pB, const char *zI, const gt_call *c, int bPA, int bPB) {
+  if (!bPA && !bPB) return emit_call(pB, zI, c);
+  char zI2[72];
+  snprintf(zI2, sizeof zI2, "%s  ", zI);
+  gt_call k = *c;
+  ks_buf off = KS_BUF_INIT;
+  int rc = ks_buf_printf(&off, "ks_pk + ks_gemm::pack_offset(%s, (int)(%s), (int)(%s))", bPA ? "true" : "false", c->zM,
+                         c->zK);
+  k.zA = bPA ? "ks_pk" : c->zA;
+  k.zLda = bPA ? c->zM : c->zLda;
+  k.zB = bPB ? ks_buf_cstr(&off) : c->zB;
+  k.zLdb = bPB ? c->zN : c->zLdb;
+  k.bTA = 1; /* A: K x M, given so or packed */
+  k.bTB = 0; /* B: K x N, given so or packed */
+  if (rc >= 0)
+    rc = ks_buf_printf(pB, "%sif (ks_pk) { /* pack=on: %s%s%s copied transposed before the launch (ks_gemm::pack) */\n",
+                       zI, bPA ? "A" : "", bPA && bPB ? " and " : "", bPB ? "B" : "");
+  if (rc >= 0) rc = emit_call(pB, zI2, &k);
+  gt_call cold = *c;
+  cold.bCold = 1;
+  if (rc >= 0) rc = ks_buf_printf(pB, "%s} else { /* no workspace: the operands as given, not inlined */\n", zI);
+  if (rc >= 0) rc = emit_call(pB, zI2, &cold);
+  if (rc >= 0) rc = ks_buf_printf(pB, "%s}\n", zI);
+  ks_buf_free(&off);
+  return rc;
+}
+
 static int apply_gemm_tiled(ks_rewrite *p) {
   ks_tu *pTu = ks_rewrite_tu(p);
   const char *zKernel = ks_rewrite_kernel_name(p);
@@ -527,6 +644,12 @@ static int apply_gemm_tiled(ks_rewrite *p) {
     return ks_rewrite_refuse(p, "math=%s: fp32 (bitwise the original) or tf32 (tensor cores, within a tolerance)",
                              zMath);
   const int bTf32 = strcmp(zMath, "tf32") == 0;
+  const char *zPack = ks_rewrite_param(p, "pack", "off");
+  if (strcmp(zPack, "off") != 0 && strcmp(zPack, "on") != 0)
+    return ks_rewrite_refuse(p, "pack=%s: on (operands contiguous along k copied transposed before each launch) or off",
+                             zPack);
+  const int bPack = strcmp(zPack, "on") == 0;
+  int bPA = 0, bPB = 0;
   int nSm = 0;
   const long nSmemMax = smem_limit(pTu, &nSm);
   char zWhyBuf[160];
@@ -584,15 +707,18 @@ static int apply_gemm_tiled(ks_rewrite *p) {
   /* GRID: no bounds guard, or a block per row and a thread per column: the
    * rows and columns the launches cover become parameters */
   const int bParams = g.bGrid || g.acBare[0] || g.acBare[1];
-  if (bParams) {
+  if (bPack && (rc = pack_check(p, &g, bTf32, bParams, &bPA, &bPB)) < 0) goto done;
+  if (bParams || bPack) {
     char zNo[400];
     const char *zWhyNo;
     ks_ast_launches_free(aL, nL);
     if ((zWhyNo = ks_rw_new_param_why(p, kernel, zNo, sizeof zNo, &aL, &nL))) {
-      rc = ks_rewrite_refuse(p, "kernel '%s' %s, so its launches must pass the rows and columns they cover as new "
-                                "parameters, but %s",
-                             zKernel, g.bGrid ? "has no bounds guard" : "takes a block per row and a thread per column",
-                             zWhyNo);
+      rc = bPack ? ks_rewrite_refuse(p, "pack=on: the launches must pass the workspace as a new parameter, but %s",
+                                     zWhyNo)
+                 : ks_rewrite_refuse(p, "kernel '%s' %s, so its launches must pass the rows and columns they cover as "
+                                        "new parameters, but %s",
+                                     zKernel, g.bGrid ? "has no bounds guard" : "takes a block per row and a thread per column",
+                                     zWhyNo);
       goto done;
     }
   }
@@ -641,20 +767,16 @@ static int apply_gemm_tiled(ks_rewrite *p) {
     z = zNl + 1;
   }
   if (rc >= 0) rc = emit_epilogue(&body, &g, zI);
-  if (rc >= 0)
-    rc = ks_buf_printf(&body,
-        "%sks_gemm::gemm_block%s<%s, %s, %s>(\n"
-        "%s    (int)(%s), (int)(%s), (int)(%s), %s, (long long)(%s), %s, (long long)(%s), %s, (long long)(%s), ks_epi,\n"
-        "%s    ks_gemm::vec_mask(%s, (%s), %s, (%s), %s, (%s))%s, ks_smem, (int)blockIdx.y, (int)blockIdx.x%s);\n",
-        zI, bTf32 ? "_tf32" : "", zTArgs, g.bATrans ? "true" : "false", g.bBTrans ? "true" : "false", zI,
-        bParams ? "ks_M" : g.zM, bParams ? "ks_N" : g.zN,
-        g.zK, zA, g.zX, zB,
-        g.zY, zC, g.zZ, zI, zA, g.zX, zB, g.zY, zC, g.zZ, vec.z,
-        zInitArg);
+  if (rc >= 0) {
+    const gt_call call = {zTArgs, bParams ? "ks_M" : g.zM, bParams ? "ks_N" : g.zN, g.zK, zA, g.zX, zB, g.zY, zC,
+                          g.zZ, vec.z, zInitArg, bTf32, g.bATrans, g.bBTrans, 0};
+    rc = emit_calls(&body, zI, &call, bPA, bPB);
+  }
   ks_buf_free(&vec);
   if (rc < 0) goto done;
   if ((rc = ks_rewrite_replace(p, g.iBodyStart + 1, g.iBodyEnd - 1, body.z)) < 0) goto done;
-  if (bParams && (rc = grid_params(p, kernel)) < 0) goto done;
+  if (bParams && (rc = new_params(p, kernel, ", int ks_M, int ks_N")) < 0) goto done;
+  if (bPack && (rc = new_params(p, kernel, ", const float *ks_pk")) < 0) goto done;
 
   /* __launch_bounds__ before the kernel's name, as the template's own kernel
    * has it: the block size, and (thread tiles up to 8x8) enough blocks per SM
@@ -696,6 +818,10 @@ static int apply_gemm_tiled(ks_rewrite *p) {
   if (rc >= 0 && g.bDual) rc = ks_buf_printf(&note, ", two products per k (ks_gemm::pair2)");
   if (rc >= 0 && g.bFma) rc = ks_buf_printf(&note, ", products as explicit fmaf (ks_gemm::mac_fma)");
   if (rc >= 0 && bDyn) rc = ks_buf_printf(&note, ", %ld bytes of dynamic shared memory", nSmem);
+  if (rc >= 0 && bPack)
+    rc = ks_buf_printf(&note, ", %s%s%s packed (copied transposed into a workspace before each launch: both tiles on "
+                              "cp.async; the operands as given where no workspace is had)",
+                       bPA ? "A" : "", bPA && bPB ? " and " : "", bPB ? "B" : "");
   if (rc < 0) goto done;
   rc = ks_rw_insert_shipped(p, iLine0, nIndent, "#define KS_GEMM_F32_CUH", "ks_gemm_f32.cuh", "GEMM template",
                             "the shipped GEMM template (share/kernelskill/templates/ks_gemm_f32.cuh)", note.z);
@@ -721,6 +847,7 @@ static int apply_gemm_tiled(ks_rewrite *p) {
     }
     if (rc < 0) goto done;
     if (bParams) rc = grid_launch(p, pL, cfg.z, zMArg, zNArg);
+    else if (bPack) rc = pack_launch(p, pL, &g, zKernel, cfg.z, bPA, bPB);
     else rc = ks_rewrite_replace(p, pL->iCfgStart, pL->iCfgEnd, cfg.z);
     if (rc < 0) goto done;
     ks_buf_clear(&note);
@@ -728,6 +855,9 @@ static int apply_gemm_tiled(ks_rewrite *p) {
       goto done;
     if (g.bBatch && (rc = ks_buf_printf(&note, ", the batch on z kept")) < 0) goto done;
     if (bDyn && (rc = ks_buf_printf(&note, ", %ld bytes of dynamic shared memory (opted in to first)", nSmem)) < 0)
+      goto done;
+    if (bPack && (rc = ks_buf_printf(&note, ", %s%s%s packed first (ks_gemm::pack, stream-ordered workspace)",
+                                     bPA ? "A" : "", bPA && bPB ? " and " : "", bPB ? "B" : "")) < 0)
       goto done;
     if ((rc = ks_rewrite_note(p, pL->iStart, note.z)) < 0) goto done;
   }
@@ -747,12 +877,12 @@ done:
   return rc;
 }
 
-static const char *const azParams[] = {"config", "math", NULL};
+static const char *const azParams[] = {"config", "math", "pack", NULL};
 
 const ks_rule ks_rule_gemm_tiled = {
     "gemm-tiled",
     "naive FP32 GEMM (NN/NT/TN/TT, alpha/beta or elementwise epilogue, C += in the k-loop, indexes through "
     "function-like macros, batched on blockIdx.z) to the shipped tiled "
     "template ks_gemm_f32.cuh (config=BMxBNxBK_wWMxWN_tTMxTN_sS; math=tf32: TF32 tensor cores, not bitwise, for "
-    "tasks whose tolerance admits it)",
+    "tasks whose tolerance admits it; pack=on: operands contiguous along k copied transposed before each launch)",
     azParams, apply_gemm_tiled};

@@ -668,6 +668,21 @@ __device__ __forceinline__ void gemm_block(int M, int N, int K, const float *__r
   }
 }
 
+/* gemm_block as a call, not inlined: pack=on's path for launches that got no
+ * workspace (rare: out of memory). Kept out of the kernel's own register
+ * allocation, so that the packed path beside it does not spill (ptxas:
+ * 16-24 bytes of spills with both inlined under a 128-register cap). */
+template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int STAGES, bool TA, bool TB, class Epi,
+          class Init = init_zero, class Scale = scale_none, class Pair2 = no_pair, class Mac = mac_mul_add>
+__device__ __noinline__ void gemm_block_cold(int M, int N, int K, const float *__restrict__ A, long long lda,
+                                             const float *__restrict__ B, long long ldb, float *C, long long ldc,
+                                             const Epi &epi, int mVec, float *smem, int bm, int bn,
+                                             const Init &init = Init(), const Scale &scaleA = Scale(),
+                                             const Pair2 &p2 = Pair2(), const Mac &mac = Mac()) {
+  gemm_block<BM, BN, BK, WM, WN, TM, TN, STAGES, TA, TB, Epi, Init, Scale, Pair2, Mac>(
+      M, N, K, A, lda, B, ldb, C, ldc, epi, mVec, smem, bm, bn, init, scaleA, p2, mac);
+}
+
 /* ---- TF32 on tensor cores (sm_80+): mma.sync.aligned.m16n8k8 ------------
  * The same contract as gemm_block except the arithmetic: the products are
  * TF32 (each operand rounded to 10 mantissa bits, cvt.rna.tf32.f32, as it is
@@ -1154,6 +1169,18 @@ __device__ __forceinline__ void tile_order(int G, int &bm, int &bn) {
   bn = (id % per) / gs;
 }
 
+/* Packed operands (the rule's pack=on): an operand contiguous along k (A as
+ * M x K, B as N x K) is copied before the kernel into a workspace, transposed
+ * (A as K x M, leading dimension M; B as K x N, leading dimension N), so
+ * that both tiles load with cp.async and no transpose runs through the
+ * registers inside the k-loop (measured 5-6% faster at 2048-8192, H200,
+ * bench/gemm/h200-run4.txt: 128x128x16_w32x64_t8x8_s2 TF against the best
+ * NN). The values are copied, not changed: the sums stay bitwise. B's copy
+ * starts at pack_offset(bPackA, M, K) floats (a multiple of 64: 256 bytes). */
+__host__ __device__ __forceinline__ long long pack_offset(bool bPackA, int M, int K) {
+  return bPackA ? ((long long)M * K + 63) / 64 * 64 : 0;
+}
+
 #ifndef KS_GEMM_DEVICE_ONLY
 /* The kernel: grid (ceil(N/BN), ceil(M/BM), batch), block config::NT threads,
  * config::SMEM bytes of dynamic shared memory. sA, sB, sC: batch strides in
@@ -1234,6 +1261,85 @@ cudaError_t gemm_tf32(int M, int N, int K, const float *A, long long lda, const 
   dim3 grid((unsigned)((N + BN - 1) / BN), (unsigned)((M + BM - 1) / BM), (unsigned)batch);
   fn<<<grid, cfg::NT, cfg::SMEM, stream>>>(M, N, K, A, lda, B, ldb, C, ldc, epi, mVec, sA, sB, sC, G);
   return cudaGetLastError();
+}
+
+/* S (R x Cc, S[r*ld + c]) transposed into D (Cc x R, D[c*R + r]) through a
+ * T x (T+1) shared tile (both sides coalesced, no bank conflict); blocks
+ * T x 8. A template for one definition per program (the header may be
+ * copied into several files). */
+template <int T>
+__global__ void __launch_bounds__(T * 8) pack_transpose(const float *__restrict__ S, long long ld, int R, int Cc,
+                                                       float *__restrict__ D) {
+  __shared__ float t[T][T + 1];
+  const long long c0 = (long long)blockIdx.x * T, r0 = (long long)blockIdx.y * T;
+  for (int i = (int)threadIdx.y; i < T; i += 8) {
+    const long long r = r0 + i, c = c0 + threadIdx.x;
+    if (r < R && c < Cc) t[i][threadIdx.x] = S[r * ld + c];
+  }
+  __syncthreads();
+  for (int i = (int)threadIdx.y; i < T; i += 8) {
+    const long long c = c0 + i, r = r0 + threadIdx.x;
+    if (c < Cc && r < R) D[c * R + r] = t[threadIdx.x][i];
+  }
+}
+
+/* Keep the default memory pool from unmapping a workspace of nBytes at each
+ * synchronization: its release threshold raised (never lowered) to twice
+ * that plus 64 MiB, a margin for the pool's own rounding (a threshold of
+ * exactly nBytes cost the suite's gemm_bias_relu about 0.25 ms a call, the
+ * 48 MiB remapped each time). Once per device and size: the per-call host
+ * work stays one cudaGetDevice. */
+static inline cudaError_t pack_keep_pool(size_t nBytes) {
+  static size_t anKept[16];
+  int dev = 0;
+  cudaMemPool_t pool;
+  cudaError_t e = cudaGetDevice(&dev);
+  if (e != cudaSuccess) return e;
+  if (dev >= 0 && dev < 16 && anKept[dev] >= nBytes) return cudaSuccess;
+  const uint64_t want = (uint64_t)nBytes * 2 + ((uint64_t)64 << 20);
+  uint64_t thr = 0;
+  e = cudaDeviceGetDefaultMemPool(&pool, dev);
+  if (e == cudaSuccess) e = cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &thr);
+  if (e == cudaSuccess && thr < want) {
+    thr = want;
+    e = cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &thr);
+  }
+  if (e == cudaSuccess && dev >= 0 && dev < 16) anKept[dev] = nBytes;
+  return e;
+}
+
+static inline cudaError_t pack_launch(const float *S, long long ld, int R, int Cc, float *D, cudaStream_t st) {
+  const dim3 grid((unsigned)((Cc + 31) / 32), (unsigned)((R + 31) / 32)), block(32, 8);
+  void *args[] = {(void *)&S, (void *)&ld, (void *)&R, (void *)&Cc, (void *)&D};
+  return cudaLaunchKernel((const void *)pack_transpose<32>, grid, block, args, 0, st);
+}
+
+/* The workspace of the packed path on stream st, its copies enqueued: A
+ * (PA) at 0, B (PB) at pack_offset(PA, M, K); or nullptr when it cannot be
+ * had (no memory, sizes past a grid's reach, a failed launch), the kernel
+ * then taking its unpacked path. An error of ours is cleared, one from
+ * before is left for the caller. Give it back with pack_release. */
+template <bool PA, bool PB>
+float *pack(const float *A, long long lda, const float *B, long long ldb, int M, int N, int K, cudaStream_t st) {
+  if (M <= 0 || N <= 0 || K <= 0 || (PA && (M + 31) / 32 > 65535) || (PB && (N + 31) / 32 > 65535)) return nullptr;
+  const size_t nA = PA ? (size_t)pack_offset(true, M, K) : 0, nB = PB ? (size_t)N * K : 0;
+  const size_t nBytes = (nA + nB) * sizeof(float);
+  const cudaError_t e0 = cudaPeekAtLastError();
+  float *w = nullptr;
+  bool ok = pack_keep_pool(nBytes) == cudaSuccess && cudaMallocAsync((void **)&w, nBytes, st) == cudaSuccess;
+  if (ok && PA) ok = pack_launch(A, lda, M, K, w, st) == cudaSuccess;
+  if (ok && PB) ok = pack_launch(B, ldb, N, K, w + nA, st) == cudaSuccess;
+  if (!ok) {
+    if (w) (void)cudaFreeAsync(w, st);
+    if (e0 == cudaSuccess) (void)cudaGetLastError();
+    return nullptr;
+  }
+  return w;
+}
+
+/* The workspace back to the pool, after the kernel on the same stream. */
+static inline void pack_release(float *w, cudaStream_t st) {
+  if (w) (void)cudaFreeAsync(w, st);
 }
 
 #endif /* KS_GEMM_DEVICE_ONLY */

@@ -216,6 +216,7 @@ static pthread_barrier_t emu_bar;
 #define __global__
 #define __device__
 #define __forceinline__
+#define __noinline__
 #define __shared__ static
 #define __restrict__
 #define __align__(n) __attribute__((aligned(n)))

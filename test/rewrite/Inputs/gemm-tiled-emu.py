@@ -27,7 +27,11 @@ threads, the rewrite given ks_M = m, ks_N = n as its last arguments;
 rowgrid=T: a block row per output row, the original on ceil(n/T) x m blocks of
 T threads, the rewrite given ks_M = m, ks_N = n; gs=G,T: a grid-stride
 loop over the outputs, the original on a fixed 1-D grid of G blocks of T
-threads (fewer threads than outputs on the larger sizes)."""
+threads (fewer threads than outputs on the larger sizes); pack=W:LDA:LDB, a
+rewrite with pack=on (W: a, b or ab, the operands it packs; LDA, LDB their
+leading dimensions over m, n, k): the rewrite runs twice, given the
+workspace ks_gemm::pack would fill (A as K x M, B as K x N, copied here on
+the CPU) and given none (its path as written), each bitwise the original."""
 import os
 import re
 import sys
@@ -47,6 +51,7 @@ flat = next((int(o[5:]) for o in opts if o.startswith("flat=")), 0)
 bare = "bare" in opts
 rowgrid = next((int(o[8:]) for o in opts if o.startswith("rowgrid=")), 0)
 gs = next((o[3:].split(",") for o in opts if o.startswith("gs=")), ["0", "0"])
+pack = next((o[5:].split(":") for o in opts if o.startswith("pack=")), None)
 
 s = open(new, encoding="utf-8").read()
 i = s.index("#ifndef KS_GEMM_F32_CUH")
@@ -72,7 +77,19 @@ static int m, n, k;
 static float alpha = 1.5f, beta = -0.5f;
 static int ks_m, ks_n;
 static void call_orig() { orig_k%(targs)s(%(args)s); }
+static std::vector<float> gPk;
+static float *ks_pk;
 static void call_new() { new_k%(targs)s(%(args)s%(gargs)s); }
+/* pack=: the workspace ks_gemm::pack fills (A: K x M; B: K x N at pack_offset) */
+static void fill_pack() {
+  const bool pa = %(pa)d, pb = %(pb)d;
+  const long long lda = %(lda)s, ldb = %(ldb)s, off = ks_gemm::pack_offset(pa, m, k);
+  gPk.assign((size_t)off + (pb ? (size_t)n * k : 0) + 1, 0.0f);
+  for (int i = 0; pa && i < m; i++)
+    for (int j = 0; j < k; j++) gPk[(size_t)j * m + i] = A[i * lda + j];
+  for (int i = 0; pb && i < n; i++)
+    for (int j = 0; j < k; j++) gPk[(size_t)off + (size_t)j * n + i] = B[i * ldb + j];
+}
 int main() {
   const unsigned BM = %(bm)s, BN = %(bn)s, NT = %(nt)s, Z = %(batch)d;
   int sizes[][3] = {{37, 45, 50}, {1, 1, 1}, {33, 70, 7}, {64, 32, 64}, {5, 40, 0}, {20, 3, 97}, {130, 140, 29}};
@@ -96,16 +113,23 @@ int main() {
     else if (%(flat)d) launch({(unsigned)((m * n + %(flat)d - 1) / %(flat)d), 1, Z}, {%(flat)d, 1, 1}, call_orig);
     else launch({ox, oy, Z}, {BX, BY, 1}, call_orig);
     std::vector<float> ref = gC;
-    gC = c0; C = gC.data();
     /* grid: the extents the original's grid covered (what the rule's launch passes) */
     const unsigned nx = %(grid)d ? ox * BX : gx, ny = %(grid)d ? oy * BY : gy;
     ks_m = (int)(%(rowx)s ? nx : ny), ks_n = (int)(%(rowx)s ? ny : nx);
-    launch({(nx + BN - 1) / BN, (ny + BM - 1) / BM, Z}, {NT, 1, 1}, call_new);
-    size_t nDiff = 0;
-    for (size_t i = 0; i < ref.size(); i++) nDiff += memcmp(&ref[i], &gC[i], sizeof(float)) != 0;
-    printf("%(name)s m=%%d n=%%d k=%%d tiles %%ux%%u, %%u threads: %%zu of %%zu floats differ\n", m, n, k, BM, BN, NT,
-           nDiff, ref.size());
-    bad |= nDiff != 0;
+    for (int pass = 0; pass < (%(pk)d ? 2 : 1); pass++) {
+      gC = c0; C = gC.data();
+      ks_pk = nullptr;
+      if (%(pk)d && pass == 0) {
+        fill_pack();
+        ks_pk = gPk.data();
+      }
+      launch({(nx + BN - 1) / BN, (ny + BM - 1) / BM, Z}, {NT, 1, 1}, call_new);
+      size_t nDiff = 0;
+      for (size_t i = 0; i < ref.size(); i++) nDiff += memcmp(&ref[i], &gC[i], sizeof(float)) != 0;
+      printf("%(name)s m=%%d n=%%d k=%%d tiles %%ux%%u, %%u threads%%s: %%zu of %%zu floats differ\n", m, n, k, BM, BN,
+             NT, %(pk)d ? (ks_pk ? ", packed" : ", no workspace") : "", nDiff, ref.size());
+      bad |= nDiff != 0;
+    }
   }
   return bad;
 }
@@ -113,8 +137,11 @@ int main() {
 
 main = MAIN % {"bm": bm, "bn": bn, "nt": nt, "name": name, "args": args, "batch": batch, "rowx": int(rowx),
                "grid": int(grid), "bx": blk[0], "by": blk[1], "targs": "<%s>" % tpl if tpl else "",
-               "gargs": ", ks_m, ks_n" if grid or bare or rowgrid else "", "square": int(square), "flat": flat, "bare": int(bare), "rowgrid": rowgrid,
-               "gsg": gs[0], "gst": gs[1]}
+               "gargs": ", ks_m, ks_n" if grid or bare or rowgrid else ", ks_pk" if pack else "", "square": int(square), "flat": flat, "bare": int(bare), "rowgrid": rowgrid,
+               "gsg": gs[0], "gst": gs[1], "pk": int(pack is not None),
+               "pa": int(pack is not None and "a" in pack[0]), "pb": int(pack is not None and "b" in pack[0]),
+               "lda": pack[1] if pack else "0", "ldb": pack[2] if pack else "0"}
+
 
 
 def cut(path, newname):
