@@ -1976,6 +1976,18 @@ int ks_rw_insert_shipped(ks_rewrite *p, unsigned iLine0, unsigned nIndent, const
   return rc;
 }
 
+int ks_rw_launch_stmt_end(ks_rewrite *p, const ks_launch *pL, const char *zKernel, const char *zWhy,
+                          unsigned *piSemi) {
+  ks_tu *pTu = ks_rewrite_tu(p);
+  unsigned iSemi = pL->iEnd;
+  while (iSemi < pTu->nSrc && (pTu->zSrc[iSemi] == ' ' || pTu->zSrc[iSemi] == '\t')) iSemi++;
+  if (!pL->bStmt || iSemi >= pTu->nSrc || pTu->zSrc[iSemi] != ';')
+    return ks_rewrite_refuse(p, "%s:%u: the launch of '%s' is not a statement of its own; %s", pTu->zFile, pL->iLine,
+                             zKernel, zWhy);
+  *piSemi = iSemi;
+  return KS_OK;
+}
+
 int ks_rw_launch_arity(ks_rewrite *p, const ks_launch *pL, CXCursor kernel, const char *zKernel) {
   int nParams = ks_rw_param_count(kernel);
   if (pL->nArgs == nParams) return KS_OK;

@@ -245,6 +245,12 @@ int ks_rw_insert_shipped(ks_rewrite *p, unsigned iLine0, unsigned nIndent, const
  * casts and sizeof / alignof; no call, assignment, ++ or --. */
 int ks_rw_arg_pure(const char *z);
 int ks_rw_launch_arity(ks_rewrite *p, const ks_launch *pL, CXCursor kernel, const char *zKernel);
+/* Where launch pL's statement ends (*piSemi: its ';') when the launch is a
+ * statement of its own, so that a rule may replace it with a block; else
+ * refused through p: "FILE:LINE: the launch of 'K' is not a statement of its
+ * own; <zWhy>". */
+int ks_rw_launch_stmt_end(ks_rewrite *p, const ks_launch *pL, const char *zKernel, const char *zWhy,
+                          unsigned *piSemi);
 /* Append the launch's own shared-memory size and stream, as written
  * (", smem", ", stream"; nothing for those absent), to a new configuration. */
 int ks_rw_cfg_tail(ks_buf *pCfg, const ks_launch *pL);

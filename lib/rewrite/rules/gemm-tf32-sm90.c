@@ -106,13 +106,10 @@ static int ts_epi_struct(const ks_gemm_match *pG, CXCursor kernel, const char *z
 static int ts_check_launch(ks_rewrite *p, const ks_launch *pL, CXCursor kernel, const char *zKernel,
                            const ks_gemm_match *pG, const ts_epi *pE) {
   ks_tu *pTu = ks_rewrite_tu(p);
-  unsigned iSemi = pL->iEnd;
-  while (iSemi < pTu->nSrc && (pTu->zSrc[iSemi] == ' ' || pTu->zSrc[iSemi] == '\t')) iSemi++;
-  if (!pL->bStmt || iSemi >= pTu->nSrc || pTu->zSrc[iSemi] != ';')
-    return ks_rewrite_refuse(p, "%s:%u: the launch of '%s' is not a statement of its own; cannot make it the "
-                                "fallback of the TF32 GEMM call",
-                             pTu->zFile, pL->iLine, zKernel);
-  int rc = ks_rw_launch_arity(p, pL, kernel, zKernel);
+  unsigned iSemi;
+  int rc = ks_rw_launch_stmt_end(p, pL, zKernel, "cannot make it the fallback of the TF32 GEMM call", &iSemi);
+  if (rc < 0) return rc;
+  rc = ks_rw_launch_arity(p, pL, kernel, zKernel);
   if (rc < 0) return rc;
   /* the arguments the call passes: the GEMM's, then the functor's members */
   int aiUsed[9 + TS_MAXP] = {pG->iM, pG->iN, pG->iK, pG->iA, pG->iX, pG->iB, pG->iY, pG->iC, pG->iZ}, nUsed = 9;

@@ -541,6 +541,9 @@ static int pack_check(ks_rewrite *p, const ks_gemm_match *pG, int bTf32, int bPa
   return KS_OK;
 }
 
+/* PACK: the operands packed, as the notes name them. */
+static const char *pack_what(int bPA, int bPB) { return bPA && bPB ? "A and B" : bPA ? "A" : "B"; }
+
 /* PACK: launch pL (`K<<<G, B, S, st>>>(args);`, a statement of its own)
  * becomes `{ float *ks_pk = ks_gemm::pack<PA, PB>(A, lda, B, ldb, M, N, K,
  * st); K<<<cfg>>>(args, ks_pk); ks_gemm::pack_release(ks_pk, st); }`, the
@@ -549,12 +552,9 @@ static int pack_launch(ks_rewrite *p, const ks_launch *pL, const ks_gemm_match *
                        const char *zCfg, int bPA, int bPB) {
   ks_tu *pTu = ks_rewrite_tu(p);
   const char *z = pTu->zSrc, *zS = pL->azCfg[3] ? pL->azCfg[3] : "0";
-  unsigned iSemi = pL->iEnd;
-  while (iSemi < pTu->nSrc && (z[iSemi] == ' ' || z[iSemi] == '\t')) iSemi++;
-  if (!pL->bStmt || iSemi >= pTu->nSrc || z[iSemi] != ';')
-    return ks_rewrite_refuse(p, "%s:%u: the launch of '%s' is not a statement of its own; pack=on puts the operands' "
-                                "copies before it",
-                             pTu->zFile, pL->iLine, zKernel);
+  unsigned iSemi;
+  int rc = ks_rw_launch_stmt_end(p, pL, zKernel, "pack=on puts the operands' copies before it", &iSemi);
+  if (rc < 0) return rc;
   const int ai[] = {pG->iM, pG->iN, pG->iK, pG->iA, pG->iB, bPA ? pG->iX : -1, bPB ? pG->iY : -1};
   for (size_t i = 0; i < sizeof ai / sizeof ai[0]; i++)
     if (ai[i] >= 0 && !ks_rw_arg_pure(pL->azArg[ai[i]]))
@@ -567,7 +567,7 @@ static int pack_launch(ks_rewrite *p, const ks_launch *pL, const ks_gemm_match *
                              pTu->zFile, pL->iLine, zS, zKernel);
   char **a = pL->azArg;
   ks_buf b = KS_BUF_INIT;
-  int rc = ks_buf_printf(&b,
+  rc = ks_buf_printf(&b,
                          "{ float *ks_pk = ks_gemm::pack<%s, %s>((%s), (long long)(%s), (%s), (long long)(%s), "
                          "(int)(%s), (int)(%s), (int)(%s), (%s)); %.*s%s%.*s, ks_pk); "
                          "ks_gemm::pack_release(ks_pk, (%s)); }",
@@ -615,8 +615,8 @@ static int emit_calls(ks_buf *pB, const char *zI, const gt_call *c, int bPA, int
   k.bTA = 1; /* A: K x M, given so or packed */
   k.bTB = 0; /* B: K x N, given so or packed */
   if (rc >= 0)
-    rc = ks_buf_printf(pB, "%sif (ks_pk) { /* pack=on: %s%s%s copied transposed before the launch (ks_gemm::pack) */\n",
-                       zI, bPA ? "A" : "", bPA && bPB ? " and " : "", bPB ? "B" : "");
+    rc = ks_buf_printf(pB, "%sif (ks_pk) { /* pack=on: %s copied transposed before the launch (ks_gemm::pack) */\n",
+                       zI, pack_what(bPA, bPB));
   if (rc >= 0) rc = emit_call(pB, zI2, &k);
   gt_call cold = *c;
   cold.bCold = 1;
@@ -819,9 +819,9 @@ static int apply_gemm_tiled(ks_rewrite *p) {
   if (rc >= 0 && g.bFma) rc = ks_buf_printf(&note, ", products as explicit fmaf (ks_gemm::mac_fma)");
   if (rc >= 0 && bDyn) rc = ks_buf_printf(&note, ", %ld bytes of dynamic shared memory", nSmem);
   if (rc >= 0 && bPack)
-    rc = ks_buf_printf(&note, ", %s%s%s packed (copied transposed into a workspace before each launch: both tiles on "
+    rc = ks_buf_printf(&note, ", %s packed (copied transposed into a workspace before each launch: both tiles on "
                               "cp.async; the operands as given where no workspace is had)",
-                       bPA ? "A" : "", bPA && bPB ? " and " : "", bPB ? "B" : "");
+                       pack_what(bPA, bPB));
   if (rc < 0) goto done;
   rc = ks_rw_insert_shipped(p, iLine0, nIndent, "#define KS_GEMM_F32_CUH", "ks_gemm_f32.cuh", "GEMM template",
                             "the shipped GEMM template (share/kernelskill/templates/ks_gemm_f32.cuh)", note.z);
@@ -856,8 +856,8 @@ static int apply_gemm_tiled(ks_rewrite *p) {
     if (g.bBatch && (rc = ks_buf_printf(&note, ", the batch on z kept")) < 0) goto done;
     if (bDyn && (rc = ks_buf_printf(&note, ", %ld bytes of dynamic shared memory (opted in to first)", nSmem)) < 0)
       goto done;
-    if (bPack && (rc = ks_buf_printf(&note, ", %s%s%s packed first (ks_gemm::pack, stream-ordered workspace)",
-                                     bPA ? "A" : "", bPA && bPB ? " and " : "", bPB ? "B" : "")) < 0)
+    if (bPack && (rc = ks_buf_printf(&note, ", %s packed first (ks_gemm::pack, stream-ordered workspace)",
+                                     pack_what(bPA, bPB))) < 0)
       goto done;
     if ((rc = ks_rewrite_note(p, pL->iStart, note.z)) < 0) goto done;
   }

@@ -1183,6 +1183,17 @@ typedef struct ndwin {
   long long acStkMin[16];
 } ndwin;
 
+/* A condition of a stencil read that the lanes' test (ks_all) proved for
+ * every lane, row and trip (nd_add_lane_conds): on the vector path it has a
+ * known value, written there before it (`false && (C)`, `true || (C)`), so
+ * that the copies do not test again per tap what the test proved once (a
+ * 5x5 mean with `if (sx < 0 || ...) continue;` per tap: four comparisons and
+ * a select per tap and lane; 22% fewer PTX instructions there). */
+typedef struct ndknown {
+  unsigned iStart, iEnd;
+  int bTrue; /* the read happens where it is true (else where it is false) */
+} ndknown;
+
 typedef struct ndscan {
   ks_tu *pTu;
   CXCursor kernel;
@@ -1251,6 +1262,8 @@ typedef struct ndscan {
   int bLocals;               /* while checking a text: it may name such locals and any counter */
   unsigned mNeed;            /* ... those it named (aLoc bits) */
   unsigned long long mNeedLoop; /* ... and the loops whose counters it named */
+  ndknown aKnown[64];        /* the conditions the lanes' test proves, by position (nd_known_conds) */
+  int nKnown;
 } ndscan;
 
 static int nd_pre_index(const ndscan *s, CXCursor d) {
@@ -2884,17 +2897,6 @@ static void nd_put_win_elem(ks_buf *pB, const ndscan *s, const vplan *pPlan, con
               pPlan->nLanes);
 }
 
-/* A condition of a stencil read that the lanes' test (ks_all) proved for
- * every lane, row and trip (nd_add_lane_conds): on the vector path it has a
- * known value, written there before it (`false && (C)`, `true || (C)`), so
- * that the copies do not test again per tap what the test proved once (a
- * 5x5 mean with `if (sx < 0 || ...) continue;` per tap: four comparisons and
- * a select per tap and lane; 22% fewer PTX instructions there). */
-typedef struct ndknown {
-  unsigned iStart, iEnd;
-  int bTrue; /* the read happens where it is true (else where it is false) */
-} ndknown;
-
 /* The proven conditions, by position, no two overlapping nor holding an
  * access (those are left as written); their count. */
 static int nd_known_conds(const ndscan *s, ndknown *aK, int nMax) {
@@ -2918,14 +2920,14 @@ static int nd_known_conds(const ndscan *s, ndknown *aK, int nMax) {
 }
 
 /* Lane l's body: P[IDX] -> ks_v_P.<lane>, the proven conditions their
- * values (nd_known_conds), the leading declarations in mSkip (bit v:
+ * values (s->aKnown), the leading declarations in mSkip (bit v:
  * s->aiLead[v]) left out. Every caller's text runs under ks_all. */
 static void nd_lane_text(ks_buf *pLane, const char *zSrc, const ndscan *s, const ndform *f, const vplan *pPlan, int l,
                          int ry, unsigned mSkip, unsigned iEnd) {
   unsigned iPos = f->iBodyStart;
   int iA = 0, iK = 0;
-  ndknown aK[64];
-  const int nK = nd_known_conds(s, aK, 64);
+  const ndknown *aK = s->aKnown;
+  const int nK = s->nKnown;
   ks_buf_clear(pLane);
   while (iPos < iEnd) {
     unsigned iNext = iEnd;
@@ -3666,6 +3668,7 @@ static int apply_nd(ks_rewrite *p, CXCursor k, const char *zWhy1, const char *zW
     rc = ks_rewrite_refuse(p, "%s", zWhy);
     goto done;
   }
+  if (bStencil) s.nKnown = nd_known_conds(&s, s.aKnown, 64);
   for (int i = 0; i < s.nLoc && s.nLead < 16; i++) /* a lane drops a loop's local its windows left unread */
     if (s.aLoc[i].iEnd > s.aLoc[i].iStart) {
       s.aiLead[s.nLead][0] = s.aLoc[i].iStart;
