@@ -1264,13 +1264,6 @@ typedef struct ndscan {
   unsigned long long mNeedLoop; /* ... and the loops whose counters it named */
   ndknown aKnown[64];        /* the conditions the lanes' test proves, by position (nd_known_conds) */
   int nKnown;
-  /* Border threads on the vector path (nd_masked): a thread some of whose lanes fail the guard
-     (x == 0 of a 3x3 stencil) keeps its lanes in registers instead of running the body per lane
-     (a quarter of a Sobel's time on the H200: one lane in 32 kept its warp 64 scalar trips longer).
-     Its passing lanes are bits of ks_ok; amMask[g] per window element, the lanes that read it. */
-  int bMasked;
-  unsigned long long *amMask[16];
-  long long anMaskCols[16];
 } ndscan;
 
 static int nd_pre_index(const ndscan *s, CXCursor d) {
@@ -2846,179 +2839,6 @@ static void nd_put_stk_bases(ks_buf *pB, const ndscan *s, const ndwin *pW, int g
   }
 }
 
-/* ---- border threads on the vector path (masked lanes) ----
- *
- * A thread whose lanes do not all pass the guard (lane 0 at x == 0 of a 3x3
- * stencil, the thread holding row 0) ran the body once per lane with its own
- * loads, while the other 31 threads of its warp waited: a Sobel's fallback
- * warps, one in eight, took a quarter of its time on the H200. Where every
- * read of the body is a window's or a buffer's at the lane's x, such a thread
- * stays on the vector path: bit ry * W + l of ks_ok says whether lane l of
- * row ry passes the guard, a window element is loaded only where a passing
- * lane reads it (else zero), the lanes compute as the others do, and only
- * the passing lanes store. */
-
-/* Does the body read memory only through its accesses (s->a) and call only
- * functions declared in system headers (abs, fminf)? A lane failing the guard
- * computes on zeros: another read could be outside what the kernel reads. */
-typedef struct nd_mask_walk {
-  const ndscan *s;
-  unsigned iStart, iEnd;
-  int bBad;
-} nd_mask_walk;
-
-static int nd_mask_visit(CXCursor c, const CXCursor *aAnc, int nAnc, void *pArg) {
-  (void)aAnc;
-  (void)nAnc;
-  nd_mask_walk *w = pArg;
-  unsigned cs = 0, ce = 0;
-  if (ks_ast_extent(w->s->pTu, c, &cs, &ce) != 0) return 0;
-  if (ce <= w->iStart || cs >= w->iEnd) return 1;
-  if (cs < w->iStart) return 0; /* around the body: look inside */
-  enum CXCursorKind e = clang_getCursorKind(c);
-  int bMem = e == CXCursor_ArraySubscriptExpr ||
-             (e == CXCursor_UnaryOperator && clang_getCursorUnaryOperatorKind(c) == CXUnaryOperator_Deref);
-  if (e == CXCursor_MemberRefExpr) { /* p->f reads memory, v.f of a local does not */
-    CXCursor *aK;
-    int nK;
-    ks_rw_children(c, &aK, &nK);
-    bMem = nK > 0 && clang_getCursorType(aK[0]).kind == CXType_Pointer;
-    free(aK);
-  }
-  if (bMem) {
-    for (int i = 0; i < w->s->n; i++)
-      if (w->s->a[i].iStart == cs && w->s->a[i].iEnd == ce) return 0;
-    w->bBad = 1;
-    return -1;
-  }
-  if (e == CXCursor_CallExpr) {
-    CXCursor d = clang_getCursorReferenced(c);
-    if (clang_Cursor_isNull(d) || !clang_Location_isInSystemHeader(clang_getCursorLocation(d))) {
-      w->bBad = 1;
-      return -1;
-    }
-  }
-  return 0;
-}
-
-/* Loop iL's counter in one combination of trips (aVal of the loops aLoop). */
-static long long nd_trip_val(const int *aLoop, const long long *aVal, int nLoop, int iL) {
-  for (int j = 0; j < nLoop; j++)
-    if (aLoop[j] == iL) return aVal[j];
-  return 0;
-}
-
-/* The lanes (bit ry * W + l) that read each element of window g, row-major
- * [rows][s->anMaskCols[g]] in nd_put_arr_elem's coordinates (a window that is
- * no array: one row, columns from cMin); NULL where its loops make too many
- * trips to count. */
-static unsigned long long *nd_win_mask(ndscan *s, int g, int W) {
-  const ndwin *pW = &s->aWin[g];
-  long long nRows = pW->bArr ? pW->nRows + s->nRY - 1 : 1, nCols = pW->cMax - pW->cMin + W;
-  unsigned long long *am = calloc((size_t)(nRows * nCols), sizeof *am);
-  if (!am) return NULL;
-  s->anMaskCols[g] = nCols;
-  for (int i = 0; i < s->n; i++) {
-    const vacc *a = &s->a[i];
-    if (a->iWin != g) continue;
-    int aLoop[4], nLoop = 0;
-    long long aInit[4], aTrip[4], aVal[4], nComb = 1;
-    for (int k = 0; k < (pW->bArr ? pW->nRow : 0) + a->t.nCol; k++) {
-      int iL = k < (pW->bArr ? pW->nRow : 0) ? pW->aRow[k] : a->t.aCol[k - (pW->bArr ? pW->nRow : 0)], j = 0;
-      while (j < nLoop && aLoop[j] != iL) j++;
-      if (j < nLoop) continue;
-      if (nLoop == 4 || nd_loop(s, iL, NULL, NULL, &aInit[nLoop], &aTrip[nLoop])) goto fail;
-      aLoop[nLoop] = iL;
-      nComb *= aTrip[nLoop++];
-      if (nComb > 4096) goto fail;
-    }
-    for (long long m = 0; m < nComb; m++) {
-      long long q = m, row = 0, col;
-      for (int j = 0; j < nLoop; j++) aVal[j] = aInit[j] + q % aTrip[j], q /= aTrip[j];
-      if (pW->bArr && pW->nRow == 0) row = pW->bStk ? a->iStk : 0;
-      for (int r = 0; pW->bArr && r < pW->nRow; r++)
-        row += (nd_trip_val(aLoop, aVal, nLoop, pW->aRow[r]) - pW->aRowInit[r]) * (r == 0 && pW->nRow == 2 ? pW->aRowTrip[1] : 1);
-      col = (pW->bStk ? a->kStk : a->t.k) - pW->cMin;
-      for (int c = 0; c < a->t.nCol; c++) col += a->t.aColC[c] * nd_trip_val(aLoop, aVal, nLoop, a->t.aCol[c]);
-      for (int ry = 0; ry < s->nRY; ry++)
-        for (int l = 0; l < W; l++) {
-          long long r = row + (pW->bArr ? ry : 0), cc = col + l;
-          if (r < 0 || r >= nRows || cc < 0 || cc >= nCols) goto fail;
-          am[r * nCols + cc] |= 1ULL << (ry * W + l);
-        }
-    }
-  }
-  return am;
-fail:
-  free(am);
-  return NULL;
-}
-
-/* Can border threads stay on the vector path (s->bMasked, the windows'
- * masks in s->amMask)? Not where a read is conditional (its tap may be one the
- * kernel skips), a buffer is tested against null or read at another index, the
- * body reads memory otherwise or calls a function of the program, or the lanes
- * do not fit the 64 bits of ks_ok. */
-static void nd_masked(ndscan *s, const ndform *f, const vplan *pPlan) {
-  int W = pPlan->nLanes;
-  s->bMasked = 0;
-  if (s->nWin == 0 || W * s->nRY > 64 || s->nLaneCond || s->nLaneStmt || s->nKnown) return;
-  for (int i = 0; i < s->nP && i < 64; i++)
-    if (s->vs.abOther[i] || (pPlan->abUsed[i] && s->vs.abNullTest[i])) return;
-  for (int i = 0; i < s->n; i++)
-    if (s->a[i].bCond) return;
-  for (int g = 0; g < s->nWin; g++)
-    if (!s->aWin[g].bArr && s->nRY > 1) return;
-  nd_mask_walk w = {s, f->iBodyStart, f->iBodyEnd, 0};
-  ks_rw_walk(s->kernel, nd_mask_visit, &w);
-  if (w.bBad) return;
-  for (int g = 0; g < s->nWin; g++)
-    if (!(s->amMask[g] = nd_win_mask(s, g, W))) return;
-  s->bMasked = 1;
-}
-
-/* The unsigned type of a 1- or 2-byte integer element, else NULL. Such
- * elements travel on the masked path as the 32-bit words the vector path
- * holds them in: loaded or stored byte by byte from separate registers, a
- * Sobel's window took 40 more registers (127 to 166, a quarter of the warps). */
-static const char *nd_small_uint(const ks_rw_param *pP) {
-  static const char *const az[] = {"char", "signed char", "unsigned char", "int8_t", "uint8_t", "short", "unsigned short",
-                                   "short int", "unsigned short int", "int16_t", "uint16_t"};
-  if (!pP->zElemType || (pP->nElemSize != 1 && pP->nElemSize != 2)) return NULL;
-  for (size_t i = 0; i < sizeof az / sizeof az[0]; i++)
-    if (strcmp(pP->zElemType, az[i]) == 0) return pP->nElemSize == 1 ? "unsigned char" : "unsigned short";
-  return NULL;
-}
-
-/* A masked vector of W small integers (nd_small_uint zU, E bytes each) as
- * words: element j is zBase[iAt + j] where its lanes aMask[j] pass, else 0;
- * then copied to zDst (an address). */
-static void nd_put_masked_words(ks_buf *pB, const char *zDst, const char *zBase, long long iAt,
-                                const unsigned long long *aMask, int W, int E, const char *zU, int nIn, const char *zIn) {
-  int nWords = W * E / 4, nPer = 4 / E;
-  ks_buf_printf(pB, "%.*s        { unsigned int ks_u[%d];\n", nIn, zIn, nWords);
-  for (int q = 0; q < nWords; q++) {
-    int nTerm = 0;
-    ks_buf_printf(pB, "%.*s          ks_u[%d] = ", nIn, zIn, q);
-    for (int j = q * nPer; j < (q + 1) * nPer; j++)
-      if (aMask[j])
-        ks_buf_printf(pB, "%s((ks_ok & 0x%llxULL) ? (unsigned int)(%s)%s[%lld] << %d : 0u)", nTerm++ ? " | " : "",
-                      aMask[j], zU, zBase, iAt + j, 8 * E * (j - q * nPer));
-    ks_buf_printf(pB, "%s;\n", nTerm ? "" : "0u");
-  }
-  ks_buf_printf(pB, "%.*s          memcpy(%s, ks_u, sizeof ks_u); }\n", nIn, zIn, zDst);
-}
-
-/* Window g's element (row r, column c from cMin) on the masked path: loaded
- * where a passing lane reads it, else zero. zLhs: where it goes. */
-static void nd_put_masked_elem(ks_buf *pB, const ndscan *s, int g, long long r, long long c, const char *zLhs,
-                               const char *zBase, long long iAt, int nIn, const char *zIn) {
-  unsigned long long m = s->amMask[g][r * s->anMaskCols[g] + c];
-  const char *zT = s->aP[s->aWin[g].iParam].zElemType;
-  if (m) ks_buf_printf(pB, "%.*s        %s = (ks_ok & 0x%llxULL) ? %s[%lld] : (%s)0;\n", nIn, zIn, zLhs, m, zBase, iAt, zT);
-  else ks_buf_printf(pB, "%.*s        %s = (%s)0;\n", nIn, zIn, zLhs, zT);
-}
-
 /* An array window's loads: per row, the whole vectors (when the row is
  * aligned) and the rest element by element. */
 static void nd_put_arr_fill(ks_buf *pB, const ndscan *s, const vplan *pPlan, const ndwin *pW, int g, int nIn,
@@ -3028,27 +2848,6 @@ static void nd_put_arr_fill(ks_buf *pB, const ndscan *s, const vplan *pPlan, con
   long long nCols = pW->cMax - pW->cMin + W, a0 = pW->cAnchor - pW->cMin, a1 = a0 + (long long)pW->nChunk * W;
   long long nRows = pW->nRows + s->nRY - 1;
   ks_buf_printf(pB, "%.*s      %s ks_w_%s_w%d[%lld][%lld];\n", nIn, zIn, zT, zN, g, nRows, nCols);
-  if (s->bMasked) { /* a border thread: the elements its passing lanes read */
-    const char *zU = nd_small_uint(&s->aP[pW->iParam]);
-    int E = (int)s->aP[pW->iParam].nElemSize;
-    ks_buf_printf(pB, "%.*s      if (!ks_all) {\n", nIn, zIn);
-    for (long long r = 0; r < nRows; r++)
-      for (long long c = 0; c < nCols; c++) {
-        char zL[96], zB[96];
-        snprintf(zL, sizeof zL, "ks_w_%s_w%d[%lld][%lld]", zN, g, r, c);
-        snprintf(zB, sizeof zB, "ks_p_%s_w%d[%lld]", zN, g, r);
-        if (zU && c >= a0 && c < a1 && (W * E) % 4 == 0) { /* a vector's elements: as words */
-          if ((c - a0) % W == 0) {
-            char zD[112];
-            snprintf(zD, sizeof zD, "&%s", zL);
-            nd_put_masked_words(pB, zD, zB, c, &s->amMask[g][r * nCols + c], W, E, zU, nIn, zIn);
-          }
-          continue;
-        }
-        nd_put_masked_elem(pB, s, g, r, c, zL, zB, c, nIn, zIn);
-      }
-    ks_buf_printf(pB, "%.*s      } else {\n", nIn, zIn);
-  }
   ks_buf_printf(pB, "%.*s      #pragma unroll\n%.*s      for (int ks_r = 0; ks_r < %lld; ++ks_r) {\n", nIn, zIn, nIn,
                 zIn, nRows);
   ks_buf_printf(pB, "%.*s        const %s *ks_b = ks_p_%s_w%d[ks_r];\n", nIn, zIn, zT, zN, g);
@@ -3073,7 +2872,6 @@ static void nd_put_arr_fill(ks_buf *pB, const ndscan *s, const vplan *pPlan, con
                 nIn, zIn, nIn, zIn, nCols, zN, g);
   if (pW->nChunk) ks_buf_printf(pB, "%.*s        }\n", nIn, zIn);
   ks_buf_printf(pB, "%.*s      }\n", nIn, zIn);
-  if (s->bMasked) ks_buf_printf(pB, "%.*s      }\n", nIn, zIn);
 }
 
 /* Element r (from the window's base) of window g of buffer zName: lane r % W
@@ -3204,59 +3002,6 @@ static void nd_put_lanes(ks_buf *pB, const char *zSrc, const ndscan *s, const nd
   ks_buf_free(&lane);
 }
 
-/* A window that is no array on the masked path (nd_masked): its vectors and
- * scalars declared, loaded as on the vector path when every lane passes,
- * else element by element where a passing lane reads them. */
-static void nd_put_masked_win(ks_buf *pB, const ndscan *s, const vplan *pPlan, int g, int nIn, const char *zIn) {
-  const ndwin *pW = &s->aWin[g];
-  const char *zN = s->aP[pW->iParam].zName, *zVec = pPlan->azVec[pW->iParam], *zT = s->aP[pW->iParam].zElemType;
-  int W = pPlan->nLanes;
-  long long r0 = pW->cMin - pW->cAnchor, r1 = pW->cMax - pW->cAnchor + W;
-  if (pW->nChunk)
-    ks_buf_printf(pB, "%.*s      const bool ks_a_%s_w%d = (unsigned long long)(const void *)ks_p_%s_w%d %% %d == 0;\n", nIn,
-                  zIn, zN, g, zN, g, pPlan->anAlign[pW->iParam]);
-  for (int k = 0; k < pW->nChunk; k++) ks_buf_printf(pB, "%.*s      %s ks_v_%s_w%d_%d;\n", nIn, zIn, zVec, zN, g, k);
-  for (long long r = r0; r < r1; r++) {
-    if (r >= 0 && r < (long long)pW->nChunk * W) continue;
-    ks_buf_printf(pB, "%.*s      %s ", nIn, zIn, zT);
-    nd_win_name(pB, NULL, zN, pW, g, r, W);
-    ks_buf_printf(pB, ";\n");
-  }
-  ks_buf_printf(pB, "%.*s      if (ks_all) {\n", nIn, zIn);
-  for (int k = 0; k < pW->nChunk; k++)
-    ks_buf_printf(pB,
-                  "%.*s        if (ks_a_%s_w%d) ks_v_%s_w%d_%d = *reinterpret_cast<const %s *>(ks_p_%s_w%d + %d);\n"
-                  "%.*s        else memcpy(&ks_v_%s_w%d_%d, ks_p_%s_w%d + %d, sizeof ks_v_%s_w%d_%d);\n",
-                  nIn, zIn, zN, g, zN, g, k, zVec, zN, g, k * W, nIn, zIn, zN, g, k, zN, g, k * W, zN, g, k);
-  for (long long r = r0; r < r1; r++) {
-    if (r >= 0 && r < (long long)pW->nChunk * W) continue;
-    ks_buf_printf(pB, "%.*s        ", nIn, zIn);
-    nd_win_name(pB, NULL, zN, pW, g, r, W);
-    ks_buf_printf(pB, " = ks_p_%s_w%d[%lld];\n", zN, g, r);
-  }
-  ks_buf_printf(pB, "%.*s      } else {\n", nIn, zIn);
-  ks_buf lhs = KS_BUF_INIT, base = KS_BUF_INIT;
-  const char *zU = nd_small_uint(&s->aP[pW->iParam]);
-  int E = (int)s->aP[pW->iParam].nElemSize;
-  ks_buf_printf(&base, "ks_p_%s_w%d", zN, g);
-  for (long long r = r0; r < r1; r++) {
-    if (zU && (W * E) % 4 == 0 && r >= 0 && r < (long long)pW->nChunk * W) { /* a vector: as words */
-      if (r % W == 0) {
-        char zD[96];
-        snprintf(zD, sizeof zD, "&ks_v_%s_w%d_%lld", zN, g, r / W);
-        nd_put_masked_words(pB, zD, ks_buf_cstr(&base), r, &s->amMask[g][r - r0], W, E, zU, nIn, zIn);
-      }
-      continue;
-    }
-    ks_buf_clear(&lhs);
-    nd_win_name(&lhs, zVec, zN, pW, g, r, W);
-    nd_put_masked_elem(pB, s, g, 0, r - r0, ks_buf_cstr(&lhs), ks_buf_cstr(&base), r, nIn, zIn);
-  }
-  ks_buf_free(&lhs);
-  ks_buf_free(&base);
-  ks_buf_printf(pB, "%.*s      }\n", nIn, zIn);
-}
-
 /* The windows' loads: each whole vector from the base, and the scalars
  * before and after them. A window's base need not be aligned (rows of an odd
  * pitch, `ex[i * (NY + 1) + j]`, are aligned one row in four): its vectors
@@ -3270,10 +3015,6 @@ static void nd_put_win_loads(ks_buf *pB, const ndscan *s, const vplan *pPlan, in
     const char *zN = s->aP[pW->iParam].zName, *zVec = pPlan->azVec[pW->iParam];
     if (pW->bArr) {
       nd_put_arr_fill(pB, s, pPlan, pW, g, nIn, zIn);
-      continue;
-    }
-    if (s->bMasked) {
-      nd_put_masked_win(pB, s, pPlan, g, nIn, zIn);
       continue;
     }
     if (pW->nChunk)
@@ -3352,44 +3093,25 @@ static void nd_put_row_y(ks_buf *pB, const ndscan *s, const ndform *f, const cha
                   f->zYType, zRow, nIn, zIn, zPad, f->zY);
 }
 
-/* The loops over a thread's lanes (and rows) at indentation zIn plus zPad,
- * opened, with each lane's x (and y) and the x-derived statements in mDer. */
-static void nd_put_lane_loop(ks_buf *pB, const char *zSrc, const ndscan *s, const ndform *f, int W, int nIn,
-                             const char *zIn, const char *zPad, unsigned mDer) {
-  if (s->nRY > 1) ks_buf_printf(pB, "%.*s%sfor (int ks_ry = 0; ks_ry < %d; ++ks_ry)\n", nIn, zIn, zPad, s->nRY);
-  ks_buf_printf(pB, "%.*s%sfor (int ks_l = 0; ks_l < %d; ++ks_l) {\n", nIn, zIn, zPad, W);
-  ks_buf pad = KS_BUF_INIT;
-  ks_buf_printf(&pad, "%s  ", zPad);
-  nd_put_row_y(pB, s, f, "ks_ry", nIn, zIn, ks_buf_cstr(&pad));
-  ks_buf_printf(pB, "%.*s%s%s %s = (%s)(ks_x0 + ks_l);\n", nIn, zIn, ks_buf_cstr(&pad), f->zXType, f->zX, f->zXType);
-  nd_put_derived(pB, zSrc, s, nIn, zIn, ks_buf_cstr(&pad), mDer);
-  ks_buf_free(&pad);
-}
-
 /* The lanes' test: every lane (of every row) passes the guard and the
  * conditions its neighbour reads need. */
 static void nd_put_lanes_test(ks_buf *pB, const char *zSrc, const ndscan *s, const ndform *f, int W, int nIn,
                               const char *zIn) {
   const char *zNot = f->bEarlyReturn ? "!" : "";
+  ks_buf_printf(pB, "%.*s  bool ks_all = true;\n", nIn, zIn);
+  if (s->nRY > 1) ks_buf_printf(pB, "%.*s  for (int ks_ry = 0; ks_ry < %d; ++ks_ry)\n", nIn, zIn, s->nRY);
+  ks_buf_printf(pB, "%.*s  for (int ks_l = 0; ks_l < %d; ++ks_l) {\n", nIn, zIn, W);
+  nd_put_row_y(pB, s, f, "ks_ry", nIn, zIn, "    ");
+  ks_buf_printf(pB, "%.*s    %s %s = (%s)(ks_x0 + ks_l);\n", nIn, zIn, f->zXType, f->zX, f->zXType);
   unsigned mDer = nd_derived_needed(zSrc, s, f->zGuard, strlen(f->zGuard));
   for (int i = 0; i < s->nLaneCond; i++) mDer |= nd_derived_needed(zSrc, s, s->azLaneCond[i], strlen(s->azLaneCond[i]));
   for (int i = 0; i < s->nLaneStmt; i++) mDer |= nd_derived_needed(zSrc, s, s->azLaneStmt[i], strlen(s->azLaneStmt[i]));
-  ks_buf_printf(pB, "%.*s  bool ks_all = true;\n", nIn, zIn);
-  nd_put_lane_loop(pB, zSrc, s, f, W, nIn, zIn, "  ", mDer);
+  nd_put_derived(pB, zSrc, s, nIn, zIn, "    ", mDer);
   ks_buf_printf(pB, "%.*s    ks_all = ks_all && %s(%s)", nIn, zIn, zNot, f->zGuard);
   for (int i = 0; i < s->nLaneCond; i++) ks_buf_printf(pB, " && %s", s->azLaneCond[i]);
   ks_buf_printf(pB, ";\n");
   for (int i = 0; i < s->nLaneStmt; i++) ks_buf_printf(pB, "%.*s    %s\n", nIn, zIn, s->azLaneStmt[i]);
   ks_buf_printf(pB, "%.*s  }\n", nIn, zIn);
-  if (!s->bMasked) return;
-  /* the passing lanes of a border thread (nd_masked): evaluated only there */
-  ks_buf_printf(pB, "%.*s  unsigned long long ks_ok = ~0ULL;\n%.*s  if (!ks_all) {\n%.*s    ks_ok = 0;\n", nIn, zIn, nIn,
-                zIn, nIn, zIn);
-  nd_put_lane_loop(pB, zSrc, s, f, W, nIn, zIn, "    ", mDer);
-  char zBit[48] = "ks_l";
-  if (s->nRY > 1) snprintf(zBit, sizeof zBit, "ks_ry * %d + ks_l", W);
-  ks_buf_printf(pB, "%.*s      if (%s(%s)) ks_ok |= 1ULL << (%s);\n%.*s    }\n%.*s  }\n", nIn, zIn, zNot, f->zGuard, zBit,
-                nIn, zIn, nIn, zIn);
 }
 
 /* The per-lane fallback: the guard and body as written for each x (and y)
@@ -3417,49 +3139,6 @@ static void nd_put_fallback(ks_buf *pB, const char *zSrc, const ndscan *s, const
   ks_buf_printf(pB, "\n%.*s    }\n%.*s  }\n%.*s}", nIn, zIn, nIn, zIn, nIn, zIn);
 }
 
-/* Buffer i's vector for output row ry on the masked path (nd_masked): loaded
- * (bStore 0) or stored (1) whole when every lane passes, else lane by lane
- * where the lane passes (a load's other lanes zero). zR: the row's subscript. */
-static void nd_put_masked_vec(ks_buf *pB, const ndscan *s, const vplan *pPlan, int i, int ry, const char *zR, int bStore,
-                              int nIn, const char *zIn) {
-  const char *zVec = pPlan->azVec[i], *zN = s->aP[i].zName;
-  if (bStore) ks_buf_printf(pB, "%.*s      if (ks_all) *reinterpret_cast<%s *>(ks_p_%s%s) = ks_v_%s;\n", nIn, zIn, zVec, zN, zR, zN);
-  else ks_buf_printf(pB, "%.*s      if (ks_all) ks_v_%s = *reinterpret_cast<const %s *>(ks_p_%s%s);\n", nIn, zIn, zN, zVec, zN, zR);
-  ks_buf_printf(pB, "%.*s      else {\n", nIn, zIn);
-  const char *zU = nd_small_uint(&s->aP[i]);
-  int E = (int)s->aP[i].nElemSize, W = pPlan->nLanes;
-  if (zU && (W * E) % 4 == 0) { /* as words (nd_small_uint) */
-    unsigned long long aM[16];
-    for (int l = 0; l < W && l < 16; l++) aM[l] = 1ULL << (ry * W + l);
-    char zP[96], zD[96];
-    snprintf(zP, sizeof zP, "ks_p_%s%s", zN, zR);
-    snprintf(zD, sizeof zD, "&ks_v_%s", zN);
-    if (!bStore) nd_put_masked_words(pB, zD, zP, 0, aM, W, E, zU, nIn, zIn);
-    else {
-      ks_buf_printf(pB, "%.*s        unsigned int ks_u[%d];\n%.*s        memcpy(ks_u, &ks_v_%s, sizeof ks_u);\n", nIn, zIn,
-                    W * E / 4, nIn, zIn, zN);
-      for (int l = 0; l < W; l++)
-        ks_buf_printf(pB, "%.*s        if (ks_ok & 0x%llxULL) %s[%d] = (%s)(ks_u[%d] >> %d);\n", nIn, zIn, aM[l], zP, l,
-                      s->aP[i].zElemType, l * E / 4, 8 * ((l * E) % 4));
-    }
-    ks_buf_printf(pB, "%.*s      }\n", nIn, zIn);
-    return;
-  }
-  for (int l = 0; l < pPlan->nLanes; l++) {
-    unsigned long long m = 1ULL << (ry * pPlan->nLanes + l);
-    ks_buf_printf(pB, "%.*s        ", nIn, zIn);
-    if (bStore) {
-      ks_buf_printf(pB, "if (ks_ok & 0x%llxULL) ks_p_%s%s[%d] = ", m, zN, zR, l);
-      put_lane(pB, zVec, zN, l, NULL);
-    } else {
-      put_lane(pB, zVec, zN, l, NULL);
-      ks_buf_printf(pB, " = (ks_ok & 0x%llxULL) ? ks_p_%s%s[%d] : (%s)0", m, zN, zR, l, s->aP[i].zElemType);
-    }
-    ks_buf_printf(pB, ";\n");
-  }
-  ks_buf_printf(pB, "%.*s      }\n", nIn, zIn);
-}
-
 /* The vector path's loads of the buffers other than windows, the lanes and
  * the stores, for output row ry (rows along y: each in its own block, at
  * its row's addresses ks_p_<P>[ry]). */
@@ -3474,11 +3153,6 @@ static void nd_put_row_body(ks_buf *pB, const char *zSrc, const ndscan *s, const
     const char *zVec = pPlan->azVec[i];
     const char *zN = s->aP[i].zName;
     if (!pPlan->abUsed[i] || s->abStencil[i]) continue;
-    if (s->bMasked) {
-      ks_buf_printf(pB, "%.*s      %s ks_v_%s;\n", nIn, zIn, zVec, zN);
-      if (pPlan->abLoad[i]) nd_put_masked_vec(pB, s, pPlan, i, ry, zR, 0, nIn, zIn);
-      continue;
-    }
     if (pPlan->abLoad[i] && s->vs.abNullTest[i])
       ks_buf_printf(pB, "%.*s      const %s ks_v_%s = %s != nullptr ? *reinterpret_cast<const %s *>(ks_p_%s%s) : %s();\n",
                     nIn, zIn, zVec, zN, zN, zVec, zN, zR, zVec);
@@ -3490,9 +3164,7 @@ static void nd_put_row_body(ks_buf *pB, const char *zSrc, const ndscan *s, const
   }
   nd_put_lanes(pB, zSrc, s, f, pPlan, ry, nIn, zIn);
   for (int i = 0; i < s->nP; i++)
-    if (pPlan->abStore[i] && s->bMasked)
-      nd_put_masked_vec(pB, s, pPlan, i, ry, zR, 1, nIn, zIn);
-    else if (pPlan->abStore[i])
+    if (pPlan->abStore[i])
       ks_buf_printf(pB, "%.*s      *reinterpret_cast<%s *>(ks_p_%s%s) = ks_v_%s;\n", nIn, zIn, pPlan->azVec[i],
                     s->aP[i].zName, zR, s->aP[i].zName);
   if (s->nRY > 1) ks_buf_printf(pB, "%.*s      }\n", nIn, zIn);
@@ -3517,7 +3189,7 @@ static void nd_put_region(ks_buf *pB, ks_rewrite *p, const ndscan *s, const ndfo
   if (R > 1) ks_buf_printf(pB, " && ks_y0 + %d <= ks_ny", R);
   ks_buf_printf(pB, ") {\n");
   nd_put_lanes_test(pB, zSrc, s, f, W, nIn, zIn);
-  ks_buf_printf(pB, "%.*s  if (ks_all%s) {\n", nIn, zIn, s->bMasked ? " || ks_ok != 0" : "");
+  ks_buf_printf(pB, "%.*s  if (ks_all) {\n", nIn, zIn);
   for (int i = 0; i < s->nP; i++)
     if (pPlan->abUsed[i] && !s->abStencil[i])
       ks_buf_printf(pB, "%.*s    %s%s *ks_p_%s%s;\n", nIn, zIn, pPlan->abStore[i] ? "" : "const ", s->aP[i].zElemType,
@@ -4033,7 +3705,6 @@ static int apply_nd(ks_rewrite *p, CXCursor k, const char *zWhy1, const char *zW
   }
   if (rc < 0) goto done;
   ks_buf_clear(&b);
-  if (bStencil) nd_masked(&s, &f, &plan);
   nd_put_region(&b, p, &s, &f, &plan, bAlias);
   if ((rc = ks_rewrite_replace(p, f.iIfStart, f.iRegionEnd, ks_buf_cstr(&b))) < 0) goto done;
   if (!zKeep && (rc = nd_shrink_launches(p, k, aL, nL, plan.nLanes, s.nRY)) < 0) goto done;
@@ -4059,9 +3730,6 @@ static int apply_nd(ks_rewrite *p, CXCursor k, const char *zWhy1, const char *zW
     ks_buf_printf(&b, "; rows along y: %d rows per thread (the launches' grid y divided by %d, the rows below the y "
                       "extent as written, ks_gy * blockDim.y), each window row loaded once for all of them",
                   s.nRY, s.nRY);
-  if (s.bMasked)
-    ks_buf_printf(&b, "; a thread some of whose outputs fail the guard (the borders) stays on the vector path: only "
-                      "the elements its passing outputs read are loaded (ks_ok), only those outputs stored");
   rc = ks_rewrite_note(p, f.iXStart, ks_buf_cstr(&b));
 done:
   for (int i = 0; i < 64; i++) free(s.azIdx[i]);
@@ -4070,7 +3738,6 @@ done:
   for (int i = 0; i < s.nRp; i++) free(s.azRp[i]);
   for (int i = 0; i < s.nLead; i++) free(s.azLead[i]);
   for (int i = 0; i < s.nLoc; i++) free(s.aLoc[i].zText);
-  for (int g = 0; g < 16; g++) free(s.amMask[g]);
   free(s.a);
   nd_form_free(&f);
   ks_buf_free(&b);
