@@ -568,13 +568,12 @@ static int pack_launch(ks_rewrite *p, const ks_launch *pL, const ks_gemm_match *
   char **a = pL->azArg;
   ks_buf b = KS_BUF_INIT;
   rc = ks_buf_printf(&b,
-                         "{ float *ks_pk = ks_gemm::pack<%s, %s>((%s), (long long)(%s), (%s), (long long)(%s), "
-                         "(int)(%s), (int)(%s), (int)(%s), (%s)); %.*s%s%.*s, ks_pk); "
-                         "ks_gemm::pack_release(ks_pk, (%s)); }",
-                         bPA ? "true" : "false", bPB ? "true" : "false", a[pG->iA], bPA ? a[pG->iX] : "0", a[pG->iB],
-                         bPB ? a[pG->iY] : "0", a[pG->iM], a[pG->iN], a[pG->iK], zS,
-                         (int)(pL->iCfgStart - pL->iStart), z + pL->iStart, zCfg,
-                         (int)(pL->iEnd - 1 - pL->iCfgEnd), z + pL->iCfgEnd, zS);
+                     "{ float *ks_pk = ks_gemm::pack<%s, %s>((%s), (long long)(%s), (%s), (long long)(%s), "
+                     "(int)(%s), (int)(%s), (int)(%s), (%s)); %.*s%s%.*s, ks_pk); "
+                     "ks_gemm::pack_release(ks_pk, (%s)); }",
+                     bPA ? "true" : "false", bPB ? "true" : "false", a[pG->iA], bPA ? a[pG->iX] : "0", a[pG->iB],
+                     bPB ? a[pG->iY] : "0", a[pG->iM], a[pG->iN], a[pG->iK], zS, (int)(pL->iCfgStart - pL->iStart),
+                     z + pL->iStart, zCfg, (int)(pL->iEnd - 1 - pL->iCfgEnd), z + pL->iCfgEnd, zS);
   if (rc >= 0) rc = ks_rewrite_replace(p, pL->iStart, iSemi + 1, ks_buf_cstr(&b));
   ks_buf_free(&b);
   return rc;
@@ -819,8 +818,9 @@ static int apply_gemm_tiled(ks_rewrite *p) {
   if (rc >= 0 && g.bFma) rc = ks_buf_printf(&note, ", products as explicit fmaf (ks_gemm::mac_fma)");
   if (rc >= 0 && bDyn) rc = ks_buf_printf(&note, ", %ld bytes of dynamic shared memory", nSmem);
   if (rc >= 0 && bPack)
-    rc = ks_buf_printf(&note, ", %s packed (copied transposed into a workspace before each launch: both tiles on "
-                              "cp.async; the operands as given where no workspace is had)",
+    rc = ks_buf_printf(&note,
+                       ", %s packed (copied transposed into a workspace before each launch: both tiles on cp.async; "
+                       "the operands as given where no workspace is had)",
                        pack_what(bPA, bPB));
   if (rc < 0) goto done;
   rc = ks_rw_insert_shipped(p, iLine0, nIndent, "#define KS_GEMM_F32_CUH", "ks_gemm_f32.cuh", "GEMM template",
