@@ -10,7 +10,9 @@
 int ks_xf_elem_range(const char *zType, long long *pLo, long long *pHi) {
   static const struct { const char *z; long long lo, hi; } a[] = {
     {"unsigned char", 0, 255},        {"uint8_t", 0, 255},          {"uchar", 0, 255},
-    {"signed char", -128, 127},       {"char", -128, 127},          {"int8_t", -128, 127},
+    /* plain char: signed on x86-64, unsigned on aarch64 hosts (Grace, Jetson) and under
+       -funsigned-char; both ranges */
+    {"signed char", -128, 127},       {"char", -128, 255},          {"int8_t", -128, 127},
     {"unsigned short", 0, 65535},     {"uint16_t", 0, 65535},       {"ushort", 0, 65535},
     {"short", -32768, 32767},         {"int16_t", -32768, 32767},   {"signed short", -32768, 32767},
   };

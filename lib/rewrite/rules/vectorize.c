@@ -3656,7 +3656,9 @@ static int nd_flt_leaf(CXCursor c, long long *pLo, long long *pHi, void *pArg) {
 
 typedef struct ndflt {
   ndscan *s;
-  int bOff; /* a read outside a region worth it, or regions that overlap */
+  int bOff;         /* a read outside a region worth it, or regions that overlap */
+  unsigned *aMacro; /* the file's macro uses (ks_shape_macro_ranges): none may touch a region */
+  int nMacro;
 } ndflt;
 
 /* Each float window's read: the largest expression around it that is exact
@@ -3682,6 +3684,12 @@ static int nd_flt_visit(CXCursor c, const CXCursor *aAnc, int nAnc, void *pArg) 
   }
   for (int k = 0; k < s->nKnown; k++)
     if (s->aKnown[k].iStart < ce && s->aKnown[k].iEnd > cs) q->bOff = 1;
+  /* A region's text is copied from its first token to its last, through
+   * expansion locations: a macro use ending it (`#define MEAN * 2 / 8`,
+   * `(a + b) MEAN`) would bring the rest of its expansion inside (the `/ 8`,
+   * in float). Any macro use in or at a region keeps everything in int. */
+  for (int m = 0; m < q->nMacro; m++)
+    if (q->aMacro[2 * m] < ce && q->aMacro[2 * m + 1] > cs) q->bOff = 1;
   for (int v = 0; v < s->nLead; v++)
     if (s->aiLead[v][0] < ce && s->aiLead[v][1] > cs) q->bOff = 1;
   if (s->nFlt == 64) q->bOff = 1;
@@ -3701,14 +3709,15 @@ static void nd_float_plan(ndscan *s, int bOn) {
   int nFlt = 0;
   s->nFlt = 0;
   memset(s->abFltWin, 0, sizeof s->abFltWin);
-  for (int g = 0; g < s->nWin && bOn; g++) {
-    if (!ks_xf_elem_range(s->aP[s->aWin[g].iParam].zElemType, &lo, &hi)) continue;
-    if (!s->aWin[g].bArr) return;
-    s->abFltWin[g] = 1, nFlt++;
-  }
+  for (int g = 0; g < s->nWin && bOn; g++) /* every such window an array, or none is float */
+    if (ks_xf_elem_range(s->aP[s->aWin[g].iParam].zElemType, &lo, &hi) && !s->aWin[g].bArr) return;
+  for (int g = 0; g < s->nWin && bOn; g++)
+    if (ks_xf_elem_range(s->aP[s->aWin[g].iParam].zElemType, &lo, &hi)) s->abFltWin[g] = 1, nFlt++;
   if (!nFlt) return;
-  ndflt q = {s, 0};
-  ks_rw_walk(s->kernel, nd_flt_visit, &q);
+  ndflt q = {s, 0, NULL, 0};
+  if (ks_shape_macro_ranges(s->pTu, &q.aMacro, &q.nMacro) < 0) q.bOff = 1;
+  else ks_rw_walk(s->kernel, nd_flt_visit, &q);
+  free(q.aMacro);
   if (q.bOff || !s->nFlt) {
     s->nFlt = 0;
     memset(s->abFltWin, 0, sizeof s->abFltWin);

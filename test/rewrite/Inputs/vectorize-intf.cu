@@ -69,7 +69,44 @@ __global__ void intf_cmp_u8(const unsigned char *in, unsigned char *out, int w, 
   out[y * pitch + x] = (unsigned char)(in[y * pitch + x + 1] > in[y * pitch + x - 1] ? s / 6 : 0);
 }
 
-void launch_intf(const unsigned char *i8, unsigned char *o8, int w, int h, int pitch) {
+// Left in int: one window of bytes is an array (read in a loop), the other
+// is not (vectors and scalars along x): none is converted.
+__global__ void intf_mix_u8(const unsigned char *a, const unsigned char *b, unsigned char *out, int w, int h,
+                            int pitch) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= 1 && x < w - 1 && y < h) {
+    int s = 0;
+    for (int k = -1; k <= 1; k++) s += a[y * pitch + x + k] / 2 * 2;
+    int t = b[y * pitch + x - 1] - b[y * pitch + x + 1];
+    out[y * pitch + x] = (unsigned char)(s + t);
+  }
+}
+
+// Left in int: a macro use ends the sum's expression (its `/ 8` would come
+// inside the float text).
+#define INTF_MEAN * 2 / 8
+__global__ void intf_macro_u8(const unsigned char *in, unsigned char *out, int w, int h, int pitch) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x < 1 || y < 1 || x >= w - 1 || y >= h - 1) return;
+  int v = (in[(y - 1) * pitch + x - 1] + in[(y - 1) * pitch + x + 1] + in[y * pitch + x - 1] +
+           in[y * pitch + x + 1] + in[(y + 1) * pitch + x - 1] + in[(y + 1) * pitch + x + 1]) INTF_MEAN;
+  out[y * pitch + x] = (unsigned char)v;
+}
+
+// Left in int: plain char is unsigned on some hosts (aarch64, -funsigned-char),
+// and 2 * 255^3 passes 2^22 where 2 * 128^3 would not.
+__global__ void intf_char3(const char *in, char *out, int w, int h, int pitch) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x < 1 || y < 1 || x >= w - 1 || y >= h - 1) return;
+  int v = in[(y - 1) * pitch + x - 1] * in[y * pitch + x - 1] * in[(y + 1) * pitch + x - 1] +
+          in[(y - 1) * pitch + x + 1] * in[y * pitch + x + 1] * in[(y + 1) * pitch + x + 1];
+  out[y * pitch + x] = (char)(v >> 17);
+}
+
+void launch_intf(const unsigned char *i8, unsigned char *o8, const char *c8, char *co8, int w, int h, int pitch) {
   dim3 block(32, 8), grid((w + 31) / 32, (h + 7) / 8);
   intf_box3_u8<<<grid, block>>>(i8, o8, w, h, pitch);
   intf_sharpen_u8<<<grid, block>>>(i8, o8, w, h, pitch);
@@ -77,4 +114,7 @@ void launch_intf(const unsigned char *i8, unsigned char *o8, int w, int h, int p
   intf_grad_u8<<<grid, block>>>(i8, o8, w, h, pitch);
   intf_cube_u8<<<grid, block>>>(i8, o8, w, h, pitch);
   intf_cmp_u8<<<grid, block>>>(i8, o8, w, h, pitch);
+  intf_mix_u8<<<grid, block>>>(i8, i8 + 1, o8, w, h, pitch);
+  intf_macro_u8<<<grid, block>>>(i8, o8, w, h, pitch);
+  intf_char3<<<grid, block>>>(c8, co8, w, h, pitch);
 }

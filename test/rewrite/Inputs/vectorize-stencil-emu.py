@@ -96,6 +96,8 @@ CASES = {
     "intf_sharpen_u8": (["unsigned char", "unsigned char"], "K(b0, b1, Wd, H, P)"),
     "intf_wrap_u8": (["unsigned char", "unsigned char"], "K(b0, b1, Wd, H, P)"),
     "intf_cube_u8": (["unsigned char", "unsigned char"], "K(b0, b1, Wd, H, P)"),
+    "intf_mix_u8": (["unsigned char"] * 3, "K(b0, b1, b2, Wd, H, P)"),
+    "intf_macro_u8": (["unsigned char", "unsigned char"], "K(b0, b1, Wd, H, P)"),
 }
 
 
