@@ -5,7 +5,6 @@
  * loop covers the tail and misaligned pointers. Launch grids shrink to match.
  * The n-dimensional form does the same along x of a 2-D/3-D grid, and for a
  * stencil reads each row of neighbours once into a window of registers. */
-#include "rewrite/exactf.h"
 #include "rewrite/rwutil.h"
 
 #include <ctype.h>
@@ -1265,12 +1264,6 @@ typedef struct ndscan {
   unsigned long long mNeedLoop; /* ... and the loops whose counters it named */
   ndknown aKnown[64];        /* the conditions the lanes' test proves, by position (nd_known_conds) */
   int nKnown;
-  /* Exact float evaluation (nd_float_plan, exactf.h): the array windows of 8- and 16-bit
-     integers held as float (abFltWin), and the body's int expressions over them, by
-     position, evaluated in float and converted back where they end (aFlt). */
-  unsigned char abFltWin[16];
-  unsigned aFlt[64][2];
-  int nFlt;
 } ndscan;
 
 static int nd_pre_index(const ndscan *s, CXCursor d) {
@@ -2846,53 +2839,37 @@ static void nd_put_stk_bases(ks_buf *pB, const ndscan *s, const ndwin *pW, int g
   }
 }
 
-/* An element x of a float window (nd_float_plan): the float with x's bits
- * added to 1.5 * 2^23's, less that: exact for |x| < 2^22, an integer add and a
- * float add instead of a conversion (a quarter-rate instruction). */
-#define ND_I2F "(__int_as_float(0x4B400000 + (int)(%s)) - 12582912.0f)"
-
 /* An array window's loads: per row, the whole vectors (when the row is
- * aligned) and the rest element by element; a float window's elements
- * converted as they land. */
+ * aligned) and the rest element by element. */
 static void nd_put_arr_fill(ks_buf *pB, const ndscan *s, const vplan *pPlan, const ndwin *pW, int g, int nIn,
                             const char *zIn) {
   const char *zN = s->aP[pW->iParam].zName, *zT = s->aP[pW->iParam].zElemType, *zVec = pPlan->azVec[pW->iParam];
-  int W = pPlan->nLanes, bF = s->abFltWin[g];
+  int W = pPlan->nLanes;
   long long nCols = pW->cMax - pW->cMin + W, a0 = pW->cAnchor - pW->cMin, a1 = a0 + (long long)pW->nChunk * W;
   long long nRows = pW->nRows + s->nRY - 1;
-  const char *zElem = bF ? "(__int_as_float(0x4B400000 + (int)(ks_b[ks_j])) - 12582912.0f)" : "ks_b[ks_j]";
-  ks_buf_printf(pB, "%.*s      %s ks_w_%s_w%d[%lld][%lld];\n", nIn, zIn, bF ? "float" : zT, zN, g, nRows, nCols);
+  ks_buf_printf(pB, "%.*s      %s ks_w_%s_w%d[%lld][%lld];\n", nIn, zIn, zT, zN, g, nRows, nCols);
   ks_buf_printf(pB, "%.*s      #pragma unroll\n%.*s      for (int ks_r = 0; ks_r < %lld; ++ks_r) {\n", nIn, zIn, nIn,
                 zIn, nRows);
   ks_buf_printf(pB, "%.*s        const %s *ks_b = ks_p_%s_w%d[ks_r];\n", nIn, zIn, zT, zN, g);
   if (pW->nChunk) {
     ks_buf_printf(pB, "%.*s        if ((unsigned long long)(const void *)(ks_b + %lld) %% %d == 0) {\n", nIn, zIn, a0,
                   pPlan->anAlign[pW->iParam]);
-    for (int k = 0; k < pW->nChunk; k++) {
-      long long c0 = a0 + (long long)k * W;
-      if (bF)
-        ks_buf_printf(pB,
-                      "%.*s          { const %s ks_v = *reinterpret_cast<const %s *>(ks_b + %lld); %s ks_t[%d]; "
-                      "memcpy(ks_t, &ks_v, sizeof ks_v);\n%.*s            #pragma unroll\n%.*s            for (int ks_q "
-                      "= 0; ks_q < %d; ++ks_q) ks_w_%s_w%d[ks_r][%lld + ks_q] = " ND_I2F "; }\n",
-                      nIn, zIn, zVec, zVec, c0, zT, W, nIn, zIn, nIn, zIn, W, zN, g, c0, "ks_t[ks_q]");
-      else
-        ks_buf_printf(pB,
-                      "%.*s          { const %s ks_v = *reinterpret_cast<const %s *>(ks_b + %lld); "
-                      "memcpy(&ks_w_%s_w%d[ks_r][%lld], &ks_v, sizeof ks_v); }\n",
-                      nIn, zIn, zVec, zVec, c0, zN, g, c0);
-    }
+    for (int k = 0; k < pW->nChunk; k++)
+      ks_buf_printf(pB,
+                    "%.*s          { const %s ks_v = *reinterpret_cast<const %s *>(ks_b + %lld); "
+                    "memcpy(&ks_w_%s_w%d[ks_r][%lld], &ks_v, sizeof ks_v); }\n",
+                    nIn, zIn, zVec, zVec, a0 + (long long)k * W, zN, g, a0 + (long long)k * W);
     ks_buf_printf(pB, "%.*s          #pragma unroll\n%.*s          for (int ks_j = 0; ks_j < %lld; ++ks_j) "
-                      "ks_w_%s_w%d[ks_r][ks_j] = %s;\n",
-                  nIn, zIn, nIn, zIn, a0, zN, g, zElem);
+                      "ks_w_%s_w%d[ks_r][ks_j] = ks_b[ks_j];\n",
+                  nIn, zIn, nIn, zIn, a0, zN, g);
     ks_buf_printf(pB, "%.*s          #pragma unroll\n%.*s          for (int ks_j = %lld; ks_j < %lld; ++ks_j) "
-                      "ks_w_%s_w%d[ks_r][ks_j] = %s;\n",
-                  nIn, zIn, nIn, zIn, a1, nCols, zN, g, zElem);
+                      "ks_w_%s_w%d[ks_r][ks_j] = ks_b[ks_j];\n",
+                  nIn, zIn, nIn, zIn, a1, nCols, zN, g);
     ks_buf_printf(pB, "%.*s        } else {\n", nIn, zIn);
   }
   ks_buf_printf(pB, "%.*s          #pragma unroll\n%.*s          for (int ks_j = 0; ks_j < %lld; ++ks_j) "
-                    "ks_w_%s_w%d[ks_r][ks_j] = %s;\n",
-                nIn, zIn, nIn, zIn, nCols, zN, g, zElem);
+                    "ks_w_%s_w%d[ks_r][ks_j] = ks_b[ks_j];\n",
+                nIn, zIn, nIn, zIn, nCols, zN, g);
   if (pW->nChunk) ks_buf_printf(pB, "%.*s        }\n", nIn, zIn);
   ks_buf_printf(pB, "%.*s      }\n", nIn, zIn);
 }
@@ -2951,22 +2928,9 @@ static void nd_lane_text(ks_buf *pLane, const char *zSrc, const ndscan *s, const
   int iA = 0, iK = 0;
   const ndknown *aK = s->aKnown;
   const int nK = s->nKnown;
-  int iF = 0, bInF = 0; /* the next float region (s->aFlt), and whether it is open */
   ks_buf_clear(pLane);
-  while (iF < s->nFlt && s->aFlt[iF][0] < iPos) iF++;
-  while (iPos < iEnd || bInF) {
-    if (bInF && iPos >= s->aFlt[iF][1]) { /* its int value again, exactly (nd_float_plan) */
-      ks_buf_append(pLane, ") + 12582912.0f) - 0x4B400000)", 30);
-      bInF = 0, iF++;
-      continue;
-    }
-    if (!bInF && iF < s->nFlt && s->aFlt[iF][0] == iPos && s->aFlt[iF][1] <= iEnd) {
-      ks_buf_append(pLane, "(__float_as_int((", 17);
-      bInF = 1;
-      continue;
-    }
+  while (iPos < iEnd) {
     unsigned iNext = iEnd;
-    if (iF < s->nFlt && s->aFlt[iF][bInF] > iPos && s->aFlt[iF][bInF] < iNext) iNext = s->aFlt[iF][bInF];
     int iSkip = -1;
     for (int v = 0; v < s->nLead; v++)
       if ((mSkip >> v & 1) && s->aiLead[v][0] >= iPos && s->aiLead[v][0] < iNext) iNext = s->aiLead[v][0], iSkip = v;
@@ -3633,97 +3597,6 @@ static int nd_rows(ks_rewrite *p, ndscan *s, const ndform *f, int W, int bAlias,
   return KS_OK;
 }
 
-/* ---- exact float evaluation of 8- and 16-bit integer stencils (exactf.h) ----
- * An 8-bit Sobel's vector path is bound by the integer pipe (half the FMA
- * pipe's rate on sm_80+): the taps' sums, as written in int, take about 20
- * integer instructions per output. Held as float, its window's elements feed
- * the same sums on the FMA pipe; each int expression over them that
- * exactf.h proves exact in float is evaluated there and converted back where
- * it ends, so every value the body computes is the one it computed before. */
-
-/* Is c one of the float windows' reads (its extent a windowed access's)? */
-static int nd_flt_leaf(CXCursor c, long long *pLo, long long *pHi, void *pArg) {
-  const ndscan *s = pArg;
-  unsigned cs, ce;
-  if (ks_ast_extent(s->pTu, c, &cs, &ce) < 0) return 0;
-  for (int i = 0; i < s->n; i++) {
-    const vacc *a = &s->a[i];
-    if (a->iStart == cs && a->iEnd == ce && a->iWin >= 0 && s->abFltWin[a->iWin])
-      return ks_xf_elem_range(s->aP[a->iParam].zElemType, pLo, pHi);
-  }
-  return 0;
-}
-
-typedef struct ndflt {
-  ndscan *s;
-  int bOff;         /* a read outside a region worth it, or regions that overlap */
-  unsigned *aMacro; /* the file's macro uses (ks_shape_macro_ranges): none may touch a region */
-  int nMacro;
-} ndflt;
-
-/* Each float window's read: the largest expression around it that is exact
- * in float, recorded once (s->aFlt, by position). */
-static int nd_flt_visit(CXCursor c, const CXCursor *aAnc, int nAnc, void *pArg) {
-  ndflt *q = pArg;
-  ndscan *s = q->s;
-  long long lo, hi;
-  int nOps = 0, nLeaves = 0;
-  if (q->bOff) return -1;
-  if (!nd_flt_leaf(c, &lo, &hi, s)) return 0;
-  int j = nAnc - 1, iRoot = -1;
-  for (; j >= 1 && ks_xf_range(aAnc[j], nd_flt_leaf, s, &lo, &hi, &nOps, &nLeaves); j--) iRoot = j;
-  unsigned cs, ce;
-  if (iRoot < 0 || !ks_xf_range(aAnc[iRoot], nd_flt_leaf, s, &lo, &hi, &nOps, &nLeaves) || nOps < 3 ||
-      ks_ast_extent(s->pTu, aAnc[iRoot], &cs, &ce) < 0) {
-    q->bOff = 1; /* a read the float form would convert back alone: no gain */
-    return -1;
-  }
-  for (int k = 0; k < s->nFlt; k++) {
-    if (s->aFlt[k][0] == cs && s->aFlt[k][1] == ce) return 1;
-    if (s->aFlt[k][0] < ce && s->aFlt[k][1] > cs) q->bOff = 1;
-  }
-  for (int k = 0; k < s->nKnown; k++)
-    if (s->aKnown[k].iStart < ce && s->aKnown[k].iEnd > cs) q->bOff = 1;
-  /* A region's text is copied from its first token to its last, through
-   * expansion locations: a macro use ending it (`#define MEAN * 2 / 8`,
-   * `(a + b) MEAN`) would bring the rest of its expansion inside (the `/ 8`,
-   * in float). Any macro use in or at a region keeps everything in int. */
-  for (int m = 0; m < q->nMacro; m++)
-    if (q->aMacro[2 * m] < ce && q->aMacro[2 * m + 1] > cs) q->bOff = 1;
-  for (int v = 0; v < s->nLead; v++)
-    if (s->aiLead[v][0] < ce && s->aiLead[v][1] > cs) q->bOff = 1;
-  if (s->nFlt == 64) q->bOff = 1;
-  if (q->bOff) return -1;
-  int k = s->nFlt++;
-  for (; k > 0 && s->aFlt[k - 1][0] > cs; k--) s->aFlt[k][0] = s->aFlt[k - 1][0], s->aFlt[k][1] = s->aFlt[k - 1][1];
-  s->aFlt[k][0] = cs, s->aFlt[k][1] = ce;
-  return 1;
-}
-
-/* Float evaluation on when every window of 8- or 16-bit integers is an array
- * (filled in one place: its elements converted once) and every read of them
- * lies in an int expression of 3 or more operators that exactf.h proves exact
- * (bOn 0: the rule's parameter intf=off). Else everything as written. */
-static void nd_float_plan(ndscan *s, int bOn) {
-  long long lo, hi;
-  int nFlt = 0;
-  s->nFlt = 0;
-  memset(s->abFltWin, 0, sizeof s->abFltWin);
-  for (int g = 0; g < s->nWin && bOn; g++) /* every such window an array, or none is float */
-    if (ks_xf_elem_range(s->aP[s->aWin[g].iParam].zElemType, &lo, &hi) && !s->aWin[g].bArr) return;
-  for (int g = 0; g < s->nWin && bOn; g++)
-    if (ks_xf_elem_range(s->aP[s->aWin[g].iParam].zElemType, &lo, &hi)) s->abFltWin[g] = 1, nFlt++;
-  if (!nFlt) return;
-  ndflt q = {s, 0, NULL, 0};
-  if (ks_shape_macro_ranges(s->pTu, &q.aMacro, &q.nMacro) < 0) q.bOff = 1;
-  else ks_rw_walk(s->kernel, nd_flt_visit, &q);
-  free(q.aMacro);
-  if (q.bOff || !s->nFlt) {
-    s->nFlt = 0;
-    memset(s->abFltWin, 0, sizeof s->abFltWin);
-  }
-}
-
 /* The rule's parameter rows: auto (*pn 0, the default) or the rows along y
  * each thread of a stencil takes, 1 to 4. */
 static int rows_param(ks_rewrite *p, int *pn) {
@@ -3756,10 +3629,6 @@ static int apply_nd(ks_rewrite *p, CXCursor k, const char *zWhy1, const char *zW
   memset(&pw, 0, sizeof pw);
   s.nRY = 1;
   if ((rc = rows_param(p, &nRows)) < 0) return rc;
-  const char *zIntf = ks_rewrite_param(p, "intf", "auto");
-  if (strcmp(zIntf, "auto") && strcmp(zIntf, "off"))
-    return ks_error_set(KS_EUSAGE, "rule vectorize: intf must be auto or off, not '%s'", zIntf);
-  const int bIntf = strcmp(zIntf, "off") != 0;
   if ((rc = ks_rw_params(pTu, k, &s.aP, &s.nP)) < 0) return rc;
   if (ks_shape_build(pTu, k, &pShape) < 0) {
     rc = ks_rewrite_refuse(p, "no kernel-shape model for the kernel");
@@ -3808,7 +3677,6 @@ static int apply_nd(ks_rewrite *p, CXCursor k, const char *zWhy1, const char *zW
     }
   const char *zKeep = nd_shrink_why(p, k, zKeepBuf, sizeof zKeepBuf, &aL, &nL);
   if ((rc = nd_rows(p, &s, &f, plan.nLanes, bAlias, zKeep, nRows, &s.nRY)) < 0) goto done;
-  nd_float_plan(&s, bIntf);
   for (int i = 0; i < s.nP; i++) {
     const char *zV = plan.abUsed[i] ? plan.azVec[i] : NULL;
     int bFirst = zV && strncmp(zV, "ks_pack", 7) == 0;
@@ -3862,10 +3730,6 @@ static int apply_nd(ks_rewrite *p, CXCursor k, const char *zWhy1, const char *zW
     ks_buf_printf(&b, "; rows along y: %d rows per thread (the launches' grid y divided by %d, the rows below the y "
                       "extent as written, ks_gy * blockDim.y), each window row loaded once for all of them",
                   s.nRY, s.nRY);
-  if (s.nFlt)
-    ks_buf_printf(&b, "; the windows of 8- and 16-bit integers held as float, and the %d int expression%s over them "
-                      "evaluated in float, exactly (every value an integer within 2^22; intf=off keeps int)",
-                  s.nFlt, s.nFlt > 1 ? "s" : "");
   rc = ks_rewrite_note(p, f.iXStart, ks_buf_cstr(&b));
 done:
   for (int i = 0; i < 64; i++) free(s.azIdx[i]);
@@ -4211,11 +4075,10 @@ done:
   return rc;
 }
 
-static const char *const azParams[] = {"rows", "intf", NULL};
+static const char *const azParams[] = {"rows", NULL};
 
 const ks_rule ks_rule_vectorize = {
     "vectorize",
     "pointwise kernel: 128-bit loads/stores (float4, int4, double2), alignment guard, scalar tail; on a 2-D stencil "
-    "rows=auto|1..4 output rows along y per thread (auto: 4 for windows of 5 or more rows of 4-byte elements); "
-    "intf=auto|off: int sums over 8- and 16-bit windows held in registers evaluated in float where that is exact",
+    "rows=auto|1..4 output rows along y per thread (auto: 4 for windows of 5 or more rows of 4-byte elements)",
     azParams, apply};

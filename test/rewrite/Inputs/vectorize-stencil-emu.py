@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """vectorize-stencil-emu.py ORIG REWRITTEN KERNEL -- CPU emulation check of
 rule vectorize on the stencils of Inputs/vectorize-stencil.cu, Inputs/vectorize-clamp.cu,
-Inputs/vectorize-loops.cu, Inputs/vectorize-forms.cu, Inputs/vectorize-rows.cu,
-Inputs/vectorize-rows-param.cu and Inputs/vectorize-intf.cu: the original
+Inputs/vectorize-loops.cu, Inputs/vectorize-forms.cu, Inputs/vectorize-rows.cu and
+Inputs/vectorize-rows-param.cu: the original
 kernel and the rewritten one (its launch as the rule gives it: the grid's x
 divided by the lanes, the grid's x as written passed last as ks_gx; with rows
 along y, the grid's y divided by the rows and passed as ks_gy) run on the
@@ -29,8 +29,6 @@ struct __attribute__((aligned(16))) ks_pack16_u8 { unsigned char e[16]; };
 template <class T> static T __ldg(const T *p) { return *p; }
 static int min(int a, int b) { return a < b ? a : b; }
 static int max(int a, int b) { return a > b ? a : b; }
-static float __int_as_float(int i) { float f; memcpy(&f, &i, sizeof f); return f; }
-static int __float_as_int(float f) { int i; memcpy(&i, &f, sizeof i); return i; }
 """
 
 # Per kernel: the buffers' element types and the call (buffers b0.., width Wd,
@@ -91,13 +89,6 @@ CASES = {
     # Inputs/vectorize-rows-param.cu: rows along y forced by the parameter rows=N
     "rp_sobel_u8": (["unsigned char", "unsigned char"], "K(b1, b0, Wd, H, P)"),
     "rp_box3_loops": (["float", "float"], "K(b0, b1, Wd, H, P)"),
-    # Inputs/vectorize-intf.cu: int sums over byte windows evaluated in float
-    "intf_box3_u8": (["unsigned char", "unsigned char"], "K(b0, b1, Wd, H, P)"),
-    "intf_sharpen_u8": (["unsigned char", "unsigned char"], "K(b0, b1, Wd, H, P)"),
-    "intf_wrap_u8": (["unsigned char", "unsigned char"], "K(b0, b1, Wd, H, P)"),
-    "intf_cube_u8": (["unsigned char", "unsigned char"], "K(b0, b1, Wd, H, P)"),
-    "intf_mix_u8": (["unsigned char"] * 3, "K(b0, b1, b2, Wd, H, P)"),
-    "intf_macro_u8": (["unsigned char", "unsigned char"], "K(b0, b1, Wd, H, P)"),
 }
 
 
@@ -139,7 +130,7 @@ def main():
     for i, t in enumerate(types):
         src += "    %s *o%d = (%s *)malloc(n * sizeof(%s)), *n%d = (%s *)malloc(n * sizeof(%s));\n" % (
             t, i, t, t, i, t, t)
-        # bytes over their whole range (a float window's conversion of 128..255 is checked too)
+        # bytes over their whole range 0..255
         src += "    for (size_t k = 0; k < n; k++) o%d[k] = n%d[k] = (%s)((k * 37 + %d * 11 + sz) %% %d) * (%s)%s;\n" % (
             i, i, t, i, 256 if "char" in t else 101, t, "1" if "char" in t else "0.25")
     # (8, 4, 3): with rows along y, first (the outputs still hold the inputs' values), a band of 3 blocks
