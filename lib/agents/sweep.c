@@ -46,8 +46,12 @@ static const sweep_def aSweep[] = {{"block-size", "threads", {"128", "256", "512
                                    /* vectorize on stencils (the skill sets rows=auto; mem.vectorize-128 sets
                                       nothing and is not swept): rows along y. Auto gives 4 rows to 5-row
                                       windows of floats (blur5_local 61% -> 90% of DRAM bandwidth on the
-                                      H100) and none to 3-row windows or bytes, where the GPU decides. */
-                                   {"vectorize", "rows", {"auto", "4", "2", 0}, 1},
+                                      H100) and none to 3-row windows or bytes, where the GPU decides. The
+                                      first value also takes 1-byte windows' bytes out of 32-bit words by
+                                      PRMT (the 8-bit Sobel is bound by the integer pipe, half of whose work
+                                      was byte extraction; not yet measured on the GPU); on other stencils it
+                                      is the same rewrite as auto, so they keep their three candidates. */
+                                   {"vectorize", "rows", {"auto;bytes=words", "4", "2", 0}, 1},
                                    {0, 0, {0}, 0}};
 
 static int param_is(const char *zKV, const char *zName) {
@@ -67,7 +71,8 @@ void ks_loop_sweep_free(char ***azSets, int *anParams, int nSets) {
 /* The values of the sweep of zRule for the skill's parameters, in the order
  * they are tried: zFirst when the table lists it for the swept parameter or it
  * is the skill's own (never other text: it may come from a file), then the
- * skill's own, then the table's, no duplicates. The pointers are the table's
+ * skill's own (as the table's first value that extends it, if one does), then
+ * the table's, no duplicates. The pointers are the table's
  * or the skill's, never zFirst. Returns their count; one NULL value (the
  * skill's parameters as they are) when the rule is not swept. */
 int sweep_values(const char *zRule, const char *const *azSkillParams, int nSkillParams, const char *zFirst,
@@ -91,6 +96,15 @@ int sweep_values(const char *zRule, const char *const *azSkillParams, int nSkill
   }
   const char *azAll[KS_SWEEP_MAX_VALUES];
   int nAll = 0;
+  /* the skill's own value, or the table's first with that value and extra parameters of
+     its own (vectorize: the skill's rows=auto is tried as the table's "auto;bytes=words") */
+  for (int i = 0; zOwn && d->azValues[i]; i++) {
+    size_t nO = strlen(zOwn);
+    if (!strncmp(d->azValues[i], zOwn, nO) && (d->azValues[i][nO] == ';' || !d->azValues[i][nO])) {
+      zOwn = d->azValues[i];
+      break;
+    }
+  }
   if (zOwn) azAll[nAll++] = zOwn;
   for (int i = 0; d->azValues[i] && nAll < KS_SWEEP_MAX_VALUES; i++) azAll[nAll++] = d->azValues[i];
   for (int i = 0; zFirst && i < nAll; i++)

@@ -1264,6 +1264,10 @@ typedef struct ndscan {
   unsigned long long mNeedLoop; /* ... and the loops whose counters it named */
   ndknown aKnown[64];        /* the conditions the lanes' test proves, by position (nd_known_conds) */
   int nKnown;
+  /* Windows of 1-byte integers every read of which is promoted to int at once
+     (nd_prmt_plan): their bytes come out of the 32-bit words one PRMT each,
+     zero- or sign-extended, into int (per window: 0, else the element's kind). */
+  unsigned char abPrmtWin[16];
 } ndscan;
 
 static int nd_pre_index(const ndscan *s, CXCursor d) {
@@ -2839,6 +2843,101 @@ static void nd_put_stk_bases(ks_buf *pB, const ndscan *s, const ndwin *pW, int g
   }
 }
 
+/* ---- bytes out of words: one PRMT each (nd_prmt_plan) ----
+ * A window of bytes copied from a 16-byte vector into `unsigned char` elements
+ * costs nvcc about four integer-pipe instructions a byte (masks, shifts and
+ * byte inserts, each use masked again): on an 8-bit Sobel half of the
+ * integer-pipe work, and that pipe is what bounds it (ncu, H100: 77% busy).
+ * `__byte_perm(w, 0, 0x4440 + k)` is byte k of w zero-extended in one PRMT
+ * (nd_prmt_sel: sign-extended for signed bytes). It changes a
+ * read's type from the byte type to int, so it is used only where every read
+ * of the window is promoted to int at once (arithmetic, comparisons): there
+ * the value is the same. */
+
+/* The type of W / 4 32-bit words (W bytes: 16, 8 or 4). */
+static const char *nd_word_vec(int W) {
+  return W == 16 ? "uint4" : W == 8 ? "uint2" : "unsigned";
+}
+
+/* The PRMT selector of byte k (0..3), zero-extended (bSigned 0) or
+ * sign-extended: the upper three bytes replicate bit 7 of byte k. */
+static unsigned nd_prmt_sel(int k, int bSigned) {
+  unsigned h = bSigned ? (unsigned)(8 | k) : 4u;
+  return (unsigned)k | h << 4 | h << 8 | h << 12;
+}
+
+/* 1: unsigned char; 2: signed char; else 0 (plain char too: its sign is the
+ * host's, which the parse here need not share). */
+static int nd_byte_kind(CXType t) {
+  switch (clang_getCanonicalType(t).kind) {
+  case CXType_UChar:
+    return 1;
+  case CXType_SChar:
+    return 2;
+  default:
+    return 0;
+  }
+}
+
+/* Any byte type, plain char included (a read's own loads, nd_prmt_visit). */
+static int nd_is_byte(CXType t) {
+  enum CXTypeKind k = clang_getCanonicalType(t).kind;
+  return k == CXType_UChar || k == CXType_SChar || k == CXType_Char_U || k == CXType_Char_S;
+}
+
+typedef struct ndprmt {
+  ndscan *s;
+  unsigned char abBad[16]; /* a window with a read not promoted to int at once */
+} ndprmt;
+
+/* Is c a conversion to int (the promotion, implicit, or a cast written)? */
+static int nd_to_int(CXCursor c) {
+  enum CXCursorKind e = clang_getCursorKind(c);
+  return clang_getCanonicalType(clang_getCursorType(c)).kind == CXType_Int &&
+         (e == CXCursor_UnexposedExpr || e == CXCursor_CStyleCastExpr);
+}
+
+/* Each read of a window (its extent an access's: `in[i]`, `__ldg(&in[i])`, or
+ * the promotion around it, which comes first in the walk) is converted to int
+ * at once, past the loads of the byte itself; else its window keeps bytes. */
+static int nd_prmt_visit(CXCursor c, const CXCursor *aAnc, int nAnc, void *pArg) {
+  ndprmt *q = pArg;
+  const ndscan *s = q->s;
+  unsigned cs, ce;
+  int bHit = 0;
+  if (ks_ast_extent(s->pTu, c, &cs, &ce) < 0) return 0;
+  for (int i = 0; i < s->n; i++) {
+    const vacc *a = &s->a[i];
+    if (a->iStart != cs || a->iEnd != ce || a->iWin < 0 || !s->abPrmtWin[a->iWin]) continue;
+    bHit = 1;
+    if (!nd_is_byte(clang_getCursorType(c))) { /* the node of that extent is already a conversion */
+      if (!nd_to_int(c)) q->abBad[a->iWin] = 1;
+      continue;
+    }
+    int j = nAnc - 1;
+    while (j > 0 && nd_is_byte(clang_getCursorType(aAnc[j])) && clang_getCursorKind(aAnc[j]) == CXCursor_UnexposedExpr)
+      j--;
+    if (j <= 0 || !nd_to_int(aAnc[j])) q->abBad[a->iWin] = 1;
+  }
+  return bHit;
+}
+
+/* Which windows of 1-byte integers take their bytes by PRMT into int: those
+ * (array or vector) every read of which is promoted to int at once. */
+static void nd_prmt_plan(ndscan *s) {
+  ndprmt q;
+  memset(&q, 0, sizeof q);
+  q.s = s;
+  memset(s->abPrmtWin, 0, sizeof s->abPrmtWin);
+  for (int g = 0; g < s->nWin; g++) {
+    CXType t = clang_getPointeeType(clang_getCursorType(s->aP[s->aWin[g].iParam].decl));
+    s->abPrmtWin[g] = (unsigned char)nd_byte_kind(t);
+  }
+  ks_rw_walk(s->kernel, nd_prmt_visit, &q);
+  for (int g = 0; g < s->nWin; g++)
+    if (q.abBad[g]) s->abPrmtWin[g] = 0;
+}
+
 /* An array window's loads: per row, the whole vectors (when the row is
  * aligned) and the rest element by element. */
 static void nd_put_arr_fill(ks_buf *pB, const ndscan *s, const vplan *pPlan, const ndwin *pW, int g, int nIn,
@@ -2847,18 +2946,33 @@ static void nd_put_arr_fill(ks_buf *pB, const ndscan *s, const vplan *pPlan, con
   int W = pPlan->nLanes;
   long long nCols = pW->cMax - pW->cMin + W, a0 = pW->cAnchor - pW->cMin, a1 = a0 + (long long)pW->nChunk * W;
   long long nRows = pW->nRows + s->nRY - 1;
-  ks_buf_printf(pB, "%.*s      %s ks_w_%s_w%d[%lld][%lld];\n", nIn, zIn, zT, zN, g, nRows, nCols);
+  const int eP = s->abPrmtWin[g]; /* bytes by PRMT into int (nd_prmt_plan) */
+  ks_buf_printf(pB, "%.*s      %s ks_w_%s_w%d[%lld][%lld];\n", nIn, zIn, eP ? "int" : zT, zN, g, nRows, nCols);
   ks_buf_printf(pB, "%.*s      #pragma unroll\n%.*s      for (int ks_r = 0; ks_r < %lld; ++ks_r) {\n", nIn, zIn, nIn,
                 zIn, nRows);
   ks_buf_printf(pB, "%.*s        const %s *ks_b = ks_p_%s_w%d[ks_r];\n", nIn, zIn, zT, zN, g);
   if (pW->nChunk) {
     ks_buf_printf(pB, "%.*s        if ((unsigned long long)(const void *)(ks_b + %lld) %% %d == 0) {\n", nIn, zIn, a0,
                   pPlan->anAlign[pW->iParam]);
-    for (int k = 0; k < pW->nChunk; k++)
-      ks_buf_printf(pB,
-                    "%.*s          { const %s ks_v = *reinterpret_cast<const %s *>(ks_b + %lld); "
-                    "memcpy(&ks_w_%s_w%d[ks_r][%lld], &ks_v, sizeof ks_v); }\n",
-                    nIn, zIn, zVec, zVec, a0 + (long long)k * W, zN, g, a0 + (long long)k * W);
+    for (int k = 0; k < pW->nChunk; k++) {
+      long long c0 = a0 + (long long)k * W;
+      if (eP) { /* the words loaded as such: a pack of bytes copied to words is rebuilt from bytes */
+        ks_buf_printf(pB, "%.*s          { const %s ks_v = *reinterpret_cast<const %s *>(ks_b + %lld); const unsigned ks_u[%d] = {",
+                      nIn, zIn, nd_word_vec(W), nd_word_vec(W), c0, W / 4);
+        for (int j = 0; j < W / 4; j++)
+          ks_buf_printf(pB, "%sks_v%s%.*s", j ? ", " : "", W > 4 ? "." : "", W > 4 ? 1 : 0, azLane + j);
+        ks_buf_printf(pB,
+                      "};\n%.*s            #pragma unroll\n%.*s            for (int ks_q = 0; ks_q < %d; ++ks_q) "
+                      "ks_w_%s_w%d[ks_r][%lld + ks_q] = (int)__byte_perm(ks_u[ks_q / 4], 0u, 0x%xu + 0x%xu * "
+                      "(unsigned)(ks_q %% 4)); }\n",
+                      nIn, zIn, nIn, zIn, W, zN, g, c0, eP == 2 ? 0x8880u : 0x4440u, eP == 2 ? 0x1111u : 1u);
+      }
+      else
+        ks_buf_printf(pB,
+                      "%.*s          { const %s ks_v = *reinterpret_cast<const %s *>(ks_b + %lld); "
+                      "memcpy(&ks_w_%s_w%d[ks_r][%lld], &ks_v, sizeof ks_v); }\n",
+                      nIn, zIn, zVec, zVec, c0, zN, g, c0);
+    }
     ks_buf_printf(pB, "%.*s          #pragma unroll\n%.*s          for (int ks_j = 0; ks_j < %lld; ++ks_j) "
                       "ks_w_%s_w%d[ks_r][ks_j] = ks_b[ks_j];\n",
                   nIn, zIn, nIn, zIn, a0, zN, g);
@@ -2893,8 +3007,15 @@ static void nd_put_win_elem(ks_buf *pB, const ndscan *s, const vplan *pPlan, con
     nd_put_arr_elem(pB, s, pW, a, l, ry);
     return;
   }
-  nd_win_name(pB, pPlan->azVec[a->iParam], s->aP[a->iParam].zName, pW, a->iWin, a->t.k + l - pW->cAnchor,
-              pPlan->nLanes);
+  long long r = a->t.k + l - pW->cAnchor;
+  int W = pPlan->nLanes;
+  if (s->abPrmtWin[a->iWin] && r >= 0 && r < (long long)pW->nChunk * W) { /* its word's byte, by PRMT (nd_prmt_plan) */
+    int k = (int)(r % W);
+    ks_buf_printf(pB, "((int)__byte_perm(ks_u_%s_w%d_%lld[%d], 0u, 0x%xu))", s->aP[a->iParam].zName, a->iWin, r / W,
+                  k / 4, nd_prmt_sel(k % 4, s->abPrmtWin[a->iWin] == 2));
+    return;
+  }
+  nd_win_name(pB, pPlan->azVec[a->iParam], s->aP[a->iParam].zName, pW, a->iWin, r, W);
 }
 
 /* The proven conditions, by position, no two overlapping nor holding an
@@ -3020,13 +3141,23 @@ static void nd_put_win_loads(ks_buf *pB, const ndscan *s, const vplan *pPlan, in
     if (pW->nChunk)
       ks_buf_printf(pB, "%.*s      const bool ks_a_%s_w%d = (unsigned long long)(const void *)ks_p_%s_w%d %% %d == 0;\n",
                     nIn, zIn, zN, g, zN, g, pPlan->anAlign[pW->iParam]);
-    for (int k = 0; k < pW->nChunk; k++)
+    for (int k = 0; k < pW->nChunk && !s->abPrmtWin[g]; k++)
       ks_buf_printf(pB,
                     "%.*s      %s ks_v_%s_w%d_%d;\n"
                     "%.*s      if (ks_a_%s_w%d) ks_v_%s_w%d_%d = *reinterpret_cast<const %s *>(ks_p_%s_w%d + %d);\n"
                     "%.*s      else memcpy(&ks_v_%s_w%d_%d, ks_p_%s_w%d + %d, sizeof ks_v_%s_w%d_%d);\n",
                     nIn, zIn, zVec, zN, g, k, nIn, zIn, zN, g, zN, g, k, zVec, zN, g, k * W, nIn, zIn, zN, g, k, zN,
                     g, k * W, zN, g, k);
+    for (int k = 0; k < pW->nChunk && s->abPrmtWin[g]; k++) { /* its words, each byte taken by PRMT */
+      ks_buf_printf(pB, "%.*s      unsigned ks_u_%s_w%d_%d[%d];\n%.*s      if (ks_a_%s_w%d) { const %s ks_t = "
+                        "*reinterpret_cast<const %s *>(ks_p_%s_w%d + %d);",
+                    nIn, zIn, zN, g, k, W / 4, nIn, zIn, zN, g, nd_word_vec(W), nd_word_vec(W), zN, g, k * W);
+      for (int j = 0; j < W / 4; j++)
+        ks_buf_printf(pB, " ks_u_%s_w%d_%d[%d] = ks_t%s%.*s;", zN, g, k, j, W > 4 ? "." : "", W > 4 ? 1 : 0,
+                      azLane + j);
+      ks_buf_printf(pB, " }\n%.*s      else memcpy(ks_u_%s_w%d_%d, ks_p_%s_w%d + %d, sizeof ks_u_%s_w%d_%d);\n", nIn,
+                    zIn, zN, g, k, zN, g, k * W, zN, g, k);
+    }
     for (long long r = pW->cMin - pW->cAnchor; r < pW->cMax - pW->cAnchor + W; r++) {
       if (r >= 0 && r < (long long)pW->nChunk * W) continue;
       ks_buf_printf(pB, "%.*s      const %s ", nIn, zIn, s->aP[pW->iParam].zElemType);
@@ -3629,6 +3760,10 @@ static int apply_nd(ks_rewrite *p, CXCursor k, const char *zWhy1, const char *zW
   memset(&pw, 0, sizeof pw);
   s.nRY = 1;
   if ((rc = rows_param(p, &nRows)) < 0) return rc;
+  const char *zBytes = ks_rewrite_param(p, "bytes", "as-written");
+  if (strcmp(zBytes, "as-written") && strcmp(zBytes, "words"))
+    return ks_error_set(KS_EUSAGE, "rule vectorize: bytes must be as-written or words, not '%s'", zBytes);
+  const int bWords = strcmp(zBytes, "words") == 0;
   if ((rc = ks_rw_params(pTu, k, &s.aP, &s.nP)) < 0) return rc;
   if (ks_shape_build(pTu, k, &pShape) < 0) {
     rc = ks_rewrite_refuse(p, "no kernel-shape model for the kernel");
@@ -3677,6 +3812,7 @@ static int apply_nd(ks_rewrite *p, CXCursor k, const char *zWhy1, const char *zW
     }
   const char *zKeep = nd_shrink_why(p, k, zKeepBuf, sizeof zKeepBuf, &aL, &nL);
   if ((rc = nd_rows(p, &s, &f, plan.nLanes, bAlias, zKeep, nRows, &s.nRY)) < 0) goto done;
+  if (bWords && (plan.nLanes == 16 || plan.nLanes == 4)) nd_prmt_plan(&s); /* whole 32-bit words of bytes */
   for (int i = 0; i < s.nP; i++) {
     const char *zV = plan.abUsed[i] ? plan.azVec[i] : NULL;
     int bFirst = zV && strncmp(zV, "ks_pack", 7) == 0;
@@ -4075,10 +4211,12 @@ done:
   return rc;
 }
 
-static const char *const azParams[] = {"rows", NULL};
+static const char *const azParams[] = {"rows", "bytes", NULL};
 
 const ks_rule ks_rule_vectorize = {
     "vectorize",
     "pointwise kernel: 128-bit loads/stores (float4, int4, double2), alignment guard, scalar tail; on a 2-D stencil "
-    "rows=auto|1..4 output rows along y per thread (auto: 4 for windows of 5 or more rows of 4-byte elements)",
+    "rows=auto|1..4 output rows along y per thread (auto: 4 for windows of 5 or more rows of 4-byte elements); "
+    "bytes=as-written|words: a stencil's 1-byte windows as written, or loaded as 32-bit words and each byte taken "
+    "by one PRMT into int where every read is promoted to int",
     azParams, apply};

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """vectorize-stencil-emu.py ORIG REWRITTEN KERNEL -- CPU emulation check of
 rule vectorize on the stencils of Inputs/vectorize-stencil.cu, Inputs/vectorize-clamp.cu,
-Inputs/vectorize-loops.cu, Inputs/vectorize-forms.cu, Inputs/vectorize-rows.cu and
-Inputs/vectorize-rows-param.cu: the original
+Inputs/vectorize-loops.cu, Inputs/vectorize-forms.cu, Inputs/vectorize-rows.cu,
+Inputs/vectorize-rows-param.cu and Inputs/vectorize-prmt.cu: the original
 kernel and the rewritten one (its launch as the rule gives it: the grid's x
 divided by the lanes, the grid's x as written passed last as ks_gx; with rows
 along y, the grid's y divided by the rows and passed as ks_gy) run on the
@@ -24,11 +24,27 @@ import cuda_emu  # noqa: E402
 
 TYPES = r"""
 struct float4 { float x, y, z, w; } __attribute__((aligned(16)));
+struct uint4 { unsigned x, y, z, w; } __attribute__((aligned(16)));
+struct uint2 { unsigned x, y; } __attribute__((aligned(8)));
 struct uchar4 { unsigned char x, y, z, w; } __attribute__((aligned(4)));
 struct __attribute__((aligned(16))) ks_pack16_u8 { unsigned char e[16]; };
+struct __attribute__((aligned(16))) ks_pack16_s8 { signed char e[16]; };
+struct __attribute__((aligned(16))) ks_pack16_c8 { char e[16]; };
 template <class T> static T __ldg(const T *p) { return *p; }
 static int min(int a, int b) { return a < b ? a : b; }
 static int max(int a, int b) { return a > b ? a : b; }
+// PTX prmt (default mode): result byte i is byte (s >> 4i) & 7 of y:x, or with bit 3 of
+// that nibble set, the sign bit of that byte replicated
+static unsigned __byte_perm(unsigned x, unsigned y, unsigned s) {
+  unsigned long long v = (unsigned long long)y << 32 | x;
+  unsigned r = 0;
+  for (int i = 0; i < 4; i++) {
+    unsigned n = s >> 4 * i & 0xf, b = (unsigned)(v >> 8 * (n & 7)) & 0xff;
+    if (n & 8) b = b & 0x80 ? 0xff : 0;
+    r |= b << 8 * i;
+  }
+  return r;
+}
 """
 
 # Per kernel: the buffers' element types and the call (buffers b0.., width Wd,
@@ -89,6 +105,12 @@ CASES = {
     # Inputs/vectorize-rows-param.cu: rows along y forced by the parameter rows=N
     "rp_sobel_u8": (["unsigned char", "unsigned char"], "K(b1, b0, Wd, H, P)"),
     "rp_box3_loops": (["float", "float"], "K(b0, b1, Wd, H, P)"),
+    # Inputs/vectorize-prmt.cu: window bytes taken by PRMT (signed bytes over -128..127)
+    "prmt_grad_s8": (["signed char", "unsigned char"], "K(b0, b1, Wd, H, P)"),
+    "prmt_box3_u8": (["unsigned char", "unsigned char"], "K(b0, b1, Wd, H, P)"),
+    "prmt_keep_u8": (["unsigned char", "unsigned char"], "K(b0, b1, Wd, H, P)"),
+    "prmt_char": (["char", "char"], "K(b0, b1, Wd, H, P)"),
+    "prmt_auto_u8": (["unsigned char", "unsigned char"], "K(b0, b1, Wd, H, P)"),
 }
 
 
