@@ -98,8 +98,8 @@ int sweep_values(const char *zRule, const char *const *azSkillParams, int nSkill
   int nAll = 0;
   /* the skill's own value, or the table's first with that value and extra parameters of
      its own (vectorize: the skill's rows=auto is tried as the table's "auto;bytes=words") */
+  const size_t nO = zOwn ? strlen(zOwn) : 0;
   for (int i = 0; zOwn && d->azValues[i]; i++) {
-    size_t nO = strlen(zOwn);
     if (!strncmp(d->azValues[i], zOwn, nO) && (d->azValues[i][nO] == ';' || !d->azValues[i][nO])) {
       zOwn = d->azValues[i];
       break;

@@ -2859,6 +2859,12 @@ static const char *nd_word_vec(int W) {
   return W == 16 ? "uint4" : W == 8 ? "uint2" : "unsigned";
 }
 
+/* Word j of a W-byte vector variable zV of type nd_word_vec(W): `zV.x` ...,
+ * or zV itself for a single word. */
+static void nd_put_word(ks_buf *pB, const char *zV, int W, int j) {
+  ks_buf_printf(pB, "%s%s%.*s", zV, W > 4 ? "." : "", W > 4 ? 1 : 0, azLane + j);
+}
+
 /* The PRMT selector of byte k (0..3), zero-extended (bSigned 0) or
  * sign-extended: the upper three bytes replicate bit 7 of byte k. */
 static unsigned nd_prmt_sel(int k, int bSigned) {
@@ -2885,11 +2891,6 @@ static int nd_is_byte(CXType t) {
   return k == CXType_UChar || k == CXType_SChar || k == CXType_Char_U || k == CXType_Char_S;
 }
 
-typedef struct ndprmt {
-  ndscan *s;
-  unsigned char abBad[16]; /* a window with a read not promoted to int at once */
-} ndprmt;
-
 /* Is c a conversion to int (the promotion, implicit, or a cast written)? */
 static int nd_to_int(CXCursor c) {
   enum CXCursorKind e = clang_getCursorKind(c);
@@ -2899,10 +2900,10 @@ static int nd_to_int(CXCursor c) {
 
 /* Each read of a window (its extent an access's: `in[i]`, `__ldg(&in[i])`, or
  * the promotion around it, which comes first in the walk) is converted to int
- * at once, past the loads of the byte itself; else its window keeps bytes. */
+ * at once, past the loads of the byte itself; else its window keeps bytes
+ * (s->abPrmtWin cleared). */
 static int nd_prmt_visit(CXCursor c, const CXCursor *aAnc, int nAnc, void *pArg) {
-  ndprmt *q = pArg;
-  const ndscan *s = q->s;
+  ndscan *s = pArg;
   unsigned cs, ce;
   int bHit = 0;
   if (ks_ast_extent(s->pTu, c, &cs, &ce) < 0) return 0;
@@ -2911,13 +2912,13 @@ static int nd_prmt_visit(CXCursor c, const CXCursor *aAnc, int nAnc, void *pArg)
     if (a->iStart != cs || a->iEnd != ce || a->iWin < 0 || !s->abPrmtWin[a->iWin]) continue;
     bHit = 1;
     if (!nd_is_byte(clang_getCursorType(c))) { /* the node of that extent is already a conversion */
-      if (!nd_to_int(c)) q->abBad[a->iWin] = 1;
+      if (!nd_to_int(c)) s->abPrmtWin[a->iWin] = 0;
       continue;
     }
     int j = nAnc - 1;
     while (j > 0 && nd_is_byte(clang_getCursorType(aAnc[j])) && clang_getCursorKind(aAnc[j]) == CXCursor_UnexposedExpr)
       j--;
-    if (j <= 0 || !nd_to_int(aAnc[j])) q->abBad[a->iWin] = 1;
+    if (j <= 0 || !nd_to_int(aAnc[j])) s->abPrmtWin[a->iWin] = 0;
   }
   return bHit;
 }
@@ -2925,17 +2926,12 @@ static int nd_prmt_visit(CXCursor c, const CXCursor *aAnc, int nAnc, void *pArg)
 /* Which windows of 1-byte integers take their bytes by PRMT into int: those
  * (array or vector) every read of which is promoted to int at once. */
 static void nd_prmt_plan(ndscan *s) {
-  ndprmt q;
-  memset(&q, 0, sizeof q);
-  q.s = s;
   memset(s->abPrmtWin, 0, sizeof s->abPrmtWin);
   for (int g = 0; g < s->nWin; g++) {
     CXType t = clang_getPointeeType(clang_getCursorType(s->aP[s->aWin[g].iParam].decl));
     s->abPrmtWin[g] = (unsigned char)nd_byte_kind(t);
   }
-  ks_rw_walk(s->kernel, nd_prmt_visit, &q);
-  for (int g = 0; g < s->nWin; g++)
-    if (q.abBad[g]) s->abPrmtWin[g] = 0;
+  ks_rw_walk(s->kernel, nd_prmt_visit, s);
 }
 
 /* An array window's loads: per row, the whole vectors (when the row is
@@ -2959,13 +2955,17 @@ static void nd_put_arr_fill(ks_buf *pB, const ndscan *s, const vplan *pPlan, con
       if (eP) { /* the words loaded as such: a pack of bytes copied to words is rebuilt from bytes */
         ks_buf_printf(pB, "%.*s          { const %s ks_v = *reinterpret_cast<const %s *>(ks_b + %lld); const unsigned ks_u[%d] = {",
                       nIn, zIn, nd_word_vec(W), nd_word_vec(W), c0, W / 4);
-        for (int j = 0; j < W / 4; j++)
-          ks_buf_printf(pB, "%sks_v%s%.*s", j ? ", " : "", W > 4 ? "." : "", W > 4 ? 1 : 0, azLane + j);
+        for (int j = 0; j < W / 4; j++) {
+          if (j) ks_buf_printf(pB, ", ");
+          nd_put_word(pB, "ks_v", W, j);
+        }
+        /* nd_prmt_sel(k) = nd_prmt_sel(0) + k * (nd_prmt_sel(1) - nd_prmt_sel(0)) for k < 4 */
+        unsigned s0 = nd_prmt_sel(0, eP == 2), sStep = nd_prmt_sel(1, eP == 2) - s0;
         ks_buf_printf(pB,
                       "};\n%.*s            #pragma unroll\n%.*s            for (int ks_q = 0; ks_q < %d; ++ks_q) "
                       "ks_w_%s_w%d[ks_r][%lld + ks_q] = (int)__byte_perm(ks_u[ks_q / 4], 0u, 0x%xu + 0x%xu * "
                       "(unsigned)(ks_q %% 4)); }\n",
-                      nIn, zIn, nIn, zIn, W, zN, g, c0, eP == 2 ? 0x8880u : 0x4440u, eP == 2 ? 0x1111u : 1u);
+                      nIn, zIn, nIn, zIn, W, zN, g, c0, s0, sStep);
       }
       else
         ks_buf_printf(pB,
@@ -3152,9 +3152,11 @@ static void nd_put_win_loads(ks_buf *pB, const ndscan *s, const vplan *pPlan, in
       ks_buf_printf(pB, "%.*s      unsigned ks_u_%s_w%d_%d[%d];\n%.*s      if (ks_a_%s_w%d) { const %s ks_t = "
                         "*reinterpret_cast<const %s *>(ks_p_%s_w%d + %d);",
                     nIn, zIn, zN, g, k, W / 4, nIn, zIn, zN, g, nd_word_vec(W), nd_word_vec(W), zN, g, k * W);
-      for (int j = 0; j < W / 4; j++)
-        ks_buf_printf(pB, " ks_u_%s_w%d_%d[%d] = ks_t%s%.*s;", zN, g, k, j, W > 4 ? "." : "", W > 4 ? 1 : 0,
-                      azLane + j);
+      for (int j = 0; j < W / 4; j++) {
+        ks_buf_printf(pB, " ks_u_%s_w%d_%d[%d] = ", zN, g, k, j);
+        nd_put_word(pB, "ks_t", W, j);
+        ks_buf_printf(pB, ";");
+      }
       ks_buf_printf(pB, " }\n%.*s      else memcpy(ks_u_%s_w%d_%d, ks_p_%s_w%d + %d, sizeof ks_u_%s_w%d_%d);\n", nIn,
                     zIn, zN, g, k, zN, g, k * W, zN, g, k);
     }

@@ -152,7 +152,7 @@ def main():
     for i, t in enumerate(types):
         src += "    %s *o%d = (%s *)malloc(n * sizeof(%s)), *n%d = (%s *)malloc(n * sizeof(%s));\n" % (
             t, i, t, t, i, t, t)
-        # bytes over their whole range 0..255
+        # bytes over their whole range (0..255, signed ones -128..127)
         src += "    for (size_t k = 0; k < n; k++) o%d[k] = n%d[k] = (%s)((k * 37 + %d * 11 + sz) %% %d) * (%s)%s;\n" % (
             i, i, t, i, 256 if "char" in t else 101, t, "1" if "char" in t else "0.25")
     # (8, 4, 3): with rows along y, first (the outputs still hold the inputs' values), a band of 3 blocks
