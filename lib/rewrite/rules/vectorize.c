@@ -2604,6 +2604,79 @@ static int nd_prelude(ks_tu *pTu, CXCursor k, CXCursor *aSt, int nSt, ndform *pF
   return *pzWhy ? i - 1 : i;
 }
 
+/* A signed integer type no wider than 64 bits: arithmetic on it does not
+ * wrap in a program that is defined, so an affine form of it is monotone. */
+static int nd_signed_int(CXType t) {
+  switch (clang_getCanonicalType(t).kind) {
+  case CXType_Short: case CXType_Int: case CXType_Long: case CXType_LongLong:
+    return 1;
+  default:
+    return 0;
+  }
+}
+
+/* Is e, a side of a comparison of the guard, affine in the lane's x and y:
+ * sums, differences and negations of x, y, parameters and literals, products
+ * with at most one factor that names x or y, in signed integers throughout
+ * (a cast no narrower than its operand)? *pbVar: it names x or y. */
+static int nd_affine_side(CXCursor e, const ndscan *s, const ndform *f, int *pbVar) {
+  enum CXCursorKind k = clang_getCursorKind(e);
+  CXCursor a[3];
+  int n = ks_rw_kids(e, a, 3);
+  *pbVar = 0;
+  if (!nd_signed_int(clang_getCursorType(e))) return 0;
+  if (k == CXCursor_IntegerLiteral) return 1;
+  if (k == CXCursor_DeclRefExpr) {
+    CXCursor d = clang_getCursorReferenced(e);
+    *pbVar = clang_equalCursors(d, s->aPre[s->iX]) || (f->iYEnd && clang_equalCursors(d, f->yDecl));
+    return *pbVar || clang_getCursorKind(d) == CXCursor_ParmDecl;
+  }
+  if (k == CXCursor_UnexposedExpr || k == CXCursor_ParenExpr || k == CXCursor_CStyleCastExpr) {
+    CXCursor c = a[n - 1]; /* an explicit cast's last child is its operand */
+    if (n < 1 || n > 2 || (n == 2 && k != CXCursor_CStyleCastExpr)) return 0;
+    if (clang_Type_getSizeOf(clang_getCursorType(c)) > clang_Type_getSizeOf(clang_getCursorType(e))) return 0;
+    return nd_affine_side(c, s, f, pbVar);
+  }
+  if (k == CXCursor_UnaryOperator && n == 1) {
+    enum CXUnaryOperatorKind op = clang_getCursorUnaryOperatorKind(e);
+    return (op == CXUnaryOperator_Minus || op == CXUnaryOperator_Plus) && nd_affine_side(a[0], s, f, pbVar);
+  }
+  if (k == CXCursor_BinaryOperator && n == 2) {
+    enum CXBinaryOperatorKind op = clang_getCursorBinaryOperatorKind(e);
+    int b0, b1;
+    if (op != CXBinaryOperator_Add && op != CXBinaryOperator_Sub && op != CXBinaryOperator_Mul) return 0;
+    if (!nd_affine_side(a[0], s, f, &b0) || !nd_affine_side(a[1], s, f, &b1)) return 0;
+    *pbVar = b0 || b1;
+    return op != CXBinaryOperator_Mul || !(b0 && b1);
+  }
+  return 0;
+}
+
+/* Is guard e, where bFail says whether the lane fails where it is true (an
+ * early return's condition), true on a union (bFail) or intersection (!bFail)
+ * of half-planes in x and y (<, <=, >, >= of affine sides, ||, &&, !)? Then
+ * the set of lanes that pass is convex, and the lanes' test holds on every
+ * lane of a box if it holds at the box's corners. */
+static int nd_convex_guard(CXCursor e, int bFail, const ndscan *s, const ndform *f) {
+  CXCursor a[2];
+  e = ks_rw_strip(e);
+  int n = ks_rw_kids(e, a, 2), b;
+  if (clang_getCursorKind(e) == CXCursor_UnaryOperator && n == 1 &&
+      clang_getCursorUnaryOperatorKind(e) == CXUnaryOperator_LNot)
+    return nd_convex_guard(a[0], !bFail, s, f);
+  if (clang_getCursorKind(e) != CXCursor_BinaryOperator || n != 2) return 0;
+  switch (clang_getCursorBinaryOperatorKind(e)) {
+  case CXBinaryOperator_LOr:
+    return bFail && nd_convex_guard(a[0], 1, s, f) && nd_convex_guard(a[1], 1, s, f);
+  case CXBinaryOperator_LAnd:
+    return !bFail && nd_convex_guard(a[0], 0, s, f) && nd_convex_guard(a[1], 0, s, f);
+  case CXBinaryOperator_LT: case CXBinaryOperator_LE: case CXBinaryOperator_GT: case CXBinaryOperator_GE:
+    return nd_affine_side(a[0], s, f, &b) && nd_affine_side(a[1], s, f, &b);
+  default:
+    return 0;
+  }
+}
+
 /* 0 and *pF, *pS (prelude, guard, body) when the kernel has the n-dimensional
  * map form; else a refusal reason. */
 static const char *nd_match(ks_tu *pTu, CXCursor k, ndform *pF, ndscan *s) {
@@ -3231,14 +3304,25 @@ static void nd_put_row_y(ks_buf *pB, const ndscan *s, const ndform *f, const cha
 static void nd_put_lanes_test(ks_buf *pB, const char *zSrc, const ndscan *s, const ndform *f, int W, int nIn,
                               const char *zIn) {
   const char *zNot = f->bEarlyReturn ? "!" : "";
+  unsigned mDer = nd_derived_needed(zSrc, s, f->zGuard, strlen(f->zGuard));
+  for (int i = 0; i < s->nLaneCond; i++) mDer |= nd_derived_needed(zSrc, s, s->azLaneCond[i], strlen(s->azLaneCond[i]));
+  for (int i = 0; i < s->nLaneStmt; i++) mDer |= nd_derived_needed(zSrc, s, s->azLaneStmt[i], strlen(s->azLaneStmt[i]));
   ks_buf_printf(pB, "%.*s  bool ks_all = true;\n", nIn, zIn);
+  if (!mDer && !s->nLaneCond && !s->nLaneStmt && nd_convex_guard(f->guard, f->bEarlyReturn, s, f)) {
+    /* the lanes that pass form a convex set: the box's corners decide (64 tests become 4) */
+    ks_buf_printf(pB, "%.*s  for (int ks_c = 0; ks_c < %d; ++ks_c) { /* the guard's half-planes hold at the corners, so on every lane */\n",
+                  nIn, zIn, s->nRY > 1 ? 4 : 2);
+    if (s->nRY > 1)
+      ks_buf_printf(pB, "%.*s    %s %s = (%s)(ks_y0 + (ks_c >> 1) * %d);\n%.*s    (void)%s;\n", nIn, zIn, f->zYType,
+                    f->zY, f->zYType, s->nRY - 1, nIn, zIn, f->zY);
+    ks_buf_printf(pB, "%.*s    %s %s = (%s)(ks_x0 + (ks_c & 1) * %d);\n", nIn, zIn, f->zXType, f->zX, f->zXType, W - 1);
+    ks_buf_printf(pB, "%.*s    ks_all = ks_all && %s(%s);\n%.*s  }\n", nIn, zIn, zNot, f->zGuard, nIn, zIn);
+    return;
+  }
   if (s->nRY > 1) ks_buf_printf(pB, "%.*s  for (int ks_ry = 0; ks_ry < %d; ++ks_ry)\n", nIn, zIn, s->nRY);
   ks_buf_printf(pB, "%.*s  for (int ks_l = 0; ks_l < %d; ++ks_l) {\n", nIn, zIn, W);
   nd_put_row_y(pB, s, f, "ks_ry", nIn, zIn, "    ");
   ks_buf_printf(pB, "%.*s    %s %s = (%s)(ks_x0 + ks_l);\n", nIn, zIn, f->zXType, f->zX, f->zXType);
-  unsigned mDer = nd_derived_needed(zSrc, s, f->zGuard, strlen(f->zGuard));
-  for (int i = 0; i < s->nLaneCond; i++) mDer |= nd_derived_needed(zSrc, s, s->azLaneCond[i], strlen(s->azLaneCond[i]));
-  for (int i = 0; i < s->nLaneStmt; i++) mDer |= nd_derived_needed(zSrc, s, s->azLaneStmt[i], strlen(s->azLaneStmt[i]));
   nd_put_derived(pB, zSrc, s, nIn, zIn, "    ", mDer);
   ks_buf_printf(pB, "%.*s    ks_all = ks_all && %s(%s)", nIn, zIn, zNot, f->zGuard);
   for (int i = 0; i < s->nLaneCond; i++) ks_buf_printf(pB, " && %s", s->azLaneCond[i]);

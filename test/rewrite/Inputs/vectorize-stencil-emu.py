@@ -2,7 +2,8 @@
 """vectorize-stencil-emu.py ORIG REWRITTEN KERNEL -- CPU emulation check of
 rule vectorize on the stencils of Inputs/vectorize-stencil.cu, Inputs/vectorize-clamp.cu,
 Inputs/vectorize-loops.cu, Inputs/vectorize-forms.cu, Inputs/vectorize-rows.cu,
-Inputs/vectorize-rows-param.cu and Inputs/vectorize-prmt.cu: the original
+Inputs/vectorize-rows-param.cu, Inputs/vectorize-prmt.cu and
+Inputs/vectorize-corners.cu: the original
 kernel and the rewritten one (its launch as the rule gives it: the grid's x
 divided by the lanes, the grid's x as written passed last as ks_gx; with rows
 along y, the grid's y divided by the rows and passed as ks_gy) run on the
@@ -111,6 +112,14 @@ CASES = {
     "prmt_keep_u8": (["unsigned char", "unsigned char"], "K(b0, b1, Wd, H, P)"),
     "prmt_char": (["char", "char"], "K(b0, b1, Wd, H, P)"),
     "prmt_auto_u8": (["unsigned char", "unsigned char"], "K(b0, b1, Wd, H, P)"),
+    # Inputs/vectorize-corners.cu: the lanes' test at the corners, or per lane
+    "cn_sobel_u8": (["unsigned char", "unsigned char"], "K(b1, b0, Wd, H, P)"),
+    "cn_band_if": (["float", "float"], "K(b0, b1, Wd, H, P)"),
+    "cn_skip_col": (["float", "float"], "K(b0, b1, Wd, H, P)"),
+    "cn_cut_band": (["float", "float"], "K(b0, b1, Wd, H, P)"),
+    "cn_two_bands": (["float", "float"], "K(b0, b1, Wd, H, P)"),
+    "cn_unsigned": (["float", "float"], "K(b0, b1, (unsigned)Wd, H, P)"),
+    "cn_mod": (["float", "float"], "K(b0, b1, Wd, H, P)"),
 }
 
 
