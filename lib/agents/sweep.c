@@ -47,11 +47,14 @@ static const sweep_def aSweep[] = {{"block-size", "threads", {"128", "256", "512
                                       nothing and is not swept): rows along y. Auto gives 4 rows to 5-row
                                       windows of floats (blur5_local 61% -> 90% of DRAM bandwidth on the
                                       H100) and none to 3-row windows or bytes, where the GPU decides. The
-                                      first value also takes 1-byte windows' bytes out of 32-bit words by
-                                      PRMT (the 8-bit Sobel is bound by the integer pipe, half of whose work
-                                      was byte extraction; not yet measured on the GPU); on other stencils it
-                                      is the same rewrite as auto, so they keep their three candidates. */
-                                   {"vectorize", "rows", {"auto;bytes=words", "4", "2", 0}, 1},
+                                      first two values also take 1-byte windows' bytes out of 32-bit words
+                                      by PRMT and write integer sums of window reads as differences
+                                      (sums=paired): the 8-bit Sobel is bound by the integer pipe, half of
+                                      whose work was byte extraction, and the differences take 12% of its
+                                      PTX instructions off (not yet measured on the GPU). On other stencils
+                                      they are the same rewrites as auto and 4, so they keep their three
+                                      candidates; the third is as written. */
+                                   {"vectorize", "rows", {"auto;bytes=words;sums=paired", "4;bytes=words;sums=paired", "2", 0}, 1},
                                    {0, 0, {0}, 0}};
 
 static int param_is(const char *zKV, const char *zName) {
@@ -97,7 +100,7 @@ int sweep_values(const char *zRule, const char *const *azSkillParams, int nSkill
   const char *azAll[KS_SWEEP_MAX_VALUES];
   int nAll = 0;
   /* the skill's own value, or the table's first with that value and extra parameters of
-     its own (vectorize: the skill's rows=auto is tried as the table's "auto;bytes=words") */
+     its own (vectorize: the skill's rows=auto is tried as the table's "auto;bytes=words;sums=paired") */
   const size_t nO = zOwn ? strlen(zOwn) : 0;
   for (int i = 0; zOwn && d->azValues[i]; i++) {
     if (!strncmp(d->azValues[i], zOwn, nO) && (d->azValues[i][nO] == ';' || !d->azValues[i][nO])) {

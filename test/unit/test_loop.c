@@ -440,11 +440,14 @@ static void test_sweep(void **state) {
   const char *azRows[] = {"rows=auto"};
   assert_int_equal(ks_loop_sweep("vectorize", azRows, 1, 3, &az, &an, &n), KS_OK);
   assert_int_equal(n, 3);
-  assert_int_equal(an[0], 2); /* auto, with 1-byte windows taken from words */
+  assert_int_equal(an[0], 3); /* auto, with 1-byte windows taken from words and sums as differences */
   assert_string_equal(az[0][0], "rows=auto");
   assert_string_equal(az[0][1], "bytes=words");
-  assert_int_equal(an[1], 1);
+  assert_string_equal(az[0][2], "sums=paired");
+  assert_int_equal(an[1], 3);
   assert_string_equal(az[1][0], "rows=4");
+  assert_string_equal(az[1][2], "sums=paired");
+  assert_int_equal(an[2], 1);
   assert_string_equal(az[2][0], "rows=2");
   ks_loop_sweep_free(az, an, n);
   assert_int_equal(ks_loop_sweep("vectorize", NULL, 0, 3, &az, &an, &n), KS_OK);

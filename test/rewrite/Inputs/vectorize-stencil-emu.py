@@ -2,8 +2,8 @@
 """vectorize-stencil-emu.py ORIG REWRITTEN KERNEL -- CPU emulation check of
 rule vectorize on the stencils of Inputs/vectorize-stencil.cu, Inputs/vectorize-clamp.cu,
 Inputs/vectorize-loops.cu, Inputs/vectorize-forms.cu, Inputs/vectorize-rows.cu,
-Inputs/vectorize-rows-param.cu, Inputs/vectorize-prmt.cu and
-Inputs/vectorize-corners.cu: the original
+Inputs/vectorize-rows-param.cu, Inputs/vectorize-prmt.cu,
+Inputs/vectorize-corners.cu and Inputs/vectorize-sums.cu: the original
 kernel and the rewritten one (its launch as the rule gives it: the grid's x
 divided by the lanes, the grid's x as written passed last as ks_gx; with rows
 along y, the grid's y divided by the rows and passed as ks_gy) run on the
@@ -26,6 +26,7 @@ import cuda_emu  # noqa: E402
 TYPES = r"""
 struct float4 { float x, y, z, w; } __attribute__((aligned(16)));
 struct uint4 { unsigned x, y, z, w; } __attribute__((aligned(16)));
+struct int4 { int x, y, z, w; } __attribute__((aligned(16)));
 struct uint2 { unsigned x, y; } __attribute__((aligned(8)));
 struct uchar4 { unsigned char x, y, z, w; } __attribute__((aligned(4)));
 struct __attribute__((aligned(16))) ks_pack16_u8 { unsigned char e[16]; };
@@ -120,6 +121,12 @@ CASES = {
     "cn_two_bands": (["float", "float"], "K(b0, b1, Wd, H, P)"),
     "cn_unsigned": (["float", "float"], "K(b0, b1, (unsigned)Wd, H, P)"),
     "cn_mod": (["float", "float"], "K(b0, b1, Wd, H, P)"),
+    # Inputs/vectorize-sums.cu: integer sums written as differences, or kept
+    "sm_sobel_u8": (["unsigned char", "unsigned char"], "K(b0, b1, Wd, H, P)"),
+    "sm_scharr_s8": (["signed char", "unsigned char"], "K(b0, b1, Wd, H, P)"),
+    "sm_sobel_f32": (["float", "float"], "K(b0, b1, Wd, H, P)"),
+    "sm_keep_i32": (["int", "int"], "K(b0, b1, Wd, H, P)"),
+    "sm_keep_weight": (["unsigned char", "int"], "K(b0, b1, 3, Wd, H, P)"),
 }
 
 
@@ -161,9 +168,14 @@ def main():
     for i, t in enumerate(types):
         src += "    %s *o%d = (%s *)malloc(n * sizeof(%s)), *n%d = (%s *)malloc(n * sizeof(%s));\n" % (
             t, i, t, t, i, t, t)
-        # bytes over their whole range (0..255, signed ones -128..127)
-        src += "    for (size_t k = 0; k < n; k++) o%d[k] = n%d[k] = (%s)((k * 37 + %d * 11 + sz) %% %d) * (%s)%s;\n" % (
-            i, i, t, i, 256 if "char" in t else 101, t, "1" if "char" in t else "0.25")
+        # bytes over their whole range (0..255, signed ones -128..127), ints over +-2^28,
+        # floats in quarters
+        if t == "int":
+            val = "(int)((k * 2654435761u + %d * 11 + sz) %% (1u << 29)) - (1 << 28)" % i
+        else:
+            val = "(%s)((k * 37 + %d * 11 + sz) %% %d) * (%s)%s" % (
+                t, i, 256 if "char" in t else 101, t, "1" if "char" in t else "0.25")
+        src += "    for (size_t k = 0; k < n; k++) o%d[k] = n%d[k] = %s;\n" % (i, i, val)
     # (8, 4, 3): with rows along y, first (the outputs still hold the inputs' values), a band of 3 blocks
     # of 4 rows whatever the height (a grid that covers fewer rows than the guard lets in): the rewrite
     # must write exactly the rows below the extent as written
