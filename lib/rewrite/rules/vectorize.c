@@ -2057,6 +2057,12 @@ static int nd_scan(CXCursor c, const CXCursor *aAnc, int nAnc, void *pArg) {
   v->bCond = nd_conditional(aAnc, j);
   v->bCondLanes = v->bCond && nd_lane_conds(s, aAnc, j, v) == 0;
   ks_ast_extent(s->pTu, aSub[1], &v->iSubStart, &v->iSubEnd);
+  if (v->iSubStart <= v->iStart || v->iSubEnd >= v->iEnd) {
+    /* `#define IN(dx, dy) in[...]`: the whole access is one macro use, so the
+       subscript has no text of its own to copy into lane 0's addresses */
+    s->zWhy = "an element access is a macro use as a whole (its subscript has no text of its own); expand the macro";
+    return -1;
+  }
   if (eUse != KS_RW_READ) {
     if (clang_Cursor_isNull(w) || (clang_getCursorKind(w) != CXCursor_BinaryOperator &&
                                    clang_getCursorKind(w) != CXCursor_CompoundAssignOperator &&
@@ -3030,8 +3036,8 @@ static void nd_prmt_plan(ndscan *s) {
  * in every lane that reads that column, so nvcc computes them once: on the
  * corpus Sobel with rows=4, 12% fewer PTX instructions (1666 to 1474; as a
  * hand-written kernel of this form, 1390 to 1190). The rest is grouped by
- * column. Only where no partial sum in any order can overflow (signed integer
- * sums of reads of at most 16 bits and literals, their weights literals, the
+ * column. Only where no partial sum in any order can overflow (int sums of
+ * reads of at most 16 bits and literals, their weights literals, the
  * bound below INT_MAX): the value is then the same. */
 
 typedef struct nd_flat {
@@ -3062,6 +3068,7 @@ static void nd_lin_leaf(nd_flat *w, CXCursor c, long long k) {
   if (nd_int_lit(c, &v)) {
     i = -1;
     k *= v;
+    v = 1;
   } else {
     CXCursor b = ks_rw_strip(c);
     if (ks_ast_extent(s->pTu, b, &cs, &ce) < 0) goto bad;
@@ -3073,6 +3080,7 @@ static void nd_lin_leaf(nd_flat *w, CXCursor c, long long k) {
     if (nSize < 1 || nSize > 2) goto bad;
     v = (1LL << (8 * nSize)) - 1;
   }
+  if (k == 0) return; /* `0 * in[i]`: no term (a zero weight would make a column's gcd 0) */
   if (w->pL->nT >= ND_LIN_TERMS) goto bad;
   w->pL->aiAcc[w->pL->nT] = i;
   w->pL->aC[w->pL->nT++] = k;
@@ -3149,7 +3157,7 @@ static int nd_sums_visit(CXCursor c, const CXCursor *aAnc, int nAnc, void *pArg)
   unsigned cs, ce;
   enum CXTypeKind eT = clang_getCanonicalType(clang_getCursorType(c)).kind;
   if (clang_getCursorKind(c) != CXCursor_BinaryOperator || s->nLin >= ND_LIN_MAX ||
-      (eT != CXType_Int && eT != CXType_Long && eT != CXType_LongLong) ||
+      eT != CXType_Int || /* the text written is int whatever the sum's own width (`0L + ...`) */
       (clang_getCursorBinaryOperatorKind(c) != CXBinaryOperator_Add &&
        clang_getCursorBinaryOperatorKind(c) != CXBinaryOperator_Sub) ||
       ks_ast_extent(s->pTu, c, &cs, &ce) < 0 || cs < s->iBodyStart)

@@ -127,6 +127,8 @@ CASES = {
     "sm_sobel_f32": (["float", "float"], "K(b0, b1, Wd, H, P)"),
     "sm_keep_i32": (["int", "int"], "K(b0, b1, Wd, H, P)"),
     "sm_keep_weight": (["unsigned char", "int"], "K(b0, b1, 3, Wd, H, P)"),
+    "sm_keep_long": (["unsigned char", "int"], "K(b0, b1, 1 << 24, Wd, H, P)"),
+    "sm_zero_weight": (["unsigned char", "unsigned char"], "K(b0, b1, Wd, H, P)"),
 }
 
 
