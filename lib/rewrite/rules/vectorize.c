@@ -3276,15 +3276,20 @@ static long long nd_gcd(long long a, long long b) {
 
 /* ` + k * X`, ` - X`, ... (bFirst: `-k * X`, `X`) with X lane l's element of read i,
  * or (i < 0) the literal k itself. */
-static void nd_put_lin_term(ks_buf *pB, const ndscan *s, const vplan *pPlan, int i, long long k, int bFirst, int l,
-                            int ry) {
+/* Weight k's sign (`-` first, else ` - ` / ` + `) and its magnitude as a factor (`3 * `; none for 1). */
+static void nd_put_weight(ks_buf *pB, long long k, int bFirst) {
   long long m = k < 0 ? -k : k;
   ks_buf_printf(pB, "%s", bFirst ? (k < 0 ? "-" : "") : (k < 0 ? " - " : " + "));
+  if (m != 1) ks_buf_printf(pB, "%lld * ", m);
+}
+
+static void nd_put_lin_term(ks_buf *pB, const ndscan *s, const vplan *pPlan, int i, long long k, int bFirst, int l,
+                            int ry) {
   if (i < 0) {
-    ks_buf_printf(pB, "%lld", m);
+    ks_buf_printf(pB, "%s%lld", bFirst ? (k < 0 ? "-" : "") : (k < 0 ? " - " : " + "), k < 0 ? -k : k);
     return;
   }
-  if (m != 1) ks_buf_printf(pB, "%lld * ", m);
+  nd_put_weight(pB, k, bFirst);
   nd_put_win_elem(pB, s, pPlan, &s->a[i], l, ry);
 }
 
@@ -3321,9 +3326,7 @@ static void nd_put_lin(ks_buf *pB, const ndscan *s, const vplan *pPlan, const nd
           break;
       if (b == n) continue;
       abUsed[a] = abUsed[b] = 1;
-      const long long m = pL->aC[aOrd[a]];
-      ks_buf_printf(pB, "%s", bFirst ? "" : " + ");
-      if (m != 1) ks_buf_printf(pB, "%lld * ", m);
+      nd_put_weight(pB, pL->aC[aOrd[a]], bFirst);
       ks_buf_printf(pB, "(");
       nd_put_win_elem(pB, s, pPlan, &s->a[pL->aiAcc[aOrd[a]]], l, ry);
       ks_buf_printf(pB, " - ");
@@ -3341,9 +3344,7 @@ static void nd_put_lin(ks_buf *pB, const ndscan *s, const vplan *pPlan, const nd
       nd_put_lin_term(pB, s, pPlan, pL->aiAcc[aOrd[a]], pL->aC[aOrd[a]], bFirst, l, ry);
     } else {
       if (pL->aC[aOrd[a]] < 0) g = -g;
-      const long long m = g < 0 ? -g : g;
-      ks_buf_printf(pB, "%s", bFirst ? (g < 0 ? "-" : "") : (g < 0 ? " - " : " + "));
-      if (m != 1) ks_buf_printf(pB, "%lld * ", m);
+      nd_put_weight(pB, g, bFirst);
       ks_buf_printf(pB, "(");
       for (int t = 0; t < nG; t++)
         nd_put_lin_term(pB, s, pPlan, pL->aiAcc[aOrd[aG[t]]], pL->aC[aOrd[aG[t]]] / g, t == 0, l, ry);
@@ -3351,8 +3352,7 @@ static void nd_put_lin(ks_buf *pB, const ndscan *s, const vplan *pPlan, const nd
     }
     bFirst = 0;
   }
-  if (kLit || bFirst)
-    ks_buf_printf(pB, "%s%lld", bFirst ? "" : (kLit < 0 ? " - " : " + "), bFirst ? kLit : (kLit < 0 ? -kLit : kLit));
+  if (kLit || bFirst) nd_put_lin_term(pB, s, pPlan, -1, kLit, bFirst, l, ry);
   ks_buf_printf(pB, ")");
 }
 
