@@ -632,12 +632,73 @@ static CXCursor helper_return(CXCursor c, CXCursor *pDef) {
   return bOk && nParm == clang_Cursor_getNumArguments(c) ? r : clang_getNullCursor();
 }
 
+/* Does helper def's return expression r name nothing but def's own
+ * parameters and literals (`return y * w + x;`: no thread built-in, global,
+ * load or call)? Then its value at a call is its text's value wherever the
+ * call is copied, and the model may follow it. */
+typedef struct helper_own_ctx {
+  CXCursor def;
+  int bOk;
+} helper_own_ctx;
+
+static enum CXChildVisitResult helper_own_cb(CXCursor c, CXCursor parent, CXClientData p) {
+  (void)parent;
+  helper_own_ctx *pH = p;
+  switch (kind(c)) {
+  case CXCursor_DeclRefExpr: {
+    CXCursor d = clang_getCursorReferenced(c);
+    if (kind(d) != CXCursor_ParmDecl || !clang_equalCursors(clang_getCursorSemanticParent(d), pH->def)) pH->bOk = 0;
+    break;
+  }
+  case CXCursor_IntegerLiteral: case CXCursor_ParenExpr: case CXCursor_UnexposedExpr: case CXCursor_CStyleCastExpr:
+  case CXCursor_BinaryOperator: case CXCursor_UnaryOperator:
+    break;
+  default:
+    pH->bOk = 0;
+  }
+  return pH->bOk ? CXChildVisit_Recurse : CXChildVisit_Break;
+}
+
+static int helper_own(CXCursor def, CXCursor r) {
+  helper_own_ctx h = {def, 1};
+  helper_own_cb(r, r, &h);
+  if (h.bOk) clang_visitChildren(r, helper_own_cb, &h);
+  return h.bOk;
+}
+
 static int is_minmax(CXCursor c, int *pbMax) {
   char *z = spell(c);
   int bMin = z && (!strcmp(z, "min") || !strcmp(z, "llmin")), bMax = z && (!strcmp(z, "max") || !strcmp(z, "llmax"));
   free(z);
   *pbMax = bMax;
   return (bMin || bMax) && clang_Cursor_getNumArguments(c) == 2; /* clamp_add tests the types */
+}
+
+static CXCursor clamp_plain(sctx *pC, CXCursor c, int nDepth);
+
+/* Bind helper def's parameters to call c's arguments above the caller's
+ * bindings (pC->nBind, left as it is), each argument evaluated first at the
+ * caller's (a helper call in one binds its own above them). The number
+ * bound; *pbVar (may be NULL): an argument is thread-variant. */
+static int bind_args(sctx *pC, CXCursor c, CXCursor def, int nArg, int nDepth, int *pbVar) {
+  kids k = get_kids(def);
+  ks_poly aVal[4];
+  CXCursor aPlain[4], aParm[4];
+  int iArg = 0;
+  for (int i = 0; i < k.n && iArg < nArg && iArg < 4; i++) {
+    if (kind(k.a[i]) != CXCursor_ParmDecl) continue;
+    CXCursor a = clang_Cursor_getArgument(c, (unsigned)iArg);
+    aParm[iArg] = k.a[i];
+    aVal[iArg] = eval(pC, a, nDepth + 1);
+    aPlain[iArg] = clamp_plain(pC, a, nDepth + 1);
+    if (pbVar) *pbVar |= poly_variant(pC, &aVal[iArg]);
+    iArg++;
+  }
+  free(k.a);
+  for (int i = 0; i < iArg; i++)
+    pC->aBind[pC->nBind + i].parm = aParm[i], pC->aBind[pC->nBind + i].val = aVal[i],
+                           pC->aBind[pC->nBind + i].plain = aPlain[i];
+  return iArg;
 }
 
 /* The clamp-free expression a clamped value is where its clamps are the
@@ -668,16 +729,7 @@ static CXCursor clamp_plain(sctx *pC, CXCursor c, int nDepth) {
   } else if (e == CXCursor_CallExpr && nArg > 0 && nArg <= 4 && pC->nBind + nArg <= 8) {
     CXCursor r = helper_return(c, &def);
     if (clang_Cursor_isNull(r)) return c;
-    kids k = get_kids(def);
-    int nB = pC->nBind, iArg = 0;
-    for (int i = 0; i < k.n; i++) {
-      if (kind(k.a[i]) != CXCursor_ParmDecl || iArg >= nArg) continue;
-      CXCursor a = clang_Cursor_getArgument(c, (unsigned)iArg++);
-      pC->aBind[nB + iArg - 1].parm = k.a[i];
-      pC->aBind[nB + iArg - 1].val = eval(pC, a, nDepth + 1);
-      pC->aBind[nB + iArg - 1].plain = clamp_plain(pC, a, nDepth + 1);
-    }
-    free(k.a);
+    int nB = pC->nBind, iArg = bind_args(pC, c, def, nArg, nDepth, NULL);
     pC->nBind = nB + iArg;
     CXCursor p = clamp_plain(pC, r, nDepth + 1);
     pC->nBind = nB;
@@ -800,18 +852,7 @@ static int clamp_eval(sctx *pC, CXCursor c, int nDepth, ks_poly *pOut) {
     CXCursor r = nArg > 0 && nArg <= 4 ? helper_return(c, &def) : clang_getNullCursor();
     if (clang_Cursor_isNull(r)) return 0;
     if (pC->nBind + nArg > 8) return *pOut = clamp_fail(pC, "clamp helpers nest too deep"), 1;
-    kids k = get_kids(def);
-    int nB = pC->nBind, iArg = 0;
-    for (int i = 0; i < k.n; i++) {
-      if (kind(k.a[i]) != CXCursor_ParmDecl || iArg >= nArg) continue;
-      CXCursor a = clang_Cursor_getArgument(c, (unsigned)iArg);
-      pC->aBind[nB + iArg].parm = k.a[i];
-      pC->aBind[nB + iArg].val = eval(pC, a, nDepth + 1);
-      pC->aBind[nB + iArg].plain = clamp_plain(pC, a, nDepth + 1);
-      bVar |= poly_variant(pC, &pC->aBind[nB + iArg].val);
-      iArg++;
-    }
-    free(k.a);
+    int nB = pC->nBind, iArg = bind_args(pC, c, def, nArg, nDepth, &bVar);
     if (!bVar) return 0;
     pC->nBind = nB + iArg;
     *pOut = eval(pC, r, nDepth + 1);
@@ -1028,7 +1069,15 @@ static ks_poly eval_node(sctx *pC, CXCursor c, int nDepth) {
     ks_poly k;
     if (pC->bUnclamp && (e == CXCursor_CallExpr || e == CXCursor_ConditionalOperator) && clamp_eval(pC, c, nDepth, &k))
       return k;
-    int bVar;
+    int bVar, nArg = e == CXCursor_CallExpr ? clang_Cursor_getNumArguments(c) : 0;
+    CXCursor def, ret = nArg > 0 && nArg <= 4 && pC->nBind + nArg <= 8 ? helper_return(c, &def) : clang_getNullCursor();
+    if (!clang_Cursor_isNull(ret) && helper_own(def, ret)) { /* an index helper (`at(x, y, w)`): its value */
+      int nB = pC->nBind, iArg = bind_args(pC, c, def, nArg, nDepth, NULL);
+      pC->nBind = nB + iArg;
+      ks_poly h = eval(pC, ret, nDepth + 1);
+      pC->nBind = nB;
+      return h;
+    }
     ks_poly r = eval_kids_any(pC, c, nDepth, &bVar);
     if (e == CXCursor_CallExpr && clang_Cursor_getNumArguments(c) >= 0) {
       /* min/max/clamps of variant indices: irregular (borders), a call of

@@ -437,6 +437,50 @@ int ks_rw_pure_decls(CXCursor st) {
   return bOk && nD > 0;
 }
 
+/* An initializer of a constant table: braces, literals, a sign, casts. */
+static enum CXChildVisitResult table_init_visit(CXCursor c, CXCursor parent, CXClientData pData) {
+  (void)parent;
+  int *pbOk = pData;
+  switch (clang_getCursorKind(c)) {
+  case CXCursor_InitListExpr: case CXCursor_IntegerLiteral: case CXCursor_FloatingLiteral: case CXCursor_ParenExpr:
+  case CXCursor_UnexposedExpr: case CXCursor_CStyleCastExpr:
+    return CXChildVisit_Recurse;
+  case CXCursor_UnaryOperator: {
+    enum CXUnaryOperatorKind op = clang_getCursorUnaryOperatorKind(c);
+    if (op == CXUnaryOperator_Minus || op == CXUnaryOperator_Plus) return CXChildVisit_Recurse;
+    break;
+  }
+  default:
+    break;
+  }
+  *pbOk = 0;
+  return CXChildVisit_Break;
+}
+
+int ks_rw_const_tables(CXCursor st) {
+  if (clang_getCursorKind(st) != CXCursor_DeclStmt) return 0;
+  CXCursor *aD;
+  int nD, bOk = 1;
+  ks_rw_children(st, &aD, &nD);
+  for (int i = 0; i < nD && bOk; i++) {
+    CXType t = clang_getCursorType(aD[i]);
+    int nDim = 0;
+    while (clang_getCanonicalType(t).kind == CXType_ConstantArray && nDim < 4) {
+      t = clang_getArrayElementType(t); /* the canonical type drops the element's const */
+      nDim++;
+    }
+    enum CXTypeKind eE = clang_getCanonicalType(t).kind;
+    CXCursor aI[4];
+    int nI = clang_getCursorKind(aD[i]) == CXCursor_VarDecl ? ks_rw_kids(aD[i], aI, 4) : 0;
+    bOk = nDim > 0 && clang_isConstQualifiedType(t) && (eE == CXType_Float || eE == CXType_Double || ks_rw_is_integer_type(t)) &&
+          (clang_Cursor_getStorageClass(aD[i]) == CX_SC_None || clang_Cursor_getStorageClass(aD[i]) == CX_SC_Static) && nI >= 1 && nI <= 4 &&
+          clang_getCursorKind(aI[nI - 1]) == CXCursor_InitListExpr;
+    if (bOk) clang_visitChildren(aI[nI - 1], table_init_visit, &bOk);
+  }
+  free(aD);
+  return bOk && nD > 0;
+}
+
 /* Statement st declares integer temporaries the index may be computed from
  * (`const unsigned tid = threadIdx.x, bid = blockIdx.x;`), none of them the
  * index: their declarations go into b->aTemp. */
@@ -488,8 +532,9 @@ int ks_rw_pointwise_match(ks_tu *pTu, CXCursor kernel, ks_rw_pointwise *pOut, ch
   ks_rw_children(body, &aStmtAll, &nStmt);
   aStmt = aStmtAll;
   /* Temporaries the index is computed from may come first; they stay as
-   * they are, and the element body must not read them. */
-  while (nStmt > 2 && is_index_temp(pTu, kernel, aStmt[0], &bc)) {
+   * they are, and the element body must not read them; so may constant
+   * tables (a filter's weights), which it may read. */
+  while (nStmt > 2 && (ks_rw_const_tables(aStmt[0]) || is_index_temp(pTu, kernel, aStmt[0], &bc))) {
     aStmt++;
     nStmt--;
   }

@@ -95,6 +95,11 @@ int ks_rw_pure_expr(CXCursor c);
 /* Does statement st only declare int/float scalars with such initializers
  * (`const float eps = 1e-6f;`)? It may then run anywhere before its uses. */
 int ks_rw_pure_decls(CXCursor st);
+/* Does statement st only declare const local arrays of integers or floats
+ * initialized by braces of literals (`const int Gx[3][3] = {{-1, 0, 1}, ...};`,
+ * a filter's weights)? Their reads are then pure and the same in every
+ * thread and lane. */
+int ks_rw_const_tables(CXCursor st);
 
 /* Kernel parameters. */
 typedef struct ks_rw_param {

@@ -1218,7 +1218,7 @@ typedef struct ndscan {
   unsigned iLeadEnd;   /* end of the body's leading pure declarations (copied for the addresses) */
   char *azLead[16];    /* ... the variables they declare (a lane whose vector accesses replaced every read */
   unsigned aiLead[16][2]; /*  of one would leave it unread, which nvcc warns of: the lane drops its */
-  int nLead;           /*     declaration, [start, end), where it declares that variable alone) */
+  int nLead;           /*     declaration, [start, end), once none of the statement's variables is read) */
   CXCursor aWritten[32]; /* locals the body writes */
   int nWritten;
   vacc *a;
@@ -1250,6 +1250,7 @@ typedef struct ndscan {
                           those under which a clamped index is unclamped (`x - 1 >= 0`), as
                           written: the vector path requires each of them of every lane */
   int nLaneCond;
+  int bInExit;         /* nd_check on an exit (nd_exits): its return is its own */
   char *azLaneStmt[16]; /* ... such a clamp's in loops, at the loops' extreme counters:
                            `{ const int dx = -1; ks_all = ks_all && ((x + dx) >= (0)); }` */
   int nLaneStmt;
@@ -1331,6 +1332,16 @@ static int nd_is_loop(enum CXCursorKind e) {
   return e == CXCursor_ForStmt || e == CXCursor_WhileStmt || e == CXCursor_DoStmt;
 }
 
+/* A barrier or warp primitive (`__syncthreads`, `__shfl_down_sync`, ...):
+ * its threads are not the lanes' threads. */
+static int nd_is_warp_call(const char *z) {
+  static const char *const azPre[] = {"__sync", "__shfl", "__ballot", "__any", "__all", "__activemask", "__reduce",
+                                      "__match"};
+  for (size_t i = 0; i < sizeof azPre / sizeof azPre[0]; i++)
+    if (strncmp(z, azPre[i], strlen(azPre[i])) == 0) return 1;
+  return 0;
+}
+
 /* What the body must not do (per lane it runs W times, in one thread), and
  * the locals it writes. */
 static int nd_check(CXCursor c, const CXCursor *aAnc, int nAnc, void *pArg) {
@@ -1338,13 +1349,13 @@ static int nd_check(CXCursor c, const CXCursor *aAnc, int nAnc, void *pArg) {
   (void)nAnc;
   ndscan *s = pArg;
   enum CXCursorKind e = clang_getCursorKind(c);
-  if (e == CXCursor_ReturnStmt) s->zWhy = "the element body has a return";
+  if (e == CXCursor_ReturnStmt) {
+    if (!s->bInExit) s->zWhy = "the element body has a return";
+  }
   else if (e == CXCursor_GotoStmt || e == CXCursor_LabelStmt) s->zWhy = "the element body has a goto or label";
   else if (e == CXCursor_CallExpr) {
     char *z = ks_rw_spelling(c);
-    if (z && (strncmp(z, "__sync", 6) == 0 || strncmp(z, "__shfl", 6) == 0 || strncmp(z, "__ballot", 8) == 0 ||
-              strncmp(z, "__any", 5) == 0 || strncmp(z, "__all", 5) == 0 || strncmp(z, "__activemask", 12) == 0 ||
-              strncmp(z, "__reduce", 8) == 0 || strncmp(z, "__match", 7) == 0 || strncmp(z, "atomic", 6) == 0))
+    if (z && (nd_is_warp_call(z) || strncmp(z, "atomic", 6) == 0))
       s->zWhy = "the element body has a barrier, warp primitive or atomic";
     free(z);
   } else if (e == CXCursor_MemberRefExpr) {
@@ -2305,6 +2316,17 @@ typedef struct ndform {
   unsigned iBodyStart, iBodyEnd;
   char *zGuard;                /* G as written */
   int bEarlyReturn;
+  /* The body as the fallback runs it: [iFallStart, iFallEnd), with the
+   * `return` at each aiRet (an exit's: nd_exit) written `continue`, which
+   * goes on to the next lane. The vector path's body [iBodyStart, iBodyEnd)
+   * follows the exits (or is the else of one). */
+  unsigned iFallStart, iFallEnd;
+  unsigned aiRet[8];
+  int nRet;
+  unsigned aiSkip[10][2];      /* the exits' statements the vector path's lanes leave out */
+  int nSkip;
+  CXCursor aExitCond[9];       /* the exits' conditions: the first nExitCond of the lanes' conditions */
+  int nExitCond;
   CXCursor guard;
   /* The y index `T y = blockIdx.y * blockDim.y + threadIdx.y;` declared alone
    * (else iYEnd 0): rows along y (nd_rows) replace it as x's is. */
@@ -2564,6 +2586,7 @@ static int nd_prelude(ks_tu *pTu, CXCursor k, CXCursor *aSt, int nSt, ndform *pF
       continue;
     }
     if (clang_getCursorKind(aSt[i]) != CXCursor_DeclStmt) break;
+    if (ks_rw_const_tables(aSt[i])) continue; /* a filter's weights: read alike by every lane */
     int eDer = nd_x_derived(pTu, aSt[i], s);
     if (eDer > 0 && s->nDerived < 8) { /* every lane declares them with its own x */
       CXCursor *aV = NULL;
@@ -2697,6 +2720,235 @@ static int nd_convex_guard(CXCursor e, int bFail, const ndscan *s, const ndform 
   }
 }
 
+/* An equality of a condition decided at the box's corners: `A == B` where it
+ * makes the lane fail (or `A != B` where it lets it pass), A - B affine in x
+ * and y. No lane of the box has A == B when A < B at every corner, or A > B
+ * at every corner (an affine function takes its extremes at the corners). */
+typedef struct ndeq {
+  CXCursor a, b;       /* its sides */
+  unsigned iStart, iEnd;
+  int bPass;           /* `!=` in the passing sense: the rest of the text reads it as true */
+} ndeq;
+
+/* nd_convex_guard, with equalities too (`x == 0 || x == w - 1` in an early
+ * return, `x != 0 &&` in an if), each into aEq (at most 8 in all). */
+static int nd_corner_guard(CXCursor e, int bFail, const ndscan *s, const ndform *f, ndeq *aEq, int *pnEq) {
+  CXCursor a[2];
+  e = ks_rw_strip(e);
+  int n = ks_rw_kids(e, a, 2), b;
+  if (clang_getCursorKind(e) == CXCursor_UnaryOperator && n == 1 &&
+      clang_getCursorUnaryOperatorKind(e) == CXUnaryOperator_LNot)
+    return nd_corner_guard(a[0], !bFail, s, f, aEq, pnEq);
+  if (clang_getCursorKind(e) != CXCursor_BinaryOperator || n != 2) return 0;
+  enum CXBinaryOperatorKind op = clang_getCursorBinaryOperatorKind(e);
+  if (op == CXBinaryOperator_LOr || op == CXBinaryOperator_LAnd)
+    return bFail == (op == CXBinaryOperator_LOr) && nd_corner_guard(a[0], bFail, s, f, aEq, pnEq) &&
+           nd_corner_guard(a[1], bFail, s, f, aEq, pnEq);
+  if ((op == CXBinaryOperator_EQ && bFail) || (op == CXBinaryOperator_NE && !bFail)) {
+    unsigned es, ee, as, ae, bs, be;
+    if (*pnEq >= 8 || !nd_affine_side(a[0], s, f, &b) || !nd_affine_side(a[1], s, f, &b)) return 0;
+    /* its sides' own text, apart, inside it (not one macro's use for all three) */
+    if (ks_ast_extent(s->pTu, e, &es, &ee) < 0 || ks_ast_extent(s->pTu, a[0], &as, &ae) < 0 ||
+        ks_ast_extent(s->pTu, a[1], &bs, &be) < 0 || as != es || be != ee || ae >= bs)
+      return 0;
+    ndeq *q = &aEq[(*pnEq)++];
+    q->a = a[0], q->b = a[1], q->bPass = !bFail, q->iStart = es, q->iEnd = ee;
+    return 1;
+  }
+  return nd_convex_guard(e, bFail, s, f);
+}
+
+/* The text of [iStart, iEnd) with each equality of aEq in it read as what
+ * the corners' flags decide apart: `false` (failing sense), `true` (passing). */
+static char *nd_corner_text(const ndscan *s, unsigned iStart, unsigned iEnd, const ndeq *aEq, int nEq) {
+  ks_buf b = KS_BUF_INIT;
+  unsigned iPos = iStart;
+  for (int k = 0; k < nEq; k++) {
+    if (aEq[k].iStart < iPos || aEq[k].iEnd > iEnd) continue;
+    ks_buf_append(&b, s->pTu->zSrc + iPos, aEq[k].iStart - iPos);
+    ks_buf_printf(&b, "%s", aEq[k].bPass ? "true" : "false");
+    iPos = aEq[k].iEnd;
+  }
+  ks_buf_append(&b, s->pTu->zSrc + iPos, iEnd - iPos);
+  char *z = ks_strdup(ks_buf_cstr(&b));
+  ks_buf_free(&b);
+  return z;
+}
+
+/* What an exit's statements may hold (nd_exit): no loop, jump, barrier or
+ * warp primitive; the offsets of its returns. */
+typedef struct ndexitscan {
+  ks_tu *pTu;
+  int bBad, nRet;
+  unsigned aiRet[2];
+} ndexitscan;
+
+static int nd_exit_visit(CXCursor c, const CXCursor *aAnc, int nAnc, void *pArg) {
+  (void)aAnc;
+  (void)nAnc;
+  ndexitscan *x = pArg;
+  enum CXCursorKind e = clang_getCursorKind(c);
+  if (e == CXCursor_ReturnStmt) {
+    unsigned a, b;
+    CXCursor aK[1];
+    if (x->nRet < 2 && ks_rw_kids(c, aK, 1) == 0 && ks_ast_extent(x->pTu, c, &a, &b) == 0) x->aiRet[x->nRet] = a;
+    else x->bBad = 1;
+    x->nRet++;
+  } else if (nd_is_loop(e) || e == CXCursor_BreakStmt || e == CXCursor_ContinueStmt || e == CXCursor_GotoStmt ||
+             e == CXCursor_LabelStmt || e == CXCursor_SwitchStmt) {
+    x->bBad = 1;
+  } else if (e == CXCursor_CallExpr) {
+    char *z = ks_rw_spelling(c);
+    x->bBad |= !z || nd_is_warp_call(z);
+    free(z);
+  }
+  return x->bBad ? -1 : 0;
+}
+
+/* An exit condition: pure, free of thread built-ins along x and of the x
+ * index's temporaries (the lanes' test evaluates it with each lane's x). */
+static enum CXChildVisitResult nd_arrow_visit(CXCursor c, CXCursor parent, CXClientData p) {
+  (void)parent;
+  CXCursor aK[1];
+  if (clang_getCursorKind(c) == CXCursor_MemberRefExpr && ks_rw_kids(c, aK, 1) == 1 &&
+      clang_getCanonicalType(clang_getCursorType(aK[0])).kind == CXType_Pointer) {
+    *(int *)p = 1;
+    return CXChildVisit_Break;
+  }
+  return CXChildVisit_Recurse;
+}
+
+static int nd_exit_cond_ok(CXCursor c, const ndscan *s) {
+  int bArrow = 0; /* `cfg->border`: a load the lanes' test would make ahead of every lane */
+  clang_visitChildren(c, nd_arrow_visit, &bArrow);
+  return !bArrow && ks_rw_pure_expr(c) && !nd_refs_any(c, s->aPre, s->abXDep, s->nPre) &&
+         !nd_reads_x(c, 1u << KS_ATOM_TID | 1u << KS_ATOM_BID);
+}
+
+/* Is st an exit of the element body: `if (C) return;` or `if (C) { S; return; }`
+ * (the return last, S free of loops and jumps, C pure), or, with bElse,
+ * `if (C) S else T` (S likewise, without a return)? A lane for which C holds
+ * does S and nothing after (nothing of T); the vector path requires !C of
+ * every lane, and runs what follows (T). *pCond: C; the return's offset into
+ * *piRet (0 where there is none). */
+static int nd_exit(ks_tu *pTu, CXCursor st, const ndscan *s, int bElse, CXCursor *pCond, unsigned *piRet) {
+  CXCursor aK[3], aT[64];
+  int nK = clang_getCursorKind(st) == CXCursor_IfStmt ? ks_rw_kids(st, aK, 3) : 0;
+  if (nK != (bElse ? 3 : 2) || !nd_exit_cond_ok(aK[0], s)) return 0;
+  ndexitscan x = {pTu, 0, 0, {0, 0}};
+  if (nd_exit_visit(aK[1], NULL, 0, &x) == 0) ks_rw_walk(aK[1], nd_exit_visit, &x); /* the branch itself too */
+  if (x.bBad || x.nRet != (bElse ? 0 : 1)) return 0;
+  if (bElse && clang_getCursorKind(aK[2]) == CXCursor_CompoundStmt && ks_rw_kids(aK[2], aT, 1) == 0) return 0;
+  if (!bElse) { /* the return is the then-branch, or the last statement of its braces */
+    int nT = clang_getCursorKind(aK[1]) == CXCursor_CompoundStmt ? ks_rw_kids(aK[1], aT, 64) : 0;
+    CXCursor last = nT > 0 && nT <= 64 ? aT[nT - 1] : aK[1];
+    unsigned a, b;
+    if (clang_getCursorKind(last) != CXCursor_ReturnStmt || ks_ast_extent(pTu, last, &a, &b) < 0 || a != x.aiRet[0])
+      return 0;
+    /* spelled `return` here (not by a macro): the fallback writes `continue` over it */
+    if (b - a != 6 || memcmp(pTu->zSrc + a, "return", 6) != 0) return 0;
+  }
+  *pCond = aK[0];
+  *piRet = bElse ? 0 : x.aiRet[0];
+  return 1;
+}
+
+/* Does c name only parameters, globals and variables declared before the
+ * element body (not the body's own locals, which the lanes' test does not
+ * declare)? */
+typedef struct ndoutside {
+  ks_tu *pTu;
+  unsigned iBody;
+  int bOk;
+} ndoutside;
+
+static int nd_outside_visit(CXCursor c, const CXCursor *aAnc, int nAnc, void *pArg) {
+  (void)aAnc;
+  (void)nAnc;
+  ndoutside *o = pArg;
+  unsigned a, b;
+  if (clang_getCursorKind(c) != CXCursor_DeclRefExpr) return 0;
+  CXCursor d = clang_getCursorReferenced(c);
+  if (clang_getCursorKind(d) == CXCursor_VarDecl && clang_Cursor_getStorageClass(d) == CX_SC_None &&
+      (ks_ast_extent(o->pTu, d, &a, &b) < 0 || a >= o->iBody))
+    o->bOk = 0;
+  return o->bOk ? 0 : -1;
+}
+
+/* The body's exits (nd_exit) among its leading pure declarations: each
+ * one's !C into the lanes' test, its return into pF->aiRet, its statement
+ * into pF's skipped ranges; an if/else last (the else form): its else's
+ * statements instead, the rest of it skipped. *paOwn: the statements the
+ * vector path runs (the caller frees it), *pnB their number; 0, or 1 when
+ * there are exits; s->zWhy on a failure. */
+static int nd_exits(ks_tu *pTu, CXCursor *aB, int nB, CXCursor **paOwn, int *pnOwn, ndform *pF, ndscan *s) {
+  CXCursor cond, aK[3], *aT = NULL;
+  unsigned iRet, a, b, ts, te;
+  int n = 0, nT = 0, bElse = 0, nExit = 0;
+  ndoutside o = {pTu, pF->iFallStart, 1};
+  while (n < nB && ks_rw_pure_decls(aB[n])) n++;
+  for (int k = n; k < nB && !s->zWhy; k++) {
+    int bLast = k + 1 == nB, bExit = 0;
+    if (!bLast && pF->nRet < 8 && nd_exit(pTu, aB[k], s, 0, &cond, &iRet)) bExit = 1;
+    else if (bLast && nd_exit(pTu, aB[k], s, 1, &cond, &iRet)) bExit = bElse = 1;
+    else if (!ks_rw_pure_decls(aB[k])) break;
+    if (!bExit) continue;
+    o.bOk = 1;
+    ks_rw_walk(cond, nd_outside_visit, &o);
+    if (!o.bOk) break;
+    s->bInExit = 1; /* what the body may not do, an exit may not either (built-ins, prelude writes) */
+    if (nd_check(aB[k], NULL, 0, s) == 0) ks_rw_walk(aB[k], nd_check, s);
+    s->bInExit = 0;
+    if (s->zWhy) break;
+    char *zT = ks_ast_text(pTu, ks_rw_strip(cond));
+    int nHad = s->nLaneCond;
+    s->zWhy = nd_add_text(s->azLaneCond, &s->nLaneCond, zT ? ks_mprintf("!(%s)", zT) : NULL);
+    free(zT);
+    if (s->nLaneCond > nHad) pF->aExitCond[pF->nExitCond++] = cond;
+    ks_ast_extent(pTu, aB[k], &a, &b);
+    b = nd_stmt_end(pTu, aB[k]);
+    if (!bElse) {
+      pF->aiRet[pF->nRet++] = iRet;
+      pF->aiSkip[pF->nSkip][0] = a, pF->aiSkip[pF->nSkip++][1] = b;
+    } else { /* `if (C) S else {` and the else's closing brace go */
+      ks_rw_kids(aB[k], aK, 3);
+      ks_ast_extent(pTu, aK[2], &ts, &te);
+      int bBraces = clang_getCursorKind(aK[2]) == CXCursor_CompoundStmt;
+      if (bBraces) ks_rw_children(aK[2], &aT, &nT);
+      pF->aiSkip[pF->nSkip][0] = a, pF->aiSkip[pF->nSkip++][1] = bBraces ? ts + 1 : ts;
+      if (bBraces) pF->aiSkip[pF->nSkip][0] = te - 1, pF->aiSkip[pF->nSkip++][1] = b;
+      else pF->aiSkip[pF->nSkip][0] = nd_stmt_end(pTu, aK[2]), pF->aiSkip[pF->nSkip++][1] = b;
+      if (!bBraces) {
+        aT = malloc(sizeof *aT);
+        if (aT) aT[0] = aK[2], nT = 1;
+      }
+    }
+    nExit++;
+  }
+  if (s->zWhy || !nExit) {
+    free(aT);
+    return 0;
+  }
+  *paOwn = malloc((size_t)(nB + nT) * sizeof **paOwn);
+  if (!*paOwn || (bElse && !aT)) {
+    free(aT);
+    s->zWhy = "out of memory";
+    return 0;
+  }
+  *pnOwn = 0;
+  for (int k = 0; k < nB; k++) {
+    unsigned c0, c1;
+    ks_ast_extent(pTu, aB[k], &c0, &c1);
+    int bSkip = 0;
+    for (int e = 0; e < pF->nSkip && !bSkip; e++) bSkip = c0 == pF->aiSkip[e][0];
+    if (!bSkip) (*paOwn)[(*pnOwn)++] = aB[k];
+  }
+  for (int k = 0; k < nT; k++) (*paOwn)[(*pnOwn)++] = aT[k];
+  free(aT);
+  s->vs.bRootsAreStmts = 1;
+  return 1;
+}
+
 /* 0 and *pF, *pS (prelude, guard, body) when the kernel has the n-dimensional
  * map form; else a refusal reason. */
 static const char *nd_match(ks_tu *pTu, CXCursor k, ndform *pF, ndscan *s) {
@@ -2762,33 +3014,40 @@ static const char *nd_match(ks_tu *pTu, CXCursor k, ndform *pF, ndscan *s) {
       pF->iBodyEnd = pF->iRegionEnd = nd_stmt_end(pTu, aIf[1]);
     }
   }
-  s->iBodyStart = pF->iBodyStart;
-  s->iLeadEnd = pF->iBodyStart;
+  pF->iFallStart = pF->iBodyStart;
+  pF->iFallEnd = pF->iBodyEnd;
   s->iFirstStore = (unsigned)-1;
-  /* the statements of the element body, and its leading pure declarations */
+  /* the statements of the element body (after its exits), and its leading pure declarations */
   {
-    CXCursor *aB = NULL;
-    int nB = 0, iFrom = 0, bLead = 1;
+    CXCursor *aB = NULL, *aOwn = NULL, *aThen = NULL;
+    int nB = 0, bLead = 1;
     if (pF->bEarlyReturn) {
       aB = aSt + i + 1;
       nB = nSt - i - 1;
     } else if (clang_getCursorKind(aIf[1]) == CXCursor_CompoundStmt) {
-      ks_rw_children(aIf[1], &aB, &nB);
+      ks_rw_children(aIf[1], &aThen, &nB);
+      aB = aThen;
     } else {
       aB = &aIf[1];
       nB = 1;
     }
-    for (int b = iFrom; b < nB && !s->zWhy; b++) {
+    int nOwn = 0, bExits = nd_exits(pTu, aB, nB, &aOwn, &nOwn, pF, s);
+    if (bExits) aB = aOwn, nB = nOwn;
+    s->iBodyStart = pF->iBodyStart;
+    s->iLeadEnd = pF->iBodyStart;
+    for (int b = 0; b < nB && !s->zWhy; b++) {
       nd_check(aB[b], NULL, 0, s);
       if (!s->zWhy) ks_rw_walk(aB[b], nd_check, s);
       if (bLead && (ks_rw_pure_decls(aB[b]) || nd_clamp_decls(s, aB[b]) || nd_lead_row_pointers(pTu, aB[b], s))) {
         s->iLeadEnd = nd_stmt_end(pTu, aB[b]);
         CXCursor aV[4];
         int nV = ks_rw_kids(aB[b], aV, 4);
+        /* every variable of the statement has its extent (it goes when all do), where all are recorded */
+        int bAll = nV <= 4 && s->nLead + nV <= 16;
         for (int v = 0; v < nV && v < 4 && s->nLead < 16; v++) {
           if (clang_getCursorKind(aV[v]) != CXCursor_VarDecl) continue;
           unsigned e0 = 0, e1 = 0;
-          if (nV == 1) {
+          if (bAll) {
             ks_ast_extent(pTu, aB[b], &e0, &e1);
             e1 = nd_stmt_end(pTu, aB[b]);
           }
@@ -2799,9 +3058,10 @@ static const char *nd_match(ks_tu *pTu, CXCursor k, ndform *pF, ndscan *s) {
       } else
         bLead = 0;
     }
-    if (!s->zWhy && !pF->bEarlyReturn) ks_rw_walk(aIf[1], nd_scan, s);
-    for (int b = iFrom; b < nB && !s->zWhy && pF->bEarlyReturn; b++) ks_rw_walk(aB[b], nd_scan, s);
-    if (!pF->bEarlyReturn && clang_getCursorKind(aIf[1]) == CXCursor_CompoundStmt) free(aB);
+    if (!s->zWhy && !pF->bEarlyReturn && !bExits) ks_rw_walk(aIf[1], nd_scan, s);
+    for (int b = 0; b < nB && !s->zWhy && (pF->bEarlyReturn || bExits); b++) ks_rw_walk(aB[b], nd_scan, s);
+    free(aOwn);
+    free(aThen);
   }
   zWhy = s->zWhy;
 done:
@@ -3391,8 +3651,12 @@ static void nd_lane_text(ks_buf *pLane, const char *zSrc, const ndscan *s, const
   while (iPos < iEnd) {
     unsigned iNext = iEnd;
     int iSkip = -1;
+    unsigned iSkipEnd = 0;
     for (int v = 0; v < s->nLead; v++)
-      if ((mSkip >> v & 1) && s->aiLead[v][0] >= iPos && s->aiLead[v][0] < iNext) iNext = s->aiLead[v][0], iSkip = v;
+      if ((mSkip >> v & 1) && s->aiLead[v][0] >= iPos && s->aiLead[v][0] < iNext)
+        iNext = s->aiLead[v][0], iSkipEnd = s->aiLead[v][1], iSkip = v;
+    for (int e = 0; e < f->nSkip; e++) /* an exit's statement: no lane of the vector path takes it */
+      if (f->aiSkip[e][0] >= iPos && f->aiSkip[e][0] < iNext) iNext = f->aiSkip[e][0], iSkipEnd = f->aiSkip[e][1], iSkip = 0;
     while (iA < s->n && s->a[iA].iStart < iPos) iA++;
     while (iK < nK && aK[iK].iStart < iPos) iK++;
     if (iK < nK && aK[iK].iEnd <= iEnd && aK[iK].iStart < iNext &&
@@ -3422,7 +3686,7 @@ static void nd_lane_text(ks_buf *pLane, const char *zSrc, const ndscan *s, const
       continue;
     }
     ks_buf_append(pLane, zSrc + iPos, iNext - iPos);
-    iPos = iSkip >= 0 ? s->aiLead[iSkip][1] : iNext;
+    iPos = iSkip >= 0 ? iSkipEnd : iNext;
   }
 }
 
@@ -3441,6 +3705,9 @@ static void nd_lane_text_used(ks_buf *pLane, const char *zSrc, const ndscan *s, 
       if (!(mSkip >> v & 1) && s->aiLead[v][1] > s->aiLead[v][0] && s->azLead[v] &&
           nd_count_word(z, n, s->azLead[v]) == 1 && !(zAlso && nd_has_word(zAlso, strlen(zAlso), s->azLead[v])))
         mMore |= 1u << v;
+    for (int v = 0; v < s->nLead; v++) /* a statement declaring several goes only when none of them is read */
+      for (int u = 0; u < s->nLead && (mMore >> v & 1); u++)
+        if (s->aiLead[u][0] == s->aiLead[v][0] && !((mSkip | mMore) >> u & 1)) mMore &= ~(1u << v);
     if (!mMore) return;
     mSkip |= mMore;
   }
@@ -3581,15 +3848,43 @@ static void nd_put_lanes_test(ks_buf *pB, const char *zSrc, const ndscan *s, con
   for (int i = 0; i < s->nLaneCond; i++) mDer |= nd_derived_needed(zSrc, s, s->azLaneCond[i], strlen(s->azLaneCond[i]));
   for (int i = 0; i < s->nLaneStmt; i++) mDer |= nd_derived_needed(zSrc, s, s->azLaneStmt[i], strlen(s->azLaneStmt[i]));
   ks_buf_printf(pB, "%.*s  bool ks_all = true;\n", nIn, zIn);
-  if (!mDer && !s->nLaneCond && !s->nLaneStmt && nd_convex_guard(f->guard, f->bEarlyReturn, s, f)) {
-    /* the lanes that pass form a convex set: the box's corners decide (64 tests become 4) */
+  ndeq aEq[8];
+  int nEq = 0, bCorners = !mDer && s->nLaneCond == f->nExitCond && !s->nLaneStmt &&
+                         nd_corner_guard(f->guard, f->bEarlyReturn, s, f, aEq, &nEq);
+  for (int i = 0; i < f->nExitCond && bCorners; i++) bCorners = nd_corner_guard(f->aExitCond[i], 1, s, f, aEq, &nEq);
+  if (bCorners) {
+    /* the lanes that pass form a convex set, less the lines of the equalities: the box's corners
+       decide (64 tests become 4) */
+    if (nEq) ks_buf_printf(pB, "%.*s  bool ks_lt[%d], ks_gt[%d];\n%.*s  for (int ks_q = 0; ks_q < %d; ++ks_q) ks_lt[ks_q] = ks_gt[ks_q] = true;\n",
+                           nIn, zIn, nEq, nEq, nIn, zIn, nEq);
     ks_buf_printf(pB, "%.*s  for (int ks_c = 0; ks_c < %d; ++ks_c) { /* the guard's half-planes hold at the corners, so on every lane */\n",
                   nIn, zIn, s->nRY > 1 ? 4 : 2);
     if (s->nRY > 1)
       ks_buf_printf(pB, "%.*s    %s %s = (%s)(ks_y0 + (ks_c >> 1) * %d);\n%.*s    (void)%s;\n", nIn, zIn, f->zYType,
                     f->zY, f->zYType, s->nRY - 1, nIn, zIn, f->zY);
     ks_buf_printf(pB, "%.*s    %s %s = (%s)(ks_x0 + (ks_c & 1) * %d);\n", nIn, zIn, f->zXType, f->zX, f->zXType, W - 1);
-    ks_buf_printf(pB, "%.*s    ks_all = ks_all && %s(%s);\n%.*s  }\n", nIn, zIn, zNot, f->zGuard, nIn, zIn);
+    unsigned gs, ge;
+    ks_ast_extent(s->pTu, f->guard, &gs, &ge);
+    char *zG = nd_corner_text(s, gs, ge, aEq, nEq);
+    ks_buf_printf(pB, "%.*s    ks_all = ks_all && %s(%s)", nIn, zIn, zNot, zG ? zG : "false");
+    free(zG);
+    for (int i = 0; i < f->nExitCond; i++) {
+      ks_ast_extent(s->pTu, ks_rw_strip(f->aExitCond[i]), &gs, &ge);
+      char *zC = nd_corner_text(s, gs, ge, aEq, nEq);
+      ks_buf_printf(pB, " && !(%s)", zC ? zC : "true");
+      free(zC);
+    }
+    ks_buf_printf(pB, ";\n");
+    for (int k = 0; k < nEq; k++) { /* A == B on no lane: A < B at every corner, or A > B at every corner */
+      char *zA = ks_ast_text(s->pTu, aEq[k].a), *zB = ks_ast_text(s->pTu, aEq[k].b);
+      ks_buf_printf(pB, "%.*s    ks_lt[%d] = ks_lt[%d] && (%s) < (%s);\n%.*s    ks_gt[%d] = ks_gt[%d] && (%s) > (%s);\n", nIn,
+                    zIn, k, k, zA ? zA : "0", zB ? zB : "0", nIn, zIn, k, k, zA ? zA : "0", zB ? zB : "0");
+      free(zA);
+      free(zB);
+    }
+    ks_buf_printf(pB, "%.*s  }\n", nIn, zIn);
+    if (nEq) ks_buf_printf(pB, "%.*s  for (int ks_q = 0; ks_q < %d; ++ks_q) ks_all = ks_all && (ks_lt[ks_q] || ks_gt[ks_q]);\n",
+                           nIn, zIn, nEq);
     return;
   }
   if (s->nRY > 1) ks_buf_printf(pB, "%.*s  for (int ks_ry = 0; ks_ry < %d; ++ks_ry)\n", nIn, zIn, s->nRY);
@@ -3618,12 +3913,18 @@ static void nd_put_fallback(ks_buf *pB, const char *zSrc, const ndscan *s, const
   ks_buf_printf(pB, "%.*s    %s %s = (%s)(ks_x0 + ks_l);\n", nIn, zIn, f->zXType, f->zX, f->zXType);
   nd_put_derived(pB, zSrc, s, nIn, zIn, "    ",
                  nd_derived_needed(zSrc, s, f->zGuard, strlen(f->zGuard)) |
-                     nd_derived_needed(zSrc, s, zSrc + f->iBodyStart, f->iBodyEnd - f->iBodyStart));
+                     nd_derived_needed(zSrc, s, zSrc + f->iFallStart, f->iFallEnd - f->iFallStart));
   ks_buf_printf(pB, "%.*s    if (%s(%s)) {\n%.*s      ", nIn, zIn, zNot, f->zGuard, nIn, zIn);
   {
-    unsigned a = f->iBodyStart, b = f->iBodyEnd;
+    unsigned a = f->iFallStart, b = f->iFallEnd;
     while (a < b && (zSrc[a] == ' ' || zSrc[a] == '\n' || zSrc[a] == '\t')) a++;
     while (b > a && (zSrc[b - 1] == ' ' || zSrc[b - 1] == '\n' || zSrc[b - 1] == '\t')) b--;
+    for (int r = 0; r < f->nRet; r++) { /* an exit's return goes on to the next lane */
+      if (f->aiRet[r] < a || f->aiRet[r] + 6 > b) continue;
+      ks_buf_append(pB, zSrc + a, f->aiRet[r] - a);
+      ks_buf_printf(pB, "continue");
+      a = f->aiRet[r] + 6;
+    }
     ks_buf_append(pB, zSrc + a, b - a);
   }
   ks_buf_printf(pB, "\n%.*s    }\n%.*s  }\n%.*s}", nIn, zIn, nIn, zIn, nIn, zIn);

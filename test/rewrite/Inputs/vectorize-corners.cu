@@ -24,7 +24,8 @@ __global__ void cn_band_if(const float *in, float *out, int w, int h, int pitch)
   }
 }
 
-// Not convex: one column is skipped (x == c), its lane inside a thread's box.
+// One column is skipped (x == c), its lane inside some thread's box: the
+// corners decide whether a box holds it (x < c at every corner, or x > c).
 __global__ void cn_skip_col(const float *in, float *out, int w, int h, int pitch) {
   int x = blockIdx.x * blockDim.x + threadIdx.x;
   int y = blockIdx.y * blockDim.y + threadIdx.y;
@@ -46,6 +47,16 @@ __global__ void cn_two_bands(const float *in, float *out, int w, int h, int pitc
   int y = blockIdx.y * blockDim.y + threadIdx.y;
   if ((x < 5 || x > 6) && x < w && y < h) {
     out[y * pitch + x] = 2.0f * in[y * pitch + x];
+  }
+}
+
+// Not convex: the if's own sense passes one column only (x == c where it
+// lets the lane in): every lane tested.
+__global__ void cn_one_col(const float *in, float *out, int w, int h, int pitch) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x == w - 2 && y < h) {
+    out[y * pitch + x] = in[y * pitch + x - 1] + in[y * pitch + x + 1];
   }
 }
 
@@ -82,6 +93,7 @@ void launch_corners(const unsigned char *i8, unsigned char *o8, const float *in,
   cn_skip_col<<<grid, block>>>(in, out, w, h, pitch);
   cn_cut_band<<<grid, block>>>(in, out, w, h, pitch);
   cn_two_bands<<<grid, block>>>(in, out, w, h, pitch);
+  cn_one_col<<<grid, block>>>(in, out, w, h, pitch);
   cn_unsigned<<<grid, block>>>(in, out, (unsigned)w, h, pitch);
   cn_mod<<<grid, block>>>(in, out, w, h, pitch);
   cn_macro_read<<<grid, block>>>(in, out, w, h, pitch);

@@ -30,6 +30,7 @@ template <class T> static T __ldg(const T *p) { return *p; }
 # Per kernel: buffers (type, is output), the call with the buffers b0.. and n,
 # and optionally what to set in the buffers o0.., w0.. (index k) after the fill.
 CASES = {
+    "tb_lut": (["float", "float*"], "K(b0, b1, n)"),  # Inputs/vectorize-tables.cu
     "add_h": (["__half", "__half", "__half*"], "K(b0, b1, b2, n)"),
     "scale_bf": (["__nv_bfloat16", "__nv_bfloat16*"], "K(b0, b1, 0.5f, n)"),
     "masked": (["float", "float", "float*"], "K(b0, b1, b2, n); K(b0, NULL, b3, n)"),

@@ -3,7 +3,8 @@
 rule vectorize on the stencils of Inputs/vectorize-stencil.cu, Inputs/vectorize-clamp.cu,
 Inputs/vectorize-loops.cu, Inputs/vectorize-forms.cu, Inputs/vectorize-rows.cu,
 Inputs/vectorize-rows-param.cu, Inputs/vectorize-prmt.cu,
-Inputs/vectorize-corners.cu and Inputs/vectorize-sums.cu: the original
+Inputs/vectorize-corners.cu, Inputs/vectorize-sums.cu,
+Inputs/vectorize-tables.cu and Inputs/vectorize-exits.cu: the original
 kernel and the rewritten one (its launch as the rule gives it: the grid's x
 divided by the lanes, the grid's x as written passed last as ks_gx; with rows
 along y, the grid's y divided by the rows and passed as ks_gy) run on the
@@ -116,6 +117,7 @@ CASES = {
     # Inputs/vectorize-corners.cu: the lanes' test at the corners, or per lane
     "cn_sobel_u8": (["unsigned char", "unsigned char"], "K(b1, b0, Wd, H, P)"),
     "cn_band_if": (["float", "float"], "K(b0, b1, Wd, H, P)"),
+    "cn_one_col": (["float", "float"], "K(b0, b1, Wd, H, P)"),
     "cn_skip_col": (["float", "float"], "K(b0, b1, Wd, H, P)"),
     "cn_cut_band": (["float", "float"], "K(b0, b1, Wd, H, P)"),
     "cn_two_bands": (["float", "float"], "K(b0, b1, Wd, H, P)"),
@@ -129,6 +131,19 @@ CASES = {
     "sm_keep_weight": (["unsigned char", "int"], "K(b0, b1, 3, Wd, H, P)"),
     "sm_keep_long": (["unsigned char", "int"], "K(b0, b1, 1 << 24, Wd, H, P)"),
     "sm_zero_weight": (["unsigned char", "unsigned char"], "K(b0, b1, Wd, H, P)"),
+    # Inputs/vectorize-tables.cu: weights from constant local tables
+    "tb_sobel_loops": (["unsigned char", "unsigned char"], "K(b0, b1, Wd, H, P)"),
+    "tb_weights9": (["float", "float"], "K(b0, b1, Wd, H, P)"),
+    "tb_lut2d": (["float", "float"], "K(b0, b1, Wd, H, P)"),
+    "tb_helper": (["float", "float"], "K(b0, b1, Wd, H, P)"),
+    # Inputs/vectorize-exits.cu: exits at the body's start (a border written, a second return, an else)
+    "ex_zero_border": (["unsigned char", "unsigned char"], "K(b0, b1, Wd, H, P)"),
+    "ex_copy_border": (["float", "float"], "K(b0, b1, Wd, H, P)"),
+    "ex_else": (["float", "float"], "K(b0, b1, Wd, H, P)"),
+    "ex_two_returns": (["float", "float"], "K(b0, b1, Wd, H, P)"),
+    "ex_macro_edge": (["float", "float"], "K(b0, b1, Wd, H, P)"),
+    "tb_five_decls": (["float", "float"], "K(b0, b1, Wd, H, P)"),
+    "tb_nested_helper": (["float", "float"], "K(b0, b1, Wd, H, P)"),
 }
 
 
