@@ -1332,16 +1332,6 @@ static int nd_is_loop(enum CXCursorKind e) {
   return e == CXCursor_ForStmt || e == CXCursor_WhileStmt || e == CXCursor_DoStmt;
 }
 
-/* A barrier or warp primitive (`__syncthreads`, `__shfl_down_sync`, ...):
- * its threads are not the lanes' threads. */
-static int nd_is_warp_call(const char *z) {
-  static const char *const azPre[] = {"__sync", "__shfl", "__ballot", "__any", "__all", "__activemask", "__reduce",
-                                      "__match"};
-  for (size_t i = 0; i < sizeof azPre / sizeof azPre[0]; i++)
-    if (strncmp(z, azPre[i], strlen(azPre[i])) == 0) return 1;
-  return 0;
-}
-
 /* What the body must not do (per lane it runs W times, in one thread), and
  * the locals it writes. */
 static int nd_check(CXCursor c, const CXCursor *aAnc, int nAnc, void *pArg) {
@@ -1355,7 +1345,9 @@ static int nd_check(CXCursor c, const CXCursor *aAnc, int nAnc, void *pArg) {
   else if (e == CXCursor_GotoStmt || e == CXCursor_LabelStmt) s->zWhy = "the element body has a goto or label";
   else if (e == CXCursor_CallExpr) {
     char *z = ks_rw_spelling(c);
-    if (z && (nd_is_warp_call(z) || strncmp(z, "atomic", 6) == 0))
+    if (z && (strncmp(z, "__sync", 6) == 0 || strncmp(z, "__shfl", 6) == 0 || strncmp(z, "__ballot", 8) == 0 ||
+              strncmp(z, "__any", 5) == 0 || strncmp(z, "__all", 5) == 0 || strncmp(z, "__activemask", 12) == 0 ||
+              strncmp(z, "__reduce", 8) == 0 || strncmp(z, "__match", 7) == 0 || strncmp(z, "atomic", 6) == 0))
       s->zWhy = "the element body has a barrier, warp primitive or atomic";
     free(z);
   } else if (e == CXCursor_MemberRefExpr) {
@@ -2695,31 +2687,6 @@ static int nd_affine_side(CXCursor e, const ndscan *s, const ndform *f, int *pbV
   return 0;
 }
 
-/* Is guard e, where bFail says whether the lane fails where it is true (an
- * early return's condition), true on a union (bFail) or intersection (!bFail)
- * of half-planes in x and y (<, <=, >, >= of affine sides, ||, &&, !)? Then
- * the set of lanes that pass is convex, and the lanes' test holds on every
- * lane of a box if it holds at the box's corners. */
-static int nd_convex_guard(CXCursor e, int bFail, const ndscan *s, const ndform *f) {
-  CXCursor a[2];
-  e = ks_rw_strip(e);
-  int n = ks_rw_kids(e, a, 2), b;
-  if (clang_getCursorKind(e) == CXCursor_UnaryOperator && n == 1 &&
-      clang_getCursorUnaryOperatorKind(e) == CXUnaryOperator_LNot)
-    return nd_convex_guard(a[0], !bFail, s, f);
-  if (clang_getCursorKind(e) != CXCursor_BinaryOperator || n != 2) return 0;
-  switch (clang_getCursorBinaryOperatorKind(e)) {
-  case CXBinaryOperator_LOr:
-    return bFail && nd_convex_guard(a[0], 1, s, f) && nd_convex_guard(a[1], 1, s, f);
-  case CXBinaryOperator_LAnd:
-    return !bFail && nd_convex_guard(a[0], 0, s, f) && nd_convex_guard(a[1], 0, s, f);
-  case CXBinaryOperator_LT: case CXBinaryOperator_LE: case CXBinaryOperator_GT: case CXBinaryOperator_GE:
-    return nd_affine_side(a[0], s, f, &b) && nd_affine_side(a[1], s, f, &b);
-  default:
-    return 0;
-  }
-}
-
 /* An equality of a condition decided at the box's corners: `A == B` where it
  * makes the lane fail (or `A != B` where it lets it pass), A - B affine in x
  * and y. No lane of the box has A == B when A < B at every corner, or A > B
@@ -2730,8 +2697,13 @@ typedef struct ndeq {
   int bPass;           /* `!=` in the passing sense: the rest of the text reads it as true */
 } ndeq;
 
-/* nd_convex_guard, with equalities too (`x == 0 || x == w - 1` in an early
- * return, `x != 0 &&` in an if), each into aEq (at most 8 in all). */
+/* Is guard e, where bFail says whether the lane fails where it is true (an
+ * early return's condition), true on a union (bFail) or intersection (!bFail)
+ * of half-planes in x and y (<, <=, >, >= of affine sides, ||, &&, !), less
+ * the lines of equalities where they make the lane fail (`x == 0 || x == w -
+ * 1` in an early return, `x != 0 &&` in an if; each into aEq, at most 8 in
+ * all)? Then the lanes' test holds on every lane of a box if it holds at the
+ * box's corners and no equality's line crosses the box. */
 static int nd_corner_guard(CXCursor e, int bFail, const ndscan *s, const ndform *f, ndeq *aEq, int *pnEq) {
   CXCursor a[2];
   e = ks_rw_strip(e);
@@ -2755,7 +2727,8 @@ static int nd_corner_guard(CXCursor e, int bFail, const ndscan *s, const ndform 
     q->a = a[0], q->b = a[1], q->bPass = !bFail, q->iStart = es, q->iEnd = ee;
     return 1;
   }
-  return nd_convex_guard(e, bFail, s, f);
+  return op >= CXBinaryOperator_LT && op <= CXBinaryOperator_GE && nd_affine_side(a[0], s, f, &b) &&
+         nd_affine_side(a[1], s, f, &b);
 }
 
 /* The text of [iStart, iEnd) with each equality of aEq in it read as what
@@ -2775,8 +2748,9 @@ static char *nd_corner_text(const ndscan *s, unsigned iStart, unsigned iEnd, con
   return z;
 }
 
-/* What an exit's statements may hold (nd_exit): no loop, jump, barrier or
- * warp primitive; the offsets of its returns. */
+/* What an exit's statements may hold (nd_exit): no loop or jump (barriers,
+ * built-ins and prelude writes are nd_check's, run on every exit); the
+ * offsets of its returns. */
 typedef struct ndexitscan {
   ks_tu *pTu;
   int bBad, nRet;
@@ -2797,10 +2771,6 @@ static int nd_exit_visit(CXCursor c, const CXCursor *aAnc, int nAnc, void *pArg)
   } else if (nd_is_loop(e) || e == CXCursor_BreakStmt || e == CXCursor_ContinueStmt || e == CXCursor_GotoStmt ||
              e == CXCursor_LabelStmt || e == CXCursor_SwitchStmt) {
     x->bBad = 1;
-  } else if (e == CXCursor_CallExpr) {
-    char *z = ks_rw_spelling(c);
-    x->bBad |= !z || nd_is_warp_call(z);
-    free(z);
   }
   return x->bBad ? -1 : 0;
 }
@@ -2884,10 +2854,9 @@ static int nd_outside_visit(CXCursor c, const CXCursor *aAnc, int nAnc, void *pA
 static int nd_exits(ks_tu *pTu, CXCursor *aB, int nB, CXCursor **paOwn, int *pnOwn, ndform *pF, ndscan *s) {
   CXCursor cond, aK[3], *aT = NULL;
   unsigned iRet, a, b, ts, te;
-  int n = 0, nT = 0, bElse = 0, nExit = 0;
+  int nT = 0, bElse = 0, nExit = 0;
   ndoutside o = {pTu, pF->iFallStart, 1};
-  while (n < nB && ks_rw_pure_decls(aB[n])) n++;
-  for (int k = n; k < nB && !s->zWhy; k++) {
+  for (int k = 0; k < nB && !s->zWhy; k++) { /* pure declarations and exits, in any order */
     int bLast = k + 1 == nB, bExit = 0;
     if (!bLast && pF->nRet < 8 && nd_exit(pTu, aB[k], s, 0, &cond, &iRet)) bExit = 1;
     else if (bLast && nd_exit(pTu, aB[k], s, 1, &cond, &iRet)) bExit = bElse = 1;
