@@ -12,6 +12,8 @@
 # Prints per task the verdict, the times, the speedup and the roofline place, and
 # leaves the candidates, evidence records and tables under OUT. With
 # --compile-only (no GPU) it checks that every candidate builds in the harness.
+# TASKS (task:kernel words) picks tasks; PARAMS adds rule parameters
+# (PARAMS="--param fallback=thread" for the per-thread fallback).
 set -euo pipefail
 BUILD=${1:?usage: run.sh BUILD OUT [--compile-only]}
 OUT=${2:?usage: run.sh BUILD OUT [--compile-only]}
@@ -21,13 +23,14 @@ KS=$BUILD/bin/kernelskill
 IN=$ROOT/test/corpus/Inputs
 mkdir -p "$OUT"
 # task kernel (the manifests' "tasks" map)
-TASKS="sobel:sobelNaive conv2d:Convolution2D_kernel fdtd_hz:fdtd_step3_kernel jacobi2d:jacobi2d_kernel cross_blur:cross_blur_zero box_blur:box_blur_clamp blur5_local:blur5_clamp_local pmpp_conv:convolution_2D_const_mem smooth_rows:smooth_rows_replicate mean5x5:mean5x5_skip"
+TASKS=${TASKS:-"sobel:sobelNaive conv2d:Convolution2D_kernel fdtd_hz:fdtd_step3_kernel jacobi2d:jacobi2d_kernel cross_blur:cross_blur_zero box_blur:box_blur_clamp blur5_local:blur5_clamp_local pmpp_conv:convolution_2D_const_mem smooth_rows:smooth_rows_replicate mean5x5:mean5x5_skip"}
+PARAMS=${PARAMS:-}
 rc=0
 for tk in $TASKS; do
   t=${tk%%:*} k=${tk#*:}
   src=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['source'])" "$IN/$t.task.json")
   mkdir -p "$OUT/$t"
-  if ! "$KS" rewrite "$IN/$src" --kernel "$k" --rule vectorize --skill mem.stencil-register-window \
+  if ! "$KS" rewrite "$IN/$src" --kernel "$k" --rule vectorize --skill mem.stencil-register-window $PARAMS \
       -o "$OUT/$t/$src" > "$OUT/$t/rewrite.log" 2>&1; then
     echo "$t: rule vectorize refused: $(tail -1 "$OUT/$t/rewrite.log")"; rc=1; continue
   fi

@@ -1283,6 +1283,11 @@ typedef struct ndscan {
   unsigned char abPrmtWin[16];
   ndlin aLin[ND_LIN_MAX];    /* sums regrouped (sums=paired), by position */
   int nLin;
+  CXCursor aTab[8];          /* the prelude's constant tables (read alike by every thread) */
+  int nTab;                  /* ... their count, 9 when there are more */
+  int abTid[16];             /* prelude variables that may differ between the threads of a warp (nd_tid_dep) */
+  int bFbShared;             /* the warp shares the fallback (nd_fb_shared; fallback=warp, or auto on bytes) */
+  unsigned mFbShfl;          /* ... the prelude variables it takes from the output's thread */
 } ndscan;
 
 static int nd_pre_index(const ndscan *s, CXCursor d) {
@@ -2548,6 +2553,24 @@ static int nd_lead_row_pointers(ks_tu *pTu, CXCursor st, ndscan *s) {
   return nD > 0;
 }
 
+/* May expression c differ between the threads of a warp: does it read
+ * threadIdx, call a function, or read a prelude variable that may
+ * (s->abTid)? blockIdx, blockDim, gridDim, parameters and literals are the
+ * same across a warp. */
+static enum CXChildVisitResult nd_tid_visit(CXCursor c, CXCursor parent, CXClientData pArg) {
+  (void)parent;
+  int *pb = pArg;
+  if (ks_shape_builtin(c, NULL) == KS_ATOM_TID || clang_getCursorKind(c) == CXCursor_CallExpr) *pb = 1;
+  return *pb ? CXChildVisit_Break : CXChildVisit_Recurse;
+}
+
+static int nd_tid_dep(CXCursor c, const ndscan *s) {
+  int b = 0;
+  nd_tid_visit(c, c, &b);
+  if (!b) clang_visitChildren(c, nd_tid_visit, &b);
+  return b || nd_refs_any(c, s->aPre, s->abTid, s->nPre);
+}
+
 /* `v = e;` on a prelude variable other than x, e pure: the index of the
  * prelude variable, or -1. */
 static int nd_prelude_assign(CXCursor st, const ndscan *s, CXCursor *pValue) {
@@ -2574,11 +2597,22 @@ static int nd_prelude(ks_tu *pTu, CXCursor k, CXCursor *aSt, int nSt, ndform *pF
     int iPre = nd_prelude_assign(aSt[i], s, &v);
     if (iPre >= 0) {
       s->abXDep[iPre] |= nd_x_dep(pTu, v, s, pzWhy);
+      s->abTid[iPre] |= nd_tid_dep(v, s);
       s->bYRead |= pF->iYEnd && count_refs(aSt[i], pF->yDecl) > 0;
       continue;
     }
     if (clang_getCursorKind(aSt[i]) != CXCursor_DeclStmt) break;
-    if (ks_rw_const_tables(aSt[i])) continue; /* a filter's weights: read alike by every lane */
+    if (ks_rw_const_tables(aSt[i])) { /* a filter's weights: read alike by every lane */
+      CXCursor *aV = NULL;
+      int nV = 0;
+      ks_rw_children(aSt[i], &aV, &nV);
+      for (int d = 0; d < nV; d++) {
+        if (s->nTab < 8) s->aTab[s->nTab] = aV[d];
+        if (s->nTab < 9) s->nTab++;
+      }
+      free(aV);
+      continue;
+    }
     int eDer = nd_x_derived(pTu, aSt[i], s);
     if (eDer > 0 && s->nDerived < 8) { /* every lane declares them with its own x */
       CXCursor *aV = NULL;
@@ -2620,6 +2654,7 @@ static int nd_prelude(ks_tu *pTu, CXCursor k, CXCursor *aSt, int nSt, ndform *pF
         break;
       }
       int iDim = bInt && !clang_Cursor_isNull(init) ? ks_rw_thread_index(pTu, k, init, NULL) : -1;
+      s->abTid[s->nPre] = !clang_Cursor_isNull(init) && nd_tid_dep(init, s);
       s->aPre[s->nPre] = aD[d];
       if (iPtrParam >= 0) {
         s->nPre++;
@@ -3868,16 +3903,143 @@ static void nd_put_lanes_test(ks_buf *pB, const char *zSrc, const ndscan *s, con
   ks_buf_printf(pB, "%.*s  }\n", nIn, zIn);
 }
 
-/* The per-lane fallback: the guard and body as written for each x (and y)
- * of the thread below the extent as written. */
+/* What the warp-shared fallback must know of the fallback's text (the body
+ * as the fallback runs it, the guard): the prelude variables it reads, which
+ * come from the thread whose output it is (bits of aPre; x, the variables
+ * computed from it and, with rows, y are the lane's own); bNo when it reads
+ * threadIdx (the guard may: `threadIdx.y != 3`) or another local declared
+ * outside that text, calls a function of the file
+ * that reads a thread built-in or runs a warp primitive or inline assembly,
+ * or has inline assembly itself: such a body stays on its own thread. */
+typedef struct nd_fb_walk {
+  const ndscan *s;
+  const ndform *f;
+  unsigned aR[10][2]; /* the fallback's text, the guard, the x-derived declarations the lanes repeat */
+  int nR;
+  unsigned mShfl;
+  int bNo;
+} nd_fb_walk;
+
+static int nd_fb_in(const nd_fb_walk *w, unsigned a) {
+  for (int i = 0; i < w->nR; i++)
+    if (a >= w->aR[i][0] && a < w->aR[i][1]) return 1;
+  return 0;
+}
+
+/* A function the fallback calls: none of the file's that could tell threads
+ * apart or needs the warp converged; none outside it but the system's. */
+static int nd_fb_callee_ok(ks_tu *pTu, CXCursor call) {
+  CXCursor d = clang_getCursorDefinition(clang_getCursorReferenced(call));
+  if (clang_Cursor_isNull(d)) return 1; /* declared only: a built-in or a library's */
+  CXSourceLocation loc = clang_getCursorLocation(d);
+  if (!clang_Location_isFromMainFile(loc)) return clang_Location_isInSystemHeader(loc);
+  static const char *const azBad[] = {"threadIdx", "laneid", "asm", "__shfl", "__ballot", "__activemask",
+                                      "__syncwarp", "__any_sync", "__all_sync", "__match", "__reduce", NULL};
+  char *z = ks_ast_text(pTu, d);
+  int bOk = z != NULL;
+  for (int i = 0; bOk && azBad[i]; i++) bOk = !nd_has_word(z, strlen(z), azBad[i]);
+  free(z);
+  return bOk;
+}
+
+static enum CXChildVisitResult nd_fb_visit(CXCursor c, CXCursor parent, CXClientData pArg) {
+  (void)parent;
+  nd_fb_walk *w = pArg;
+  const ndscan *s = w->s;
+  unsigned a, b;
+  if (ks_ast_extent(s->pTu, c, &a, &b) != 0 || !nd_fb_in(w, a)) return CXChildVisit_Recurse;
+  enum CXCursorKind e = clang_getCursorKind(c);
+  if (e == CXCursor_AsmStmt || e == CXCursor_MSAsmStmt || ks_shape_builtin(c, NULL) == KS_ATOM_TID) w->bNo = 1;
+  else if (e == CXCursor_CallExpr && !nd_fb_callee_ok(s->pTu, c)) w->bNo = 1;
+  else if (e == CXCursor_DeclRefExpr) {
+    CXCursor d = clang_getCursorReferenced(c);
+    if (clang_getCursorKind(d) != CXCursor_VarDecl) return CXChildVisit_Recurse;
+    int iPre = nd_pre_index(s, d), bTab = 0;
+    for (int i = 0; i < s->nTab && i < 8; i++) bTab |= clang_equalCursors(d, s->aTab[i]);
+    if (iPre >= 0) {
+      if (iPre != s->iX && !s->abXDerived[iPre] && s->abTid[iPre] &&
+          !(s->nRY > 1 && clang_equalCursors(d, w->f->yDecl)))
+        w->mShfl |= 1u << iPre;
+    } else if (bTab) {
+      if (s->nTab > 8) w->bNo = 1;
+    } else {
+      unsigned ds, de;
+      enum CXCursorKind eP = clang_getCursorKind(clang_getCursorSemanticParent(d));
+      int bGlobal = eP == CXCursor_TranslationUnit || eP == CXCursor_Namespace || eP == CXCursor_LinkageSpec;
+      if (!bGlobal && (ks_ast_extent(s->pTu, d, &ds, &de) != 0 || !nd_fb_in(w, ds))) w->bNo = 1;
+    }
+  }
+  return w->bNo ? CXChildVisit_Break : CXChildVisit_Recurse;
+}
+
+/* Can the warp share the fallback (ks_fallback.cuh)? *pmShfl: the prelude
+ * variables to take from the output's thread. */
+static int nd_fb_shared(const ndscan *s, const ndform *f, unsigned *pmShfl) {
+  nd_fb_walk w;
+  memset(&w, 0, sizeof w);
+  w.s = s;
+  w.f = f;
+  w.aR[0][0] = f->iFallStart;
+  w.aR[0][1] = f->iFallEnd;
+  if (ks_ast_extent(s->pTu, f->guard, &w.aR[1][0], &w.aR[1][1]) != 0) return 0;
+  w.nR = 2;
+  for (int k = 0; k < s->nDerived && k < 8; k++, w.nR++) { /* `int i = row + x;`: row is the owner's */
+    w.aR[w.nR][0] = s->aiDerived[k][0];
+    w.aR[w.nR][1] = s->aiDerived[k][1];
+  }
+  clang_visitChildren(s->kernel, nd_fb_visit, &w);
+  *pmShfl = w.mShfl;
+  return !w.bNo;
+}
+
+/* The warp-shared fallback's rounds (ks_fallback.cuh): each lane of the
+ * warp takes output ks_g of the warp's falling-back threads, that thread's
+ * ks_x0 (ks_y0) and prelude variables (shadowed in the round's block), from
+ * which the caller declares the output's x (y) and writes the guard and
+ * body. */
+static void nd_put_fallback_warp(ks_buf *pB, const ndscan *s, unsigned mShfl, int W, int nIn, const char *zIn) {
+  const int R = s->nRY, T = W * R;
+  ks_buf_printf(pB, "%.*s{ /* the warp shares its threads' fallback outputs (ks_fallback.cuh) */\n", nIn, zIn);
+  ks_buf_printf(pB, "%.*s  const ks_fb_warp ks_w(!ks_vec, %d);\n", nIn, zIn, T);
+  ks_buf_printf(pB, "%.*s  for (int ks_g0 = 0; ks_g0 < ks_w.tot; ks_g0 += ks_w.cnt) {\n", nIn, zIn);
+  ks_buf_printf(pB, "%.*s    const int ks_g = ks_g0 + ks_w.rank, ks_src = ks_w.src(ks_g);\n", nIn, zIn);
+  ks_buf_printf(pB, "%.*s    const long long ks_f_x0 = ks_fb_shfl(ks_w.am, ks_x0, ks_src);\n", nIn, zIn);
+  if (R > 1) ks_buf_printf(pB, "%.*s    const long long ks_f_y0 = ks_fb_shfl(ks_w.am, ks_y0, ks_src);\n", nIn, zIn);
+  for (int i = 0; i < s->nPre; i++)
+    if (mShfl >> i & 1) {
+      char *zV = ks_rw_spelling(s->aPre[i]);
+      ks_buf_printf(pB, "%.*s    const auto ks_f_%s = ks_fb_shfl(ks_w.am, %s, ks_src);\n", nIn, zIn, zV, zV);
+      free(zV);
+    }
+  ks_buf_printf(pB, "%.*s    if (ks_g >= ks_w.tot) continue;\n", nIn, zIn);
+  ks_buf_printf(pB, "%.*s    const long long ks_l = ks_g %% %d;\n", nIn, zIn, W);
+  if (R > 1) ks_buf_printf(pB, "%.*s    const long long ks_ry = ks_g %% %d / %d;\n", nIn, zIn, T, W);
+  ks_buf_printf(pB, "%.*s    if (ks_f_x0 + ks_l >= ks_nx%s) continue;\n", nIn, zIn,
+                R > 1 ? " || ks_f_y0 + ks_ry >= ks_ny" : "");
+  ks_buf_printf(pB, "%.*s    const long long ks_x0 = ks_f_x0;\n", nIn, zIn);
+  if (R > 1) ks_buf_printf(pB, "%.*s    const long long ks_y0 = ks_f_y0;\n", nIn, zIn);
+  for (int i = 0; i < s->nPre; i++)
+    if (mShfl >> i & 1) {
+      char *zV = ks_rw_spelling(s->aPre[i]);
+      ks_buf_printf(pB, "%.*s    decltype(%s) %s = ks_f_%s;\n", nIn, zIn, zV, zV, zV);
+      free(zV);
+    }
+}
+
+/* The fallback: the guard and body as written for each x (and y) of the
+ * thread below the extent as written, shared by the warp (s->bFbShared,
+ * nd_put_fallback_warp) or run by the thread itself. */
 static void nd_put_fallback(ks_buf *pB, const char *zSrc, const ndscan *s, const ndform *f, int W, int nIn,
                             const char *zIn) {
   const char *zNot = f->bEarlyReturn ? "!" : "";
-  ks_buf_printf(pB, "%.*sif (!ks_vec) {\n", nIn, zIn);
-  if (s->nRY > 1)
-    ks_buf_printf(pB, "%.*s  for (long long ks_ry = 0; ks_ry < %d && ks_y0 + ks_ry < ks_ny; ++ks_ry)\n", nIn, zIn,
-                  s->nRY);
-  ks_buf_printf(pB, "%.*s  for (long long ks_l = 0; ks_l < %d && ks_x0 + ks_l < ks_nx; ++ks_l) {\n", nIn, zIn, W);
+  if (s->bFbShared) nd_put_fallback_warp(pB, s, s->mFbShfl, W, nIn, zIn);
+  else {
+    ks_buf_printf(pB, "%.*sif (!ks_vec) {\n", nIn, zIn);
+    if (s->nRY > 1)
+      ks_buf_printf(pB, "%.*s  for (long long ks_ry = 0; ks_ry < %d && ks_y0 + ks_ry < ks_ny; ++ks_ry)\n", nIn, zIn,
+                    s->nRY);
+    ks_buf_printf(pB, "%.*s  for (long long ks_l = 0; ks_l < %d && ks_x0 + ks_l < ks_nx; ++ks_l) {\n", nIn, zIn, W);
+  }
   nd_put_row_y(pB, s, f, "ks_ry", nIn, zIn, "    ");
   ks_buf_printf(pB, "%.*s    %s %s = (%s)(ks_x0 + ks_l);\n", nIn, zIn, f->zXType, f->zX, f->zXType);
   nd_put_derived(pB, zSrc, s, nIn, zIn, "    ",
@@ -4370,6 +4532,9 @@ static int rows_param(ks_rewrite *p, int *pn) {
   return KS_OK;
 }
 
+static int put_header(ks_rewrite *p, CXCursor k, const char *zGuard, const char *zName, const char *zLabel,
+                      const char *zWhat);
+
 /* The rule on the n-dimensional form (zWhy1, zWhy2: why the 1-D and
  * grid-stride forms do not fit, for the refusal). */
 static int apply_nd(ks_rewrite *p, CXCursor k, const char *zWhy1, const char *zWhy2) {
@@ -4396,6 +4561,9 @@ static int apply_nd(ks_rewrite *p, CXCursor k, const char *zWhy1, const char *zW
   const char *zSums = ks_rewrite_param(p, "sums", "as-written");
   if (strcmp(zSums, "as-written") && strcmp(zSums, "paired"))
     return ks_error_set(KS_EUSAGE, "rule vectorize: sums must be as-written or paired, not '%s'", zSums);
+  const char *zFallback = ks_rewrite_param(p, "fallback", "auto");
+  if (strcmp(zFallback, "auto") && strcmp(zFallback, "warp") && strcmp(zFallback, "thread"))
+    return ks_error_set(KS_EUSAGE, "rule vectorize: fallback must be auto, warp or thread, not '%s'", zFallback);
   if ((rc = ks_rw_params(pTu, k, &s.aP, &s.nP)) < 0) return rc;
   if (ks_shape_build(pTu, k, &pShape) < 0) {
     rc = ks_rewrite_refuse(p, "no kernel-shape model for the kernel");
@@ -4474,9 +4642,17 @@ static int apply_nd(ks_rewrite *p, CXCursor k, const char *zWhy1, const char *zW
   }
   if (rc < 0) goto done;
   ks_buf_clear(&b);
+  /* auto: shared where a thread has 16 outputs a row (bytes: the H100's 8-bit Sobel 8% faster), its own
+     elsewhere (4-byte lanes measured even, one 5x5 stencil 3% slower: docs/rules/vectorize.md) */
+  s.bFbShared = (strcmp(zFallback, "warp") == 0 || (strcmp(zFallback, "auto") == 0 && plan.nLanes == 16)) &&
+                nd_fb_shared(&s, &f, &s.mFbShfl);
   nd_put_region(&b, p, &s, &f, &plan, bAlias);
   if ((rc = ks_rewrite_replace(p, f.iIfStart, f.iRegionEnd, ks_buf_cstr(&b))) < 0) goto done;
   if (!zKeep && (rc = nd_shrink_launches(p, k, aL, nL, plan.nLanes, s.nRY)) < 0) goto done;
+  if (s.bFbShared &&
+      (rc = put_header(p, k, "#define KS_FALLBACK_CUH", "ks_fallback.cuh", "fallback header",
+                       "the warp-shared fallback (share/kernelskill/templates/ks_fallback.cuh)")) < 0)
+    goto done;
   ks_buf_clear(&b);
   if (zKeep)
     ks_buf_printf(&b,
@@ -4489,6 +4665,7 @@ static int apply_nd(ks_rewrite *p, CXCursor k, const char *zWhy1, const char *zW
                   "%s loads/stores along x (%d elements per thread; the launches' grid x divided by %d, the lanes "
                   "below the x extent as written, ks_gx * blockDim.x), alignment%s guard, scalar fallback",
                   plan.bMixed ? "mixed-width" : plan.zVec, plan.nLanes, plan.nLanes, bAlias ? " and disjointness" : "");
+  if (s.bFbShared) ks_buf_printf(&b, " shared by the warp (its outputs dealt out to every lane)");
   int nWinRows = 0; /* a stack of rows (nd_stack) counts each of its rows */
   for (int g = 0; g < s.nWin; g++) nWinRows += s.aWin[g].bStk ? (int)s.aWin[g].nRows : 1;
   if (s.nWin)
@@ -4681,15 +4858,14 @@ static int scale_grids_tmpl(ks_rewrite *p, CXCursor k, const vplan *pPlan, const
   return rc;
 }
 
-/* The shipped ks_vec.cuh (ks_lanes, ks_pack) above the template kernel, once
- * per file. */
-static int put_vec_header(ks_rewrite *p, CXCursor k) {
+/* A shipped header (templates/zName, guard zGuard) above kernel k, once per
+ * file. */
+static int put_header(ks_rewrite *p, CXCursor k, const char *zGuard, const char *zName, const char *zLabel,
+                      const char *zWhat) {
   ks_buf b = KS_BUF_INIT;
   unsigned ks0, ke0;
   int rc = ks_ast_extent(ks_rewrite_tu(p), k, &ks0, &ke0);
-  if (rc >= 0)
-    rc = ks_rw_shipped_block(p, "#define KS_VEC_CUH", "ks_vec.cuh", "vectorize header",
-                             "the shipped vector pack helpers (share/kernelskill/templates/ks_vec.cuh)", &b);
+  if (rc >= 0) rc = ks_rw_shipped_block(p, zGuard, zName, zLabel, zWhat, &b);
   if (rc >= 0 && b.n) {
     unsigned iLine0 = ks_rewrite_line_start(p, ks0, NULL);
     iLine0 = ks_rw_file_scope_at(p, iLine0, iLine0); /* seen from every namespace */
@@ -4697,6 +4873,12 @@ static int put_vec_header(ks_rewrite *p, CXCursor k) {
   }
   ks_buf_free(&b);
   return rc;
+}
+
+/* The shipped ks_vec.cuh (ks_lanes, ks_pack), once per file. */
+static int put_vec_header(ks_rewrite *p, CXCursor k) {
+  return put_header(p, k, "#define KS_VEC_CUH", "ks_vec.cuh", "vectorize header",
+                    "the shipped vector pack helpers (share/kernelskill/templates/ks_vec.cuh)");
 }
 
 /* A grid-stride loop's launches: each grid G becomes ks_grid_fill(G, B)
@@ -4844,7 +5026,7 @@ done:
   return rc;
 }
 
-static const char *const azParams[] = {"rows", "bytes", "sums", NULL};
+static const char *const azParams[] = {"rows", "bytes", "sums", "fallback", NULL};
 
 const ks_rule ks_rule_vectorize = {
     "vectorize",

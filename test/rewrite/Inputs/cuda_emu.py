@@ -288,6 +288,110 @@ static void launch3(emu_u3 g, emu_u3 b, void (*fn)()) {
 """
 
 
+
+# Warp collectives of the warp-shared fallback (templates/ks_fallback.cuh)
+# over fibers (FIBERS: the block's threads must be fibers, launchf below):
+# each takes the whole warp (the emulated threads of a warp always reach it
+# together), exchanging one slot per lane between two waits on the warp's
+# own barrier. __activemask: the warp's threads (a partial last warp has fewer).
+WARP = r"""
+/* fiber stacks are pooled for the program's life: not leaks; the fibers' stack switches are its own */
+extern "C" const char *__asan_default_options() { return "detect_leaks=0"; }
+static pthread_barrier_t emu_wbar[64];
+static unsigned emu_wslot[2048];
+static unsigned emu_lin() { return threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z); }
+static unsigned emu_wlanes(unsigned w) {
+  unsigned nt = blockDim.x * blockDim.y * blockDim.z, r = nt - 32 * w;
+  return r < 32 ? r : 32;
+}
+static unsigned __activemask() { unsigned n = emu_wlanes(emu_lin() / 32); return n == 32 ? ~0u : (1u << n) - 1; }
+static void emu_wwait(unsigned w) {
+  if (emu_wbar[w].count == 0) emu_wbar[w].n = emu_wlanes(w); /* nobody waits: (re)size it for this block */
+  pthread_barrier_wait(&emu_wbar[w]);
+}
+static void emu_exchange(unsigned m, unsigned v, unsigned *a) {
+  unsigned t = emu_lin(), w = t / 32;
+  if (m != __activemask()) emu_die("a warp collective over part of a warp (the emulation takes whole warps)");
+  emu_wslot[t] = v;
+  emu_wwait(w);
+  for (unsigned l = 0; l < 32; l++) a[l] = emu_wslot[(32 * w + l) % 2048];
+  emu_wwait(w);
+}
+static unsigned __ballot_sync(unsigned m, int p) {
+  unsigned a[32], r = 0;
+  emu_exchange(m, p != 0, a);
+  for (unsigned l = 0; l < 32; l++) if ((m >> l & 1u) && a[l]) r |= 1u << l;
+  return r;
+}
+static unsigned __shfl_sync(unsigned m, unsigned v, int src) {
+  unsigned a[32];
+  emu_exchange(m, v, a);
+  if (!(m >> (src & 31) & 1u)) emu_die("__shfl_sync from a lane outside the mask");
+  return a[src & 31];
+}
+static int __popc(unsigned x) { return __builtin_popcount(x); }
+static unsigned __fns(unsigned m, unsigned base, int n) { /* n >= 1: the n-th set bit from base up */
+  for (unsigned i = base; i < 32; i++) if ((m >> i & 1u) && --n == 0) return i;
+  return 0xffffffffu;
+}
+"""
+
+# launchf(grid, block, fn): every block of a 3-D grid in turn, its threads
+# (3-D, x fastest) as fibers, running fn: for kernels with warp collectives.
+LAUNCH_FIB = r"""
+static void (*emu_ffn)();
+static void *emu_fthread(void *p) {
+  long t = (long)p;
+  threadIdx.x = (unsigned)(t % blockDim.x); threadIdx.y = (unsigned)(t / blockDim.x % blockDim.y);
+  threadIdx.z = (unsigned)(t / blockDim.x / blockDim.y);
+  emu_ffn();
+  return 0;
+}
+static void launchf(emu_u3 g, emu_u3 b, void (*fn)()) {
+  gridDim = g; blockDim = b; emu_ffn = fn;
+  unsigned nt = b.x * b.y * b.z;
+  if (nt > 2048) emu_die("launchf: more than 2048 threads in a block");
+  pthread_barrier_init(&emu_bar, 0, nt);
+  std::vector<pthread_t> th(nt);
+  for (unsigned bz = 0; bz < g.z; bz++) for (unsigned by = 0; by < g.y; by++) for (unsigned bx = 0; bx < g.x; bx++) {
+    blockIdx = {bx, by, bz};
+    for (unsigned t = 0; t < nt; t++) pthread_create(&th[t], 0, emu_fthread, (void *)(long)t);
+    for (unsigned t = 0; t < nt; t++) pthread_join(th[t], 0);
+  }
+  pthread_barrier_destroy(&emu_bar);
+}
+"""
+
+
+# The same collectives for threads that run one after another (launch3):
+# each thread is a warp of its own (its lane alone in the mask), so the
+# warp-shared fallback runs the thread's own outputs, as the per-thread one
+# does. Fast enough under AddressSanitizer, which the fibers are not.
+WARP_SEQ = r"""
+static unsigned __activemask() {
+  return 1u << ((threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z)) & 31u);
+}
+static unsigned __ballot_sync(unsigned m, int p) { return p ? m : 0u; }
+static unsigned __shfl_sync(unsigned m, unsigned v, int src) {
+  if (m != 1u << (src & 31)) { fprintf(stderr, "cuda_emu: __shfl_sync from another lane\n"); _exit(3); }
+  return v;
+}
+static int __popc(unsigned x) { return __builtin_popcount(x); }
+static unsigned __fns(unsigned m, unsigned base, int n) {
+  for (unsigned i = base; i < 32; i++) if ((m >> i & 1u) && --n == 0) return i;
+  return 0xffffffffu;
+}
+"""
+
+
+def warp_fallback(new_src, seq=False):
+    """For a rewritten file whose kernel shares its fallback across the warp
+    (ks_fallback.cuh): the warp collectives with the fiber launcher launchf
+    (seq: the one-thread warps of WARP_SEQ, for launch3) and the header's
+    text; "" otherwise."""
+    hdr = shipped(new_src, "KS_FALLBACK_CUH")
+    return (WARP_SEQ if seq else WARP + LAUNCH_FIB) + hdr if hdr else ""
+
 def run(cxx, source, flags=()):
     """Build the C++ program with cxx (and flags) and run it; its exit status."""
     with tempfile.TemporaryDirectory() as d:

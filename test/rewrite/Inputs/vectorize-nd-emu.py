@@ -80,6 +80,9 @@ def main():
     new_src = open(new, encoding="utf-8").read()
     fill = re.search(r"\b%s<<<ks_grid_fill\(" % re.escape(name), new_src)
     src = cuda_emu.PRELUDE + TYPES + cuda_emu.LAUNCH_SEQ
+    # the warp-shared fallback: its collectives, the header, the new kernel's threads as fibers
+    warp = cuda_emu.warp_fallback(new_src) if "ks_fb_warp" in new_text else ""
+    src += warp
     if fill:
         # a grid-stride launch raised by ks_grid_fill (ks_vec.cuh, as the rewrite inserted it): the
         # helper runs here on a made-up device of 3 SMs x 256 resident threads, and the kernel
@@ -111,7 +114,7 @@ def main():
             re.match(r"^(\{.*?\}), (\{.*\})$", grid_new).groups())
         src += "      if (!nRuns) printf(\"grid x %u raised to %u\\n\", g.x, f.x);\n      launch3(f, b, run_new); }\n"
     else:
-        src += "    launch3(%s, run_new);\n" % grid_new
+        src += "    %s(%s, run_new);\n" % ("launchf" if warp else "launch3", grid_new)
     src += "    nRuns++;\n"
     for i in range(nb):
         src += "    if (memcmp(o%d.data(), w%d.data(), sizeof(%s) * M)) { nBad++; printf(\"differs: buffer %d off %%d R %%d C %%d\\n\", off, R, C); }\n" % (i, i, t, i)

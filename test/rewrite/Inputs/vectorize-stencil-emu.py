@@ -159,7 +159,21 @@ def main():
     ry = int(m.group(1)) if m else 1
     if (ry > 1) != bool(re.search(r"\bks_gy\b", new_text)):
         sys.exit("the rewrite of %s has rows along y without ks_gy, or ks_gy without rows" % name)
+    cxx = os.environ.get("CXX", "c++")
+    if "ks_fb_warp" not in new_text:
+        return check(orig, new, name, types, call, new_text, w, ry, cxx, "")
+    # the warp-shared fallback: each thread a warp of its own under AddressSanitizer, then whole warps
+    # (the new kernel's threads as fibers, too slow under it) without
+    return (check(orig, new, name, types, call, new_text, w, ry, cxx, "seq") or
+            check(orig, new, name, types, call, new_text, w, ry, cxx, "fibers"))
+
+
+def check(orig, new, name, types, call, new_text, w, ry, cxx, warp):
+    """One program: both kernels on every case; its exit status. warp: "" (no
+    warp collectives), "seq" (one-thread warps) or "fibers" (whole warps)."""
     src = cuda_emu.PRELUDE + TYPES + cuda_emu.LAUNCH_SEQ
+    if warp:
+        src += cuda_emu.warp_fallback(open(new, encoding="utf-8").read(), seq=warp == "seq")
     src += "".join(l for l in open(orig, encoding="utf-8") if l.startswith("#define "))  # BOX_R
     # __constant__ arrays (a mask with its initializer): the host's own
     src += "".join("static" + m.group(1) + "\n" for m in
@@ -177,11 +191,16 @@ def main():
     # vector path (a 5-row window needs y0 - 2 >= 0 and y0 + ry + 1 < H), with heights of no multiple
     # of the rows and grids whose y the rows do not divide (21 rows: 6 blocks of 4, 3 of 8; 15: 2 of 8)
     sizes = ([37, 64, 13, 3, 70, 33] + ([37, 70] if ry > 1 else []), [5, 9, 3, 4, 6, 4] + ([21, 15] if ry > 1 else []))
+    # rows of 32 whole packs (a warp's last thread falls back at the right border) and wider, so that
+    # warps hold vector-path threads beside threads falling back (the warp-shared fallback), in one row
+    # (blocks of 32 x 8) and across rows (8 x 4)
+    sizes = (sizes[0] + [32 * w, 19 * w + 5], sizes[1] + [6 + ry, 9])
     src += "  const int aW[] = {%s}, aH[] = {%s};\n" % (", ".join(map(str, sizes[0])), ", ".join(map(str, sizes[1])))
     src += "  for (int off = 0; off < 2; off++) for (int sz = 0; sz < %d; sz++) for (int pad = 0; pad < 3; pad++) {\n" % (
         len(sizes[0]))
     src += "    Wd = aW[sz]; H = aH[sz]; P = pad == 2 ? (Wd + 15) / 16 * 16 : Wd + pad * 3;\n"
     src += "    size_t n = (size_t)(H - 1) * P + Wd + off;\n"
+    inits = []
     for i, t in enumerate(types):
         src += "    %s *o%d = (%s *)malloc(n * sizeof(%s)), *n%d = (%s *)malloc(n * sizeof(%s));\n" % (
             t, i, t, t, i, t, t)
@@ -192,18 +211,21 @@ def main():
         else:
             val = "(%s)((k * 37 + %d * 11 + sz) %% %d) * (%s)%s" % (
                 t, i, 256 if "char" in t else 101, t, "1" if "char" in t else "0.25")
-        src += "    for (size_t k = 0; k < n; k++) o%d[k] = n%d[k] = %s;\n" % (i, i, val)
+        inits.append("      for (size_t k = 0; k < n; k++) o%d[k] = n%d[k] = %s;\n" % (i, i, val))
     # (8, 4, 3): with rows along y, first (the outputs still hold the inputs' values), a band of 3 blocks
     # of 4 rows whatever the height (a grid that covers fewer rows than the guard lets in): the rewrite
     # must write exactly the rows below the extent as written
-    for bx, by, gyBand in (((8, 4, 3),) if ry > 1 else ()) + ((32, 8, 0), (8, 4, 0)):
+    # (16, 3): blocks of 48 threads, whose second warp has 16
+    for bx, by, gyBand in (((8, 4, 3),) if ry > 1 else ()) + ((32, 8, 0), (8, 4, 0), (16, 3, 0)):
         src += "    {\n      emu_u3 blk = {%d, %d, 1}, g = {(unsigned)(Wd + %d) / %d, %s, 1};\n" % (
             bx, by, bx - 1, bx, "%du" % gyBand if gyBand else "(unsigned)(H + %d) / %d" % (by - 1, by))
+        # each block shape on fresh buffers: an output one shape leaves unwritten shows
+        src += "".join(inits)
         src += "".join("      b%d = o%d + off;\n" % (i, i) for i in range(len(types)))
         src += "      launch3(g, blk, run_orig);\n"
         src += "".join("      b%d = n%d + off;\n" % (i, i) for i in range(len(types)))
-        src += "      gx = g.x; gy = g.y;\n      launch3({(g.x + %d) / %d, (g.y + %d) / %d, 1}, blk, run_new);\n" % (
-            w - 1, w, ry - 1, ry)
+        src += "      gx = g.x; gy = g.y;\n      %s({(g.x + %d) / %d, (g.y + %d) / %d, 1}, blk, run_new);\n" % (
+            "launchf" if warp == "fibers" else "launch3", w - 1, w, ry - 1, ry)
         for i, t in enumerate(types):
             src += ("      if (memcmp(o%d, n%d, n * sizeof(%s))) { nBad++; printf(\"differs: buffer %d off %%d W %%d H "
                     "%%d P %%d block %d x %d\\n\", off, Wd, H, P); }\n" % (i, i, t, i, bx, by))
@@ -211,12 +233,11 @@ def main():
     src += "    nRuns++;\n"
     src += "".join("    free(o%d); free(n%d);\n" % (i, i) for i in range(len(types)))
     src += "  }\n"
-    src += "  printf(\"%s: %%s (%%d runs, %d lanes%s)\\n\", nBad ? \"DIFFERENT\" : \"equivalent\", nRuns);\n" % (
-        name, w, ", %d rows" % ry if ry > 1 else "")
+    src += "  printf(\"%s%s: %%s (%%d runs, %d lanes%s)\\n\", nBad ? \"DIFFERENT\" : \"equivalent\", nRuns);\n" % (
+        name, " in whole warps" if warp == "fibers" else "", w, ", %d rows" % ry if ry > 1 else "")
     src += "  return nBad != 0;\n}\n"
-    cxx = os.environ.get("CXX", "c++")
     # -O0: a load the mutated window makes but no lane uses must still happen
-    flags = ["-O0", "-fsanitize=address", "-fno-omit-frame-pointer"] if asan_ok(cxx) else []
+    flags = ["-O0", "-fsanitize=address", "-fno-omit-frame-pointer"] if warp != "fibers" and asan_ok(cxx) else ["-O0"]
     return cuda_emu.run(cxx, src, flags)
 
 
