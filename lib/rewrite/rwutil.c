@@ -1932,12 +1932,18 @@ char *ks_rw_squash_cursor(ks_tu *pTu, CXCursor c) {
 
 int ks_rw_shipped_block(ks_rewrite *p, const char *zGuard, const char *zName, const char *zLabel, const char *zWhat,
                         ks_buf *pOut) {
+  return ks_rw_shipped_block_before(p, zGuard, zName, zLabel, zWhat, (unsigned)-1, pOut);
+}
+
+int ks_rw_shipped_block_before(ks_rewrite *p, const char *zGuard, const char *zName, const char *zLabel,
+                               const char *zWhat, unsigned iBefore, ks_buf *pOut) {
   ks_tu *pTu = ks_rewrite_tu(p);
   ks_buf rel = KS_BUF_INIT;
   char *zData = NULL, *zPath = NULL, *zTmpl = NULL;
   size_t nTmpl = 0;
   int rc = KS_OK;
-  if (strstr(pTu->zSrc, zGuard)) return KS_OK;
+  const char *zAt = strstr(pTu->zSrc, zGuard);
+  if (zAt && (unsigned)(zAt - pTu->zSrc) < iBefore) return KS_OK;
   if ((rc = ks_path_datadir(&zData)) < 0) goto done;
   if ((rc = ks_buf_printf(&rel, "templates/%s", zName)) < 0) goto done;
   if (!(zPath = ks_path_join(zData, rel.z))) {

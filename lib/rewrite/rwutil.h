@@ -218,6 +218,10 @@ char *ks_rw_paren(const char *zExpr);
  * it cannot be read) and a blank line. */
 int ks_rw_shipped_block(ks_rewrite *p, const char *zGuard, const char *zName, const char *zLabel, const char *zWhat,
                         ks_buf *pOut);
+/* The same, unless the file defines zGuard before offset iBefore (a copy
+ * below the code that needs it does not count; its guard keeps the two one). */
+int ks_rw_shipped_block_before(ks_rewrite *p, const char *zGuard, const char *zName, const char *zLabel,
+                               const char *zWhat, unsigned iBefore, ks_buf *pOut);
 /* Above a kernel, one edit at iLine0 (the start of the kernel's first line,
  * indented by nIndent): unless the file already defines zGuard (the shipped
  * header's include guard, e.g. "#define KS_GEMM_F32_CUH"), a provenance note

@@ -6,6 +6,7 @@
  * The n-dimensional form does the same along x of a 2-D/3-D grid, and for a
  * stencil reads each row of neighbours once into a window of registers. */
 #include "rewrite/rwutil.h"
+#include "features/pure.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -1232,6 +1233,7 @@ typedef struct ndscan {
   int abXDerived[16];  /* prelude variables computed from x (and other such, parameters,
                           literals): their declarations move into every lane */
   unsigned aiDerived[8][2]; /* ... the statements declaring them, [start, end) */
+  CXCursor aDerSt[8];        /* ... those statements */
   int aiDerOf[16];     /* ... per such variable: its statement */
   int nDerived;
   CXCursor aRp[16];    /* row pointers `T *r = P + off;` (off free of x) of the prelude and */
@@ -1358,6 +1360,11 @@ static int nd_check(CXCursor c, const CXCursor *aAnc, int nAnc, void *pArg) {
   } else if (e == CXCursor_MemberRefExpr) {
     if (ks_shape_builtin(c, NULL) >= 0) s->zWhy = "the element body reads threadIdx/blockIdx/blockDim/gridDim";
   } else if (e == CXCursor_DeclRefExpr) {
+    char *zRef = ks_rw_spelling(clang_getCursorReferenced(c)); /* a built-in whole: `uint3 t = threadIdx;` */
+    if (zRef && (!strcmp(zRef, "threadIdx") || !strcmp(zRef, "blockIdx") || !strcmp(zRef, "blockDim") ||
+                 !strcmp(zRef, "gridDim")))
+      s->zWhy = "the element body reads threadIdx/blockIdx/blockDim/gridDim";
+    free(zRef);
     int iPre = nd_pre_index(s, clang_getCursorReferenced(c));
     if (iPre >= 0 && s->abXDep[iPre]) s->zWhy = "the element body reads a temporary of the x index other than the index";
   } else if (e == CXCursor_BinaryOperator || e == CXCursor_CompoundAssignOperator || e == CXCursor_UnaryOperator) {
@@ -1371,7 +1378,9 @@ static int nd_check(CXCursor c, const CXCursor *aAnc, int nAnc, void *pArg) {
                op == CXUnaryOperator_PreDec || op == CXUnaryOperator_AddrOf;
     }
     CXCursor d = bWrite && nK >= 1 ? ks_rw_ref_decl(aK[0]) : clang_getNullCursor();
-    if (!clang_Cursor_isNull(d) && clang_getCursorKind(d) == CXCursor_VarDecl) {
+    if (!clang_Cursor_isNull(d) && clang_getCursorKind(d) == CXCursor_ParmDecl)
+      s->zWhy = "the element body changes a kernel parameter (each output's copy would see the others' changes)";
+    else if (!clang_Cursor_isNull(d) && clang_getCursorKind(d) == CXCursor_VarDecl) {
       if (nd_pre_index(s, d) >= 0) s->zWhy = "the element body changes an index variable of the prelude";
       else if (s->nWritten < 32) s->aWritten[s->nWritten++] = d;
       else s->zWhy = "the element body writes too many locals";
@@ -2596,6 +2605,9 @@ static int nd_prelude(ks_tu *pTu, CXCursor k, CXCursor *aSt, int nSt, ndform *pF
     CXCursor v;
     int iPre = nd_prelude_assign(aSt[i], s, &v);
     if (iPre >= 0) {
+      for (int d = 0; d < s->nDerived && !*pzWhy; d++) /* the lanes declare them later, at the guard */
+        if (count_refs(s->aDerSt[d], s->aPre[iPre]) > 0)
+          *pzWhy = "a variable an x-derived declaration reads is assigned after it (the lanes would read the new value)";
       s->abXDep[iPre] |= nd_x_dep(pTu, v, s, pzWhy);
       s->abTid[iPre] |= nd_tid_dep(v, s);
       s->bYRead |= pF->iYEnd && count_refs(aSt[i], pF->yDecl) > 0;
@@ -2624,6 +2636,7 @@ static int nd_prelude(ks_tu *pTu, CXCursor k, CXCursor *aSt, int nSt, ndform *pF
         s->aPre[s->nPre++] = aV[d];
       }
       free(aV);
+      s->aDerSt[s->nDerived] = aSt[i];
       ks_ast_extent(pTu, aSt[i], &s->aiDerived[s->nDerived][0], &s->aiDerived[s->nDerived][1]);
       s->aiDerived[s->nDerived][1] = nd_stmt_end(pTu, aSt[i]);
       s->nDerived++;
@@ -3908,9 +3921,11 @@ static void nd_put_lanes_test(ks_buf *pB, const char *zSrc, const ndscan *s, con
  * come from the thread whose output it is (bits of aPre; x, the variables
  * computed from it and, with rows, y are the lane's own); bNo when it reads
  * threadIdx (the guard may: `threadIdx.y != 3`) or another local declared
- * outside that text, calls a function of the file
- * that reads a thread built-in or runs a warp primitive or inline assembly,
- * or has inline assembly itself: such a body stays on its own thread. */
+ * outside that text, calls a function that is not a value (ks_pure_call: the
+ * math functions, and helpers of the file that read only their by-value
+ * parameters, locals and constants; not one that reads threadIdx, runs a
+ * warp primitive or assembly, nor a functor's or another file's), or has
+ * inline assembly itself: such a body stays on its own thread. */
 typedef struct nd_fb_walk {
   const ndscan *s;
   const ndform *f;
@@ -3926,20 +3941,14 @@ static int nd_fb_in(const nd_fb_walk *w, unsigned a) {
   return 0;
 }
 
-/* A function the fallback calls: none of the file's that could tell threads
- * apart or needs the warp converged; none outside it but the system's. */
-static int nd_fb_callee_ok(ks_tu *pTu, CXCursor call) {
-  CXCursor d = clang_getCursorDefinition(clang_getCursorReferenced(call));
-  if (clang_Cursor_isNull(d)) return 1; /* declared only: a built-in or a library's */
-  CXSourceLocation loc = clang_getCursorLocation(d);
-  if (!clang_Location_isFromMainFile(loc)) return clang_Location_isInSystemHeader(loc);
-  static const char *const azBad[] = {"threadIdx", "laneid", "asm", "__shfl", "__ballot", "__activemask",
-                                      "__syncwarp", "__any_sync", "__all_sync", "__match", "__reduce", NULL};
-  char *z = ks_ast_text(pTu, d);
-  int bOk = z != NULL;
-  for (int i = 0; bOk && azBad[i]; i++) bOk = !nd_has_word(z, strlen(z), azBad[i]);
+/* A reference to threadIdx as a whole or through a member (`threadIdx`,
+ * `threadIdx.y`, through a macro, a copy `const uint3 t = threadIdx;`)? */
+static int nd_fb_tid_ref(CXCursor c) {
+  if (clang_getCursorKind(c) != CXCursor_DeclRefExpr) return 0;
+  char *z = ks_rw_spelling(clang_getCursorReferenced(c));
+  int b = z && strcmp(z, "threadIdx") == 0;
   free(z);
-  return bOk;
+  return b;
 }
 
 static enum CXChildVisitResult nd_fb_visit(CXCursor c, CXCursor parent, CXClientData pArg) {
@@ -3949,8 +3958,8 @@ static enum CXChildVisitResult nd_fb_visit(CXCursor c, CXCursor parent, CXClient
   unsigned a, b;
   if (ks_ast_extent(s->pTu, c, &a, &b) != 0 || !nd_fb_in(w, a)) return CXChildVisit_Recurse;
   enum CXCursorKind e = clang_getCursorKind(c);
-  if (e == CXCursor_AsmStmt || e == CXCursor_MSAsmStmt || ks_shape_builtin(c, NULL) == KS_ATOM_TID) w->bNo = 1;
-  else if (e == CXCursor_CallExpr && !nd_fb_callee_ok(s->pTu, c)) w->bNo = 1;
+  if (e == CXCursor_AsmStmt || e == CXCursor_MSAsmStmt || nd_fb_tid_ref(c)) w->bNo = 1;
+  else if (e == CXCursor_CallExpr && ks_pure_call(c)) w->bNo = 1; /* values only (features/pure.h) */
   else if (e == CXCursor_DeclRefExpr) {
     CXCursor d = clang_getCursorReferenced(c);
     if (clang_getCursorKind(d) != CXCursor_VarDecl) return CXChildVisit_Recurse;
@@ -4000,11 +4009,12 @@ static int nd_fb_shared(const ndscan *s, const ndform *f, unsigned *pmShfl) {
 static void nd_put_fallback_warp(ks_buf *pB, const ndscan *s, unsigned mShfl, int W, int nIn, const char *zIn) {
   const int R = s->nRY, T = W * R;
   ks_buf_printf(pB, "%.*s{ /* the warp shares its threads' fallback outputs (ks_fallback.cuh) */\n", nIn, zIn);
-  ks_buf_printf(pB, "%.*s  const ks_fb_warp ks_w(!ks_vec, %d);\n", nIn, zIn, T);
+  ks_buf_printf(pB, "%.*s  const ks_fb_warp ks_w(!ks_vec && ks_x0 < ks_nx%s, %d);\n", nIn, zIn,
+                R > 1 ? " && ks_y0 < ks_ny" : "", T); /* threads past the extent own nothing */
   ks_buf_printf(pB, "%.*s  for (int ks_g0 = 0; ks_g0 < ks_w.tot; ks_g0 += ks_w.cnt) {\n", nIn, zIn);
   ks_buf_printf(pB, "%.*s    const int ks_g = ks_g0 + ks_w.rank, ks_src = ks_w.src(ks_g);\n", nIn, zIn);
-  ks_buf_printf(pB, "%.*s    const long long ks_f_x0 = ks_fb_shfl(ks_w.am, ks_x0, ks_src);\n", nIn, zIn);
-  if (R > 1) ks_buf_printf(pB, "%.*s    const long long ks_f_y0 = ks_fb_shfl(ks_w.am, ks_y0, ks_src);\n", nIn, zIn);
+  ks_buf_printf(pB, "%.*s    const long long ks_o_x0 = ks_fb_shfl(ks_w.am, ks_x0, ks_src);\n", nIn, zIn);
+  if (R > 1) ks_buf_printf(pB, "%.*s    const long long ks_o_y0 = ks_fb_shfl(ks_w.am, ks_y0, ks_src);\n", nIn, zIn);
   for (int i = 0; i < s->nPre; i++)
     if (mShfl >> i & 1) {
       char *zV = ks_rw_spelling(s->aPre[i]);
@@ -4014,10 +4024,10 @@ static void nd_put_fallback_warp(ks_buf *pB, const ndscan *s, unsigned mShfl, in
   ks_buf_printf(pB, "%.*s    if (ks_g >= ks_w.tot) continue;\n", nIn, zIn);
   ks_buf_printf(pB, "%.*s    const long long ks_l = ks_g %% %d;\n", nIn, zIn, W);
   if (R > 1) ks_buf_printf(pB, "%.*s    const long long ks_ry = ks_g %% %d / %d;\n", nIn, zIn, T, W);
-  ks_buf_printf(pB, "%.*s    if (ks_f_x0 + ks_l >= ks_nx%s) continue;\n", nIn, zIn,
-                R > 1 ? " || ks_f_y0 + ks_ry >= ks_ny" : "");
-  ks_buf_printf(pB, "%.*s    const long long ks_x0 = ks_f_x0;\n", nIn, zIn);
-  if (R > 1) ks_buf_printf(pB, "%.*s    const long long ks_y0 = ks_f_y0;\n", nIn, zIn);
+  ks_buf_printf(pB, "%.*s    if (ks_o_x0 + ks_l >= ks_nx%s) continue;\n", nIn, zIn,
+                R > 1 ? " || ks_o_y0 + ks_ry >= ks_ny" : "");
+  ks_buf_printf(pB, "%.*s    const long long ks_x0 = ks_o_x0;\n", nIn, zIn);
+  if (R > 1) ks_buf_printf(pB, "%.*s    const long long ks_y0 = ks_o_y0;\n", nIn, zIn);
   for (int i = 0; i < s->nPre; i++)
     if (mShfl >> i & 1) {
       char *zV = ks_rw_spelling(s->aPre[i]);
@@ -4858,14 +4868,14 @@ static int scale_grids_tmpl(ks_rewrite *p, CXCursor k, const vplan *pPlan, const
   return rc;
 }
 
-/* A shipped header (templates/zName, guard zGuard) above kernel k, once per
- * file. */
+/* A shipped header (templates/zName, guard zGuard) above kernel k, unless
+ * the file has it above k already. */
 static int put_header(ks_rewrite *p, CXCursor k, const char *zGuard, const char *zName, const char *zLabel,
                       const char *zWhat) {
   ks_buf b = KS_BUF_INIT;
   unsigned ks0, ke0;
   int rc = ks_ast_extent(ks_rewrite_tu(p), k, &ks0, &ke0);
-  if (rc >= 0) rc = ks_rw_shipped_block(p, zGuard, zName, zLabel, zWhat, &b);
+  if (rc >= 0) rc = ks_rw_shipped_block_before(p, zGuard, zName, zLabel, zWhat, ks0, &b); /* a copy below: again */
   if (rc >= 0 && b.n) {
     unsigned iLine0 = ks_rewrite_line_start(p, ks0, NULL);
     iLine0 = ks_rw_file_scope_at(p, iLine0, iLine0); /* seen from every namespace */

@@ -35,8 +35,8 @@ struct ks_fb_warp {
     per = nPer;
     tot = __popc(m) * nPer;
   }
-  /* The lane whose thread owns output g (g < tot), else any lane. */
-  __device__ __forceinline__ int src(int g) const { return g < tot ? (int)__fns(m, 0, g / per + 1) : 0; }
+  /* The lane whose thread owns output g (g < tot), else the set's first (a lane in the set). */
+  __device__ __forceinline__ int src(int g) const { return g < tot ? (int)__fns(m, 0, g / per + 1) : __ffs(am) - 1; }
 };
 
 /* A scalar (integer, floating point, pointer) of lane src, in 32-bit words. */

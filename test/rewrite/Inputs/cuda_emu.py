@@ -65,14 +65,20 @@ def kernel(path, name, newname):
 
 def device_functions(path, text):
     """The file's __device__ function definitions (at the start of a line)
-    whose names `text` (a cut kernel) calls, in file order: helpers the
-    kernel calls come along with it."""
+    whose names `text` (a cut kernel) calls, or a helper so taken calls, in
+    file order: helpers the kernel calls come along with it."""
     s = open(path, encoding="utf-8").read()
-    out = []
-    for m in re.finditer(r"(?m)^[ \t]*__device__[^;{=]*?\b(\w+)\s*\([^;{]*\)\s*\{", s):
-        if re.search(r"\b" + re.escape(m.group(1)) + r"\s*\(", text):
-            out.append(block_at(s, m.start()))
-    return "\n".join(out) + "\n"
+    defs = [(m.group(1), block_at(s, m.start()))
+            for m in re.finditer(r"(?m)^[ \t]*__device__[^;{=]*?\b(\w+)\s*\([^;{]*\)\s*\{", s)]
+    used, grown = set(), True
+    while grown:  # and the helpers those call, in turn
+        grown = False
+        for name, body in defs:
+            if name not in used and re.search(r"\b" + re.escape(name) + r"\s*\(",
+                                              text + "".join(b for n, b in defs if n in used)):
+                used.add(name)
+                grown = True
+    return "\n".join(b for n, b in defs if n in used) + "\n"
 
 
 # The fiber runtime (see the module's doc): included by PRELUDE after every
@@ -330,6 +336,7 @@ static unsigned __shfl_sync(unsigned m, unsigned v, int src) {
   return a[src & 31];
 }
 static int __popc(unsigned x) { return __builtin_popcount(x); }
+static int __ffs(unsigned x) { return __builtin_ffs((int)x); }
 static unsigned __fns(unsigned m, unsigned base, int n) { /* n >= 1: the n-th set bit from base up */
   for (unsigned i = base; i < 32; i++) if ((m >> i & 1u) && --n == 0) return i;
   return 0xffffffffu;
@@ -377,6 +384,7 @@ static unsigned __shfl_sync(unsigned m, unsigned v, int src) {
   return v;
 }
 static int __popc(unsigned x) { return __builtin_popcount(x); }
+static int __ffs(unsigned x) { return __builtin_ffs((int)x); }
 static unsigned __fns(unsigned m, unsigned base, int n) {
   for (unsigned i = base; i < 32; i++) if ((m >> i & 1u) && --n == 0) return i;
   return 0xffffffffu;

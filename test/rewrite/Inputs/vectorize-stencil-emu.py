@@ -4,7 +4,7 @@ rule vectorize on the stencils of Inputs/vectorize-stencil.cu, Inputs/vectorize-
 Inputs/vectorize-loops.cu, Inputs/vectorize-forms.cu, Inputs/vectorize-rows.cu,
 Inputs/vectorize-rows-param.cu, Inputs/vectorize-prmt.cu,
 Inputs/vectorize-corners.cu, Inputs/vectorize-sums.cu,
-Inputs/vectorize-tables.cu and Inputs/vectorize-exits.cu: the original
+Inputs/vectorize-tables.cu, Inputs/vectorize-exits.cu and Inputs/vectorize-fallback.cu: the original
 kernel and the rewritten one (its launch as the rule gives it: the grid's x
 divided by the lanes, the grid's x as written passed last as ks_gx; with rows
 along y, the grid's y divided by the rows and passed as ks_gy) run on the
@@ -144,6 +144,10 @@ CASES = {
     "ex_macro_edge": (["float", "float"], "K(b0, b1, Wd, H, P)"),
     "tb_five_decls": (["float", "float"], "K(b0, b1, Wd, H, P)"),
     "tb_nested_helper": (["float", "float"], "K(b0, b1, Wd, H, P)"),
+    # Inputs/vectorize-fallback.cu: who runs the fallback
+    "fb_helper_chain": (["unsigned char", "unsigned char"], "K(b0, b1, Wd, H, P)"),
+    "fb_macro_helper": (["unsigned char", "unsigned char"], "K(b0, b1, Wd, H, P)"),
+    "fb_names": (["unsigned char", "unsigned char"], "K(b0, b1, Wd, H, P)"),
 }
 
 
