@@ -1339,6 +1339,20 @@ static int nd_is_loop(enum CXCursorKind e) {
   return e == CXCursor_ForStmt || e == CXCursor_WhileStmt || e == CXCursor_DoStmt;
 }
 
+/* Which thread built-in a reference names, whole or under a member
+ * (`threadIdx`, the `threadIdx` of `threadIdx.y`, through a macro or in
+ * `const uint3 t = threadIdx;`): 0 threadIdx, 1 blockIdx, 2 blockDim,
+ * 3 gridDim; -1 for anything else. */
+static int nd_builtin_ref(CXCursor c) {
+  static const char *const az[] = {"threadIdx", "blockIdx", "blockDim", "gridDim"};
+  if (clang_getCursorKind(c) != CXCursor_DeclRefExpr) return -1;
+  char *z = ks_rw_spelling(clang_getCursorReferenced(c));
+  int i = 3;
+  while (i >= 0 && !(z && strcmp(z, az[i]) == 0)) i--;
+  free(z);
+  return i;
+}
+
 /* What the body must not do (per lane it runs W times, in one thread), and
  * the locals it writes. */
 static int nd_check(CXCursor c, const CXCursor *aAnc, int nAnc, void *pArg) {
@@ -1360,11 +1374,8 @@ static int nd_check(CXCursor c, const CXCursor *aAnc, int nAnc, void *pArg) {
   } else if (e == CXCursor_MemberRefExpr) {
     if (ks_shape_builtin(c, NULL) >= 0) s->zWhy = "the element body reads threadIdx/blockIdx/blockDim/gridDim";
   } else if (e == CXCursor_DeclRefExpr) {
-    char *zRef = ks_rw_spelling(clang_getCursorReferenced(c)); /* a built-in whole: `uint3 t = threadIdx;` */
-    if (zRef && (!strcmp(zRef, "threadIdx") || !strcmp(zRef, "blockIdx") || !strcmp(zRef, "blockDim") ||
-                 !strcmp(zRef, "gridDim")))
+    if (nd_builtin_ref(c) >= 0) /* a built-in whole too: `uint3 t = threadIdx;` */
       s->zWhy = "the element body reads threadIdx/blockIdx/blockDim/gridDim";
-    free(zRef);
     int iPre = nd_pre_index(s, clang_getCursorReferenced(c));
     if (iPre >= 0 && s->abXDep[iPre]) s->zWhy = "the element body reads a temporary of the x index other than the index";
   } else if (e == CXCursor_BinaryOperator || e == CXCursor_CompoundAssignOperator || e == CXCursor_UnaryOperator) {
@@ -3941,16 +3952,6 @@ static int nd_fb_in(const nd_fb_walk *w, unsigned a) {
   return 0;
 }
 
-/* A reference to threadIdx as a whole or through a member (`threadIdx`,
- * `threadIdx.y`, through a macro, a copy `const uint3 t = threadIdx;`)? */
-static int nd_fb_tid_ref(CXCursor c) {
-  if (clang_getCursorKind(c) != CXCursor_DeclRefExpr) return 0;
-  char *z = ks_rw_spelling(clang_getCursorReferenced(c));
-  int b = z && strcmp(z, "threadIdx") == 0;
-  free(z);
-  return b;
-}
-
 static enum CXChildVisitResult nd_fb_visit(CXCursor c, CXCursor parent, CXClientData pArg) {
   (void)parent;
   nd_fb_walk *w = pArg;
@@ -3958,7 +3959,7 @@ static enum CXChildVisitResult nd_fb_visit(CXCursor c, CXCursor parent, CXClient
   unsigned a, b;
   if (ks_ast_extent(s->pTu, c, &a, &b) != 0 || !nd_fb_in(w, a)) return CXChildVisit_Recurse;
   enum CXCursorKind e = clang_getCursorKind(c);
-  if (e == CXCursor_AsmStmt || e == CXCursor_MSAsmStmt || nd_fb_tid_ref(c)) w->bNo = 1;
+  if (e == CXCursor_AsmStmt || e == CXCursor_MSAsmStmt || nd_builtin_ref(c) == 0) w->bNo = 1;
   else if (e == CXCursor_CallExpr && ks_pure_call(c)) w->bNo = 1; /* values only (features/pure.h) */
   else if (e == CXCursor_DeclRefExpr) {
     CXCursor d = clang_getCursorReferenced(c);

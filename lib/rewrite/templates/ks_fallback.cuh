@@ -1,5 +1,5 @@
 /* ks_fallback.cuh — the warp-shared fallback of rule vectorize's n-dimensional
- * form (lib/rewrite/rules/vectorize.c, docs/rules/vectorize.md, "Fallback").
+ * form (lib/rewrite/rules/vectorize.c; docs/rules/vectorize.md, "Parameter fallback").
  *
  * A thread whose T outputs cannot take the vector path (a lane outside the
  * guard, a row not aligned) runs the kernel's body once per output. Where one

@@ -294,15 +294,12 @@ static void launch3(emu_u3 g, emu_u3 b, void (*fn)()) {
 """
 
 
-
 # Warp collectives of the warp-shared fallback (templates/ks_fallback.cuh)
 # over fibers (FIBERS: the block's threads must be fibers, launchf below):
 # each takes the whole warp (the emulated threads of a warp always reach it
 # together), exchanging one slot per lane between two waits on the warp's
 # own barrier. __activemask: the warp's threads (a partial last warp has fewer).
 WARP = r"""
-/* fiber stacks are pooled for the program's life: not leaks; the fibers' stack switches are its own */
-extern "C" const char *__asan_default_options() { return "detect_leaks=0"; }
 static pthread_barrier_t emu_wbar[64];
 static unsigned emu_wslot[2048];
 static unsigned emu_lin() { return threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z); }
@@ -334,12 +331,6 @@ static unsigned __shfl_sync(unsigned m, unsigned v, int src) {
   emu_exchange(m, v, a);
   if (!(m >> (src & 31) & 1u)) emu_die("__shfl_sync from a lane outside the mask");
   return a[src & 31];
-}
-static int __popc(unsigned x) { return __builtin_popcount(x); }
-static int __ffs(unsigned x) { return __builtin_ffs((int)x); }
-static unsigned __fns(unsigned m, unsigned base, int n) { /* n >= 1: the n-th set bit from base up */
-  for (unsigned i = base; i < 32; i++) if ((m >> i & 1u) && --n == 0) return i;
-  return 0xffffffffu;
 }
 """
 
@@ -383,9 +374,14 @@ static unsigned __shfl_sync(unsigned m, unsigned v, int src) {
   if (m != 1u << (src & 31)) { fprintf(stderr, "cuda_emu: __shfl_sync from another lane\n"); _exit(3); }
   return v;
 }
+"""
+
+
+# The bit intrinsics the header uses, for either of the two.
+WARP_BITS = r"""
 static int __popc(unsigned x) { return __builtin_popcount(x); }
 static int __ffs(unsigned x) { return __builtin_ffs((int)x); }
-static unsigned __fns(unsigned m, unsigned base, int n) {
+static unsigned __fns(unsigned m, unsigned base, int n) { /* n >= 1: the n-th set bit from base up */
   for (unsigned i = base; i < 32; i++) if ((m >> i & 1u) && --n == 0) return i;
   return 0xffffffffu;
 }
@@ -398,7 +394,7 @@ def warp_fallback(new_src, seq=False):
     (seq: the one-thread warps of WARP_SEQ, for launch3) and the header's
     text; "" otherwise."""
     hdr = shipped(new_src, "KS_FALLBACK_CUH")
-    return (WARP_SEQ if seq else WARP + LAUNCH_FIB) + hdr if hdr else ""
+    return WARP_BITS + (WARP_SEQ if seq else WARP + LAUNCH_FIB) + hdr if hdr else ""
 
 def run(cxx, source, flags=()):
     """Build the C++ program with cxx (and flags) and run it; its exit status."""
