@@ -3,7 +3,9 @@
 # (Sobel on 8 bits, polybench's 3x3 convolution, fdtd's third step, Jacobi
 # 5-point, a cross blur with zero padding by selections, a 3x3 box blur with
 # indices clamped to the edge, a 5x5 blur with clamped coordinates declared in the
-# loops, the PMPP convolution with zero padding by an if in the mask loops)
+# loops, the PMPP convolution with zero padding by an if in the mask loops;
+# over a 1-D launch's flat index: a Laplacian with the border copied in an else,
+# an 8-bit Sobel with an exit, a 3x3 box in a grid-stride loop)
 # rewritten by rule
 # vectorize (rows of neighbours read once into
 # registers, docs/rules/vectorize.md), each reviewed by `kernelskill bench`
@@ -23,7 +25,7 @@ KS=$BUILD/bin/kernelskill
 IN=$ROOT/test/corpus/Inputs
 mkdir -p "$OUT"
 # task kernel (the manifests' "tasks" map)
-TASKS=${TASKS:-"sobel:sobelNaive conv2d:Convolution2D_kernel fdtd_hz:fdtd_step3_kernel jacobi2d:jacobi2d_kernel cross_blur:cross_blur_zero box_blur:box_blur_clamp blur5_local:blur5_clamp_local pmpp_conv:convolution_2D_const_mem smooth_rows:smooth_rows_replicate mean5x5:mean5x5_skip"}
+TASKS=${TASKS:-"sobel:sobelNaive conv2d:Convolution2D_kernel fdtd_hz:fdtd_step3_kernel jacobi2d:jacobi2d_kernel cross_blur:cross_blur_zero box_blur:box_blur_clamp blur5_local:blur5_clamp_local pmpp_conv:convolution_2D_const_mem smooth_rows:smooth_rows_replicate mean5x5:mean5x5_skip laplace_flat:laplace_flat sobel_flat:sobel_flat_u8 box_gs:box3_gridstride"}
 PARAMS=${PARAMS:-}
 rc=0
 for tk in $TASKS; do

@@ -4,7 +4,10 @@
  * seen outside it: its parameters are values (no pointer, reference or array
  * can reach memory), it writes only its own locals, reads nothing global but
  * constants, and calls only pure functions. Such a call computes the same
- * value in whichever thread, and in whatever order, a rule moves it to. */
+ * value in whichever thread, and in whatever order, a rule moves it to.
+ * Second, weaker: calls that keep to their thread (ks_own_thread_call), which
+ * may touch memory but run no barrier, collective or assembly and read no
+ * thread built-in, so that a rule may make them once per lane on one thread. */
 #include "features/pure.h"
 
 #include "features/shape.h"
@@ -236,4 +239,192 @@ const char *ks_pure_call(CXCursor c) {
   if (kind(c) != CXCursor_CallExpr) return "not a call";
   if (call_ok(&ctx, c)) return NULL;
   return ctx.zWhy ? ctx.zWhy : "it calls a function the analysis cannot show pure";
+}
+
+/* ---- calls that keep to their thread (ks_own_thread_call) ---- */
+
+int ks_warp_collective(const char *z) {
+  static const char *const azPrefix[] = {"__sync", "__shfl", "__ballot", "__any", "__all", "__activemask",
+                                         "__reduce", "__match", NULL};
+  for (int i = 0; z && azPrefix[i]; i++)
+    if (strncmp(z, azPrefix[i], strlen(azPrefix[i])) == 0) return 1;
+  return 0;
+}
+
+typedef struct own_ctx {
+  CXCursor aFn[PURE_MAX_NEST];
+  int nFn;
+  const char *zWhy;
+} own_ctx;
+
+static int own_call(own_ctx *pC, CXCursor call);
+
+/* Is d declared in namespace cooperative_groups (its groups synchronize and
+ * shuffle across threads)? */
+static int in_cooperative_groups(CXCursor d) {
+  for (CXCursor p = clang_getCursorSemanticParent(d); !clang_Cursor_isNull(p) && !clang_isInvalid(kind(p));
+       p = clang_getCursorSemanticParent(p)) {
+    if (kind(p) == CXCursor_Namespace) {
+      char *z = spelling(p);
+      int b = z && strcmp(z, "cooperative_groups") == 0;
+      free(z);
+      if (b) return 1;
+    }
+    if (kind(p) == CXCursor_TranslationUnit) break;
+  }
+  return 0;
+}
+
+static enum CXChildVisitResult own_visit(CXCursor c, CXCursor parent, CXClientData p) {
+  (void)parent;
+  own_ctx *pC = p;
+  enum CXCursorKind e = clang_getCursorKind(c);
+  if (e == CXCursor_AsmStmt || e == CXCursor_MSAsmStmt) pC->zWhy = "a helper it calls has inline assembly";
+  else if ((e == CXCursor_MemberRefExpr || e == CXCursor_DeclRefExpr) && ks_shape_builtin(c, NULL) >= 0)
+    pC->zWhy = "a helper it calls reads threadIdx, blockIdx, blockDim or gridDim";
+  else if (e == CXCursor_DeclRefExpr) {
+    char *z = spelling(c); /* a built-in whole: `uint3 t = threadIdx;` */
+    if (z && (!strcmp(z, "threadIdx") || !strcmp(z, "blockIdx") || !strcmp(z, "blockDim") || !strcmp(z, "gridDim")))
+      pC->zWhy = "a helper it calls reads threadIdx, blockIdx, blockDim or gridDim";
+    free(z);
+  } else if (e == CXCursor_CallExpr)
+    own_call(pC, c);
+  return pC->zWhy ? CXChildVisit_Break : CXChildVisit_Recurse;
+}
+
+static int own_decl(own_ctx *pC, CXCursor f);
+
+static enum CXChildVisitResult own_ctor_visit(CXCursor c, CXCursor parent, CXClientData p) {
+  (void)parent;
+  own_ctx *pC = p;
+  if (kind(c) == CXCursor_Constructor || kind(c) == CXCursor_FunctionTemplate) own_decl(pC, c);
+  return pC->zWhy ? CXChildVisit_Break : CXChildVisit_Continue;
+}
+
+/* A call a template leaves unresolved (`add_op<T>(a, b)`, a dependent `a +
+ * b` that may take a declared operator+, `T(0)`): every function its callee
+ * may denote (the overload sets of the children that are not its arguments,
+ * a class's constructors) is read; a template parameter's construction is a
+ * value; none found, it is not kept. */
+static int own_unresolved(own_ctx *pC, CXCursor call) {
+  CXCursor *aK = NULL;
+  int nK = 0, nArg = clang_Cursor_getNumArguments(call), nFound = 0;
+  ks_ast_children(call, &aK, &nK);
+  for (int k = 0; k < nK && !pC->zWhy; k++) {
+    int bArg = 0;
+    for (int a = 0; a < nArg && !bArg; a++) bArg = clang_equalCursors(aK[k], clang_Cursor_getArgument(call, (unsigned)a));
+    CXCursor r = bArg ? clang_getNullCursor() : clang_getCursorReferenced(aK[k]);
+    if (clang_Cursor_isNull(r)) continue;
+    if (kind(aK[k]) == CXCursor_TypeRef) { /* `T(0)`: a type's construction */
+      nFound++;
+      if (kind(r) == CXCursor_StructDecl || kind(r) == CXCursor_ClassDecl || kind(r) == CXCursor_ClassTemplate)
+        clang_visitChildren(r, own_ctor_visit, pC); /* its constructors, read */
+      continue;
+    }
+    if (kind(r) == CXCursor_OverloadedDeclRef) {
+      unsigned nD = clang_getNumOverloadedDecls(r);
+      for (unsigned i = 0; i < nD && !pC->zWhy; i++, nFound++) own_decl(pC, clang_getOverloadedDecl(r, i));
+    } else if (kind(r) == CXCursor_FunctionDecl || kind(r) == CXCursor_FunctionTemplate) {
+      own_decl(pC, r);
+      nFound++;
+    }
+  }
+  free(aK);
+  if (!nFound && !pC->zWhy)
+    pC->zWhy = "it calls something the analysis cannot resolve (a dependent name, a function pointer)";
+  return pC->zWhy == NULL;
+}
+
+/* A function of a system header (CUDA's, the C++ library's) known to keep to
+ * its thread: the math and conversion functions (ks_pure_math), loads and
+ * stores with cache hints, atomics, operators and constructors of the vector
+ * and 16-bit types, the integer, half, float and double intrinsics, fences,
+ * printf and the like. Anything else (a barrier under another name, the lane
+ * id through cuda::ptx, cub's warp primitives) is not known to. */
+static int own_system_ok(const char *z) {
+  static const char *const azPrefix[] = {
+      "__ld", "__st", "atomic", "operator", "__h", "__float", "__int", "__uint", "__double", "__ll", "__ull",
+      "__half", "__bfloat", "__nv_", "__popc", "__clz", "__ffs", "__fns", "__brev", "__byte_perm", "__funnelshift",
+      "__mul", "__umul", "__sad", "__usad", "__vadd", "__vsub", "__vabs", "__vmax", "__vmin", "__vset", "__vcmp",
+      "__vavg", "__vhadd", "__vneg", "__vsad", "__viadd", "__vimax", "__vimin", "__vibmax", "__vibmin", "__dp4a",
+      "__dp2a", "__fadd", "__fsub", "__fmul", "__fmaf", "__fdiv", "__frcp", "__fsqrt", "__frsqrt", "__dadd", "__dsub",
+      "__dmul", "__fma_r", "__ddiv", "__drcp", "__dsqrt", "__finite", "__isnan", "__isinf", "__signbit",
+      "make_", "isnan", "isinf", "isfinite", "signbit", "__threadfence", "__trap", "__brkpt", "__assert", "printf",
+      "memcpy", "memset", "__nanosleep", "clock", "__isGlobal", "__isShared", "__isConstant", "__isLocal", "__cvta",
+      "__expf", "__logf", "__log2f", "__log10f", "__exp10f", "__powf", "__sinf", "__cosf", "__tanf", "__sincosf",
+      "sincos", "__tanhf", "hexp", "hlog", "hsqrt", "hrsqrt", "hrcp", "hsin", "hcos", "hceil", "hfloor", "htrunc",
+      "hrint", "h2", "erfinv", "erfcinv", "normcdfinv", "lgamma", "tgamma", "frexp", "modf", "logb", "ilogb", "scalb",
+      "remquo", "lrint", "llrint", "lround", "llround", "nan", "exp", "log", "pow", "sqrt", "sin", "cos", "tan",
+      "fabs", "fmin", "fmax", "fdim", "floor", "ceil", "round", "trunc", "rint", "abs", "labs", "llabs", "min", "max",
+      "umin", "umax", "llmin", "llmax", "ullmin", "ullmax", "__rhadd", "__uhadd", "__urhadd", "__longlong", "norm",
+      "rnorm", "rhypot", "__builtin", NULL};
+  if (!z || ks_pure_math(z)) return z != NULL;
+  for (int i = 0; azPrefix[i]; i++)
+    if (strncmp(z, azPrefix[i], strlen(azPrefix[i])) == 0) return 1;
+  return 0;
+}
+
+/* Is c (a call or a function) named as a barrier or warp collective? Says so in pC. */
+static int own_collective(own_ctx *pC, CXCursor c) {
+  char *zName = spelling(c);
+  int bColl = ks_warp_collective(zName);
+  free(zName);
+  if (bColl) pC->zWhy = "it runs a barrier or warp collective";
+  return bColl;
+}
+
+static int own_call(own_ctx *pC, CXCursor call) {
+  if (own_collective(pC, call)) return 0;
+  CXCursor f = clang_getCursorReferenced(call);
+  if (clang_Cursor_isNull(f) || kind(f) == CXCursor_OverloadedDeclRef) return own_unresolved(pC, call);
+  enum CXCursorKind eF = kind(f);
+  if (eF == CXCursor_Constructor && clang_Location_isInSystemHeader(clang_getCursorLocation(f))) return 1;
+  return own_decl(pC, f);
+}
+
+/* Function f, called: judged by name and namespace where CUDA's, else read
+ * through its definition. */
+static int own_decl(own_ctx *pC, CXCursor f) {
+  enum CXCursorKind eF = kind(f);
+  if (eF == CXCursor_UsingDeclaration || eF == CXCursor_Namespace) return 1; /* names, not calls */
+  if (eF != CXCursor_FunctionDecl && eF != CXCursor_FunctionTemplate && eF != CXCursor_CXXMethod &&
+      eF != CXCursor_Constructor && eF != CXCursor_ConversionFunction) {
+    pC->zWhy = "it calls something the analysis cannot resolve (a dependent name, a function pointer)";
+    return 0;
+  }
+  if (own_collective(pC, f)) return 0;
+  if (in_cooperative_groups(f)) {
+    pC->zWhy = "it calls cooperative groups";
+    return 0;
+  }
+  if (clang_Location_isInSystemHeader(clang_getCursorLocation(f))) { /* CUDA's, judged by name */
+    char *zName = spelling(f);
+    int bOk = own_system_ok(zName);
+    free(zName);
+    if (!bOk) pC->zWhy = "it calls a function of a system header not known to keep to its thread";
+    return bOk;
+  }
+  CXCursor def = clang_getCursorDefinition(f);
+  if (clang_Cursor_isNull(def)) {
+    pC->zWhy = "it calls a function whose body is not in the translation unit";
+    return 0;
+  }
+  for (int i = 0; i < pC->nFn; i++)
+    if (clang_equalCursors(pC->aFn[i], def)) return 1; /* recursion: read once */
+  if (pC->nFn >= PURE_MAX_NEST) {
+    pC->zWhy = "it calls helpers nested more than 4 deep";
+    return 0;
+  }
+  pC->aFn[pC->nFn++] = def;
+  clang_visitChildren(def, own_visit, pC);
+  pC->nFn--;
+  return pC->zWhy == NULL;
+}
+
+const char *ks_own_thread_call(CXCursor c) {
+  own_ctx ctx;
+  memset(&ctx, 0, sizeof ctx);
+  if (kind(c) != CXCursor_CallExpr) return "not a call";
+  if (own_call(&ctx, c)) return NULL;
+  return ctx.zWhy ? ctx.zWhy : "it calls a function the analysis cannot read";
 }

@@ -1,4 +1,5 @@
-/* pure.h — which calls in a kernel's element computation only compute a value:
+/* pure.h — which calls in a kernel's element computation only compute a value
+ * (and, weaker, which keep to their thread: ks_own_thread_call):
  * the CUDA math functions and conversion intrinsics by name, and `__device__`
  * helpers of the translation unit by reading their bodies. The rules that move
  * an element's computation to another thread or reorder it (row-reduce,
@@ -20,5 +21,21 @@ int ks_pure_math(const char *zName);
  * constant-initialized const variables, and calling only such functions
  * (at most 4 deep; no recursion). Else why not, one line (static text). */
 const char *ks_pure_call(CXCursor c);
+
+/* Is zName a barrier or warp collective (__syncthreads, __syncwarp,
+ * __shfl*_sync, __ballot_sync, __any/__all, __activemask, __reduce*,
+ * __match*)? */
+int ks_warp_collective(const char *zName);
+
+/* Does call c (a CallExpr) keep to the thread that makes it, so that a rule
+ * may make it once per lane on one thread, or on another thread? NULL when
+ * it does: neither it nor a helper of the translation unit it reaches (read
+ * through, at most 4 deep) runs a barrier, warp collective (ks_warp_collective,
+ * or cooperative groups) or inline assembly, or reads threadIdx, blockIdx,
+ * blockDim or gridDim. Functions of system headers (CUDA's) are judged by
+ * name, a call the analysis cannot resolve (a dependent name, a pointer) is
+ * not kept. Else why not, one line (static text). Memory it reads or writes
+ * is the caller's to judge. */
+const char *ks_own_thread_call(CXCursor c);
 
 #endif

@@ -3,6 +3,7 @@
  * and the launch-site checks the launch-changing rules rely on. */
 #include "rewrite/rwutil.h"
 #include "features/shape.h"
+#include "features/pure.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -298,6 +299,7 @@ typedef struct body_check {
   const char *zWhy;
   CXCursor aTemp[8]; /* the index's temporaries (const unsigned tid = threadIdx.x;) */
   int nTemp;
+  char zBuf[192];    /* a reason with a detail */
 } body_check;
 
 static int check_body(CXCursor c, const CXCursor *aAnc, int nAnc, void *pArg) {
@@ -309,10 +311,13 @@ static int check_body(CXCursor c, const CXCursor *aAnc, int nAnc, void *pArg) {
   else if (e == CXCursor_GotoStmt || e == CXCursor_LabelStmt) b->zWhy = "the element body has a goto or label";
   else if (e == CXCursor_CallExpr) {
     char *z = ks_rw_spelling(c);
-    if (z && (strncmp(z, "__sync", 6) == 0 || strncmp(z, "__shfl", 6) == 0 || strncmp(z, "__ballot", 8) == 0 ||
-              strncmp(z, "__any", 5) == 0 || strncmp(z, "__all", 5) == 0 || strncmp(z, "__activemask", 12) == 0 ||
-              strncmp(z, "__reduce", 8) == 0 || strncmp(z, "__match", 7) == 0))
-      b->zWhy = "the element body has a barrier or warp primitive";
+    const char *zOwn = NULL;
+    if (ks_warp_collective(z)) b->zWhy = "the element body has a barrier or warp primitive";
+    else if ((zOwn = ks_own_thread_call(c)) != NULL) { /* a helper's __shfl_sync, threadIdx, asm */
+      snprintf(b->zBuf, sizeof b->zBuf, "the element body calls %s, which does not keep to its thread: %s",
+               z && *z ? z : "a function the template leaves unresolved", zOwn);
+      b->zWhy = b->zBuf;
+    }
     free(z);
   } else if (e == CXCursor_DeclRefExpr) {
     for (int i = 0; i < b->nTemp && !b->zWhy; i++)

@@ -36,13 +36,15 @@ typedef struct vacc {
   unsigned iSubStart, iSubEnd; /* the subscript as written */
   int bCond;             /* read only on some paths of the body */
   int bCondLanes;        /* ... whose conditions the lanes' test can require: */
+  int bDead;             /* ... on the path the lanes' test excludes (nd_dead_reads) */
   CXCursor aCond[4];     /* ... they, each negated where abNeg (nd_lane_conds) */
   unsigned char abNeg[4];
   int nCond;
   int iWin;              /* its window (ndscan.aWin), or -1 */
   const char *zBase;     /* the pointer subscripted: the parameter's or a row pointer's name */
   unsigned mLocal;       /* the loops' locals its index names (ndscan.aLoc bits) */
-  unsigned char abLoopCond[4]; /* aCond[i] is in a loop around it: required on every trip */
+  unsigned char abLoopCond[4]; /* 1: aCond[i] is in a loop around it: required on every trip; 2: it is
+                                  outside loops and names the body's locals (nd_local), declared again */
   ndterms t;             /* its terms along x: the index's constant, the loops (nd_windows) */
   int iLoop;             /* the innermost loop around it (ks_shape.aLoop), or -1 */
   int iStk;              /* in a stack of rows (ndwin.bStk): its row there, and its */
@@ -614,6 +616,14 @@ typedef struct vplan {
  * then stays) and is not vectorized yet. */
 static int apply_nd(ks_rewrite *p, CXCursor k, const char *zWhy1, const char *zWhy2);
 
+/* Does the kernel-shape model class kernel k as a stencil? */
+static int is_stencil(ks_tu *pTu, CXCursor k) {
+  ks_shape *pS = NULL;
+  int b = ks_shape_build(pTu, k, &pS) == 0 && pS->eClass == KS_CLASS_STENCIL;
+  ks_shape_free(pS);
+  return b;
+}
+
 static int match_kernel(ks_rewrite *p, CXCursor *pK, ks_rw_pointwise *pPw, int *pbNd) {
   ks_tu *pTu = ks_rewrite_tu(p);
   unsigned ks0, ke0;
@@ -622,8 +632,19 @@ static int match_kernel(ks_rewrite *p, CXCursor *pK, ks_rw_pointwise *pPw, int *
   *pK = ks_ast_find_kernel(pTu, ks_rewrite_kernel_name(p));
   if (ks_ast_extent(pTu, *pK, &ks0, &ke0) < 0) return ks_rewrite_refuse(p, "the kernel is not in the main file");
   if (ks_rewrite_has_note(p, ks0, ke0, NULL)) return ks_rewrite_already(p, "the kernel is already vectorized");
-  if (ks_rw_pointwise_match(pTu, *pK, pPw, &zWhy) < 0 && ks_rw_gridstride_match(pTu, *pK, pPw, &zWhy2) < 0) {
-    /* the n-dimensional form (2-D / 3-D grids, other guards): the rule's own, launches unchanged */
+  int b1d = ks_rw_pointwise_match(pTu, *pK, pPw, &zWhy) == 0;
+  if (!b1d) b1d = ks_rw_gridstride_match(pTu, *pK, pPw, &zWhy2) == 0;
+  if (b1d && is_stencil(pTu, *pK)) { /* the 1-D forms know no neighbours: the n-dimensional form does */
+    b1d = 0;
+    ks_rw_pointwise_free(pPw);
+    memset(pPw, 0, sizeof *pPw);
+    free(zWhy);
+    free(zWhy2);
+    zWhy = ks_strdup("the kernel reads neighbours (a stencil), which the 1-D form does not take");
+    zWhy2 = ks_strdup("the kernel reads neighbours (a stencil), which the 1-D form does not take");
+  }
+  if (!b1d) {
+    /* the n-dimensional form (2-D / 3-D grids, other guards, stencils): the rule's own, launches unchanged */
     *pbNd = 1;
     rc = apply_nd(p, *pK, zWhy ? zWhy : "out of memory", zWhy2 ? zWhy2 : "out of memory");
   }
@@ -1253,9 +1274,12 @@ typedef struct ndscan {
                           written: the vector path requires each of them of every lane */
   int nLaneCond;
   int bInExit;         /* nd_check on an exit (nd_exits): its return is its own */
+  int bGs;             /* the element body is a grid-stride loop's (ndform.bGs) */
   char *azLaneStmt[16]; /* ... such a clamp's in loops, at the loops' extreme counters:
                            `{ const int dx = -1; ks_all = ks_all && ((x + dx) >= (0)); }` */
   int nLaneStmt;
+  char *azDigit[4];     /* the divisors X of the lanes' test's locals `x % X`, `x / X` (nd_digit_local): */
+  int nDigit;           /*   per pack ks_q<k> = ks_x0 / X, ks_r<k> = ks_x0 % X once, no row wrapped */
   /* Locals declared in the body's loops that an index or a lanes' condition names (`int yy =
      min(max(y + dy, 0), h - 1);`, `int iy = row - R + j, ix = col - R + k;`): never written,
      signed integers computed from counters, the prelude and parameters (nd_local). Their
@@ -1355,6 +1379,55 @@ static int nd_builtin_ref(CXCursor c) {
 
 /* What the body must not do (per lane it runs W times, in one thread), and
  * the locals it writes. */
+/* A reference through which its referent may change (`int &`, `int &&`; not `const int &`). */
+static int nd_mutable_ref(CXType t) {
+  enum CXTypeKind e = clang_getCanonicalType(t).kind;
+  return (e == CXType_LValueReference || e == CXType_RValueReference) &&
+         !clang_isConstQualifiedType(clang_getPointeeType(t));
+}
+
+/* Does function f take its parameter a by non-const reference? */
+static int nd_param_by_ref(CXCursor f, int a) {
+  CXCursor *aK = NULL;
+  int nK = 0, iPar = 0, bRef = 0;
+  ks_rw_children(f, &aK, &nK);
+  for (int k = 0; k < nK; k++)
+    if (clang_getCursorKind(aK[k]) == CXCursor_ParmDecl && iPar++ == a) bRef = nd_mutable_ref(clang_getCursorType(aK[k]));
+  free(aK);
+  return bRef;
+}
+
+/* Is call c's argument a bound to a non-const reference: by its callee, or,
+ * a template leaving it unresolved, by any function its name may denote? */
+static int nd_arg_by_ref(CXCursor c, int a) {
+  CXCursor f = clang_getCursorReferenced(c);
+  if (!clang_Cursor_isNull(f) && clang_getCursorKind(f) != CXCursor_OverloadedDeclRef) return nd_param_by_ref(f, a);
+  CXCursor *aK = NULL;
+  int nK = 0, bRef = 0;
+  ks_rw_children(c, &aK, &nK);
+  for (int k = 0; k < nK && !bRef; k++) { /* the callee among the children: its overload set */
+    CXCursor r = clang_getCursorReferenced(aK[k]);
+    if (clang_Cursor_isNull(r) || clang_getCursorKind(r) != CXCursor_OverloadedDeclRef) continue;
+    for (unsigned i = 0; i < clang_getNumOverloadedDecls(r) && !bRef; i++)
+      bRef = nd_param_by_ref(clang_getOverloadedDecl(r, i), a);
+  }
+  free(aK);
+  return bRef;
+}
+
+/* A write of d by the element body: a kernel parameter or a prelude variable
+ * refuses; a local is recorded (s->aWritten: nd_local takes none of them). */
+static void nd_note_write(ndscan *s, CXCursor d) {
+  if (clang_Cursor_isNull(d)) return;
+  if (clang_getCursorKind(d) == CXCursor_ParmDecl)
+    s->zWhy = "the element body changes a kernel parameter (each output's copy would see the others' changes)";
+  else if (clang_getCursorKind(d) == CXCursor_VarDecl) {
+    if (nd_pre_index(s, d) >= 0) s->zWhy = "the element body changes an index variable of the prelude";
+    else if (s->nWritten < 32) s->aWritten[s->nWritten++] = d;
+    else s->zWhy = "the element body writes too many locals";
+  }
+}
+
 static int nd_check(CXCursor c, const CXCursor *aAnc, int nAnc, void *pArg) {
   (void)aAnc;
   (void)nAnc;
@@ -1366,10 +1439,14 @@ static int nd_check(CXCursor c, const CXCursor *aAnc, int nAnc, void *pArg) {
   else if (e == CXCursor_GotoStmt || e == CXCursor_LabelStmt) s->zWhy = "the element body has a goto or label";
   else if (e == CXCursor_CallExpr) {
     char *z = ks_rw_spelling(c);
-    if (z && (strncmp(z, "__sync", 6) == 0 || strncmp(z, "__shfl", 6) == 0 || strncmp(z, "__ballot", 8) == 0 ||
-              strncmp(z, "__any", 5) == 0 || strncmp(z, "__all", 5) == 0 || strncmp(z, "__activemask", 12) == 0 ||
-              strncmp(z, "__reduce", 8) == 0 || strncmp(z, "__match", 7) == 0 || strncmp(z, "atomic", 6) == 0))
+    const char *zOwn = NULL;
+    if (ks_warp_collective(z) || (z && strncmp(z, "atomic", 6) == 0))
       s->zWhy = "the element body has a barrier, warp primitive or atomic";
+    else if ((zOwn = ks_own_thread_call(c)) != NULL) { /* each lane calls it: a helper's __shfl_sync, threadIdx */
+      snprintf(s->vs.zWhyBuf, sizeof s->vs.zWhyBuf, "the element body calls %s, which does not keep to its thread: %s",
+               z && *z ? z : "a function the template leaves unresolved", zOwn);
+      s->zWhy = s->vs.zWhyBuf;
+    }
     free(z);
   } else if (e == CXCursor_MemberRefExpr) {
     if (ks_shape_builtin(c, NULL) >= 0) s->zWhy = "the element body reads threadIdx/blockIdx/blockDim/gridDim";
@@ -1388,13 +1465,18 @@ static int nd_check(CXCursor c, const CXCursor *aAnc, int nAnc, void *pArg) {
       bWrite = op == CXUnaryOperator_PostInc || op == CXUnaryOperator_PostDec || op == CXUnaryOperator_PreInc ||
                op == CXUnaryOperator_PreDec || op == CXUnaryOperator_AddrOf;
     }
-    CXCursor d = bWrite && nK >= 1 ? ks_rw_ref_decl(aK[0]) : clang_getNullCursor();
-    if (!clang_Cursor_isNull(d) && clang_getCursorKind(d) == CXCursor_ParmDecl)
-      s->zWhy = "the element body changes a kernel parameter (each output's copy would see the others' changes)";
-    else if (!clang_Cursor_isNull(d) && clang_getCursorKind(d) == CXCursor_VarDecl) {
-      if (nd_pre_index(s, d) >= 0) s->zWhy = "the element body changes an index variable of the prelude";
-      else if (s->nWritten < 32) s->aWritten[s->nWritten++] = d;
-      else s->zWhy = "the element body writes too many locals";
+    nd_note_write(s, bWrite && nK >= 1 ? ks_rw_ref_decl(aK[0]) : clang_getNullCursor());
+  } else if (e == CXCursor_VarDecl && nd_mutable_ref(clang_getCursorType(c))) {
+    CXCursor aI[4]; /* `int &r = x;`: r's writes are x's */
+    int nI = ks_rw_kids(c, aI, 4);
+    if (nI >= 1 && nI <= 4) nd_note_write(s, ks_rw_ref_decl(aI[nI - 1]));
+  }
+  if (e == CXCursor_CallExpr && !s->zWhy) { /* `bump(x)` with `void bump(int &v)`: a write of x */
+    int nArg = clang_Cursor_getNumArguments(c);
+    for (int a = 0; a < nArg && !s->zWhy; a++) {
+      CXCursor arg = ks_rw_strip(clang_Cursor_getArgument(c, (unsigned)a));
+      if (clang_getCursorKind(arg) == CXCursor_DeclRefExpr && nd_arg_by_ref(c, a))
+        nd_note_write(s, clang_getCursorReferenced(arg));
     }
   }
   return s->zWhy ? -1 : 0;
@@ -1568,7 +1650,7 @@ static int nd_local(ndscan *s, CXCursor d) {
   ks_rw_walk(ks_rw_body(s->kernel), nd_decl_find_visit, &f);
   int nV = clang_getCursorKind(f.st) == CXCursor_DeclStmt ? ks_rw_kids(f.st, aV, 2) : 0;
   unsigned ds, de;
-  if (nV < 1 || ks_ast_extent(s->pTu, f.st, &ds, &de) < 0 || ds < s->iLeadEnd) return -1;
+  if (nV < 1 || ks_ast_extent(s->pTu, f.st, &ds, &de) < 0 || ds < s->iBodyStart) return -1;
   CXCursor init = aI[nI - 1];
   int i = s->nLoc++, bClamp = 0, bSave = s->bLocals;
   unsigned mSave = s->mNeed;
@@ -1588,7 +1670,7 @@ static int nd_local(ndscan *s, CXCursor d) {
   s->bLocals = bSave;
   s->mNeed = mSave | (bOk ? s->aLoc[i].mDep | 1u << i : 0);
   s->mNeedLoop = mSaveLoop | (bOk ? s->aLoc[i].mLoop : 0);
-  CXString t = clang_getTypeSpelling(clang_getCursorType(d));
+  CXString t = clang_getTypeSpelling(clang_getCanonicalType(clang_getCursorType(d))); /* a local typedef's too */
   char *zName = ks_rw_spelling(d), *zInit = bOk ? ks_ast_text(s->pTu, init) : NULL;
   s->aLoc[i].zText = zName && zInit ? ks_mprintf("%s %s = %s;", clang_getCString(t), zName, zInit) : NULL;
   clang_disposeString(t);
@@ -1648,6 +1730,23 @@ static int nd_cond_ok_locals(ndscan *s, CXCursor c) {
   return bOk;
 }
 
+/* Does c, outside loops, name only what nd_cond_ok takes and the body's
+ * locals (nd_local), no loop counter? Those locals into *pmLocal. */
+static int nd_cond_locals(ndscan *s, CXCursor c, unsigned *pmLocal) {
+  int bSave = s->bLocals;
+  unsigned mSave = s->mNeed;
+  unsigned long long mSaveLoop = s->mNeedLoop;
+  s->bLocals = 1;
+  s->mNeed = 0;
+  s->mNeedLoop = 0;
+  int bOk = nd_cond_ok(s, c) && !s->mNeedLoop;
+  if (pmLocal) *pmLocal = s->mNeed;
+  s->bLocals = bSave;
+  s->mNeed = mSave;
+  s->mNeedLoop = mSaveLoop;
+  return bOk;
+}
+
 /* A read on some paths only (aAnc[j]): the conditions of its path, into
  * v->aCond (negated where it is on the else path or follows `if (C)
  * continue;`), or -1 where a lane's test cannot evaluate one (a switch, a
@@ -1686,12 +1785,13 @@ static int nd_lane_conds(ndscan *s, const CXCursor *aAnc, int j, vacc *v) {
       bNeg = clang_getCursorBinaryOperatorKind(aAnc[k]) == CXBinaryOperator_LOr;
     } else
       continue;
-    /* outside loops, one naming a local declared after the leading declarations takes the loops'
-       form (nd_add_loop_cond), which declares the local again */
+    /* outside loops, one naming the body's locals (nd_local) is tested as written with their
+       declarations again; one naming a loop's counter too takes the loops' form (nd_add_loop_cond) */
     int bPlain = !bInLoop && nd_cond_ok(s, cond);
-    int bLoopForm = bInLoop || (!bPlain && nd_cond_ok_locals(s, cond));
-    if (v->nCond == 4 || (!bLoopForm && !bPlain)) return -1;
-    v->abLoopCond[v->nCond] = (unsigned char)bLoopForm;
+    int bLocals = !bInLoop && !bPlain && nd_cond_locals(s, cond, NULL);
+    int bLoopForm = bInLoop || (!bPlain && !bLocals && nd_cond_ok_locals(s, cond));
+    if (v->nCond == 4 || (!bLoopForm && !bPlain && !bLocals)) return -1;
+    v->abLoopCond[v->nCond] = (unsigned char)(bLoopForm ? 1 : bLocals ? 2 : 0);
     v->aCond[v->nCond] = cond;
     v->abNeg[v->nCond++] = (unsigned char)bNeg;
   }
@@ -1714,16 +1814,40 @@ static const char *nd_add_text(char **az, int *pn, char *z) {
   return NULL;
 }
 
+/* Do the locals in mLocal have distinct names (nd_put_locals declares them in
+ * one block: a local shadowing another of the same name could not be)? */
+static int nd_locals_unique(const ndscan *s, unsigned mLocal) {
+  for (int i = 0; i < s->nLoc; i++)
+    for (int j = i + 1; j < s->nLoc && (mLocal >> i & 1); j++)
+      if ((mLocal >> j & 1) && clang_equalCursors(s->aLoc[i].var, s->aLoc[j].var) == 0) {
+        char *zA = ks_rw_spelling(s->aLoc[i].var), *zB = ks_rw_spelling(s->aLoc[j].var);
+        int bSame = zA && zB && strcmp(zA, zB) == 0;
+        free(zA);
+        free(zB);
+        if (bSame) return 0;
+      }
+  return 1;
+}
+
+static const char nd_locals_clash[] =
+    "a condition names locals of the same name (one shadowing another), which the lanes' test cannot declare "
+    "together";
+
 /* The declarations of the loops' locals in mLocal, in source order,
- * separated by zSep. */
-static void nd_put_locals(ks_buf *pB, const ndscan *s, unsigned mLocal, const char *zSep) {
+ * separated by zSep; with pDigits, the lanes' test's, x's digits from the
+ * pack's (nd_digit_local). */
+static char *nd_digit_local(ndscan *s, int iLoc);
+
+static void nd_put_locals(ks_buf *pB, const ndscan *s, unsigned mLocal, const char *zSep, ndscan *pDigits) {
   unsigned iAt = 0;
   for (int n = 0;; n++) {
     int iNext = -1;
     for (int i = 0; i < s->nLoc; i++)
       if ((mLocal >> i & 1) && s->aLoc[i].iAt >= iAt && (iNext < 0 || s->aLoc[i].iAt < s->aLoc[iNext].iAt)) iNext = i;
     if (iNext < 0) break;
-    ks_buf_printf(pB, "%s%s", n ? zSep : "", s->aLoc[iNext].zText);
+    char *zD = pDigits ? nd_digit_local(pDigits, iNext) : NULL; /* the lanes' test: x's digits from the pack's */
+    ks_buf_printf(pB, "%s%s", n ? zSep : "", zD ? zD : s->aLoc[iNext].zText);
+    free(zD);
     iAt = s->aLoc[iNext].iAt + 1;
   }
 }
@@ -1771,8 +1895,9 @@ static const char *nd_add_trip_cond(ndscan *s, const ks_poly *q, int bLow, const
       free(zType);
       free(zName);
     }
+  if (!zWhy && mLocal && !nd_locals_unique(s, mLocal)) zWhy = nd_locals_clash;
   if (!zWhy && mLocal) {
-    nd_put_locals(&b, s, mLocal, " ");
+    nd_put_locals(&b, s, mLocal, " ", NULL);
     ks_buf_printf(&b, " ");
   }
   if (!zWhy) {
@@ -1851,6 +1976,71 @@ static const char *nd_add_loop_cond(ndscan *s, CXCursor c, int bNeg, int nDepth)
   return nd_add_loop_cmp(s, c, aK, bNeg);
 }
 
+/* A local `T v = x % X;` or `T v = x / X;` (x the x index, X the same for
+ * every lane: parameters, the prelude's variables free of x), as the lanes'
+ * test declares it: from the pack's quotient and remainder, computed once
+ * (a division per lane costs more than the stencil: the flat-index 8-bit
+ * Sobel spent most of its instructions there), valid where the pack wraps no
+ * row (nd_put_lanes_test requires ks_r<k> + W <= X). Its text, or NULL. */
+static int nd_refs_any(CXCursor c, const CXCursor *aD, const int *abOn, int nD);
+
+static char *nd_digit_local(ndscan *s, int iLoc) {
+  CXCursor aI[2], aK[2], d = s->aLoc[iLoc].var;
+  int nI = ks_rw_kids(d, aI, 2);
+  CXCursor init = nI >= 1 && nI <= 2 ? ks_rw_strip(aI[nI - 1]) : clang_getNullCursor();
+  if (clang_Cursor_isNull(init) || clang_getCursorKind(init) != CXCursor_BinaryOperator || ks_rw_kids(init, aK, 2) != 2)
+    return NULL;
+  enum CXBinaryOperatorKind op = clang_getCursorBinaryOperatorKind(init);
+  CXCursor lhs = ks_rw_ref_decl(aK[0]);
+  if ((op != CXBinaryOperator_Rem && op != CXBinaryOperator_Div) || clang_Cursor_isNull(lhs) ||
+      !clang_equalCursors(lhs, s->aPre[s->iX]) || !ks_rw_is_integer_type(clang_getCursorType(aK[1])) ||
+      count_refs(aK[1], s->aPre[s->iX]) > 0 || nd_refs_any(aK[1], s->aPre, s->abXDep, s->nPre) ||
+      nd_refs_any(aK[1], s->aPre, s->abXDerived, s->nPre))
+    return NULL;
+  int bSave = s->bLocals;
+  s->bLocals = 0; /* parameters, the prelude, globals: no local of the body */
+  int bOk = nd_cond_ok(s, aK[1]);
+  s->bLocals = bSave;
+  char *zX = bOk ? ks_ast_text(s->pTu, aK[1]) : NULL;
+  if (!zX) return NULL;
+  int k = 0;
+  while (k < s->nDigit && strcmp(s->azDigit[k], zX) != 0) k++;
+  if (k == s->nDigit && s->nDigit < 4) s->azDigit[s->nDigit++] = ks_strdup(zX);
+  free(zX);
+  if (k == s->nDigit) return NULL;
+  CXType ty = clang_getCanonicalType(clang_getCursorType(d));
+  CXString t = clang_getTypeSpelling(ty), tu = clang_getTypeSpelling(clang_getUnqualifiedType(ty)); /* a cast's */
+  char *zName = ks_rw_spelling(d);
+  char *z = zName ? (op == CXBinaryOperator_Rem ? ks_mprintf("%s %s = (%s)(ks_r%d + ks_l);", clang_getCString(t), zName,
+                                                             clang_getCString(tu), k)
+                                                : ks_mprintf("%s %s = (%s)ks_q%d;", clang_getCString(t), zName,
+                                                             clang_getCString(tu), k))
+                  : NULL;
+  clang_disposeString(t);
+  clang_disposeString(tu);
+  free(zName);
+  return z;
+}
+
+/* Condition c outside loops that names the body's locals, negated where
+ * bNeg, into the lanes' test as written, after their declarations, in a
+ * block run only where the guard and the conditions before held (as the
+ * body computes them: `i % w` on no lane past the extent). NULL, or a reason. */
+static const char *nd_add_local_cond(ndscan *s, CXCursor c, int bNeg) {
+  unsigned mLocal = 0;
+  if (!nd_cond_locals(s, c, &mLocal)) return "a condition of a neighbour read names a local the lanes cannot declare";
+  if (!nd_locals_unique(s, mLocal)) return nd_locals_clash;
+  ks_buf b = KS_BUF_INIT;
+  char *zT = ks_ast_text(s->pTu, ks_rw_strip(c));
+  ks_buf_printf(&b, "if (ks_all) { ");
+  nd_put_locals(&b, s, mLocal, " ", s);
+  ks_buf_printf(&b, " ks_all = ks_all && %s(%s); }", bNeg ? "!" : "", zT ? zT : "false");
+  const char *zWhy = zT ? nd_add_text(s->azLaneStmt, &s->nLaneStmt, ks_strdup(ks_buf_cstr(&b))) : "out of memory";
+  free(zT);
+  ks_buf_free(&b);
+  return zWhy;
+}
+
 /* A stencil read's conditions (v->aCond) into s->azLaneCond, as written,
  * once each, those in its loops at the counters' extremes (nd_add_loop_cond):
  * the vector path requires each of every lane. With every lane meeting them
@@ -1859,8 +2049,12 @@ static const char *nd_add_loop_cond(ndscan *s, CXCursor c, int bNeg, int nDepth)
 static const char *nd_add_lane_conds(ndscan *s, const vacc *v) {
   const char *zWhy = NULL;
   for (int i = 0; i < v->nCond && !zWhy; i++) {
-    if (v->abLoopCond[i]) {
+    if (v->abLoopCond[i] == 1) {
       zWhy = nd_add_loop_cond(s, v->aCond[i], v->abNeg[i], 0);
+      continue;
+    }
+    if (v->abLoopCond[i] == 2) {
+      zWhy = nd_add_local_cond(s, v->aCond[i], v->abNeg[i]);
       continue;
     }
     char *zT = ks_ast_text(s->pTu, ks_rw_strip(v->aCond[i])); /* its own parentheses go: ours wrap it */
@@ -2249,9 +2443,80 @@ static void nd_win_rows(const ndscan *s, ndwin *pW, const vacc *a) {
  * element of a window is read by some lane as written, so the window's loads
  * stay inside what the kernel reads, provided each access runs whenever its
  * lane passes the guard (in a loop: on every trip) and nothing stores before it. */
+/* Are polynomials a and b the same (the same terms, in any order)? */
+static int nd_poly_same(const ks_poly *a, const ks_poly *b) {
+  if (a->n != b->n) return 0;
+  for (int i = 0; i < a->n; i++) {
+    int bFound = 0;
+    for (int j = 0; j < b->n && !bFound; j++)
+      bFound = a->t[i].coef == b->t[j].coef && a->t[i].n == b->t[j].n &&
+               memcmp(a->t[i].a, b->t[j].a, sizeof(int) * (size_t)a->t[i].n) == 0;
+    if (!bFound) return 0;
+  }
+  return 1;
+}
+
+/* `if (C) out[i] = <stencil>; else out[i] = in[i];`: the neighbour reads of
+ * one branch and a read of the other each ask the lanes' test for their
+ * side of C, which no lane could pass. Per condition (outside loops), the
+ * side with more reads is the one the test requires; a read on the other
+ * side is dead on the vector path (bDead: it asks nothing), provided some
+ * live read of its buffer reads its very index, so its window element is
+ * one the live reads load anyway. NULL, or a refusal reason. */
+static const char *nd_dead_reads(ndscan *s) {
+  struct { unsigned cs, ce; int an[2]; } aT[16];
+  int nT = 0;
+  for (int pass = 0; pass < 2; pass++)
+    for (int i = 0; i < s->n; i++) {
+      vacc *a = &s->a[i];
+      if (a->iParam >= 64 || !s->abStencil[a->iParam] || !a->bCond || !a->bCondLanes || a->iLoop >= 0) continue;
+      for (int c = 0; c < a->nCond; c++) {
+        unsigned cs, ce;
+        int t = 0;
+        if (a->abLoopCond[c] == 1 || ks_ast_extent(s->pTu, a->aCond[c], &cs, &ce) < 0) continue;
+        while (t < nT && !(aT[t].cs == cs && aT[t].ce == ce)) t++;
+        if (pass == 0 && t == nT && nT < 16) aT[nT].cs = cs, aT[nT].ce = ce, aT[nT].an[0] = aT[nT].an[1] = 0, nT++;
+        if (t == nT) continue;
+        int n = a->abNeg[c] != 0;
+        if (pass == 0) aT[t].an[n]++;
+        else if (aT[t].an[!n] && (aT[t].an[!n] > aT[t].an[n] || (aT[t].an[!n] == aT[t].an[n] && n)))
+          a->bDead = 1; /* the minority side (a tie: the else's) */
+      }
+    }
+  for (int i = 0; i < s->n; i++) {
+    vacc *a = &s->a[i];
+    if (!a->bDead) continue;
+    int bCovered = 0;
+    for (int j = 0; j < s->n && !bCovered; j++)
+      bCovered = j != i && !s->a[j].bDead && s->a[j].iParam == a->iParam && s->a[j].pIdx && a->pIdx &&
+                 nd_poly_same(s->a[j].pIdx, a->pIdx);
+    if (!bCovered)
+      return "a buffer is read at neighbouring indices along x on both sides of one condition, at an index one side "
+             "alone reads (no lane could take the vector path)";
+  }
+  return NULL;
+}
+
+/* check_accesses' "a read after a store to another buffer", among the reads
+ * the vector path makes (a dead read, nd_dead_reads, makes none there: the
+ * else's `out[i] = in[i];` after the then's store). */
+static int nd_read_after_store(const ndscan *s) {
+  unsigned iFirstStore = (unsigned)-1;
+  for (int i = 0; i < s->n; i++)
+    if (s->a[i].eUse != KS_RW_READ && s->a[i].iStoreEnd < iFirstStore) iFirstStore = s->a[i].iStoreEnd;
+  for (int i = 0; i < s->n; i++) {
+    if (s->a[i].eUse != KS_RW_READ || s->a[i].iStart < iFirstStore || s->a[i].bDead) continue;
+    int bSame = 0;
+    for (int m = 0; m < s->n; m++) bSame |= s->a[m].eUse != KS_RW_READ && s->a[m].iParam == s->a[i].iParam;
+    if (!bSame) return 1;
+  }
+  return 0;
+}
+
 static const char *nd_windows(ndscan *s, int W) {
   unsigned iFirstStore = (unsigned)-1;
   const char *zWhy;
+  if ((zWhy = nd_dead_reads(s))) return zWhy;
   for (int i = 0; i < s->n; i++)
     if (s->a[i].eUse != KS_RW_READ && s->a[i].iStoreEnd < iFirstStore) iFirstStore = s->a[i].iStoreEnd;
   for (int i = 0; i < s->n; i++) {
@@ -2261,15 +2526,16 @@ static const char *nd_windows(ndscan *s, int W) {
     if (s->vs.abNullTest[a->iParam]) return "a buffer read at neighbouring indices along x is tested against null";
     if (a->bCond && !a->bCondLanes)
       return "a buffer is read at a neighbouring index along x on some paths only, under a condition the lanes' test "
-             "cannot require (a switch, a while loop, a loop's header; outside loops, reading memory or a local of "
-             "the body's leading declarations): its window would load elements the kernel may not read";
-    if (a->bCond && (zWhy = nd_add_lane_conds(s, a))) return zWhy;
-    if (a->iStart > iFirstStore)
+             "cannot require (a switch, a while loop, a loop's header; outside loops, reading memory or a local the "
+             "lanes cannot declare again): its window would load elements the kernel may not read";
+    if (a->bCond && !a->bDead && (zWhy = nd_add_lane_conds(s, a))) return zWhy;
+    if (a->iStart > iFirstStore && !a->bDead) /* a dead read does not run on the vector path */
       return "a buffer is read at neighbouring indices along x after a store (the window is loaded before the body)";
     if ((zWhy = nd_access_terms(s, a, W, &a->t))) return zWhy;
     /* every loop around it runs a constant number of times, at least once, even
      * one its index does not name: else the read may not happen at all */
-    for (int iL = a->iLoop, n = 0; iL >= 0 && iL < s->pShape->nLoop && n < 64; iL = s->pShape->aLoop[iL].iParent, n++) {
+    for (int iL = a->iLoop, n = 0; iL >= 0 && iL < s->pShape->nLoop && !s->pShape->aLoop[iL].bGridStride && n < 64;
+         iL = s->pShape->aLoop[iL].iParent, n++) {
       long long i0, nTrip;
       if ((zWhy = nd_loop(s, iL, NULL, NULL, &i0, &nTrip))) return zWhy;
     }
@@ -2344,12 +2610,21 @@ typedef struct ndform {
   int nSkip;
   CXCursor aExitCond[9];       /* the exits' conditions: the first nExitCond of the lanes' conditions */
   int nExitCond;
+  CXCursor aExitLocal[9];      /* ... those naming the body's locals (`int x = i % w;` before the exit): */
+  int nExitLocal;              /*     tested with their declarations again (nd_add_local_cond), once every
+                                      write of the body is known */
   CXCursor guard;
   /* The y index `T y = blockIdx.y * blockDim.y + threadIdx.y;` declared alone
    * (else iYEnd 0): rows along y (nd_rows) replace it as x's is. */
   unsigned iYStart, iYEnd;
   char *zYInit, *zY, *zYType;
   CXCursor yDecl;
+  /* A grid-stride loop `for (T i = <x index>; i < N; i += blockDim.x *
+   * gridDim.x) { BODY }` as the kernel's last statement (nd_gs_match): i is
+   * the x index, `i < N` the guard, BODY the element body, whose exits end
+   * in `continue`; [iXStart, iXEnd) is the loop's header through its brace. */
+  int bGs;
+  char *zGsBound, *zGsStep; /* N and the step as written */
 } ndform;
 
 static void nd_form_free(ndform *f) {
@@ -2360,6 +2635,8 @@ static void nd_form_free(ndform *f) {
   free(f->zYInit);
   free(f->zY);
   free(f->zYType);
+  free(f->zGsBound);
+  free(f->zGsStep);
 }
 
 /* `return;` or `{ return; }`. */
@@ -2814,6 +3091,7 @@ typedef struct ndexitscan {
   ks_tu *pTu;
   int bBad, nRet;
   unsigned aiRet[2];
+  int bGs; /* a grid-stride loop's body: its exits end in `continue`, a return is none */
 } ndexitscan;
 
 static int nd_exit_visit(CXCursor c, const CXCursor *aAnc, int nAnc, void *pArg) {
@@ -2821,13 +3099,15 @@ static int nd_exit_visit(CXCursor c, const CXCursor *aAnc, int nAnc, void *pArg)
   (void)nAnc;
   ndexitscan *x = pArg;
   enum CXCursorKind e = clang_getCursorKind(c);
-  if (e == CXCursor_ReturnStmt) {
+  if (x->bGs && e == CXCursor_ReturnStmt) x->bBad = 1; /* it would end the thread's loop: no exit */
+  else if (e == (x->bGs ? CXCursor_ContinueStmt : CXCursor_ReturnStmt)) {
     unsigned a, b;
     CXCursor aK[1];
     if (x->nRet < 2 && ks_rw_kids(c, aK, 1) == 0 && ks_ast_extent(x->pTu, c, &a, &b) == 0) x->aiRet[x->nRet] = a;
     else x->bBad = 1;
     x->nRet++;
-  } else if (nd_is_loop(e) || e == CXCursor_BreakStmt || e == CXCursor_ContinueStmt || e == CXCursor_GotoStmt ||
+  } else if (nd_is_loop(e) || e == CXCursor_BreakStmt || e == CXCursor_ContinueStmt || e == CXCursor_ReturnStmt ||
+             e == CXCursor_GotoStmt ||
              e == CXCursor_LabelStmt || e == CXCursor_SwitchStmt) {
     x->bBad = 1;
   }
@@ -2864,22 +3144,46 @@ static int nd_exit(ks_tu *pTu, CXCursor st, const ndscan *s, int bElse, CXCursor
   CXCursor aK[3], aT[64];
   int nK = clang_getCursorKind(st) == CXCursor_IfStmt ? ks_rw_kids(st, aK, 3) : 0;
   if (nK != (bElse ? 3 : 2) || !nd_exit_cond_ok(aK[0], s)) return 0;
-  ndexitscan x = {pTu, 0, 0, {0, 0}};
+  ndexitscan x = {pTu, 0, 0, {0, 0}, s->bGs};
   if (nd_exit_visit(aK[1], NULL, 0, &x) == 0) ks_rw_walk(aK[1], nd_exit_visit, &x); /* the branch itself too */
   if (x.bBad || x.nRet != (bElse ? 0 : 1)) return 0;
   if (bElse && clang_getCursorKind(aK[2]) == CXCursor_CompoundStmt && ks_rw_kids(aK[2], aT, 1) == 0) return 0;
-  if (!bElse) { /* the return is the then-branch, or the last statement of its braces */
+  if (!bElse) { /* the return (continue) is the then-branch, or the last statement of its braces */
     int nT = clang_getCursorKind(aK[1]) == CXCursor_CompoundStmt ? ks_rw_kids(aK[1], aT, 64) : 0;
     CXCursor last = nT > 0 && nT <= 64 ? aT[nT - 1] : aK[1];
     unsigned a, b;
-    if (clang_getCursorKind(last) != CXCursor_ReturnStmt || ks_ast_extent(pTu, last, &a, &b) < 0 || a != x.aiRet[0])
+    const char *zJump = s->bGs ? "continue" : "return";
+    if (clang_getCursorKind(last) != (s->bGs ? CXCursor_ContinueStmt : CXCursor_ReturnStmt) ||
+        ks_ast_extent(pTu, last, &a, &b) < 0 || a != x.aiRet[0])
       return 0;
-    /* spelled `return` here (not by a macro): the fallback writes `continue` over it */
-    if (b - a != 6 || memcmp(pTu->zSrc + a, "return", 6) != 0) return 0;
+    /* spelled here (not by a macro): the fallback writes `continue` over a return; a grid-stride
+       loop's continue goes on to the next lane there as it is */
+    if (b - a != strlen(zJump) || memcmp(pTu->zSrc + a, zJump, b - a) != 0) return 0;
   }
   *pCond = aK[0];
-  *piRet = bElse ? 0 : x.aiRet[0];
+  *piRet = bElse || s->bGs ? 0 : x.aiRet[0];
   return 1;
+}
+
+static enum CXChildVisitResult nd_count_subscripts(CXCursor c, CXCursor parent, CXClientData p) {
+  (void)parent;
+  if (clang_getCursorKind(c) == CXCursor_ArraySubscriptExpr) ++*(int *)p;
+  return CXChildVisit_Recurse;
+}
+
+/* `if (C) S else T` with more element accesses in S than in T (`if
+ * (inside) out[i] = <stencil>; else out[i] = in[i];`): the stencil is S, so
+ * this is no exit whose else the vector path runs; the lanes' test requires
+ * C instead (nd_dead_reads). */
+static int nd_then_reads_more(CXCursor st) {
+  CXCursor aK[3];
+  int anSub[2] = {0, 0};
+  if (clang_getCursorKind(st) != CXCursor_IfStmt || ks_rw_kids(st, aK, 3) != 3) return 0;
+  for (int k = 0; k < 2; k++) {
+    nd_count_subscripts(aK[k + 1], aK[k + 1], &anSub[k]);
+    clang_visitChildren(aK[k + 1], nd_count_subscripts, &anSub[k]);
+  }
+  return anSub[0] > anSub[1];
 }
 
 /* Does c name only parameters, globals and variables declared before the
@@ -2917,26 +3221,38 @@ static int nd_exits(ks_tu *pTu, CXCursor *aB, int nB, CXCursor **paOwn, int *pnO
   ndoutside o = {pTu, pF->iFallStart, 1};
   for (int k = 0; k < nB && !s->zWhy; k++) { /* pure declarations and exits, in any order */
     int bLast = k + 1 == nB, bExit = 0;
-    if (!bLast && pF->nRet < 8 && nd_exit(pTu, aB[k], s, 0, &cond, &iRet)) bExit = 1;
-    else if (bLast && nd_exit(pTu, aB[k], s, 1, &cond, &iRet)) bExit = bElse = 1;
+    if (!bLast && pF->nRet < 8 && pF->nSkip < 8 && nd_exit(pTu, aB[k], s, 0, &cond, &iRet)) bExit = 1;
+    else if (bLast && !nd_then_reads_more(aB[k]) && nd_exit(pTu, aB[k], s, 1, &cond, &iRet)) bExit = bElse = 1;
     else if (!ks_rw_pure_decls(aB[k])) break;
     if (!bExit) continue;
     o.bOk = 1;
+    o.iBody = pF->iFallStart;
     ks_rw_walk(cond, nd_outside_visit, &o);
-    if (!o.bOk) break;
+    int bLocal = !o.bOk;
+    if (bLocal) { /* the body's locals, declared before this exit (nd_local takes or refuses them later) */
+      ks_ast_extent(pTu, aB[k], &a, &b);
+      o.bOk = 1;
+      o.iBody = a;
+      ks_rw_walk(cond, nd_outside_visit, &o);
+      if (!o.bOk || pF->nExitLocal == 9) break;
+    }
     s->bInExit = 1; /* what the body may not do, an exit may not either (built-ins, prelude writes) */
     if (nd_check(aB[k], NULL, 0, s) == 0) ks_rw_walk(aB[k], nd_check, s);
     s->bInExit = 0;
     if (s->zWhy) break;
-    char *zT = ks_ast_text(pTu, ks_rw_strip(cond));
-    int nHad = s->nLaneCond;
-    s->zWhy = nd_add_text(s->azLaneCond, &s->nLaneCond, zT ? ks_mprintf("!(%s)", zT) : NULL);
-    free(zT);
-    if (s->nLaneCond > nHad) pF->aExitCond[pF->nExitCond++] = cond;
+    if (bLocal)
+      pF->aExitLocal[pF->nExitLocal++] = cond;
+    else {
+      char *zT = ks_ast_text(pTu, ks_rw_strip(cond));
+      int nHad = s->nLaneCond;
+      s->zWhy = nd_add_text(s->azLaneCond, &s->nLaneCond, zT ? ks_mprintf("!(%s)", zT) : NULL);
+      free(zT);
+      if (s->nLaneCond > nHad) pF->aExitCond[pF->nExitCond++] = cond;
+    }
     ks_ast_extent(pTu, aB[k], &a, &b);
     b = nd_stmt_end(pTu, aB[k]);
     if (!bElse) {
-      pF->aiRet[pF->nRet++] = iRet;
+      if (iRet) pF->aiRet[pF->nRet++] = iRet; /* a grid-stride loop's continue stays as written */
       pF->aiSkip[pF->nSkip][0] = a, pF->aiSkip[pF->nSkip++][1] = b;
     } else { /* `if (C) S else {` and the else's closing brace go */
       ks_rw_kids(aB[k], aK, 3);
@@ -2977,6 +3293,98 @@ static int nd_exits(ks_tu *pTu, CXCursor *aB, int nB, CXCursor **paOwn, int *pnO
   return 1;
 }
 
+/* The kernel's last statement as a grid-stride loop over x (ndform.bGs):
+ * `for (T i = <x index>; i < N; i += S) { BODY }`, S the kernel-shape
+ * model's blockDim.x * gridDim.x (a thread takes i, i + S, ...: with W lanes
+ * it takes the packs i, i + S, ... of W elements, the same cover of [0, N)),
+ * N pure and free of i, the header written in the file. i joins the prelude
+ * as the x index; aIf[0] and aIf[1] get the condition (the guard) and the
+ * body. NULL, or why not. */
+static const char *nd_gs_match(ks_tu *pTu, CXCursor k, CXCursor st, ndform *pF, ndscan *s, CXCursor *aIf) {
+  CXCursor aF[4], aD[2], aI[4], aC[2], aS[2];
+  int nI = 0, bStep = 0;
+  if (ks_rw_kids(st, aF, 4) != 4 || clang_getCursorKind(aF[0]) != CXCursor_DeclStmt || ks_rw_kids(aF[0], aD, 2) != 1 ||
+      clang_getCursorKind(aD[0]) != CXCursor_VarDecl || !ks_rw_is_integer_type(clang_getCursorType(aD[0])) ||
+      (nI = ks_rw_kids(aD[0], aI, 4)) < 1 || nI > 4 || ks_rw_thread_index(pTu, k, aI[nI - 1], NULL) != 0)
+    return "no declaration of the x index blockIdx.x * blockDim.x + threadIdx.x before the guard (nor a grid-stride "
+           "loop from it)";
+  CXCursor cond = ks_rw_strip(aF[1]);
+  if (clang_getCursorKind(cond) != CXCursor_BinaryOperator ||
+      clang_getCursorBinaryOperatorKind(cond) != CXBinaryOperator_LT || ks_rw_kids(cond, aC, 2) != 2 ||
+      !ks_rw_is_ref_to(aC[0], aD[0]) || !ks_rw_pure_expr(aC[1]) || count_refs(aC[1], aD[0]) > 0 ||
+      nd_reads_x(aC[1], 1u << KS_ATOM_TID | 1u << KS_ATOM_BID))
+    return "the grid-stride loop's condition is not i < N with N pure, free of i and the thread built-ins";
+  for (int i = 0; i < s->pShape->nLoop; i++)
+    bStep |= clang_equalCursors(s->pShape->aLoop[i].cursor, st) && s->pShape->aLoop[i].bGridStride &&
+             s->pShape->aLoop[i].iDim == 0;
+  if (!bStep || clang_getCursorKind(aF[2]) != CXCursor_CompoundAssignOperator || ks_rw_kids(aF[2], aS, 2) != 2 ||
+      !ks_rw_is_ref_to(aS[0], aD[0]))
+    return "the grid-stride loop does not step by i += blockDim.x * gridDim.x";
+  if (clang_getCursorKind(aF[3]) != CXCursor_CompoundStmt) return "the grid-stride loop's body is not a block { ... }";
+  unsigned fs, fe, bs, be, ns, ne, ss, se;
+  if (ks_ast_extent(pTu, st, &fs, &fe) < 0 || ks_ast_extent(pTu, aF[3], &bs, &be) < 0 ||
+      ks_ast_extent(pTu, aC[1], &ns, &ne) < 0 || ks_ast_extent(pTu, aS[1], &ss, &se) < 0 ||
+      memcmp(pTu->zSrc + fs, "for", 3) != 0 || pTu->zSrc[bs] != '{' || ns <= fs || ss <= fs || ne > bs || se > bs)
+    return "the grid-stride loop's header is not written in the file (a macro)";
+  nd_set_x(pTu, aF[0], aD[0], aI[nI - 1], pF, s);
+  pF->iXStart = fs;
+  pF->iXEnd = bs + 1;
+  s->aPre[s->nPre] = aD[0];
+  s->abTid[s->nPre++] = 1;
+  pF->bGs = s->bGs = 1;
+  pF->zGsBound = nd_text(pTu, ns, ne);
+  pF->zGsStep = nd_text(pTu, ss, se);
+  aIf[0] = aF[1];
+  aIf[1] = aF[3];
+  return NULL;
+}
+
+/* `for (T y = <y index>; ...; y += blockDim.y * gridDim.y) for (x ...) {...}`
+ * (the model's grid-stride loop along y, its body the x loop alone, braced
+ * or not): y joins the prelude (a thread's own, as a variable declared before
+ * the guard), the y loop stays as written, and the x loop is returned for
+ * nd_gs_match; else st itself. */
+static CXCursor nd_gs_outer_y(ks_tu *pTu, CXCursor k, CXCursor st, ndscan *s) {
+  CXCursor aF[4], aD[2], aI[4], aB[2];
+  int nI = 0, bY = 0;
+  if (ks_rw_kids(st, aF, 4) != 4 || clang_getCursorKind(aF[0]) != CXCursor_DeclStmt || ks_rw_kids(aF[0], aD, 2) != 1 ||
+      clang_getCursorKind(aD[0]) != CXCursor_VarDecl || (nI = ks_rw_kids(aD[0], aI, 4)) < 1 || nI > 4 ||
+      ks_rw_thread_index(pTu, k, aI[nI - 1], NULL) != 1 || s->nPre >= 16)
+    return st;
+  for (int i = 0; i < s->pShape->nLoop; i++)
+    bY |= clang_equalCursors(s->pShape->aLoop[i].cursor, st) && s->pShape->aLoop[i].bGridStride &&
+          s->pShape->aLoop[i].iDim == 1;
+  CXCursor in = aF[3];
+  if (clang_getCursorKind(in) == CXCursor_CompoundStmt) in = ks_rw_kids(in, aB, 2) == 1 ? aB[0] : clang_getNullCursor();
+  if (!bY || clang_Cursor_isNull(in) || clang_getCursorKind(in) != CXCursor_ForStmt) return st;
+  s->aPre[s->nPre] = aD[0];
+  s->abTid[s->nPre++] = 1;
+  return in;
+}
+
+/* A break or continue of a grid-stride loop's body (not of a loop or switch
+ * inside it) other than an exit's: on the vector path it would leave the
+ * other lanes. */
+static int nd_gs_jump_visit(CXCursor c, const CXCursor *aAnc, int nAnc, void *pArg) {
+  enum CXCursorKind e = clang_getCursorKind(c);
+  if (e != CXCursor_BreakStmt && e != CXCursor_ContinueStmt) return 0;
+  for (int k = 0; k < nAnc; k++) {
+    enum CXCursorKind eA = clang_getCursorKind(aAnc[k]);
+    if (nd_is_loop(eA) || (e == CXCursor_BreakStmt && eA == CXCursor_SwitchStmt)) return 0;
+  }
+  *(int *)pArg = 1;
+  return -1;
+}
+
+static const char *nd_gs_jumps(CXCursor *aB, int nB) {
+  int bJump = 0;
+  for (int b = 0; b < nB && !bJump; b++)
+    if (nd_gs_jump_visit(aB[b], NULL, 0, &bJump) == 0) ks_rw_walk(aB[b], nd_gs_jump_visit, &bJump);
+  return bJump ? "the grid-stride loop's body has a break, or a continue other than an exit's "
+                 "(`if (C) { ...; continue; }` before the body)"
+               : NULL;
+}
+
 /* 0 and *pF, *pS (prelude, guard, body) when the kernel has the n-dimensional
  * map form; else a refusal reason. */
 static const char *nd_match(ks_tu *pTu, CXCursor k, ndform *pF, ndscan *s) {
@@ -2991,11 +3399,13 @@ static const char *nd_match(ks_tu *pTu, CXCursor k, ndform *pF, ndscan *s) {
   ks_rw_children(body, &aSt, &nSt);
   i = nd_prelude(pTu, k, aSt, nSt, pF, s, &zWhy);
   if (zWhy) goto done;
-  if (s->iX < 0) {
+  if (s->iX < 0 && i + 1 == nSt && clang_getCursorKind(aSt[i]) == CXCursor_ForStmt) {
+    CXCursor xLoop = nd_gs_outer_y(pTu, k, aSt[i], s); /* for (y ...) for (x ...): the x loop */
+    if ((zWhy = nd_gs_match(pTu, k, xLoop, pF, s, aIf))) goto done; /* aIf: its condition and body */
+  } else if (s->iX < 0) {
     zWhy = "no declaration of the x index blockIdx.x * blockDim.x + threadIdx.x before the guard";
     goto done;
-  }
-  if (i >= nSt || clang_getCursorKind(aSt[i]) != CXCursor_IfStmt || ks_rw_kids(aSt[i], aIf, 3) != 2) {
+  } else if (i >= nSt || clang_getCursorKind(aSt[i]) != CXCursor_IfStmt || ks_rw_kids(aSt[i], aIf, 3) != 2) {
     zWhy = "the index declarations are not followed by a guard if (G) { ... } or if (G) return; without else";
     goto done;
   }
@@ -3015,7 +3425,25 @@ static const char *nd_match(ks_tu *pTu, CXCursor k, ndform *pF, ndscan *s) {
   }
   ks_ast_extent(pTu, aSt[i], &pF->iIfStart, &pF->iRegionEnd);
   s->vs.container = clang_getNullCursor();
-  if (nd_bare_return(aIf[1])) {
+  if (pF->bGs) { /* the loop's statements, its braces and header stay (nd_gs_match) */
+    CXCursor *aBody = NULL;
+    int nBody = 0;
+    unsigned e0, e1;
+    ks_rw_children(aIf[1], &aBody, &nBody);
+    if (nBody > 0) {
+      ks_ast_extent(pTu, aBody[0], &pF->iIfStart, &e1);
+      ks_ast_extent(pTu, aBody[nBody - 1], &e0, &e1);
+      pF->iRegionEnd = nd_stmt_end(pTu, aBody[nBody - 1]);
+    }
+    free(aBody);
+    if (nBody == 0) {
+      zWhy = "the grid-stride loop's body is empty";
+      goto done;
+    }
+    pF->iBodyStart = pF->iIfStart;
+    pF->iBodyEnd = pF->iRegionEnd;
+    s->vs.container = aIf[1];
+  } else if (nd_bare_return(aIf[1])) {
     if (i + 1 >= nSt) {
       zWhy = "nothing follows the early return";
       goto done;
@@ -3061,6 +3489,7 @@ static const char *nd_match(ks_tu *pTu, CXCursor k, ndform *pF, ndscan *s) {
     }
     int nOwn = 0, bExits = nd_exits(pTu, aB, nB, &aOwn, &nOwn, pF, s);
     if (bExits) aB = aOwn, nB = nOwn;
+    if (pF->bGs && !s->zWhy) s->zWhy = nd_gs_jumps(aB, nB);
     s->iBodyStart = pF->iBodyStart;
     s->iLeadEnd = pF->iBodyStart;
     for (int b = 0; b < nB && !s->zWhy; b++) {
@@ -3086,6 +3515,10 @@ static const char *nd_match(ks_tu *pTu, CXCursor k, ndform *pF, ndscan *s) {
       } else
         bLead = 0;
     }
+    for (int e = 0; e < pF->nExitLocal && !s->zWhy; e++) /* every write of the body known: nd_local can tell */
+      if (nd_add_local_cond(s, pF->aExitLocal[e], 1))
+        s->zWhy = "an exit's condition names a local of the body the lanes' test cannot declare again (a signed "
+                  "integer never written, initialized by a pure expression of the index and parameters)";
     if (!s->zWhy && !pF->bEarlyReturn && !bExits) ks_rw_walk(aIf[1], nd_scan, s);
     for (int b = 0; b < nB && !s->zWhy && (pF->bEarlyReturn || bExits); b++) ks_rw_walk(aB[b], nd_scan, s);
     free(aOwn);
@@ -3196,7 +3629,7 @@ static void nd_put_arr_bases(ks_buf *pB, const ndscan *s, const ndwin *pW, int g
   }
   if (a->mLocal) {
     ks_buf_printf(pB, "%.*s        ", nIn, zIn);
-    nd_put_locals(pB, s, a->mLocal, " ");
+    nd_put_locals(pB, s, a->mLocal, " ", NULL);
     ks_buf_printf(pB, "\n");
   }
   ks_buf_printf(pB, "%.*s        ks_p_%s_w%d[ks_r%s] = &%s[%.*s]", nIn, zIn, zN, g, s->nRY > 1 ? " + ks_ry" : "",
@@ -3650,7 +4083,8 @@ static int nd_known_conds(const ndscan *s, ndknown *aK, int nMax) {
   int n = 0;
   for (int i = 0; i < s->n; i++) {
     const vacc *v = &s->a[i];
-    if (v->iParam >= 64 || !s->abStencil[v->iParam] || !v->bCond || !v->bCondLanes || v->iWin < 0) continue;
+    if (v->iParam >= 64 || !s->abStencil[v->iParam] || !v->bCond || !v->bCondLanes || v->bDead || v->iWin < 0)
+      continue;
     for (int c = 0; c < v->nCond && n < nMax; c++) {
       unsigned cs, ce;
       if (ks_ast_extent(s->pTu, v->aCond[c], &cs, &ce) < 0 || ce <= cs) continue;
@@ -3664,6 +4098,34 @@ static int nd_known_conds(const ndscan *s, ndknown *aK, int nMax) {
     }
   }
   return n;
+}
+
+/* A store on some paths only whose every condition the lanes' test proves
+ * (s->aKnown: the vector path writes it `true || (C)`) runs on every lane
+ * there, as a store of the body itself does (bTop): either writes the whole
+ * output vector, so it need not be loaded first to keep lanes the body
+ * leaves unwritten (buffer_roles), whatever other stores of it are
+ * conditional, unless the body also reads it. */
+static void nd_proven_stores(const ndscan *s, vplan *pPlan) {
+  int abRead[64] = {0}, abWhole[64] = {0};
+  for (int i = 0; i < s->n; i++) {
+    const vacc *v = &s->a[i];
+    if (v->iParam >= 64) continue;
+    if (v->eUse & KS_RW_READ) abRead[v->iParam] = 1;
+    if (v->eUse != KS_RW_WRITE) continue;
+    int bWhole = v->bTop || (v->bCond && v->bCondLanes && v->iLoop < 0);
+    for (int c = 0; c < v->nCond && bWhole && !v->bTop; c++) {
+      unsigned cs, ce;
+      int bKnown = 0;
+      if (ks_ast_extent(s->pTu, v->aCond[c], &cs, &ce) < 0) break;
+      for (int k = 0; k < s->nKnown && !bKnown; k++)
+        bKnown = s->aKnown[k].iStart == cs && s->aKnown[k].iEnd == ce && s->aKnown[k].bTrue == !v->abNeg[c];
+      bWhole = bKnown;
+    }
+    if (bWhole) abWhole[v->iParam] = 1;
+  }
+  for (int i = 0; i < s->nP && i < 64; i++)
+    if (pPlan->abStore[i] && abWhole[i] && !abRead[i]) pPlan->abLoad[i] = 0;
 }
 
 /* Lane l's body: P[IDX] -> ks_v_P.<lane>, the proven conditions their
@@ -3817,7 +4279,7 @@ static void nd_put_addresses(ks_buf *pB, const ndscan *s, const int *abUsed, int
     if (!abUsed[i] || s->abStencil[i]) continue;
     unsigned mLoc = i < 64 ? s->amIdxLocal[i] : 0; /* a local after the leading declarations: declared again */
     ks_buf_printf(pB, "%.*s      %s", nIn, zIn, mLoc ? "{ " : "");
-    if (mLoc) nd_put_locals(pB, s, mLoc, " "), ks_buf_printf(pB, " ");
+    if (mLoc) nd_put_locals(pB, s, mLoc, " ", NULL), ks_buf_printf(pB, " ");
     ks_buf_printf(pB, "ks_p_%s%s = &%s[%.*s];%s\n", s->aP[i].zName, s->nRY > 1 ? "[ks_ry]" : "",
                   s->azIdxBase[i] ? s->azIdxBase[i] : s->aP[i].zName,
                   (int)(s->aiIdx[i][1] - s->aiIdx[i][0]), zSrc + s->aiIdx[i][0], mLoc ? " }" : "");
@@ -3876,6 +4338,12 @@ static void nd_put_lanes_test(ks_buf *pB, const char *zSrc, const ndscan *s, con
   for (int i = 0; i < s->nLaneCond; i++) mDer |= nd_derived_needed(zSrc, s, s->azLaneCond[i], strlen(s->azLaneCond[i]));
   for (int i = 0; i < s->nLaneStmt; i++) mDer |= nd_derived_needed(zSrc, s, s->azLaneStmt[i], strlen(s->azLaneStmt[i]));
   ks_buf_printf(pB, "%.*s  bool ks_all = true;\n", nIn, zIn);
+  for (int k = 0; k < s->nDigit; k++) /* the pack's digits (nd_digit_local): a divisor above 0, no row wrapped */
+    ks_buf_printf(pB,
+                  "%.*s  const long long ks_m%d = (long long)(%s);\n%.*s  const long long ks_q%d = ks_m%d > 0 ? ks_x0 / "
+                  "ks_m%d : 0, ks_r%d = ks_m%d > 0 ? ks_x0 %% ks_m%d : 0;\n%.*s  (void)ks_q%d;\n%.*s  ks_all = ks_all && ks_m%d > "
+                  "0 && ks_r%d + %d <= ks_m%d;\n",
+                  nIn, zIn, k, s->azDigit[k], nIn, zIn, k, k, k, k, k, k, nIn, zIn, k, nIn, zIn, k, k, W, k);
   ndeq aEq[8];
   int nEq = 0, bCorners = !mDer && s->nLaneCond == f->nExitCond && !s->nLaneStmt &&
                          nd_corner_guard(f->guard, f->bEarlyReturn, s, f, aEq, &nEq);
@@ -4548,6 +5016,26 @@ static int put_header(ks_rewrite *p, CXCursor k, const char *zGuard, const char 
 
 /* The rule on the n-dimensional form (zWhy1, zWhy2: why the 1-D and
  * grid-stride forms do not fit, for the refusal). */
+/* What replaces the x index's declaration: the thread's first lane ks_x0 and
+ * the lanes' bound ks_nx (the x extent as written: the grid's, ks_gx's,
+ * where the launches are divided); a grid-stride loop's header becomes a loop
+ * over packs of W, its bound N. */
+static void nd_put_x_decl(ks_buf *pB, ks_rewrite *p, const ndform *f, int W, const char *zKeep) {
+  unsigned nIndent = 0;
+  unsigned iLine = ks_rewrite_line_start(p, f->iXStart, &nIndent);
+  const char *zIn = ks_rewrite_source(p, NULL) + iLine;
+  if (f->bGs) {
+    ks_buf_printf(pB,
+                  "for (long long ks_x0 = (long long)(%s)(%s) * %d; ks_x0 < (long long)(%s); ks_x0 += (long long)(%s) "
+                  "* %d) {\n%.*s  const long long ks_nx = (long long)(%s);",
+                  f->zXType, f->zXInit, W, f->zGsBound, f->zGsStep, W, (int)nIndent, zIn, f->zGsBound);
+    return;
+  }
+  ks_buf_printf(pB, "const long long ks_x0 = (long long)(%s)(%s) * %d;\n", f->zXType, f->zXInit, W);
+  ks_buf_printf(pB, "%.*sconst long long ks_nx = (long long)%s * blockDim.x;", (int)nIndent, zIn,
+                zKeep ? "gridDim.x" : "ks_gx");
+}
+
 static int apply_nd(ks_rewrite *p, CXCursor k, const char *zWhy1, const char *zWhy2) {
   ks_tu *pTu = ks_rewrite_tu(p);
   ndscan s;
@@ -4608,13 +5096,16 @@ static int apply_nd(ks_rewrite *p, CXCursor k, const char *zWhy1, const char *zW
   plan.bBytes = 1;
   if ((rc = check_accesses(p, &s.vs, s.aP, &pw, &plan, &bAlias)) < 0) goto done;
   if ((rc = buffer_roles(p, &s.vs, s.aP, s.nP, &plan)) < 0) goto done;
-  if (bStencil && (zWhy = nd_windows(&s, plan.nLanes)) == NULL && bAlias)
+  if (bStencil && (zWhy = nd_windows(&s, plan.nLanes)) == NULL)
+    bAlias = bAlias && nd_read_after_store(&s); /* the reads the vector path makes */
+  if (bStencil && !zWhy && bAlias)
     zWhy = "a buffer is read after a store through another while a third is read at neighbouring indices";
   if (bStencil && zWhy) {
     rc = ks_rewrite_refuse(p, "%s", zWhy);
     goto done;
   }
   if (bStencil) s.nKnown = nd_known_conds(&s, s.aKnown, 64);
+  if (bStencil) nd_proven_stores(&s, &plan);
   for (int i = 0; i < s.nLoc && s.nLead < 16; i++) /* a lane drops a loop's local its windows left unread */
     if (s.aLoc[i].iEnd > s.aLoc[i].iStart) {
       s.aiLead[s.nLead][0] = s.aLoc[i].iStart;
@@ -4633,13 +5124,7 @@ static int apply_nd(ks_rewrite *p, CXCursor k, const char *zWhy1, const char *zW
     if (bFirst && (rc = put_pack_type(p, k, zV)) < 0) goto done;
   }
   if (s.nRY > 1 && (rc = nd_replace_y(p, &f, s.nRY)) < 0) goto done;
-  ks_buf_printf(&b, "const long long ks_x0 = (long long)(%s)(%s) * %d;\n", f.zXType, f.zXInit, plan.nLanes);
-  {
-    unsigned nIndent = 0;
-    unsigned iLine = ks_rewrite_line_start(p, f.iXStart, &nIndent);
-    ks_buf_printf(&b, "%.*sconst long long ks_nx = (long long)%s * blockDim.x;", (int)nIndent,
-                  ks_rewrite_source(p, NULL) + iLine, zKeep ? "gridDim.x" : "ks_gx");
-  }
+  nd_put_x_decl(&b, p, &f, plan.nLanes, zKeep);
   if ((rc = ks_rewrite_replace(p, f.iXStart, f.iXEnd, ks_buf_cstr(&b))) < 0) goto done;
   for (int k = 0; k < s.nDerived && rc >= 0; k++) { /* moved into the lanes: the line goes */
     const char *zS = ks_rewrite_source(p, NULL);
@@ -4656,7 +5141,7 @@ static int apply_nd(ks_rewrite *p, CXCursor k, const char *zWhy1, const char *zW
   /* auto: shared where a thread has 16 outputs a row (bytes: the H100's 8-bit Sobel 8% faster), its own
      elsewhere (4-byte lanes measured even, one 5x5 stencil 3% slower: docs/rules/vectorize.md) */
   s.bFbShared = (strcmp(zFallback, "warp") == 0 || (strcmp(zFallback, "auto") == 0 && plan.nLanes == 16)) &&
-                nd_fb_shared(&s, &f, &s.mFbShfl);
+                !f.bGs && nd_fb_shared(&s, &f, &s.mFbShfl); /* a grid-stride loop's trips differ across a warp */
   nd_put_region(&b, p, &s, &f, &plan, bAlias);
   if ((rc = ks_rewrite_replace(p, f.iIfStart, f.iRegionEnd, ks_buf_cstr(&b))) < 0) goto done;
   if (!zKeep && (rc = nd_shrink_launches(p, k, aL, nL, plan.nLanes, s.nRY)) < 0) goto done;
@@ -4665,7 +5150,12 @@ static int apply_nd(ks_rewrite *p, CXCursor k, const char *zWhy1, const char *zW
                        "the warp-shared fallback (share/kernelskill/templates/ks_fallback.cuh)")) < 0)
     goto done;
   ks_buf_clear(&b);
-  if (zKeep)
+  if (f.bGs)
+    ks_buf_printf(&b,
+                  "%s loads/stores along x (a grid-stride loop over packs of %d elements: the launch unchanged), "
+                  "alignment%s guard, scalar fallback",
+                  plan.bMixed ? "mixed-width" : plan.zVec, plan.nLanes, bAlias ? " and disjointness" : "");
+  else if (zKeep)
     ks_buf_printf(&b,
                   "%s loads/stores along x (%d elements per thread; other dimensions and the launch unchanged, as %s: "
                   "threads past the x extent / %d do nothing), alignment%s guard, scalar fallback",
@@ -4692,6 +5182,7 @@ done:
   for (int i = 0; i < 64; i++) free(s.azIdx[i]);
   for (int i = 0; i < s.nLaneCond; i++) free(s.azLaneCond[i]);
   for (int i = 0; i < s.nLaneStmt; i++) free(s.azLaneStmt[i]);
+  for (int i = 0; i < s.nDigit; i++) free(s.azDigit[i]);
   for (int i = 0; i < s.nRp; i++) free(s.azRp[i]);
   for (int i = 0; i < s.nLead; i++) free(s.azLead[i]);
   for (int i = 0; i < s.nLoc; i++) free(s.aLoc[i].zText);

@@ -97,12 +97,23 @@ __global__ void bad_clamp_unsigned(const float* in, float* out, unsigned w, unsi
   }
 }
 
-__global__ void bad_clamp_local(const float* in, float* out, int w, int h, int pitch) {
+__global__ void clamp_body_local(const float* in, float* out, int w, int h, int pitch) {
   int x = blockIdx.x * blockDim.x + threadIdx.x;
   int y = blockIdx.y * blockDim.y + threadIdx.y;
   if (x < w && y < h) {
     int xx = x + 1;
     out[y * pitch + x] = in[y * pitch + x] + in[y * pitch + min(xx, w - 1)];
+  }
+}
+
+__global__ void bad_clamp_written_local(const float* in, float* out, int w, int h, int pitch) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x < w && y < h) {
+    int xx = x + 1;
+    out[y * pitch + x] = in[y * pitch + x] + in[y * pitch + min(xx, w - 1)];
+    xx += 2;
+    out[y * pitch + x] += (float)xx;
   }
 }
 
@@ -149,7 +160,8 @@ void launch_all(const float* in, float* out, const int* dims, int w, int h, int 
   bad_clamp_variant_bound<<<g, b>>>(in, out, w, h, pitch);
   bad_clamp_nonaffine<<<g, b>>>(in, out, w, h, pitch);
   bad_clamp_unsigned<<<g, b>>>(in, out, (unsigned)w, (unsigned)h, (unsigned)pitch);
-  bad_clamp_local<<<g, b>>>(in, out, w, h, pitch);
+  clamp_body_local<<<g, b>>>(in, out, w, h, pitch);
+  bad_clamp_written_local<<<g, b>>>(in, out, w, h, pitch);
   bad_clamp_store<<<g, b>>>(in, out, w, h, pitch);
   bad_clamp_helper_arith<<<g, b>>>(in, out, w, h, pitch);
   bad_clamp_reflect<<<g, b>>>(in, out, w, h, pitch);

@@ -3,7 +3,7 @@
 // rule refuses whatever the fallback. No CHECK lines here: the test's are its own.
 #define TY threadIdx.y
 
-// A helper reading threadIdx.y through another helper: the fallback stays per thread.
+// A helper reading threadIdx.y through another helper: refused (the lanes would call it on one thread).
 __device__ __forceinline__ int fbk_rowpar() { return (int)threadIdx.y & 1; }
 __device__ __forceinline__ int fbk_bias() { return fbk_rowpar(); }
 __global__ void fb_helper_chain(const unsigned char *in, unsigned char *out, int w, int h, int pitch) {

@@ -4,7 +4,8 @@ rule vectorize on the stencils of Inputs/vectorize-stencil.cu, Inputs/vectorize-
 Inputs/vectorize-loops.cu, Inputs/vectorize-forms.cu, Inputs/vectorize-rows.cu,
 Inputs/vectorize-rows-param.cu, Inputs/vectorize-prmt.cu,
 Inputs/vectorize-corners.cu, Inputs/vectorize-sums.cu,
-Inputs/vectorize-tables.cu, Inputs/vectorize-exits.cu and Inputs/vectorize-fallback.cu: the original
+Inputs/vectorize-tables.cu, Inputs/vectorize-exits.cu, Inputs/vectorize-fallback.cu and
+Inputs/vectorize-flat.cu (a flat index over a 1-D launch): the original
 kernel and the rewritten one (its launch as the rule gives it: the grid's x
 divided by the lanes, the grid's x as written passed last as ks_gx; with rows
 along y, the grid's y divided by the rows and passed as ks_gy) run on the
@@ -73,6 +74,7 @@ CASES = {
     "clamp_helper_cross": (["float", "float"], "K(b0, b1, Wd, H, P)"),
     "clamp_tern_diff": (["float", "float"], "K(b0, b1, Wd, H, P)"),
     "clamp_row5": (["float", "float"], "K(b0, b1, Wd, H, P)"),
+    "clamp_body_local": (["float", "float"], "K(b0, b1, Wd, H, P)"),
     # Inputs/vectorize-loops.cu: coordinates declared in the loops (clamped, padded)
     "loc_box3": (["float", "float"], "K(b0, b1, Wd, H)"),
     "loc_gauss_helper": (["float", "float"], "K(b0, b1, Wd, H, P)"),
@@ -148,15 +150,30 @@ CASES = {
     "fb_helper_chain": (["unsigned char", "unsigned char"], "K(b0, b1, Wd, H, P)"),
     "fb_macro_helper": (["unsigned char", "unsigned char"], "K(b0, b1, Wd, H, P)"),
     "fb_names": (["unsigned char", "unsigned char"], "K(b0, b1, Wd, H, P)"),
+    # Inputs/vectorize-flat.cu: a flat index over a 1-D launch ("1d": blocks of the shapes' threads
+    # in a row, the grid over Wd * H)
+    "cond_local": (["float", "float"], "K(b0, b1, Wd, H, P)"),
+    "fl_if": (["float", "float"], "K(b0, b1, Wd, H)", "1d"),
+    "fl_exit": (["float", "float"], "K(b0, b1, Wd, H)", "1d"),
+    "fl_vert": (["float", "float"], "K(b0, b1, Wd, H)", "1d"),
+    "fl_sobel_u8": (["unsigned char", "unsigned char"], "K(b0, b1, Wd, H)", "1d"),
+    "fl_keep_load": (["float", "float"], "K(b0, b1, Wd, H)", "1d"),
+    "fl_else_copy": (["float", "float"], "K(b0, b1, Wd, H)", "1d"),
+    "fl_else_copy_2d": (["float", "float"], "K(b0, b1, Wd, H)"),
+    "gs_cross": (["float", "float"], "K(b0, b1, Wd, H)", "gs"),
+    "gs_box_u8": (["unsigned char", "unsigned char"], "K(b0, b1, Wd, H)", "gs"),
+    "gs2_blur": (["float", "float"], "K(b0, b1, Wd, H)", "gs2"),
+    "gs2_scale": (["float", "float"], "K(b0, b1, Wd, H)", "gs2"),
 }
 
 
 def main():
     orig, new, name = sys.argv[1], sys.argv[2], sys.argv[3]
-    types, call = CASES[name]
+    types, call = CASES[name][:2]
+    flat = CASES[name][2] if len(CASES[name]) > 2 else ""
     new_text = cuda_emu.kernel(new, name, "k_new")
     w = int(re.search(r"ks_x0 = .* \* (\d+);", new_text).group(1))
-    if not re.search(r"\bks_gx\b", new_text):
+    if flat not in ("gs", "gs2") and not re.search(r"\bks_gx\b", new_text):
         sys.exit("the rewrite of %s takes no ks_gx: this check expects the divided launch" % name)
     # rows along y: the grid's y divided by the rows, the grid's y as written passed as ks_gy
     m = re.search(r"ks_y0 = .* \* (\d+);", new_text)
@@ -165,16 +182,19 @@ def main():
         sys.exit("the rewrite of %s has rows along y without ks_gy, or ks_gy without rows" % name)
     cxx = os.environ.get("CXX", "c++")
     if "ks_fb_warp" not in new_text:
-        return check(orig, new, name, types, call, new_text, w, ry, cxx, "")
+        return check(orig, new, name, types, call, new_text, w, ry, cxx, "", flat)
     # the warp-shared fallback: each thread a warp of its own under AddressSanitizer, then whole warps
     # (the new kernel's threads as fibers, too slow under it) without
-    return (check(orig, new, name, types, call, new_text, w, ry, cxx, "seq") or
-            check(orig, new, name, types, call, new_text, w, ry, cxx, "fibers"))
+    return (check(orig, new, name, types, call, new_text, w, ry, cxx, "seq", flat) or
+            check(orig, new, name, types, call, new_text, w, ry, cxx, "fibers", flat))
 
 
-def check(orig, new, name, types, call, new_text, w, ry, cxx, warp):
+def check(orig, new, name, types, call, new_text, w, ry, cxx, warp, flat):
     """One program: both kernels on every case; its exit status. warp: "" (no
-    warp collectives), "seq" (one-thread warps) or "fibers" (whole warps)."""
+    warp collectives), "seq" (one-thread warps) or "fibers" (whole warps);
+    flat: "1d", a 1-D launch over Wd * H (a flat index); "gs", a grid-stride
+    loop's: both kernels on the same 2 blocks, each thread taking many trips;
+    "gs2", 2-D grid-stride loops: both on the same 2 x 2 blocks."""
     src = cuda_emu.PRELUDE + TYPES + cuda_emu.LAUNCH_SEQ
     if warp:
         src += cuda_emu.warp_fallback(open(new, encoding="utf-8").read(), seq=warp == "seq")
@@ -188,7 +208,10 @@ def check(orig, new, name, types, call, new_text, w, ry, cxx, warp):
     src += "static int Wd, H, P;\nstatic unsigned gx, gy;\n"
     src += "".join("static %s *b%d;\n" % (t, i) for i, t in enumerate(types))
     src += "static void run_orig() { auto K = k_orig; %s; }\n" % call
-    src += "static void run_new() { auto K = k_new; %s, gx%s); }\n" % (call[:-1], ", gy" if ry > 1 else "")
+    if flat in ("gs", "gs2"):
+        src += "static void run_new() { auto K = k_new; %s; }\n" % call
+    else:
+        src += "static void run_new() { auto K = k_new; %s, gx%s); }\n" % (call[:-1], ", gy" if ry > 1 else "")
     src += "int main() {\n  int nBad = 0, nRuns = 0;\n"
     # 33 and 37: the last whole pack of a row (16 or 4 lanes) ends at the last column the guard lets in
     # with rows along y, taller images too: rows of whole thread blocks away from the border take the
@@ -221,15 +244,26 @@ def check(orig, new, name, types, call, new_text, w, ry, cxx, warp):
     # must write exactly the rows below the extent as written
     # (16, 3): blocks of 48 threads, whose second warp has 16
     for bx, by, gyBand in (((8, 4, 3),) if ry > 1 else ()) + ((32, 8, 0), (8, 4, 0), (16, 3, 0)):
-        src += "    {\n      emu_u3 blk = {%d, %d, 1}, g = {(unsigned)(Wd + %d) / %d, %s, 1};\n" % (
-            bx, by, bx - 1, bx, "%du" % gyBand if gyBand else "(unsigned)(H + %d) / %d" % (by - 1, by))
+        if flat == "gs":
+            src += "    {\n      emu_u3 blk = {%d, 1, 1}, g = {2, 1, 1};\n" % (bx * by)
+        elif flat == "gs2":
+            src += "    {\n      emu_u3 blk = {%d, %d, 1}, g = {2, 2, 1};\n" % (bx, by)
+        elif flat:
+            src += "    {\n      emu_u3 blk = {%d, 1, 1}, g = {(unsigned)(Wd * H + %d) / %d, 1, 1};\n" % (
+                bx * by, bx * by - 1, bx * by)
+        else:
+            src += "    {\n      emu_u3 blk = {%d, %d, 1}, g = {(unsigned)(Wd + %d) / %d, %s, 1};\n" % (
+                bx, by, bx - 1, bx, "%du" % gyBand if gyBand else "(unsigned)(H + %d) / %d" % (by - 1, by))
         # each block shape on fresh buffers: an output one shape leaves unwritten shows
         src += "".join(inits)
         src += "".join("      b%d = o%d + off;\n" % (i, i) for i in range(len(types)))
         src += "      launch3(g, blk, run_orig);\n"
         src += "".join("      b%d = n%d + off;\n" % (i, i) for i in range(len(types)))
-        src += "      gx = g.x; gy = g.y;\n      %s({(g.x + %d) / %d, (g.y + %d) / %d, 1}, blk, run_new);\n" % (
-            "launchf" if warp == "fibers" else "launch3", w - 1, w, ry - 1, ry)
+        if flat in ("gs", "gs2"):  # the launch as written
+            src += "      launch3(g, blk, run_new);\n"
+        else:
+            src += "      gx = g.x; gy = g.y;\n      %s({(g.x + %d) / %d, (g.y + %d) / %d, 1}, blk, run_new);\n" % (
+                "launchf" if warp == "fibers" else "launch3", w - 1, w, ry - 1, ry)
         for i, t in enumerate(types):
             src += ("      if (memcmp(o%d, n%d, n * sizeof(%s))) { nBad++; printf(\"differs: buffer %d off %%d W %%d H "
                     "%%d P %%d block %d x %d\\n\", off, Wd, H, P); }\n" % (i, i, t, i, bx, by))

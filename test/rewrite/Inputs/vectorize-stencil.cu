@@ -228,8 +228,8 @@ __global__ void bad_cond_load(const float *in, float *out, int w, int h, int pit
   }
 }
 
-// refused: the neighbour's condition reads a local of the body
-__global__ void bad_cond_local(const float *in, float *out, int w, int h, int pitch) {
+// the neighbour's condition reads a local the body declares first: the lanes' test declares it again
+__global__ void cond_local(const float *in, float *out, int w, int h, int pitch) {
   int x = blockIdx.x * blockDim.x + threadIdx.x;
   int y = blockIdx.y * blockDim.y + threadIdx.y;
   if (x < w && y < h) {
@@ -279,7 +279,7 @@ void launch_all(unsigned char *o8, const unsigned char *i8, float *a, float *b, 
   zero_pad_left<<<grid, block>>>(a, b, w, h, pitch);
   cross_zero_pad<<<grid, block>>>(a, b, w, h, pitch);
   bad_cond_load<<<grid, block>>>(a, b, w, h, pitch);
-  bad_cond_local<<<grid, block>>>(a, b, w, h, pitch);
+  cond_local<<<grid, block>>>(a, b, w, h, pitch);
   bad_inplace<<<grid, block>>>(a, w, h, pitch);
   bad_after_store<<<grid, block>>>(a, b, c, w, h, pitch);
 }
