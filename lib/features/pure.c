@@ -233,13 +233,17 @@ static int call_ok(pure_ctx *pC, CXCursor call) {
   return bOk;
 }
 
-const char *ks_pure_call(CXCursor c) {
+/* One analysis (call_ok, own_call) of call c: NULL, or why not (zDefault
+ * where it gave no reason). */
+static const char *run_call(int (*xOk)(pure_ctx *, CXCursor), CXCursor c, const char *zDefault) {
   pure_ctx ctx;
   memset(&ctx, 0, sizeof ctx);
   if (kind(c) != CXCursor_CallExpr) return "not a call";
-  if (call_ok(&ctx, c)) return NULL;
-  return ctx.zWhy ? ctx.zWhy : "it calls a function the analysis cannot show pure";
+  if (xOk(&ctx, c)) return NULL;
+  return ctx.zWhy ? ctx.zWhy : zDefault;
 }
+
+const char *ks_pure_call(CXCursor c) { return run_call(call_ok, c, "it calls a function the analysis cannot show pure"); }
 
 /* ---- calls that keep to their thread (ks_own_thread_call) ---- */
 
@@ -251,13 +255,7 @@ int ks_warp_collective(const char *z) {
   return 0;
 }
 
-typedef struct own_ctx {
-  CXCursor aFn[PURE_MAX_NEST];
-  int nFn;
-  const char *zWhy;
-} own_ctx;
-
-static int own_call(own_ctx *pC, CXCursor call);
+static int own_call(pure_ctx *pC, CXCursor call);
 
 /* Is d declared in namespace cooperative_groups (its groups synchronize and
  * shuffle across threads)? */
@@ -277,26 +275,21 @@ static int in_cooperative_groups(CXCursor d) {
 
 static enum CXChildVisitResult own_visit(CXCursor c, CXCursor parent, CXClientData p) {
   (void)parent;
-  own_ctx *pC = p;
+  pure_ctx *pC = p;
   enum CXCursorKind e = clang_getCursorKind(c);
-  if (e == CXCursor_AsmStmt || e == CXCursor_MSAsmStmt) pC->zWhy = "a helper it calls has inline assembly";
-  else if ((e == CXCursor_MemberRefExpr || e == CXCursor_DeclRefExpr) && ks_shape_builtin(c, NULL) >= 0)
-    pC->zWhy = "a helper it calls reads threadIdx, blockIdx, blockDim or gridDim";
-  else if (e == CXCursor_DeclRefExpr) {
-    char *z = spelling(c); /* a built-in whole: `uint3 t = threadIdx;` */
-    if (z && (!strcmp(z, "threadIdx") || !strcmp(z, "blockIdx") || !strcmp(z, "blockDim") || !strcmp(z, "gridDim")))
-      pC->zWhy = "a helper it calls reads threadIdx, blockIdx, blockDim or gridDim";
-    free(z);
-  } else if (e == CXCursor_CallExpr)
+  if (e == CXCursor_AsmStmt || e == CXCursor_MSAsmStmt) fail(pC, "a helper it calls has inline assembly");
+  else if (ks_shape_builtin_ref(c) >= 0) /* whole (`uint3 t = threadIdx;`) or under a member */
+    fail(pC, "a helper it calls reads threadIdx, blockIdx, blockDim or gridDim");
+  else if (e == CXCursor_CallExpr)
     own_call(pC, c);
   return pC->zWhy ? CXChildVisit_Break : CXChildVisit_Recurse;
 }
 
-static int own_decl(own_ctx *pC, CXCursor f);
+static int own_decl(pure_ctx *pC, CXCursor f);
 
 static enum CXChildVisitResult own_ctor_visit(CXCursor c, CXCursor parent, CXClientData p) {
   (void)parent;
-  own_ctx *pC = p;
+  pure_ctx *pC = p;
   if (kind(c) == CXCursor_Constructor || kind(c) == CXCursor_FunctionTemplate) own_decl(pC, c);
   return pC->zWhy ? CXChildVisit_Break : CXChildVisit_Continue;
 }
@@ -306,7 +299,7 @@ static enum CXChildVisitResult own_ctor_visit(CXCursor c, CXCursor parent, CXCli
  * may denote (the overload sets of the children that are not its arguments,
  * a class's constructors) is read; a template parameter's construction is a
  * value; none found, it is not kept. */
-static int own_unresolved(own_ctx *pC, CXCursor call) {
+static int own_unresolved(pure_ctx *pC, CXCursor call) {
   CXCursor *aK = NULL;
   int nK = 0, nArg = clang_Cursor_getNumArguments(call), nFound = 0;
   ks_ast_children(call, &aK, &nK);
@@ -330,8 +323,7 @@ static int own_unresolved(own_ctx *pC, CXCursor call) {
     }
   }
   free(aK);
-  if (!nFound && !pC->zWhy)
-    pC->zWhy = "it calls something the analysis cannot resolve (a dependent name, a function pointer)";
+  if (!nFound) fail(pC, "it calls something the analysis cannot resolve (a dependent name, a function pointer)");
   return pC->zWhy == NULL;
 }
 
@@ -344,7 +336,7 @@ static int own_unresolved(own_ctx *pC, CXCursor call) {
 static int own_system_ok(const char *z) {
   static const char *const azPrefix[] = {
       "__ld", "__st", "atomic", "operator", "__h", "__float", "__int", "__uint", "__double", "__ll", "__ull",
-      "__half", "__bfloat", "__nv_", "__popc", "__clz", "__ffs", "__fns", "__brev", "__byte_perm", "__funnelshift",
+      "__bfloat", "__nv_", "__popc", "__clz", "__ffs", "__fns", "__brev", "__byte_perm", "__funnelshift",
       "__mul", "__umul", "__sad", "__usad", "__vadd", "__vsub", "__vabs", "__vmax", "__vmin", "__vset", "__vcmp",
       "__vavg", "__vhadd", "__vneg", "__vsad", "__viadd", "__vimax", "__vimin", "__vibmax", "__vibmin", "__dp4a",
       "__dp2a", "__fadd", "__fsub", "__fmul", "__fmaf", "__fdiv", "__frcp", "__fsqrt", "__frsqrt", "__dadd", "__dsub",
@@ -352,8 +344,8 @@ static int own_system_ok(const char *z) {
       "make_", "isnan", "isinf", "isfinite", "signbit", "__threadfence", "__trap", "__brkpt", "__assert", "printf",
       "memcpy", "memset", "__nanosleep", "clock", "__isGlobal", "__isShared", "__isConstant", "__isLocal", "__cvta",
       "__expf", "__logf", "__log2f", "__log10f", "__exp10f", "__powf", "__sinf", "__cosf", "__tanf", "__sincosf",
-      "sincos", "__tanhf", "hexp", "hlog", "hsqrt", "hrsqrt", "hrcp", "hsin", "hcos", "hceil", "hfloor", "htrunc",
-      "hrint", "h2", "erfinv", "erfcinv", "normcdfinv", "lgamma", "tgamma", "frexp", "modf", "logb", "ilogb", "scalb",
+      "__tanhf", "hexp", "hlog", "hsqrt", "hrsqrt", "hrcp", "hsin", "hcos", "hceil", "hfloor", "htrunc",
+      "hrint", "h2", "erfinv", "erfcinv", "lgamma", "tgamma", "frexp", "modf", "logb", "ilogb", "scalb",
       "remquo", "lrint", "llrint", "lround", "llround", "nan", "exp", "log", "pow", "sqrt", "sin", "cos", "tan",
       "fabs", "fmin", "fmax", "fdim", "floor", "ceil", "round", "trunc", "rint", "abs", "labs", "llabs", "min", "max",
       "umin", "umax", "llmin", "llmax", "ullmin", "ullmax", "__rhadd", "__uhadd", "__urhadd", "__longlong", "norm",
@@ -365,15 +357,14 @@ static int own_system_ok(const char *z) {
 }
 
 /* Is c (a call or a function) named as a barrier or warp collective? Says so in pC. */
-static int own_collective(own_ctx *pC, CXCursor c) {
+static int own_collective(pure_ctx *pC, CXCursor c) {
   char *zName = spelling(c);
   int bColl = ks_warp_collective(zName);
   free(zName);
-  if (bColl) pC->zWhy = "it runs a barrier or warp collective";
-  return bColl;
+  return bColl && !fail(pC, "it runs a barrier or warp collective");
 }
 
-static int own_call(own_ctx *pC, CXCursor call) {
+static int own_call(pure_ctx *pC, CXCursor call) {
   if (own_collective(pC, call)) return 0;
   CXCursor f = clang_getCursorReferenced(call);
   if (clang_Cursor_isNull(f) || kind(f) == CXCursor_OverloadedDeclRef) return own_unresolved(pC, call);
@@ -384,47 +375,29 @@ static int own_call(own_ctx *pC, CXCursor call) {
 
 /* Function f, called: judged by name and namespace where CUDA's, else read
  * through its definition. */
-static int own_decl(own_ctx *pC, CXCursor f) {
+static int own_decl(pure_ctx *pC, CXCursor f) {
   enum CXCursorKind eF = kind(f);
   if (eF == CXCursor_UsingDeclaration || eF == CXCursor_Namespace) return 1; /* names, not calls */
   if (eF != CXCursor_FunctionDecl && eF != CXCursor_FunctionTemplate && eF != CXCursor_CXXMethod &&
-      eF != CXCursor_Constructor && eF != CXCursor_ConversionFunction) {
-    pC->zWhy = "it calls something the analysis cannot resolve (a dependent name, a function pointer)";
-    return 0;
-  }
+      eF != CXCursor_Constructor && eF != CXCursor_ConversionFunction)
+    return fail(pC, "it calls something the analysis cannot resolve (a dependent name, a function pointer)");
   if (own_collective(pC, f)) return 0;
-  if (in_cooperative_groups(f)) {
-    pC->zWhy = "it calls cooperative groups";
-    return 0;
-  }
+  if (in_cooperative_groups(f)) return fail(pC, "it calls cooperative groups");
   if (clang_Location_isInSystemHeader(clang_getCursorLocation(f))) { /* CUDA's, judged by name */
     char *zName = spelling(f);
     int bOk = own_system_ok(zName);
     free(zName);
-    if (!bOk) pC->zWhy = "it calls a function of a system header not known to keep to its thread";
-    return bOk;
+    return bOk || fail(pC, "it calls a function of a system header not known to keep to its thread");
   }
   CXCursor def = clang_getCursorDefinition(f);
-  if (clang_Cursor_isNull(def)) {
-    pC->zWhy = "it calls a function whose body is not in the translation unit";
-    return 0;
-  }
+  if (clang_Cursor_isNull(def)) return fail(pC, "it calls a function whose body is not in the translation unit");
   for (int i = 0; i < pC->nFn; i++)
     if (clang_equalCursors(pC->aFn[i], def)) return 1; /* recursion: read once */
-  if (pC->nFn >= PURE_MAX_NEST) {
-    pC->zWhy = "it calls helpers nested more than 4 deep";
-    return 0;
-  }
+  if (pC->nFn >= PURE_MAX_NEST) return fail(pC, "it calls helpers nested more than 4 deep");
   pC->aFn[pC->nFn++] = def;
   clang_visitChildren(def, own_visit, pC);
   pC->nFn--;
   return pC->zWhy == NULL;
 }
 
-const char *ks_own_thread_call(CXCursor c) {
-  own_ctx ctx;
-  memset(&ctx, 0, sizeof ctx);
-  if (kind(c) != CXCursor_CallExpr) return "not a call";
-  if (own_call(&ctx, c)) return NULL;
-  return ctx.zWhy ? ctx.zWhy : "it calls a function the analysis cannot read";
-}
+const char *ks_own_thread_call(CXCursor c) { return run_call(own_call, c, "it calls a function the analysis cannot read"); }

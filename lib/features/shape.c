@@ -3147,6 +3147,17 @@ int ks_shape_builtin(CXCursor c, int *piDim) {
   return e;
 }
 
+int ks_shape_builtin_ref(CXCursor c) {
+  static const char *const az[] = {"threadIdx", "blockIdx", "blockDim", "gridDim"};
+  if (clang_getCursorKind(c) != CXCursor_DeclRefExpr) return -1;
+  CXString s = clang_getCursorSpelling(clang_getCursorReferenced(c));
+  const char *z = clang_getCString(s);
+  int i = 3;
+  while (i >= 0 && !(z && strcmp(z, az[i]) == 0)) i--;
+  clang_disposeString(s);
+  return i;
+}
+
 /* ---- an index that is the parallel index itself ----
  *
  * The digits of a flat index recombined (b = i / (T * V), t = (i / V) % T,

@@ -256,5 +256,10 @@ int ks_shape_macro_ranges(ks_tu *pTu, unsigned **paRange, int *pnRange);
  * MemberRefExpr)? Returns the kind (KS_ATOM_TID .. KS_ATOM_GDIM) and *piDim
  * (may be NULL) the dimension, or -1. */
 int ks_shape_builtin(CXCursor c, int *piDim);
+/* Which thread built-in a reference names, whole or under a member
+ * (`threadIdx`, the `threadIdx` of `threadIdx.y`, through a macro or in
+ * `const uint3 t = threadIdx;`): 0 threadIdx, 1 blockIdx, 2 blockDim,
+ * 3 gridDim; -1 for anything else (c not a DeclRefExpr). */
+int ks_shape_builtin_ref(CXCursor c);
 
 #endif

@@ -302,6 +302,16 @@ typedef struct body_check {
   char zBuf[192];    /* a reason with a detail */
 } body_check;
 
+const char *ks_rw_own_thread_why(CXCursor call, char *zBuf, size_t nBuf) {
+  const char *zOwn = ks_own_thread_call(call);
+  if (!zOwn) return NULL;
+  char *z = ks_rw_spelling(call);
+  snprintf(zBuf, nBuf, "the element body calls %s, which does not keep to its thread: %s",
+           z && *z ? z : "a function the template leaves unresolved", zOwn);
+  free(z);
+  return zBuf;
+}
+
 static int check_body(CXCursor c, const CXCursor *aAnc, int nAnc, void *pArg) {
   (void)aAnc;
   (void)nAnc;
@@ -311,13 +321,8 @@ static int check_body(CXCursor c, const CXCursor *aAnc, int nAnc, void *pArg) {
   else if (e == CXCursor_GotoStmt || e == CXCursor_LabelStmt) b->zWhy = "the element body has a goto or label";
   else if (e == CXCursor_CallExpr) {
     char *z = ks_rw_spelling(c);
-    const char *zOwn = NULL;
     if (ks_warp_collective(z)) b->zWhy = "the element body has a barrier or warp primitive";
-    else if ((zOwn = ks_own_thread_call(c)) != NULL) { /* a helper's __shfl_sync, threadIdx, asm */
-      snprintf(b->zBuf, sizeof b->zBuf, "the element body calls %s, which does not keep to its thread: %s",
-               z && *z ? z : "a function the template leaves unresolved", zOwn);
-      b->zWhy = b->zBuf;
-    }
+    else if (!b->zWhy) b->zWhy = ks_rw_own_thread_why(c, b->zBuf, sizeof b->zBuf); /* a helper's __shfl_sync, threadIdx, asm */
     free(z);
   } else if (e == CXCursor_DeclRefExpr) {
     for (int i = 0; i < b->nTemp && !b->zWhy; i++)

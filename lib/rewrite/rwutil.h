@@ -116,6 +116,12 @@ typedef struct ks_rw_param {
 int ks_rw_params(ks_tu *pTu, CXCursor kernel, ks_rw_param **paOut, int *pnOut);
 void ks_rw_params_free(ks_rw_param *a, int n);
 
+/* Why call c of an element body does not keep to its thread (features/pure.h
+ * ks_own_thread_call: a helper's shuffle, threadIdx, asm), written into zBuf
+ * naming the call; NULL when it does. A rule that makes the body's calls once
+ * per lane on one thread, or on another thread, refuses it. */
+const char *ks_rw_own_thread_why(CXCursor c, char *zBuf, size_t nBuf);
+
 /* The pointwise shape:
  *     T i = blockIdx.x * blockDim.x + threadIdx.x;   (any operand order;
  *           blockIdx.x or blockDim.x may be cast to a 64-bit integer type)

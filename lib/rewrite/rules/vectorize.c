@@ -804,7 +804,8 @@ static int check_accesses(ks_rewrite *p, const vscan *pS, const ks_rw_param *aP,
   if ((rc = bTmpl ? plan_types_tmpl(p, pS, aP, pPlan) : plan_types(p, pS, aP, pPlan)) < 0) return rc;
   if (!bAnyStore) return ks_rewrite_refuse(p, "the element body stores through no pointer parameter");
   for (int i = 0; i < pS->n; i++) {
-    if (pS->a[i].eUse != KS_RW_READ || pS->a[i].iStart < iFirstStore) continue;
+    /* a dead read (nd_dead_reads) runs on no vector path: the else's `out[i] = in[i];` after the then's store */
+    if (pS->a[i].eUse != KS_RW_READ || pS->a[i].iStart < iFirstStore || pS->a[i].bDead) continue;
     int bSame = 0;
     for (int m = 0; m < pS->n; m++)
       if (pS->a[m].eUse != KS_RW_READ && pS->a[m].iParam == pS->a[i].iParam) bSame = 1;
@@ -1363,22 +1364,6 @@ static int nd_is_loop(enum CXCursorKind e) {
   return e == CXCursor_ForStmt || e == CXCursor_WhileStmt || e == CXCursor_DoStmt;
 }
 
-/* Which thread built-in a reference names, whole or under a member
- * (`threadIdx`, the `threadIdx` of `threadIdx.y`, through a macro or in
- * `const uint3 t = threadIdx;`): 0 threadIdx, 1 blockIdx, 2 blockDim,
- * 3 gridDim; -1 for anything else. */
-static int nd_builtin_ref(CXCursor c) {
-  static const char *const az[] = {"threadIdx", "blockIdx", "blockDim", "gridDim"};
-  if (clang_getCursorKind(c) != CXCursor_DeclRefExpr) return -1;
-  char *z = ks_rw_spelling(clang_getCursorReferenced(c));
-  int i = 3;
-  while (i >= 0 && !(z && strcmp(z, az[i]) == 0)) i--;
-  free(z);
-  return i;
-}
-
-/* What the body must not do (per lane it runs W times, in one thread), and
- * the locals it writes. */
 /* A reference through which its referent may change (`int &`, `int &&`; not `const int &`). */
 static int nd_mutable_ref(CXType t) {
   enum CXTypeKind e = clang_getCanonicalType(t).kind;
@@ -1428,6 +1413,8 @@ static void nd_note_write(ndscan *s, CXCursor d) {
   }
 }
 
+/* What the body must not do (per lane it runs W times, in one thread), and
+ * the locals it writes. */
 static int nd_check(CXCursor c, const CXCursor *aAnc, int nAnc, void *pArg) {
   (void)aAnc;
   (void)nAnc;
@@ -1439,19 +1426,15 @@ static int nd_check(CXCursor c, const CXCursor *aAnc, int nAnc, void *pArg) {
   else if (e == CXCursor_GotoStmt || e == CXCursor_LabelStmt) s->zWhy = "the element body has a goto or label";
   else if (e == CXCursor_CallExpr) {
     char *z = ks_rw_spelling(c);
-    const char *zOwn = NULL;
     if (ks_warp_collective(z) || (z && strncmp(z, "atomic", 6) == 0))
       s->zWhy = "the element body has a barrier, warp primitive or atomic";
-    else if ((zOwn = ks_own_thread_call(c)) != NULL) { /* each lane calls it: a helper's __shfl_sync, threadIdx */
-      snprintf(s->vs.zWhyBuf, sizeof s->vs.zWhyBuf, "the element body calls %s, which does not keep to its thread: %s",
-               z && *z ? z : "a function the template leaves unresolved", zOwn);
-      s->zWhy = s->vs.zWhyBuf;
-    }
+    else if (!s->zWhy) /* each lane calls it: a helper's __shfl_sync, threadIdx */
+      s->zWhy = ks_rw_own_thread_why(c, s->vs.zWhyBuf, sizeof s->vs.zWhyBuf);
     free(z);
   } else if (e == CXCursor_MemberRefExpr) {
     if (ks_shape_builtin(c, NULL) >= 0) s->zWhy = "the element body reads threadIdx/blockIdx/blockDim/gridDim";
   } else if (e == CXCursor_DeclRefExpr) {
-    if (nd_builtin_ref(c) >= 0) /* a built-in whole too: `uint3 t = threadIdx;` */
+    if (ks_shape_builtin_ref(c) >= 0) /* a built-in whole too: `uint3 t = threadIdx;` */
       s->zWhy = "the element body reads threadIdx/blockIdx/blockDim/gridDim";
     int iPre = nd_pre_index(s, clang_getCursorReferenced(c));
     if (iPre >= 0 && s->abXDep[iPre]) s->zWhy = "the element body reads a temporary of the x index other than the index";
@@ -1716,14 +1699,19 @@ static int nd_cond_ok(ndscan *s, CXCursor c) {
   return bOk;
 }
 
-/* nd_cond_ok, where c may also name the loops' counters and locals declared
- * after the body's leading declarations (nd_local). */
-static int nd_cond_ok_locals(ndscan *s, CXCursor c) {
+/* nd_cond_ok, where c may also name the loops' counters and the body's
+ * locals (nd_local): the locals it names into *pmLocal, whether it names a
+ * counter into *pbLoop (either may be NULL); s's needs are left as they were. */
+static int nd_cond_ok_locals(ndscan *s, CXCursor c, unsigned *pmLocal, int *pbLoop) {
   int bSave = s->bLocals;
   unsigned mSave = s->mNeed;
   unsigned long long mSaveLoop = s->mNeedLoop;
   s->bLocals = 1;
+  s->mNeed = 0;
+  s->mNeedLoop = 0;
   int bOk = nd_cond_ok(s, c);
+  if (pmLocal) *pmLocal = s->mNeed;
+  if (pbLoop) *pbLoop = s->mNeedLoop != 0;
   s->bLocals = bSave;
   s->mNeed = mSave;
   s->mNeedLoop = mSaveLoop;
@@ -1733,18 +1721,8 @@ static int nd_cond_ok_locals(ndscan *s, CXCursor c) {
 /* Does c, outside loops, name only what nd_cond_ok takes and the body's
  * locals (nd_local), no loop counter? Those locals into *pmLocal. */
 static int nd_cond_locals(ndscan *s, CXCursor c, unsigned *pmLocal) {
-  int bSave = s->bLocals;
-  unsigned mSave = s->mNeed;
-  unsigned long long mSaveLoop = s->mNeedLoop;
-  s->bLocals = 1;
-  s->mNeed = 0;
-  s->mNeedLoop = 0;
-  int bOk = nd_cond_ok(s, c) && !s->mNeedLoop;
-  if (pmLocal) *pmLocal = s->mNeed;
-  s->bLocals = bSave;
-  s->mNeed = mSave;
-  s->mNeedLoop = mSaveLoop;
-  return bOk;
+  int bLoop = 0;
+  return nd_cond_ok_locals(s, c, pmLocal, &bLoop) && !bLoop;
 }
 
 /* A read on some paths only (aAnc[j]): the conditions of its path, into
@@ -1789,7 +1767,7 @@ static int nd_lane_conds(ndscan *s, const CXCursor *aAnc, int j, vacc *v) {
        declarations again; one naming a loop's counter too takes the loops' form (nd_add_loop_cond) */
     int bPlain = !bInLoop && nd_cond_ok(s, cond);
     int bLocals = !bInLoop && !bPlain && nd_cond_locals(s, cond, NULL);
-    int bLoopForm = bInLoop || (!bPlain && !bLocals && nd_cond_ok_locals(s, cond));
+    int bLoopForm = bInLoop || (!bPlain && !bLocals && nd_cond_ok_locals(s, cond, NULL, NULL));
     if (v->nCond == 4 || (!bLoopForm && !bPlain && !bLocals)) return -1;
     v->abLoopCond[v->nCond] = (unsigned char)(bLoopForm ? 1 : bLocals ? 2 : 0);
     v->aCond[v->nCond] = cond;
@@ -1833,11 +1811,11 @@ static const char nd_locals_clash[] =
     "a condition names locals of the same name (one shadowing another), which the lanes' test cannot declare "
     "together";
 
+static char *nd_digit_local(ndscan *s, int iLoc);
+
 /* The declarations of the loops' locals in mLocal, in source order,
  * separated by zSep; with pDigits, the lanes' test's, x's digits from the
  * pack's (nd_digit_local). */
-static char *nd_digit_local(ndscan *s, int iLoc);
-
 static void nd_put_locals(ks_buf *pB, const ndscan *s, unsigned mLocal, const char *zSep, ndscan *pDigits) {
   unsigned iAt = 0;
   for (int n = 0;; n++) {
@@ -1976,14 +1954,14 @@ static const char *nd_add_loop_cond(ndscan *s, CXCursor c, int bNeg, int nDepth)
   return nd_add_loop_cmp(s, c, aK, bNeg);
 }
 
+static int nd_refs_any(CXCursor c, const CXCursor *aD, const int *abOn, int nD);
+
 /* A local `T v = x % X;` or `T v = x / X;` (x the x index, X the same for
  * every lane: parameters, the prelude's variables free of x), as the lanes'
  * test declares it: from the pack's quotient and remainder, computed once
  * (a division per lane costs more than the stencil: the flat-index 8-bit
  * Sobel spent most of its instructions there), valid where the pack wraps no
  * row (nd_put_lanes_test requires ks_r<k> + W <= X). Its text, or NULL. */
-static int nd_refs_any(CXCursor c, const CXCursor *aD, const int *abOn, int nD);
-
 static char *nd_digit_local(ndscan *s, int iLoc) {
   CXCursor aI[2], aK[2], d = s->aLoc[iLoc].var;
   int nI = ks_rw_kids(d, aI, 2);
@@ -2436,13 +2414,6 @@ static void nd_win_rows(const ndscan *s, ndwin *pW, const vacc *a) {
   }
 }
 
-/* The windows of the buffers read at several indices along x (s->abStencil),
- * for W lanes: each buffer's accesses grouped by their x-free terms (a
- * family), each family's constants (with the ranges of the loops along x)
- * cut where two are more than W apart. A refusal reason, or NULL. Every
- * element of a window is read by some lane as written, so the window's loads
- * stay inside what the kernel reads, provided each access runs whenever its
- * lane passes the guard (in a loop: on every trip) and nothing stores before it. */
 /* Are polynomials a and b the same (the same terms, in any order)? */
 static int nd_poly_same(const ks_poly *a, const ks_poly *b) {
   if (a->n != b->n) return 0;
@@ -2497,26 +2468,16 @@ static const char *nd_dead_reads(ndscan *s) {
   return NULL;
 }
 
-/* check_accesses' "a read after a store to another buffer", among the reads
- * the vector path makes (a dead read, nd_dead_reads, makes none there: the
- * else's `out[i] = in[i];` after the then's store). */
-static int nd_read_after_store(const ndscan *s) {
-  unsigned iFirstStore = (unsigned)-1;
-  for (int i = 0; i < s->n; i++)
-    if (s->a[i].eUse != KS_RW_READ && s->a[i].iStoreEnd < iFirstStore) iFirstStore = s->a[i].iStoreEnd;
-  for (int i = 0; i < s->n; i++) {
-    if (s->a[i].eUse != KS_RW_READ || s->a[i].iStart < iFirstStore || s->a[i].bDead) continue;
-    int bSame = 0;
-    for (int m = 0; m < s->n; m++) bSame |= s->a[m].eUse != KS_RW_READ && s->a[m].iParam == s->a[i].iParam;
-    if (!bSame) return 1;
-  }
-  return 0;
-}
-
+/* The windows of the buffers read at several indices along x (s->abStencil),
+ * for W lanes: each buffer's accesses grouped by their x-free terms (a
+ * family), each family's constants (with the ranges of the loops along x)
+ * cut where two are more than W apart. A refusal reason, or NULL. Every
+ * element of a window is read by some lane as written, so the window's loads
+ * stay inside what the kernel reads, provided each access runs whenever its
+ * lane passes the guard (in a loop: on every trip) and nothing stores before it. */
 static const char *nd_windows(ndscan *s, int W) {
   unsigned iFirstStore = (unsigned)-1;
   const char *zWhy;
-  if ((zWhy = nd_dead_reads(s))) return zWhy;
   for (int i = 0; i < s->n; i++)
     if (s->a[i].eUse != KS_RW_READ && s->a[i].iStoreEnd < iFirstStore) iFirstStore = s->a[i].iStoreEnd;
   for (int i = 0; i < s->n; i++) {
@@ -4427,7 +4388,7 @@ static enum CXChildVisitResult nd_fb_visit(CXCursor c, CXCursor parent, CXClient
   unsigned a, b;
   if (ks_ast_extent(s->pTu, c, &a, &b) != 0 || !nd_fb_in(w, a)) return CXChildVisit_Recurse;
   enum CXCursorKind e = clang_getCursorKind(c);
-  if (e == CXCursor_AsmStmt || e == CXCursor_MSAsmStmt || nd_builtin_ref(c) == 0) w->bNo = 1;
+  if (e == CXCursor_AsmStmt || e == CXCursor_MSAsmStmt || ks_shape_builtin_ref(c) == 0) w->bNo = 1;
   else if (e == CXCursor_CallExpr && ks_pure_call(c)) w->bNo = 1; /* values only (features/pure.h) */
   else if (e == CXCursor_DeclRefExpr) {
     CXCursor d = clang_getCursorReferenced(c);
@@ -5014,8 +4975,6 @@ static int rows_param(ks_rewrite *p, int *pn) {
 static int put_header(ks_rewrite *p, CXCursor k, const char *zGuard, const char *zName, const char *zLabel,
                       const char *zWhat);
 
-/* The rule on the n-dimensional form (zWhy1, zWhy2: why the 1-D and
- * grid-stride forms do not fit, for the refusal). */
 /* What replaces the x index's declaration: the thread's first lane ks_x0 and
  * the lanes' bound ks_nx (the x extent as written: the grid's, ks_gx's,
  * where the launches are divided); a grid-stride loop's header becomes a loop
@@ -5036,6 +4995,8 @@ static void nd_put_x_decl(ks_buf *pB, ks_rewrite *p, const ndform *f, int W, con
                 zKeep ? "gridDim.x" : "ks_gx");
 }
 
+/* The rule on the n-dimensional form (zWhy1, zWhy2: why the 1-D and
+ * grid-stride forms do not fit, for the refusal). */
 static int apply_nd(ks_rewrite *p, CXCursor k, const char *zWhy1, const char *zWhy2) {
   ks_tu *pTu = ks_rewrite_tu(p);
   ndscan s;
@@ -5094,11 +5055,13 @@ static int apply_nd(ks_rewrite *p, CXCursor k, const char *zWhy1, const char *zW
   pw.iBodyEnd = f.iBodyEnd;
   pw.zIdx = f.zX;
   plan.bBytes = 1;
+  if (bStencil && (zWhy = nd_dead_reads(&s)) != NULL) { /* first: a dead read makes no read after a store */
+    rc = ks_rewrite_refuse(p, "%s", zWhy);
+    goto done;
+  }
   if ((rc = check_accesses(p, &s.vs, s.aP, &pw, &plan, &bAlias)) < 0) goto done;
   if ((rc = buffer_roles(p, &s.vs, s.aP, s.nP, &plan)) < 0) goto done;
-  if (bStencil && (zWhy = nd_windows(&s, plan.nLanes)) == NULL)
-    bAlias = bAlias && nd_read_after_store(&s); /* the reads the vector path makes */
-  if (bStencil && !zWhy && bAlias)
+  if (bStencil && (zWhy = nd_windows(&s, plan.nLanes)) == NULL && bAlias)
     zWhy = "a buffer is read after a store through another while a third is read at neighbouring indices";
   if (bStencil && zWhy) {
     rc = ks_rewrite_refuse(p, "%s", zWhy);
